@@ -1,0 +1,288 @@
+"""LocalCluster: Storm's execution model in one process, the reference (oracle) engine.
+
+It plays the role Storm's LocalCluster plays for ``sparse run``, without a JVM: one
+thread per executor, tasks numbered as Storm numbers them, bounded queues between
+executors, Storm's acker as a system component, tick tuples, and a finite-run mode that
+ends when every spout reports it is exhausted (``is_exhausted()``, Storm's
+CompletableSpout) and nothing is left in flight.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import random
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from compat.storm_api.config import reliability, tick_frequency, with_defaults
+from compat.storm_api.hosting import host_component
+from compat.storm_api.local.capture import OutputCapture
+from compat.storm_api.local.errors import LocalEngineError
+from compat.storm_api.local.executors import (
+    AckerExecutor, BoltExecutor, FatalRunError, HostedTask, SpoutExecutor)
+from compat.storm_api.local.layout import ACKER_COMPONENT, assign_tasks, build_context
+from compat.storm_api.local.logs import close_logger, task_logger
+from compat.storm_api.local.routing import build_routes
+from compat.storm_api.local.runtime import TICK, Runtime
+from compat.storm_api.local.stats import ComponentStats, aggregate
+from engine.serialization import serializer_for_config
+
+log = logging.getLogger("heron.storm")
+
+
+@dataclass
+class RunResult:
+    """How a run ended and what it did."""
+
+    reason: str  # "finished" | "time limit" | "interrupted" | "error"
+    elapsed: float
+    components: dict[str, ComponentStats]
+    capture: OutputCapture
+    log_dir: Path
+    error: str | None = None
+    max_spout_pending_seen: dict[str, int] = field(default_factory=dict)
+
+
+class LocalCluster:
+    """Runs one compiled topology in this process.
+
+    ``compiled`` has ``.plan`` (the LogicalPlan) and ``.component_classes``. Use as a
+    context manager or call :meth:`start` and :meth:`stop`; :meth:`run` blocks until the
+    topology finishes, the time limit passes or Ctrl-C.
+    """
+
+    def __init__(self, compiled: Any, *, log_dir: Path | None = None,
+                 capture: OutputCapture | None = None, seed: int | None = None,
+                 on_task_failure: Callable[[str], None] | None = None) -> None:
+        self.plan = compiled.plan
+        self.classes: Mapping[str, type] = compiled.component_classes
+        self.conf = with_defaults(self.plan.config)
+        self.conf["topology.name"] = self.plan.name
+        self.reliability = reliability(self.conf)
+        self.log_dir = Path(log_dir) if log_dir else Path(tempfile.mkdtemp(prefix="heron-storm-"))
+        self.capture = capture or OutputCapture()
+        self._rng = random.Random(seed)
+        self._on_task_failure = on_task_failure or (lambda line: log.error("%s", line))
+        self._fatal: BaseException | None = None
+        self._fatal_lock = threading.Lock()
+        self.tasks: list[HostedTask] = []
+        self.spouts: list[SpoutExecutor] = []
+        self._threads: list[threading.Thread] = []
+        self._tick_thread: threading.Thread | None = None
+        self._started = False
+        self._tick_plan: list[tuple[float, list[int]]] = []
+        self.runtime: Runtime | None = None
+
+    # -- lifecycle ---------------------------------------------------------------------
+    def __enter__(self) -> "LocalCluster":
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def start(self) -> None:
+        plan = self.plan
+        for comp in plan.components.values():
+            if comp.name not in self.classes:
+                raise LocalEngineError(
+                    f"component {comp.name!r} is a shell component ({comp.shell}); "
+                    "shell components need the multi-lang bridge, which this engine does "
+                    "not have yet")
+        num_tasks = {c.name: self._num_tasks(c) for c in plan.components.values()}
+        layout = assign_tasks(plan, num_tasks, self.reliability.ackers)
+        self.layout = layout
+        routes = build_routes(plan, layout.tasks_by_component, self._rng)
+        for comp_routes in routes.values():
+            for route in comp_routes.values():
+                if route.leaf:
+                    route.capture = self.capture.declare(route.component, route.stream, route.fields)
+        rt = Runtime(plan=plan, conf=self.conf, serializer=serializer_for_config(self.conf),
+                     reliability=self.reliability, routes=routes, capture=self.capture,
+                     rng=self._rng)
+        self.runtime = rt
+        capacity = int(self.conf.get("topology.executor.receive.buffer.size") or 1024)
+        try:
+            for comp in plan.components.values():
+                self._start_component(rt, comp, layout, capacity)
+            for task_id in enumerate(layout.tasks_by_component.get(ACKER_COMPONENT, [])):
+                inbox: queue.Queue = queue.Queue()  # bounded by tuples in flight
+                rt.task_queues[task_id] = inbox
+                rt.acker_tasks.append(task_id)
+                self._threads.append(AckerExecutor(rt, task_id, inbox, self._fatal_error))
+        except BaseException:
+            self._close_tasks()
+            raise
+        self._started = True
+        for thread in self._threads:
+            thread.start()
+        for spout in self.spouts:
+            spout.send(("activate",))
+        self._start_ticks(rt)
+
+    def _num_tasks(self, comp: Any) -> int:
+        tasks = comp.config.get("topology.tasks")
+        if tasks is None:
+            return comp.parallelism
+        if isinstance(tasks, bool) or not isinstance(tasks, int) or tasks < 1:
+            raise LocalEngineError(
+                f"component {comp.name!r}: topology.tasks must be a positive int, got {tasks!r}")
+        return tasks
+
+    def _component_conf(self, comp: Any) -> dict[str, Any]:
+        conf = dict(self.conf)
+        conf.update(comp.config)
+        return conf
+
+    def _start_component(self, rt: Runtime, comp: Any, layout: Any, capacity: int) -> None:
+        cls = self.classes[comp.name]
+        conf = self._component_conf(comp)
+        task_ids = layout.tasks_by_component[comp.name]
+        hosted_tasks = []
+        for task_id in task_ids:
+            context = build_context(self.plan, layout, comp.name, task_id)
+            logger = task_logger(conf, self.log_dir, self.plan.name, comp.name, task_id)
+
+            def factory(collector: Any, cls: type = cls, conf: dict = conf,
+                        context: dict = context, logger: logging.Logger = logger) -> Any:
+                return host_component(cls, dict(conf), context, collector, logger)
+
+            task = HostedTask(rt, comp.name, task_id, comp.kind == "spout", factory, logger,
+                              self._on_task_failure)
+            self.tasks.append(task)
+            task.start()
+            hosted_tasks.append(task)
+        if comp.kind == "spout":
+            for task in hosted_tasks:
+                executor = SpoutExecutor(rt, task, self._fatal_error)
+                rt.spout_inboxes[task.task] = executor.send
+                self.spouts.append(executor)
+                self._threads.append(executor)
+            return
+        executors = min(comp.parallelism, len(hosted_tasks))
+        for i in range(executors):
+            mine = hosted_tasks[i::executors]
+            inbox: queue.Queue = queue.Queue(maxsize=capacity)
+            for task in mine:
+                rt.task_queues[task.task] = inbox
+            self._threads.append(BoltExecutor(rt, mine, inbox, self._fatal_error))
+        freq = tick_frequency(conf)
+        if freq:
+            self._tick_plan.append((freq, [t.task for t in hosted_tasks]))
+
+    def _start_ticks(self, rt: Runtime) -> None:
+        plan = list(self._tick_plan)
+        if not plan:
+            return
+
+        def loop() -> None:
+            due = [time.monotonic() + freq for freq, _ in plan]
+            while not rt.stopping.wait(0.01):
+                now = time.monotonic()
+                for i, (freq, tasks) in enumerate(plan):
+                    if now >= due[i]:
+                        due[i] = now + freq
+                        for task in tasks:
+                            rt.put(task, (TICK, task, freq))
+
+        self._tick_thread = threading.Thread(target=loop, name="ticks", daemon=True)
+        self._tick_thread.start()
+
+    def _fatal_error(self, exc: BaseException) -> None:
+        with self._fatal_lock:
+            if self._fatal is None:
+                self._fatal = exc
+
+    # -- control -----------------------------------------------------------------------
+    def activate(self) -> None:
+        for spout in self.spouts:
+            spout.send(("activate",))
+
+    def deactivate(self) -> None:
+        for spout in self.spouts:
+            spout.send(("deactivate",))
+
+    def finished(self) -> bool:
+        """Every spout exhausted with nothing tracked pending, and every queue drained."""
+        rt = self.runtime
+        return (rt is not None and bool(self.spouts)
+                and all(s.done for s in self.spouts) and rt.idle())
+
+    def snapshot(self) -> dict[str, ComponentStats]:
+        kinds = {c.name: c.kind for c in self.plan.components.values()}
+        return aggregate(kinds, (t.stats for t in self.tasks))
+
+    def run(self, time_limit: float | None = None,
+            on_progress: Callable[[dict[str, ComponentStats], float], None] | None = None,
+            progress_interval: float = 0.25) -> RunResult:
+        """Run until finished, ``time_limit`` seconds (None or 0: no limit), or Ctrl-C."""
+        if not self._started:
+            self.start()
+        began = time.monotonic()
+        reason, error = "finished", None
+        next_progress = began
+        stable = 0
+        try:
+            while True:
+                if self._fatal is not None:
+                    reason, error = "error", str(self._fatal)
+                    break
+                now = time.monotonic()
+                if self.finished():
+                    stable += 1
+                    if stable >= 2:
+                        break
+                else:
+                    stable = 0
+                if time_limit and now - began >= time_limit:
+                    reason = "time limit"
+                    break
+                if on_progress is not None and now >= next_progress:
+                    on_progress(self.snapshot(), now - began)
+                    next_progress = now + progress_interval
+                time.sleep(0.02)
+        except KeyboardInterrupt:
+            reason = "interrupted"
+        finally:
+            elapsed = time.monotonic() - began
+            self.stop()
+        if on_progress is not None:
+            on_progress(self.snapshot(), elapsed)
+        return RunResult(reason=reason, elapsed=elapsed, components=self.snapshot(),
+                         capture=self.capture, log_dir=self.log_dir, error=error,
+                         max_spout_pending_seen={
+                             f"{s.task.component}:{s.task.task}": s.max_pending_seen
+                             for s in self.spouts})
+
+    def stop(self, join_timeout: float = 5.0) -> None:
+        """Stop every thread (bounded wait: a component stuck in user code is abandoned)."""
+        rt = self.runtime
+        if rt is None:
+            return
+        rt.stopping.set()
+        deadline = time.monotonic() + join_timeout
+        for thread in self._threads + ([self._tick_thread] if self._tick_thread else []):
+            if thread.is_alive():
+                thread.join(max(0.0, deadline - time.monotonic()))
+        stuck = [t.name for t in self._threads if t.is_alive()]
+        if stuck:
+            log.warning("executors still busy in user code after %.0fs: %s", join_timeout,
+                        ", ".join(stuck))
+        self._close_tasks()
+        self.capture.close()
+        self.runtime = None
+
+    def _close_tasks(self) -> None:
+        for task in self.tasks:
+            if task.hosted is not None:
+                try:
+                    task.hosted.close()
+                except Exception:
+                    pass
+                task.hosted = None
+            close_logger(task.logger)

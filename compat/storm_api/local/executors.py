@@ -1,0 +1,317 @@
+"""Executors: the threads that run tasks, as Storm's executors do.
+
+A bolt executor takes items from its bounded queue and hands them to its tasks; a spout
+executor alternates between ack/fail callbacks and ``next_tuple`` (gated by
+``topology.max.spout.pending``, sleeping Storm's spout-wait time when nothing was
+emitted); the acker executor does Storm's XOR bookkeeping. A task whose user code raises
+is logged in one line and restarted with a fresh instance, as a Storm worker would be.
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+import queue
+import threading
+import time
+from random import getrandbits
+from typing import Any, Callable
+
+from compat.storm_api.exceptions import ComponentFailure
+from compat.storm_api.local.collector import InputRecord, TaskCollector
+from compat.storm_api.local.rotating_map import RotatingMap
+from compat.storm_api.local.runtime import TICK, TUPLE, Runtime
+from compat.storm_api.local.stats import TaskStats
+
+log = logging.getLogger("heron.storm")
+
+#: How many times in a row a task may fail to (re)initialize before the run stops.
+MAX_INIT_FAILURES = 3
+
+
+class FatalRunError(Exception):
+    """A task cannot run at all (its component fails to initialize); the run stops."""
+
+
+class HostedTask:
+    """One task: its hosted component, collector and counters, restartable."""
+
+    def __init__(self, runtime: Runtime, component: str, task: int, is_spout: bool,
+                 factory: Callable[[TaskCollector], Any], logger: logging.Logger,
+                 report_failure: Callable[[str], None]) -> None:
+        self.runtime = runtime
+        self.component = component
+        self.task = task
+        self.stats = TaskStats(component, task)
+        self.logger = logger
+        self.collector = TaskCollector(runtime, component, task, is_spout, self.stats, logger)
+        self._factory = factory
+        self._report_failure = report_failure
+        self.hosted: Any = None
+
+    def start(self) -> None:
+        failures = 0
+        while True:
+            try:
+                self.hosted = self._factory(self.collector)
+                return
+            except Exception as exc:  # user initialize() or constructor raised
+                failures += 1
+                self.logger.exception("initialization failed")
+                if failures >= MAX_INIT_FAILURES or self.runtime.stopping.is_set():
+                    raise FatalRunError(
+                        f"component {self.component!r} task {self.task} failed to initialize "
+                        f"{failures} time(s): {type(exc).__name__}: {exc}") from exc
+                time.sleep(0.2)
+
+    def restart(self, failure: ComponentFailure) -> None:
+        """Log one line, keep the traceback in the task's log, start a fresh instance."""
+        self.stats.restarts += 1
+        self.stats.last_error = f"{type(failure.exception).__name__}: {failure.exception}"
+        self.logger.error("task failed and is restarted:\n%s", failure.traceback_text)
+        self._report_failure(
+            f"component {self.component!r} task {self.task} raised "
+            f"{type(failure.exception).__name__}: {failure.exception} (restarting the task; "
+            "traceback in its log)")
+        # Inputs the dead instance held are gone with it; Storm lets their roots time out.
+        self.collector.inputs.clear()
+        try:
+            self.hosted.close()
+        except Exception:
+            pass
+        self.start()
+
+
+class BoltExecutor(threading.Thread):
+    def __init__(self, runtime: Runtime, tasks: list[HostedTask], inbox: queue.Queue,
+                 on_fatal: Callable[[BaseException], None]) -> None:
+        super().__init__(name=f"bolt-{tasks[0].component}-{tasks[0].task}", daemon=True)
+        self.runtime = runtime
+        self.tasks = {t.task: t for t in tasks}
+        self.inbox = inbox
+        self._on_fatal = on_fatal
+        self._tick_freq: dict[int, float] = {}
+
+    def run(self) -> None:
+        rt = self.runtime
+        inbox = self.inbox
+        tasks = self.tasks
+        loads = rt.serializer.loads
+        stopping = rt.stopping
+        try:
+            while True:
+                try:
+                    item = inbox.get(timeout=0.1)
+                except queue.Empty:
+                    if stopping.is_set():
+                        return
+                    continue
+                try:
+                    task = tasks[item[1]]
+                    if item[0] == TUPLE:
+                        _, _, source, stream, source_task, payload, edge, roots = item
+                        tup_id = str(getrandbits(63))
+                        task.collector.inputs[tup_id] = InputRecord(edge, roots)
+                        hosted = task.hosted
+                        tup = hosted.make_tuple(tup_id, source, stream, source_task, loads(payload))
+                    else:  # TICK
+                        tup_id = str(getrandbits(63))
+                        task.collector.inputs[tup_id] = InputRecord(0, ())
+                        hosted = task.hosted
+                        tup = hosted.make_tuple(tup_id, "__system", "__tick", -1, [item[2]])
+                    task.stats.executed += 1
+                    try:
+                        hosted.execute(tup)
+                    except ComponentFailure as failure:
+                        task.restart(failure)
+                finally:
+                    inbox.task_done()
+        except FatalRunError as exc:
+            self._on_fatal(exc)
+        except BaseException as exc:  # engine bug: never die silently
+            log.exception("bolt executor crashed")
+            self._on_fatal(exc)
+
+
+class AckerExecutor(threading.Thread):
+    """Storm's acker: root -> [xor of edges, spout task, failed], completing at zero."""
+
+    def __init__(self, runtime: Runtime, task: int, inbox: queue.Queue,
+                 on_fatal: Callable[[BaseException], None]) -> None:
+        super().__init__(name=f"acker-{task}", daemon=True)
+        self.runtime = runtime
+        self.task = task
+        self.inbox = inbox
+        self._on_fatal = on_fatal
+        self.pending: RotatingMap[int, list] = RotatingMap(2)
+
+    def run(self) -> None:
+        rt = self.runtime
+        timeout = rt.reliability.message_timeout_secs
+        next_rotation = time.monotonic() + timeout
+        pending = self.pending
+        try:
+            while True:
+                try:
+                    kind, root, value, *rest = self.inbox.get(timeout=0.1)
+                except queue.Empty:
+                    if rt.stopping.is_set():
+                        return
+                    kind = None
+                if kind is not None:
+                    try:
+                        self._apply(pending, kind, root, value, rest)
+                    finally:
+                        self.inbox.task_done()
+                now = time.monotonic()
+                if now >= next_rotation:
+                    pending.rotate()  # the spout times its roots out itself
+                    next_rotation = now + timeout
+        except BaseException as exc:
+            log.exception("acker crashed")
+            self._on_fatal(exc)
+
+    def _apply(self, pending: RotatingMap, kind: str, root: int, value: int, rest: list) -> None:
+        entry = pending.get(root)
+        if entry is None:
+            entry = [0, None, False]
+            pending.put(root, entry)
+        if kind == "init":
+            entry[0] ^= value
+            entry[1] = rest[0]
+        elif kind == "ack":
+            entry[0] ^= value
+        elif kind == "fail":
+            entry[2] = True
+        spout_task = entry[1]
+        if spout_task is None:
+            return
+        if entry[2]:
+            pending.pop(root)
+            self.runtime.spout_inboxes[spout_task](("fail", root))
+        elif entry[0] == 0:
+            pending.pop(root)
+            self.runtime.spout_inboxes[spout_task](("ack", root))
+
+
+class SpoutExecutor(threading.Thread):
+    def __init__(self, runtime: Runtime, task: HostedTask,
+                 on_fatal: Callable[[BaseException], None]) -> None:
+        super().__init__(name=f"spout-{task.component}-{task.task}", daemon=True)
+        self.runtime = runtime
+        self.task = task
+        self._on_fatal = on_fatal
+        self._inbox: collections.deque[tuple] = collections.deque()
+        self._wake = threading.Event()
+        self.active = False
+        self.exhausted = False
+        rel = runtime.reliability
+        self._timeouts = rel.timeouts_enabled and rel.acking
+        self.pending: RotatingMap[int, Any] = RotatingMap(2)
+        self._max_pending = rel.max_spout_pending
+        self._timeout = rel.message_timeout_secs
+        self._wait = float(runtime.conf.get("topology.sleep.spout.wait.strategy.time.ms", 1)) / 1000.0
+        self.max_pending_seen = 0
+        self._busy = False
+
+    # Called from other threads.
+    def send(self, message: tuple) -> None:
+        self._inbox.append(message)
+        self._wake.set()
+
+    @property
+    def done(self) -> bool:
+        """Exhausted and with nothing tracked still in flight."""
+        return (self.exhausted and not self._busy and not self._inbox
+                and len(self.pending) == 0)
+
+    def run(self) -> None:
+        rt = self.runtime
+        task = self.task
+        stats = task.stats
+        inbox = self._inbox
+        next_rotation = time.monotonic() + self._timeout
+        try:
+            while not rt.stopping.is_set():
+                while inbox:
+                    self._busy = True
+                    self._handle(inbox.popleft())
+                    self._busy = False
+                if self._timeouts:
+                    now = time.monotonic()
+                    if now >= next_rotation:
+                        for msg_id in self.pending.rotate().values():
+                            self._call(lambda m=msg_id: task.hosted.fail(m))
+                            stats.failed += 1
+                        next_rotation = now + self._timeout
+                if not self.active or self.exhausted or (
+                        self._max_pending is not None and len(self.pending) >= self._max_pending):
+                    self._wake.wait(0.05 if not self.active or self.exhausted else self._wait)
+                    self._wake.clear()
+                    continue
+                before = stats.emitted
+                self._call(task.hosted.next_tuple)
+                self._after_call()
+                if task.hosted.is_exhausted():
+                    self.exhausted = True
+                if stats.emitted == before:
+                    self._wake.wait(self._wait)
+                    self._wake.clear()
+        except FatalRunError as exc:
+            self._on_fatal(exc)
+        except BaseException as exc:
+            log.exception("spout executor crashed")
+            self._on_fatal(exc)
+
+    def _call(self, fn: Callable[[], Any]) -> None:
+        try:
+            fn()
+        except ComponentFailure as failure:
+            self._after_call()
+            self.task.restart(failure)
+            if self.active:
+                self._call(self.task.hosted.activate)
+
+    def _after_call(self) -> None:
+        """Start tracking (or ack at once) what the last call emitted with an id."""
+        collector = self.task.collector
+        if not collector.new_roots:
+            return
+        rt = self.runtime
+        for root, msg_id, xor, had_targets in collector.new_roots:
+            if not had_targets:
+                self._inbox.append(("ack-now", msg_id))
+                continue
+            self.pending.put(root, msg_id)
+            rt.acker_send(root, ("init", root, xor, self.task.task))
+        collector.new_roots.clear()
+        n = len(self.pending)
+        if n > self.max_pending_seen:
+            self.max_pending_seen = n
+
+    def _handle(self, message: tuple) -> None:
+        kind = message[0]
+        hosted = self.task.hosted
+        stats = self.task.stats
+        if kind == "ack":
+            msg_id = self.pending.pop(message[1])
+            if msg_id is not None:
+                stats.acked += 1
+                self._call(lambda: hosted.ack(msg_id))
+        elif kind == "fail":
+            msg_id = self.pending.pop(message[1])
+            if msg_id is not None:
+                stats.failed += 1
+                self._call(lambda: hosted.fail(msg_id))
+        elif kind == "ack-now":
+            stats.acked += 1
+            self._call(lambda: hosted.ack(message[1]))
+        elif kind == "activate":
+            if not self.active:
+                self.active = True
+                self._call(hosted.activate)
+        elif kind == "deactivate":
+            if self.active:
+                self.active = False
+                self._call(hosted.deactivate)
+        self._after_call()

@@ -1,0 +1,54 @@
+"""Per-task counters, written by the task's own executor thread only (so no locks on the
+hot path) and read, slightly stale, by the status line and the final summary."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Iterable
+
+
+@dataclass
+class TaskStats:
+    component: str
+    task: int
+    emitted: int = 0        # emit calls (Storm's "emitted")
+    transferred: int = 0    # copies sent to consumer tasks (Storm's "transferred")
+    executed: int = 0       # input tuples processed (bolts)
+    acked: int = 0          # bolts: inputs acked; spouts: ack() callbacks
+    failed: int = 0         # bolts: inputs failed; spouts: fail() callbacks
+    errors: int = 0         # reported errors (raise_exception / error command)
+    restarts: int = 0       # times the task was restarted after raising
+    last_error: str = ""
+
+
+@dataclass
+class ComponentStats:
+    component: str
+    kind: str
+    tasks: int = 0
+    emitted: int = 0
+    transferred: int = 0
+    executed: int = 0
+    acked: int = 0
+    failed: int = 0
+    errors: int = 0
+    restarts: int = 0
+    last_error: str = ""
+
+
+_SUMMED = [f.name for f in fields(TaskStats) if f.name not in ("component", "task", "last_error")]
+
+
+def aggregate(kinds: dict[str, str], tasks: Iterable[TaskStats]) -> dict[str, ComponentStats]:
+    """Roll task counters up per component, in the order components were declared."""
+    out = {name: ComponentStats(name, kind) for name, kind in kinds.items()}
+    for ts in tasks:
+        cs = out.get(ts.component)
+        if cs is None:
+            continue
+        cs.tasks += 1
+        for name in _SUMMED:
+            setattr(cs, name, getattr(cs, name) + getattr(ts, name))
+        if ts.last_error:
+            cs.last_error = ts.last_error
+    return out

@@ -1,0 +1,64 @@
+"""Live status line and end-of-run summary for ``heron run`` (rich)."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from rich.console import Console, Group
+from rich.table import Table
+from rich.text import Text
+
+
+def status_renderable(stats: Mapping[str, Any], elapsed: float, label: str) -> Text:
+    """One line per component: what it emitted, acked and failed so far."""
+    text = Text()
+    text.append(f"{label}  {elapsed:6.1f}s\n", style="bold")
+    for cs in stats.values():
+        line = f"  {cs.component:<24} emitted {cs.emitted:>10,}"
+        if cs.kind == "bolt":
+            line += f"  executed {cs.executed:>10,}"
+        line += f"  acked {cs.acked:>10,}  failed {cs.failed:>8,}"
+        text.append(line)
+        if cs.restarts:
+            text.append(f"  restarts {cs.restarts}", style="red")
+        text.append("\n")
+    return text
+
+
+def summary_renderable(result: Any, engine: str, topology: str, top: int = 10) -> Group:
+    parts: list[Any] = []
+    rate_basis = max(result.elapsed, 1e-9)
+    table = Table(title=f"{topology} on the {engine} engine: {result.reason} after "
+                        f"{result.elapsed:.1f}s", title_justify="left")
+    for col in ("component", "tasks", "emitted", "executed", "acked", "failed", "errors",
+                "restarts", "emitted/s"):
+        table.add_column(col, justify="left" if col == "component" else "right")
+    for cs in result.components.values():
+        table.add_row(cs.component, str(cs.tasks), f"{cs.emitted:,}",
+                      f"{cs.executed:,}" if cs.kind == "bolt" else "-", f"{cs.acked:,}",
+                      f"{cs.failed:,}", f"{cs.errors:,}", f"{cs.restarts:,}",
+                      f"{cs.emitted / rate_basis:,.0f}")
+    parts.append(table)
+    for cap in result.capture.streams.values():
+        if not cap.count:
+            continue
+        if cap.latest:
+            out = Table(title=f"{cap.component}/{cap.stream}: {cap.count:,} tuples; latest "
+                              f"value per key, top {min(top, len(cap.latest))} of "
+                              f"{len(cap.latest):,} keys", title_justify="left")
+            for name in cap.fields:
+                out.add_column(name, justify="right" if name == cap.fields[-1] else "left")
+            for key, value in cap.top(top):
+                out.add_row(*[str(k) for k in key], f"{value:,}")
+            parts.append(out)
+        else:
+            samples = ", ".join(repr(s) for s in cap.samples)
+            parts.append(Text(f"{cap.component}/{cap.stream}: {cap.count:,} tuples, e.g. {samples}"))
+    if result.error:
+        parts.append(Text(f"error: {result.error}", style="bold red"))
+    parts.append(Text(f"logs: {result.log_dir}", style="dim"))
+    return Group(*parts)
+
+
+def make_console(stderr: bool = False) -> Console:
+    return Console(stderr=stderr, highlight=False)

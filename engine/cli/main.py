@@ -1,0 +1,90 @@
+"""``heron``: run Storm/streamparse topologies on this project's engines.
+
+Exit codes: 0 success; 1 the topology failed while running; 2 bad input (project,
+topology definition, options). Errors print as one line; ``--traceback`` shows more.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import traceback
+from pathlib import Path
+
+import click
+
+from engine.cli import errors as cli_errors
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="heron-storm-compat", prog_name="heron")
+def main() -> None:
+    """Run Storm/streamparse topologies on the storm or heron engine."""
+
+
+@main.command("run")
+@click.argument("project", type=click.Path(exists=False, path_type=Path), default=".")
+@click.option("-n", "--name", help="Topology to run: the stem of a file in topologies/.")
+@click.option("-e", "--environment", "env", help="Environment of config.json (envs.NAME).")
+@click.option("--engine", type=click.Choice(["storm", "heron"]), default="storm", show_default=True,
+              help="storm: Storm's model in one process (the reference). heron: process-based engine.")
+@click.option("-t", "--time", "time_limit", type=float, default=0, show_default=True,
+              help="Stop after SECS seconds; 0 runs until the spouts are exhausted or Ctrl-C.")
+@click.option("-o", "--option", "options", multiple=True, metavar="KEY=VALUE",
+              help="Topology option (YAML value), highest precedence. Repeatable.")
+@click.option("-a", "--ackers", type=int, help="Sets topology.acker.executors.")
+@click.option("-w", "--workers", type=int, help="Sets topology.workers.")
+@click.option("-d", "--debug", is_flag=True, help="Sets topology.debug=true (DEBUG component logs).")
+@click.option("--config", "config_file", type=click.Path(path_type=Path),
+              help="Config file to use instead of the project's config.json / heron.yaml.")
+@click.option("--log-dir", type=click.Path(path_type=Path),
+              help="Where per-task logs go (default: PROJECT/logs).")
+@click.option("--capture", type=click.Path(path_type=Path),
+              help="Write every tuple emitted on a leaf stream to this JSON-lines file.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@click.option("--traceback", "show_traceback", is_flag=True, help="Show tracebacks of errors.")
+def run_command(project: Path, name: str | None, env: str | None, engine: str, time_limit: float,
+                options: tuple[str, ...], ackers: int | None, workers: int | None, debug: bool,
+                config_file: Path | None, log_dir: Path | None, capture: Path | None,
+                as_json: bool, show_traceback: bool) -> None:
+    """Run PROJECT (a streamparse project directory or a topology file) in the foreground.
+
+    Like `sparse run`: -n picks topologies/NAME.py, -e the environment, and options merge
+    env options < Topology.config < -o. A live status line shows per-component counts;
+    a summary prints at the end.
+    """
+    from engine.cli.run import run_foreground
+
+    _configure_logging()
+    try:
+        code = run_foreground(project=project, name=name, env=env, engine=engine,
+                              time_limit=time_limit, options=options, ackers=ackers,
+                              workers=workers, debug=debug, config_file=config_file,
+                              log_dir=log_dir, capture=capture, as_json=as_json)
+    except cli_errors.USER_ERRORS as exc:
+        _fail(exc, 2, show_traceback)
+    except cli_errors.RUN_ERRORS as exc:
+        _fail(exc, 1, show_traceback)
+    sys.exit(code)
+
+
+def _configure_logging() -> None:
+    from rich.logging import RichHandler
+
+    handler = RichHandler(show_path=False, show_time=False, markup=False,
+                          console=__import__("rich.console", fromlist=["Console"]).Console(stderr=True))
+    engine_log = logging.getLogger("heron")
+    engine_log.handlers[:] = [handler]
+    engine_log.setLevel(logging.INFO)
+    engine_log.propagate = False
+
+
+def _fail(exc: BaseException, code: int, show_traceback: bool) -> None:
+    if show_traceback:
+        traceback.print_exception(exc)
+    click.echo(f"heron: error: {cli_errors.one_line(exc)}", err=True)
+    sys.exit(code)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,58 @@
+"""``heron run``: the foreground run, with a live status line and a summary."""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import asdict
+from pathlib import Path
+
+from rich.live import Live
+
+from compat.storm_api.local import LocalCluster, OutputCapture
+from compat.storm_api.project import parse_cli_options
+from engine.cli.display import make_console, status_renderable, summary_renderable
+from engine.submission import load_topology
+
+log = logging.getLogger("heron.cli")
+
+
+def run_foreground(*, project: Path, name: str | None, env: str | None, engine: str,
+                   time_limit: float, options: tuple[str, ...], ackers: int | None,
+                   workers: int | None, debug: bool, config_file: Path | None,
+                   log_dir: Path | None, capture: Path | None, as_json: bool) -> int:
+    """Run the topology in the foreground; returns the process exit code."""
+    if engine == "heron":
+        from compat.storm_api.project import ProjectError
+
+        raise ProjectError("the heron engine is not available in this version yet; "
+                           "use --engine storm")
+    loaded = load_topology(project, name=name, env=env, config_file=config_file,
+                           cli_options=parse_cli_options(options), ackers=ackers,
+                           workers=workers, debug=debug)
+    for note in loaded.notes:
+        log.info("%s", note)
+    topology = loaded.plan.name
+    log_dir = log_dir or loaded.project.root / "logs"
+    console = make_console()
+    cluster = LocalCluster(loaded.compiled, log_dir=log_dir,
+                           capture=OutputCapture(jsonl=capture))
+    label = f"{topology} [storm engine]"
+    with Live(status_renderable(cluster.snapshot(), 0.0, label), console=console,
+              refresh_per_second=4, transient=True) as live:
+        result = cluster.run(
+            time_limit=time_limit or None,
+            on_progress=lambda stats, elapsed: live.update(
+                status_renderable(stats, elapsed, label)))
+    if as_json:
+        console.print_json(json.dumps({
+            "topology": topology, "engine": engine, "reason": result.reason,
+            "elapsed": result.elapsed, "error": result.error, "log_dir": str(result.log_dir),
+            "components": {k: asdict(v) for k, v in result.components.items()},
+            "outputs": {f"{c.component}/{c.stream}": {
+                "count": c.count, "top": [[list(k), v] for k, v in c.top(10)]}
+                for c in result.capture.streams.values()},
+        }, default=str))
+    else:
+        console.print(summary_renderable(result, "storm", topology))
+    return 1 if result.reason == "error" else 0
