@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from compat.storm_api.config import reliability, tick_frequency, with_defaults
-from compat.storm_api.hosting import host_component
 from compat.storm_api.local.capture import OutputCapture
 from compat.storm_api.local.errors import LocalEngineError
 from compat.storm_api.local.executors import (
@@ -150,6 +149,8 @@ class LocalCluster:
 
             def factory(collector: Any, cls: type = cls, conf: dict = conf,
                         context: dict = context, logger: logging.Logger = logger) -> Any:
+                from compat.storm_api.hosting import host_component
+
                 return host_component(cls, dict(conf), context, collector, logger)
 
             task = HostedTask(rt, comp.name, task_id, comp.kind == "spout", factory, logger,
