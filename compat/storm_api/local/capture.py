@@ -4,7 +4,8 @@
 tuple count, the first few tuples, and, for streams shaped like running aggregates
 (``key..., number``), the latest value per key, so a run can end by showing e.g. the top
 word counts. Memory stays bounded: past ``max_keys`` distinct keys new keys are counted
-but not kept. ``jsonl`` optionally writes every leaf tuple to a file for later diffing.
+but not kept. ``jsonl`` optionally writes every leaf tuple to a file for later diffing, and
+``keep_all`` keeps them in memory (tests, conformance).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ class StreamCapture:
     samples: list[list[Any]] = field(default_factory=list)
     latest: dict[tuple, Any] = field(default_factory=dict)
     keys_dropped: int = 0
+    tuples: list[list[Any]] | None = None  # every tuple, when the capture keeps all
 
     def top(self, n: int = 10) -> list[tuple[tuple, Any]]:
         """The ``n`` keys with the largest latest value."""
@@ -33,15 +35,17 @@ class StreamCapture:
 
 class OutputCapture:
     def __init__(self, max_samples: int = 5, max_keys: int = 100_000,
-                 jsonl: Path | None = None) -> None:
+                 jsonl: Path | None = None, keep_all: bool = False) -> None:
         self.streams: dict[tuple[str, str], StreamCapture] = {}
         self._max_samples = max_samples
         self._max_keys = max_keys
         self._lock = threading.Lock()
+        self._keep_all = keep_all
         self._jsonl: IO[str] | None = open(jsonl, "w", encoding="utf-8") if jsonl else None
 
     def declare(self, component: str, stream: str, fields: Sequence[str]) -> StreamCapture:
-        cap = StreamCapture(component, stream, tuple(fields))
+        cap = StreamCapture(component, stream, tuple(fields),
+                            tuples=[] if self._keep_all else None)
         self.streams[(component, stream)] = cap
         return cap
 
@@ -49,6 +53,8 @@ class OutputCapture:
         """Called from emitting task threads with values already round-tripped."""
         with self._lock:
             cap.count += 1
+            if cap.tuples is not None:
+                cap.tuples.append(values)
             if len(cap.samples) < self._max_samples:
                 cap.samples.append(values)
             if len(values) >= 2:

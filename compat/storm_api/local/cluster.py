@@ -76,6 +76,8 @@ class LocalCluster:
         self._started = False
         self._tick_plan: list[tuple[float, list[int]]] = []
         self.runtime: Runtime | None = None
+        #: user metrics (report_metric): (component, task) -> {name: last value}
+        self.metrics: dict[tuple[str, int], dict[str, Any]] = {}
 
     # -- lifecycle ---------------------------------------------------------------------
     def __enter__(self) -> "LocalCluster":
@@ -105,6 +107,7 @@ class LocalCluster:
                      reliability=self.reliability, routes=routes, capture=self.capture,
                      rng=self._rng)
         self.runtime = rt
+        rt.metrics = self.metrics
         capacity = int(self.conf.get("topology.executor.receive.buffer.size") or 1024)
         try:
             for comp in plan.components.values():
