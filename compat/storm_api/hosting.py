@@ -1,0 +1,381 @@
+"""Run any spout or bolt in-process behind one interface.
+
+Engines and the test harness call :func:`host_component` with a component
+class and get a :class:`HostedSpout` or :class:`HostedBolt`.  The class may
+be ours (``compat.storm_api``) or a real pystorm/streamparse class loaded
+unchanged; either way the component sees the conf and context dicts it
+would get from Storm's handshake, and its outputs arrive as calls on the
+given :class:`~.collector.OutputCollector`.
+
+Nothing process-wide is touched: no handlers on the root logger, no
+``sys.stdout`` swap, no signal handlers, and components can be built and
+run on any thread.  For pystorm classes that takes some care:
+
+* they are built on in-memory streams with ``rdb_signal=None`` and never go
+  through pystorm's ``_setup_component`` (which configures root logging);
+  the attributes it would set are set here instead;
+* ``send_message`` is replaced on the instance, so each protocol dict
+  becomes the matching collector call, and task ids the collector returns
+  are queued where pystorm's ``read_task_ids`` looks;
+* a tuple is executed by queueing its protocol dict and calling pystorm's
+  own ``_run()``, so pystorm's logic (batching included) runs unchanged;
+* pystorm's ``TicklessBatchingBolt.__init__`` installs a SIGUSR1 handler
+  (illegal off the main thread) and its batcher kills its own process on
+  error.  While hosting constructs one, its ``__init__`` is diverted to a
+  safe variant (a thread-local switch, so other constructions are
+  unaffected): no handler, and a batcher that stores its exception so the
+  next ``execute`` raises it.
+
+When user code raises, the component's own exception handling runs first
+(error message, auto-fail: what the wire would show) and then
+:class:`~.exceptions.ComponentFailure` is raised so the engine can log one
+line and restart the task with a fresh instance.  A component with
+``exit_on_exception = False`` keeps running instead, as under pystorm.
+"""
+from __future__ import annotations
+
+import functools
+import io
+import logging
+import os
+import sys
+import threading
+from traceback import format_exc
+from typing import Any, Callable
+
+from .bolt import Bolt
+from .collector import OutputCollector, dispatch_message
+from .component import Component, component_identity
+from .exceptions import ComponentFailure, StormWentAwayError
+from .spout import Spout
+from .tuple import Tuple, source_tuple_types
+
+__all__ = ["host_component", "HostedBolt", "HostedSpout", "handle_component_exception"]
+
+
+def handle_component_exception(component: Any, exc: BaseException) -> None:
+    """Do what a component's run loop does with ``exc``, then raise.
+
+    Logs the traceback on the component's logger, runs the component's
+    ``_handle_run_exception`` (error + sync, auto-fail), and raises
+    ``ComponentFailure`` unless the component has ``exit_on_exception``
+    false.  Call it from the ``except`` block handling ``exc``.
+    """
+    traceback_text = format_exc()
+    log_msg = f"Exception in {component.__class__.__name__}.run()"
+    try:
+        component.logger.error(log_msg, exc_info=True)
+        component._handle_run_exception(exc)
+    except StormWentAwayError:
+        raise
+    except Exception:
+        component.logger.error("While trying to handle previous exception...", exc_info=True)
+    if component.exit_on_exception:
+        raise ComponentFailure(component.component_name, component.task_id, exc, traceback_text) from exc
+
+
+class HostedBolt:
+    """A bolt instance driven in-process by an engine."""
+
+    def __init__(self, component: Bolt) -> None:
+        self.component = component
+        self._process_tuple = component._process_tuple
+
+    def make_tuple(self, id: Any, component: Any, stream: str, task: int, values: Any) -> Tuple:
+        """The ``Tuple`` this bolt would read off the wire for these fields."""
+        return self.component._make_tuple(id, component, stream, task, values)
+
+    def execute(self, tup: Tuple) -> None:
+        """Process one input (tuple, tick or heartbeat) as ``run()`` would."""
+        try:
+            self._process_tuple(tup)
+        except StormWentAwayError:
+            raise
+        except Exception as exc:
+            handle_component_exception(self.component, exc)
+
+    def close(self) -> None:
+        """Stop threads the component started; the instance is not reused."""
+        self.component._close()
+
+
+class HostedSpout:
+    """A spout instance driven in-process by an engine.
+
+    Like Storm's spout protocol, every command is followed by a ``sync`` on
+    the collector (engines may ignore it); calls must not overlap.
+    """
+
+    def __init__(self, component: Spout) -> None:
+        self.component = component
+        self._sync = component._collector.sync
+
+    def _call(self, hook: Callable[..., Any], *args: Any) -> None:
+        try:
+            hook(*args)
+        except StormWentAwayError:
+            raise
+        except Exception as exc:
+            handle_component_exception(self.component, exc)
+            return  # exit_on_exception is false: the error already synced.
+        self._sync()
+
+    def next_tuple(self) -> None:
+        self._call(self.component.next_tuple)
+
+    def ack(self, tup_id: Any) -> None:
+        self._call(self.component.ack, tup_id)
+
+    def fail(self, tup_id: Any) -> None:
+        self._call(self.component.fail, tup_id)
+
+    def activate(self) -> None:
+        self._call(self.component.activate)
+
+    def deactivate(self) -> None:
+        self._call(self.component.deactivate)
+
+    def is_exhausted(self) -> bool:
+        """Our ``Spout.is_exhausted`` extension; spouts without it never are."""
+        check = getattr(self.component, "is_exhausted", None)
+        if check is None:
+            return False
+        try:
+            return bool(check())
+        except StormWentAwayError:
+            raise
+        except Exception as exc:
+            handle_component_exception(self.component, exc)
+            return False
+
+    def close(self) -> None:
+        close = getattr(self.component, "_close", None)
+        if close is not None:
+            close()
+
+
+# -- pystorm classes ---------------------------------------------------------
+
+class _PystormHostedBolt(HostedBolt):
+    """Feeds tuples through pystorm's own ``_run()``."""
+
+    def __init__(self, component: Any) -> None:
+        self.component = component
+        from pystorm.component import Tuple as PystormTuple
+
+        self._tuple_cls = PystormTuple
+
+    def make_tuple(self, id: Any, component: Any, stream: str, task: int, values: Any) -> Tuple:
+        val_type = self.component._source_tuple_types[component].get(stream)
+        return self._tuple_cls(id, component, stream, task,
+                               tuple(values) if val_type is None else val_type(*values))
+
+    def execute(self, tup: Tuple) -> None:
+        comp = self.component
+        try:
+            _raise_batcher_failure(comp)
+            comp._pending_commands.append({"id": tup.id, "comp": tup.component, "stream": tup.stream,
+                                           "task": tup.task, "tuple": tup.values})
+            comp._run()
+        except StormWentAwayError:
+            raise
+        except Exception as exc:
+            handle_component_exception(comp, exc)
+
+    def close(self) -> None:
+        _stop_safe_batcher(self.component)
+
+
+class _PystormHostedSpout(HostedSpout):
+    """Feeds spout commands through pystorm's own ``_run()``."""
+
+    def __init__(self, component: Any) -> None:
+        self.component = component
+
+    def _command(self, command: dict) -> None:
+        comp = self.component
+        try:
+            comp._pending_commands.append(command)
+            comp._run()  # pystorm sends the sync itself.
+        except StormWentAwayError:
+            raise
+        except Exception as exc:
+            handle_component_exception(comp, exc)
+
+    def next_tuple(self) -> None:
+        self._command({"command": "next"})
+
+    def ack(self, tup_id: Any) -> None:
+        self._command({"command": "ack", "id": tup_id})
+
+    def fail(self, tup_id: Any) -> None:
+        self._command({"command": "fail", "id": tup_id})
+
+    def activate(self) -> None:
+        self._command({"command": "activate"})
+
+    def deactivate(self) -> None:
+        self._command({"command": "deactivate"})
+
+    def close(self) -> None:
+        pass
+
+
+def _pystorm_base(component_cls: type) -> str | None:
+    """'bolt', 'spout' or None when the class is not a pystorm component."""
+    try:
+        import pystorm
+    except ImportError:
+        return None
+    if not issubclass(component_cls, pystorm.component.Component):
+        return None
+    if issubclass(component_cls, pystorm.bolt.Bolt):
+        return "bolt"
+    if issubclass(component_cls, pystorm.spout.Spout):
+        return "spout"
+    return "component"
+
+
+def _pystorm_sender(component: Any, collector: OutputCollector) -> Callable[[Any], None]:
+    pending_task_ids = component._pending_task_ids
+
+    def send_message(message: Any) -> None:
+        if not isinstance(message, dict):
+            component.logger.error("%s.%d attempted to send a non dict message to Storm: %r",
+                                   component.component_name, component.pid, message)
+            return
+        task_ids = dispatch_message(collector, message)
+        if task_ids is not None:
+            pending_task_ids.append(task_ids)
+
+    return send_message
+
+
+def _bind_pystorm(component: Any, storm_conf: dict, context: dict, collector: OutputCollector,
+                  logger: logging.Logger) -> None:
+    """Set what pystorm's ``_setup_component`` sets, minus logging setup."""
+    for name, value in component_identity(storm_conf, context).items():
+        setattr(component, name, value)
+    component.pid = os.getpid()
+    component.logger = logger
+    if hasattr(component, "_source_tuple_types"):
+        for source, types in source_tuple_types(context).items():
+            component._source_tuple_types[source].update(types)
+    component.send_message = _pystorm_sender(component, collector)
+
+
+_constructing = threading.local()
+_guard_lock = threading.Lock()
+
+
+def _install_tickless_guard() -> None:
+    """Divert pystorm's TicklessBatchingBolt.__init__ while hosting builds one."""
+    from pystorm.bolt import TicklessBatchingBolt
+
+    with _guard_lock:
+        original = TicklessBatchingBolt.__dict__["__init__"]
+        if getattr(original, "_compat_hosting_guard", False):
+            return
+
+        @functools.wraps(original)
+        def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+            if not getattr(_constructing, "active", False):
+                original(self, *args, **kwargs)
+                return
+            super(TicklessBatchingBolt, self).__init__(*args, **kwargs)
+            _start_safe_batcher(self, TicklessBatchingBolt)
+
+        __init__._compat_hosting_guard = True  # type: ignore[attr-defined]
+        TicklessBatchingBolt.__init__ = __init__
+
+
+def _start_safe_batcher(component: Any, tickless_cls: type) -> None:
+    """pystorm's batcher thread without the signal handler or ``os.kill``."""
+    component.exc_info = None
+    component._compat_batcher_failure = None
+    component._batch_lock = threading.RLock()
+    stop = threading.Event()
+    component._compat_batcher_stop = stop
+    custom_run = type(component)._batch_entry_run is not tickless_cls._batch_entry_run
+    thread = threading.Thread(target=_safe_batch_loop, args=(component, stop, custom_run), daemon=True,
+                              name=f"{component.__class__.__name__}:_batcher-thread")
+    component._batcher = thread
+    thread.start()
+
+
+def _safe_batch_loop(component: Any, stop: threading.Event, custom_run: bool) -> None:
+    try:
+        while not stop.is_set():
+            if custom_run:
+                component._batch_entry_run()
+                continue
+            if stop.wait(component.secs_between_batches):
+                return
+            with component._batch_lock:
+                component.process_batches()
+    except BaseException as exc:
+        component.exc_info = sys.exc_info()
+        component._compat_batcher_failure = exc
+
+
+def _raise_batcher_failure(component: Any) -> None:
+    failure = getattr(component, "_compat_batcher_failure", None)
+    if failure is not None:
+        component._compat_batcher_failure = None
+        raise failure
+
+
+def _stop_safe_batcher(component: Any, timeout: float = 5.0) -> None:
+    stop = getattr(component, "_compat_batcher_stop", None)
+    if stop is None:
+        return
+    stop.set()
+    if component._batcher is not threading.current_thread():
+        component._batcher.join(timeout)
+
+
+def _construct_pystorm(component_cls: type) -> Any:
+    from pystorm.bolt import TicklessBatchingBolt
+
+    if issubclass(component_cls, TicklessBatchingBolt):
+        _install_tickless_guard()
+    _constructing.active = True
+    try:
+        return component_cls(input_stream=io.BytesIO(), output_stream=io.BytesIO(), rdb_signal=None)
+    finally:
+        _constructing.active = False
+
+
+# -- entry point -------------------------------------------------------------
+
+def host_component(component_cls: type, storm_conf: dict, context: dict, collector: OutputCollector,
+                   logger: logging.Logger) -> HostedSpout | HostedBolt:
+    """Construct, bind and initialize a component for in-process use.
+
+    Raises ``TypeError`` for a class that is neither a spout nor a bolt, and
+    ``ComponentFailure`` when the constructor or ``initialize`` raises (no
+    error message is sent then: under Storm the process would just die).
+    """
+    kind = _pystorm_base(component_cls)
+    if kind is None and issubclass(component_cls, Component):
+        kind = "bolt" if issubclass(component_cls, Bolt) else "spout" if issubclass(component_cls, Spout) else None
+    if kind not in ("bolt", "spout"):
+        raise TypeError(f"{component_cls!r} is neither a spout nor a bolt class")
+    is_pystorm = not issubclass(component_cls, Component)
+    hosted: HostedSpout | HostedBolt | None = None
+    try:
+        if is_pystorm:
+            component = _construct_pystorm(component_cls)
+            _bind_pystorm(component, storm_conf, context, collector, logger)
+            hosted = _PystormHostedBolt(component) if kind == "bolt" else _PystormHostedSpout(component)
+        else:
+            component = component_cls(input_stream=io.BytesIO(), output_stream=io.BytesIO(), rdb_signal=None)
+            component._bind(storm_conf, context, collector, logger)
+            hosted = HostedBolt(component) if kind == "bolt" else HostedSpout(component)
+        component.initialize(storm_conf, context)
+    except Exception as exc:
+        if hosted is not None:
+            hosted.close()
+        identity = component_identity(storm_conf, context)
+        raise ComponentFailure(identity["component_name"], identity["task_id"], exc, format_exc()) from exc
+    return hosted
