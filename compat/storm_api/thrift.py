@@ -100,6 +100,9 @@ class ThriftStruct:
         return hash((self._struct, _freeze(vars(self))))
 
 
+ThriftStruct._struct = ThriftStruct
+
+
 class ThriftUnion(ThriftStruct):
     """A thrift union: a struct of which at most one field is set.
 
