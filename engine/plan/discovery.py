@@ -1,0 +1,136 @@
+"""Find the Topology class in a topology file, the way ``sparse`` does.
+
+streamparse's ``get_topology_from_file`` appends ``<dir>/../src`` and ``<dir>`` to
+``sys.path`` (``src/`` is a project's import root, so topology files can write
+``from bolts.wordcount import WordCountBolt``), imports the module by file stem and
+takes the first Topology subclass in it. This does the same, with two differences
+that only matter when something is wrong: the module is loaded from exactly the
+given file (streamparse would import whatever module of that name comes first on
+``sys.path``), and failures are ``TopologyLoadError``s that name the file and line.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import traceback
+from pathlib import Path
+from types import ModuleType, TracebackType
+
+from .errors import NoTopologyClassError, TopologyFileNotFoundError, TopologyImportError
+
+__all__ = ["is_topology_class", "load_topology_class"]
+
+# Topology modules this loader imported, by module name. Loading another file with
+# the same stem (another project's topologies/wordcount.py) replaces one of these,
+# but never a module someone else imported under that name.
+_LOADED: dict[str, ModuleType] = {}
+
+
+def load_topology_class(path: Path | str) -> type:
+    """Import the topology file at ``path`` and return its first Topology subclass."""
+    path = Path(path)
+    if not path.is_file():
+        raise TopologyFileNotFoundError(
+            f"topology file {path} does not exist. Give the path of a file under your "
+            f"project's topologies/ directory (e.g. topologies/wordcount.py).",
+            path=str(path),
+        )
+    resolved = path.resolve()
+    topology_dir = resolved.parent
+    for entry in (str(topology_dir / ".." / "src"), str(topology_dir)):
+        if entry not in sys.path:
+            sys.path.append(entry)
+    module = _import_file(resolved, path)
+    for value in list(vars(module).values()):
+        if is_topology_class(value):
+            return value
+    raise NoTopologyClassError(
+        f"{path} defines no Topology subclass. Define one, e.g. "
+        f"'class WordCount(Topology): ...' with 'from streamparse import Topology'.",
+        path=str(path),
+    )
+
+
+def is_topology_class(value: object) -> bool:
+    """A subclass of streamparse's or compat.storm_api's Topology, but not the base itself."""
+    if not isinstance(value, type) or _is_base_topology(value):
+        return False
+    return type(value).__name__ == "TopologyType" or any(
+        _is_base_topology(base) for base in value.__mro__[1:]
+    )
+
+
+def _is_base_topology(cls: type) -> bool:
+    return cls.__name__ == "Topology" and cls.__module__.endswith("dsl.topology")
+
+
+def _import_file(resolved: Path, shown: Path) -> ModuleType:
+    name = resolved.stem
+    existing = sys.modules.get(name)
+    if existing is not None:
+        existing_file = getattr(existing, "__file__", None)
+        if existing_file and Path(existing_file).resolve() == resolved:
+            return existing
+        if _LOADED.get(name) is not existing:
+            raise TopologyImportError(
+                f"{shown}: the module name {name!r} (the file's stem, which sparse imports it "
+                f"as) is already taken by {existing_file or existing!r}. Rename the topology file.",
+                path=str(shown),
+            )
+    spec = importlib.util.spec_from_file_location(name, resolved)
+    if spec is None or spec.loader is None:
+        raise TopologyImportError(f"{shown} cannot be imported as a Python module.", path=str(shown))
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException as exc:
+        if existing is not None:
+            sys.modules[name] = existing
+        else:
+            sys.modules.pop(name, None)
+        if not isinstance(exc, Exception):
+            raise
+        location = _error_location(exc, resolved)
+        raise TopologyImportError(
+            f"{location}: importing topology file {shown} failed: "
+            f"{type(exc).__name__}: {exc}{_hint(exc)}",
+            path=str(shown),
+        ) from exc
+    _LOADED[name] = module
+    return module
+
+
+def _error_location(exc: BaseException, topology_file: Path) -> str:
+    """file:line of the error, preferring the project's own code over library frames."""
+    if isinstance(exc, SyntaxError) and exc.filename:
+        return f"{exc.filename}:{exc.lineno}"
+    frames = [f for f in _frames(exc.__traceback__) if not f.filename.startswith("<")]
+    project = topology_file.parent.parent
+    own = [f for f in frames if _is_under(Path(f.filename), project)]
+    chosen = (own or frames or [None])[-1]
+    if chosen is None:
+        return str(topology_file)
+    return f"{chosen.filename}:{chosen.lineno}"
+
+
+def _frames(tb: TracebackType | None) -> list[traceback.FrameSummary]:
+    return list(traceback.extract_tb(tb)) if tb is not None else []
+
+
+def _is_under(path: Path, directory: Path) -> bool:
+    try:
+        path.resolve().relative_to(directory.resolve())
+    except ValueError:
+        return False
+    return True
+
+
+def _hint(exc: BaseException) -> str:
+    if isinstance(exc, ModuleNotFoundError):
+        return (
+            " (the project's src/ and topologies/ directories are on sys.path, as with sparse; "
+            "is the module under src/ and installed dependencies present?)"
+        )
+    return ""
