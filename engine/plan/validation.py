@@ -234,8 +234,10 @@ def _check_grouping_shape(where: str, component: ComponentDef, subscription: Inp
             "(Grouping.fields('word')), or use Grouping.GLOBAL to send everything to one task."
         )
     if grouping != "fields" and subscription.fields:
-        raise fail(f"with a {grouping} grouping and fields {list(subscription.fields)}; only a fields "
-                   f"grouping takes fields. Use Grouping.fields(...) or drop the fields.")
+        raise fail(
+            f"with a {grouping} grouping and fields {list(subscription.fields)}; only a fields "
+            f"grouping takes fields. Use Grouping.fields(...) or drop the fields."
+        )
     if (grouping == "custom") != bool(subscription.custom_grouping):
         raise fail(
             "with a custom grouping and no grouping class; name the class as 'module:QualName'."
@@ -252,7 +254,8 @@ def _check_default_stream_cycles(topology: str, components: Mapping[str, Compone
         for subscription in component.inputs:
             if subscription.stream == DEFAULT_STREAM:
                 successors[subscription.source].append(component.name)
-    visiting, done = set(), set()
+    visiting: set[str] = set()
+    done: set[str] = set()
     for start in components:
         if start in done:
             continue
