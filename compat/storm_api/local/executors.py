@@ -67,11 +67,11 @@ class HostedTask:
     def restart(self, failure: ComponentFailure) -> None:
         """Log one line, keep the traceback in the task's log, start a fresh instance."""
         self.stats.restarts += 1
-        self.stats.last_error = f"{type(failure.exception).__name__}: {failure.exception}"
+        self.stats.last_error = f"{type(failure.original).__name__}: {failure.original}"
         self.logger.error("task failed and is restarted:\n%s", failure.traceback_text)
         self._report_failure(
             f"component {self.component!r} task {self.task} raised "
-            f"{type(failure.exception).__name__}: {failure.exception} (restarting the task; "
+            f"{type(failure.original).__name__}: {failure.original} (restarting the task; "
             "traceback in its log)")
         # Inputs the dead instance held are gone with it; Storm lets their roots time out.
         self.collector.inputs.clear()
@@ -251,7 +251,6 @@ class SpoutExecutor(threading.Thread):
                     continue
                 before = stats.emitted
                 self._call(task.hosted.next_tuple)
-                self._after_call()
                 if task.hosted.is_exhausted():
                     self.exhausted = True
                 if stats.emitted == before:
@@ -264,6 +263,7 @@ class SpoutExecutor(threading.Thread):
             self._on_fatal(exc)
 
     def _call(self, fn: Callable[[], Any]) -> None:
+        """Call into the spout, then track what it emitted (even if it raised)."""
         try:
             fn()
         except ComponentFailure as failure:
@@ -271,6 +271,8 @@ class SpoutExecutor(threading.Thread):
             self.task.restart(failure)
             if self.active:
                 self._call(self.task.hosted.activate)
+            return
+        self._after_call()
 
     def _after_call(self) -> None:
         """Start tracking (or ack at once) what the last call emitted with an id."""
@@ -314,4 +316,3 @@ class SpoutExecutor(threading.Thread):
             if self.active:
                 self.active = False
                 self._call(hosted.deactivate)
-        self._after_call()
