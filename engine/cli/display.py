@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Mapping
 
 from rich.console import Console, Group
@@ -28,11 +29,13 @@ def status_renderable(stats: Mapping[str, Any], elapsed: float, label: str) -> T
 def summary_renderable(result: Any, engine: str, topology: str, top: int = 10) -> Group:
     parts: list[Any] = []
     rate_basis = max(result.elapsed, 1e-9)
-    table = Table(title=f"{topology} on the {engine} engine: {result.reason} after "
-                        f"{result.elapsed:.1f}s", title_justify="left")
+    parts.append(Text(f"{topology} on the {engine} engine: {result.reason} after "
+                      f"{result.elapsed:.1f}s", style="bold"))
+    table = Table()
     for col in ("component", "tasks", "emitted", "executed", "acked", "failed", "errors",
                 "restarts", "emitted/s"):
-        table.add_column(col, justify="left" if col == "component" else "right")
+        table.add_column(col, justify="left" if col == "component" else "right",
+                         no_wrap=True)
     for cs in result.components.values():
         table.add_row(cs.component, str(cs.tasks), f"{cs.emitted:,}",
                       f"{cs.executed:,}" if cs.kind == "bolt" else "-", f"{cs.acked:,}",
@@ -43,9 +46,10 @@ def summary_renderable(result: Any, engine: str, topology: str, top: int = 10) -
         if not cap.count:
             continue
         if cap.latest:
-            out = Table(title=f"{cap.component}/{cap.stream}: {cap.count:,} tuples; latest "
+            parts.append(Text(f"{cap.component}/{cap.stream}: {cap.count:,} tuples; latest "
                               f"value per key, top {min(top, len(cap.latest))} of "
-                              f"{len(cap.latest):,} keys", title_justify="left")
+                              f"{len(cap.latest):,} keys", style="italic"))
+            out = Table()
             for name in cap.fields:
                 out.add_column(name, justify="right" if name == cap.fields[-1] else "left")
             for key, value in cap.top(top):
@@ -61,4 +65,8 @@ def summary_renderable(result: Any, engine: str, topology: str, top: int = 10) -
 
 
 def make_console(stderr: bool = False) -> Console:
-    return Console(stderr=stderr, highlight=False)
+    """A console that is wide enough for the summary even when output is piped
+    (rich assumes 80 columns without a terminal)."""
+    stream = sys.stderr if stderr else sys.stdout
+    width = None if stream.isatty() else 120
+    return Console(stderr=stderr, highlight=False, width=width)
