@@ -56,22 +56,23 @@ __all__ = ["host_component", "HostedBolt", "HostedSpout", "handle_component_exce
 def handle_component_exception(component: Any, exc: BaseException) -> None:
     """Do what a component's run loop does with ``exc``, then raise.
 
-    Logs the traceback on the component's logger, runs the component's
-    ``_handle_run_exception`` (error + sync, auto-fail), and raises
-    ``ComponentFailure`` unless the component has ``exit_on_exception``
-    false.  Call it from the ``except`` block handling ``exc``.
+    Runs the component's ``_handle_run_exception`` (error + sync, auto-fail)
+    and raises ``ComponentFailure``, which carries the traceback for the
+    engine to log.  A component with ``exit_on_exception`` false keeps
+    running, so its traceback is logged here instead, on its own logger.
+    Call it from the ``except`` block handling ``exc``.
     """
     traceback_text = format_exc()
-    log_msg = f"Exception in {component.__class__.__name__}.run()"
     try:
-        component.logger.error(log_msg, exc_info=True)
         component._handle_run_exception(exc)
     except StormWentAwayError:
         raise
     except Exception:
-        component.logger.error("While trying to handle previous exception...", exc_info=True)
+        component.logger.error("While trying to handle an exception from %s: %s", component.__class__.__name__,
+                               traceback_text.rstrip(), exc_info=True)
     if component.exit_on_exception:
         raise ComponentFailure(component.component_name, component.task_id, exc, traceback_text) from exc
+    component.logger.error("Exception in %s.run()\n%s", component.__class__.__name__, traceback_text.rstrip())
 
 
 class HostedBolt:

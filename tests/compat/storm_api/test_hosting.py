@@ -323,3 +323,15 @@ def test_is_exhausted_is_read_from_the_spout_when_it_has_one(flavour):
     hosted.next_tuple()
     assert hosted.is_exhausted() is True
     assert host_spout(flavour)[0].is_exhausted() is False
+
+
+def test_traceback_is_left_to_the_engine_unless_the_component_keeps_running(flavour, caplog):
+    logger = logging.getLogger("test.hosting.tracebacks")
+    hosted, _ = host_bolt(flavour, logger=logger)
+    with caplog.at_level(logging.ERROR, logger=logger.name), pytest.raises(ComponentFailure):
+        hosted.execute(hosted.make_tuple("1", "sentence-spout", "default", 1, ["boom"]))
+    assert caplog.records == []
+    hosted, _ = host_bolt(flavour, logger=logger, attrs={"exit_on_exception": False})
+    with caplog.at_level(logging.ERROR, logger=logger.name):
+        hosted.execute(hosted.make_tuple("1", "sentence-spout", "default", 1, ["boom"]))
+    assert len(caplog.records) == 1 and "ValueError: boom" in caplog.records[0].getMessage()
