@@ -14,6 +14,23 @@ from .serializer import Serializer
 log = logging.getLogger(__name__)
 
 
+class _BorrowedTextStream(io.TextIOWrapper):
+    """A text layer over a stream someone else owns.
+
+    A plain TextIOWrapper closes its buffer when it is garbage-collected, so
+    a discarded component would close the process's stdout (or a test
+    runner's capture file).  This one only flushes and lets go.
+    """
+
+    def __del__(self) -> None:
+        try:
+            if not self.closed:
+                self.flush()
+                self.detach()
+        except Exception:
+            pass
+
+
 class JSONSerializer(Serializer):
     """JSON with ``end`` framing, as Storm's ``JsonSerializer`` speaks it.
 
@@ -31,10 +48,10 @@ class JSONSerializer(Serializer):
     def _wrap_stream(stream: Any) -> IO[str]:
         """Give the stream UTF-8 text semantics whatever the locale says."""
         if hasattr(stream, "buffer"):
-            return io.TextIOWrapper(stream.buffer, encoding="utf-8")
+            return _BorrowedTextStream(stream.buffer, encoding="utf-8")
         if hasattr(stream, "readable"):
-            return io.TextIOWrapper(stream, encoding="utf-8")
-        return io.open(stream.fileno(), mode=stream.mode, encoding="utf-8")
+            return _BorrowedTextStream(stream, encoding="utf-8")
+        return io.open(stream.fileno(), mode=stream.mode, encoding="utf-8", closefd=False)
 
     def read_message(self) -> Any:
         """Read lines up to ``end``; blank lines are noise Storm may send."""

@@ -101,3 +101,16 @@ def test_msgpack_reads_with_os_read_when_the_stream_has_a_descriptor(tmp_path):
     with open(path, "rb") as stream:
         serializer = MsgpackSerializer(stream, io.BytesIO(), threading.RLock(), threading.RLock())
         assert serializer.read_message() == {"command": "next"}
+
+
+def test_discarding_a_json_serializer_leaves_the_callers_streams_open():
+    import gc
+
+    inp, out = io.BytesIO(b"{}\nend\n"), io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
+    serializer = make(JSONSerializer, output=out)
+    serializer.input_stream = JSONSerializer._wrap_stream(inp)
+    serializer.send_message({"command": "sync"})
+    del serializer
+    gc.collect()
+    assert not inp.closed and not out.buffer.closed
+    assert out.buffer.getvalue() == b'{"command": "sync"}\nend\n'
