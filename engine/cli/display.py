@@ -58,6 +58,9 @@ def summary_renderable(result: Any, engine: str, topology: str, top: int = 10) -
         else:
             samples = ", ".join(repr(s) for s in cap.samples)
             parts.append(Text(f"{cap.component}/{cap.stream}: {cap.count:,} tuples, e.g. {samples}"))
+    for cs in result.components.values():
+        if cs.last_error:
+            parts.append(Text(f"{cs.component}: last error: {cs.last_error}", style="red"))
     if result.error:
         parts.append(Text(f"error: {result.error}", style="bold red"))
     parts.append(Text(f"logs: {result.log_dir}", style="dim"))

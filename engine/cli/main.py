@@ -71,8 +71,10 @@ def run_command(project: Path, name: str | None, env: str | None, engine: str, t
 def _configure_logging() -> None:
     from rich.logging import RichHandler
 
+    from engine.cli.display import make_console
+
     handler = RichHandler(show_path=False, show_time=False, markup=False,
-                          console=__import__("rich.console", fromlist=["Console"]).Console(stderr=True))
+                          console=make_console(stderr=True))
     engine_log = logging.getLogger("heron")
     engine_log.handlers[:] = [handler]
     engine_log.setLevel(logging.INFO)
