@@ -9,24 +9,9 @@ import pytest
 from compat.storm_api import Bolt, Grouping, ReliableSpout, Spout, Stream, Topology
 from compat.storm_api.local import LocalCluster, OutputCapture
 from engine.plan.compiler import compile_topology
+from tests.compat.storm_api.local.engine_topologies import NumberSpout, run_topology
 
 pytestmark = pytest.mark.timeout(60)
-
-
-class NumberSpout(Spout):
-    outputs = ["n"]
-
-    def initialize(self, conf, ctx):
-        self.i = 0
-        self.limit = conf.get("test.limit", 30)
-
-    def next_tuple(self):
-        if self.i < self.limit:
-            self.emit([self.i])
-            self.i += 1
-
-    def is_exhausted(self):
-        return self.i >= self.limit
 
 
 class TaskTagBolt(Bolt):
@@ -36,13 +21,7 @@ class TaskTagBolt(Bolt):
         self.emit([self.task_id, tup.values.n])
 
 
-def run(topology_cls, conf=None, time_limit=30, failures=None):
-    compiled = compile_topology(topology_cls, config=conf or {})
-    capture = OutputCapture(keep_all=True)
-    lines = failures if failures is not None else []
-    with LocalCluster(compiled, capture=capture, on_task_failure=lines.append) as cluster:
-        result = cluster.run(time_limit=time_limit)
-    return result
+run = run_topology
 
 
 def tagged(result, component="tag"):

@@ -4,51 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from compat.storm_api import BatchingBolt, Bolt, ReliableSpout, Spout, Topology, TicklessBatchingBolt
-from compat.storm_api.local import LocalCluster, OutputCapture
-from engine.plan.compiler import compile_topology
+from compat.storm_api import BatchingBolt, Bolt, TicklessBatchingBolt, Topology
+from tests.compat.storm_api.local.engine_topologies import (
+    NumberSpout as Numbers, TrackedNumberSpout as TrackedNumbers, run_topology as run)
 
 pytestmark = pytest.mark.timeout(60)
-
-
-class Numbers(Spout):
-    outputs = ["n"]
-
-    def initialize(self, conf, ctx):
-        self.i = 0
-        self.limit = conf.get("test.limit", 20)
-
-    def next_tuple(self):
-        if self.i < self.limit:
-            self.emit([self.i])
-            self.i += 1
-
-    def is_exhausted(self):
-        return self.i >= self.limit
-
-
-class TrackedNumbers(ReliableSpout):
-    outputs = ["n"]
-
-    def initialize(self, conf, ctx):
-        self.i = 0
-        self.limit = conf.get("test.limit", 20)
-
-    def next_tuple(self):
-        if self.i < self.limit:
-            self.emit([self.i], tup_id=self.i)
-            self.i += 1
-
-    def is_exhausted(self):
-        return self.i >= self.limit
-
-
-def run(topology_cls, conf, time_limit=20, failures=None):
-    capture = OutputCapture(keep_all=True)
-    lines = failures if failures is not None else []
-    compiled = compile_topology(topology_cls, config=conf)
-    with LocalCluster(compiled, capture=capture, on_task_failure=lines.append) as cluster:
-        return cluster.run(time_limit=time_limit)
 
 
 def test_ticks_arrive_at_the_configured_frequency_as_system_tuples():
