@@ -161,7 +161,7 @@ class ShellBoltHost:
             return
         self._closed = True
         try:
-            stopped = self._writer.stop()
+            stopped = self._writer.stop(timeout=0.2)
             self.process.stop()
             if not stopped:
                 self._writer.join(2.0)  # unblocked by the process's exit

@@ -212,12 +212,14 @@ class ShellProcess:
         popen = self.popen
         # EOF first (pystorm exits 2 on it), unless a writer is stuck in a
         # full pipe: the process is not reading, so only a signal will do.
+        eof_sent = False
         if self._write_lock.acquire(timeout=0.2):
             try:
                 self._close_stdin()
+                eof_sent = True
             finally:
                 self._write_lock.release()
-        if not self._wait_quietly(popen, grace):
+        if not self._wait_quietly(popen, grace if eof_sent else 0.0):
             self._signal_group(signal.SIGTERM)
             if not self._wait_quietly(popen, grace):
                 self._signal_group(signal.SIGKILL)
@@ -225,8 +227,11 @@ class ShellProcess:
         # Anything left in the group (a script's helpers) goes with its leader.
         if popen.returncode is not None:
             self._signal_group(signal.SIGKILL)
-        with self._write_lock:
-            self._close_stdin()
+        if self._write_lock.acquire(timeout=2.0):  # the dead process's pipe no longer blocks writers
+            try:
+                self._close_stdin()
+            finally:
+                self._write_lock.release()
         self._reader_thread.join(2.0)
         self._stderr_thread.join(2.0)
         for stream in (popen.stdout, popen.stderr):

@@ -65,14 +65,14 @@ class RecordingCollector:
         return self.of("log")
 
 
-def context(component: str = "comp", task: int = 3) -> dict:
+def storm_context(component: str = "comp", task: int = 3) -> dict:
     return {"taskid": task, "componentid": component, "task->component": {str(task): component, "1": "src"},
             "streams": ["default"], "stream->outputfields": {"default": ["word"]},
             "source->stream->fields": SOURCE_FIELDS}
 
 
-def wait_until(condition: Callable[[], Any], timeout: float = 10.0, poll: Callable[[], None] | None = None,
-               interval: float = 0.02) -> Any:
+def _wait_until(condition: Callable[[], Any], timeout: float = 10.0, poll: Callable[[], None] | None = None,
+                interval: float = 0.02) -> Any:
     """Poll ``condition`` (calling ``poll`` first each time) until it is truthy."""
     deadline = time.monotonic() + timeout
     while True:
@@ -141,6 +141,14 @@ while read_msg; do
     *) send "{\"command\":\"log\",\"msg\":\"$cmd\",\"level\":2}" ;;
   esac
   send '{"command":"sync"}'
+done
+""",
+    # Reports every message it receives (handshake included) as a log line.
+    "echo.sh": r"""
+handshake
+send "{\"command\": \"log\", \"msg\": \"${MSG//\"/\\\"}\"}"
+while read_msg; do
+  send "{\"command\": \"log\", \"msg\": \"${MSG//\"/\\\"}\"}"
 done
 """,
     # Dies on its first tuple, explaining why on stderr.
@@ -300,6 +308,12 @@ def components(tmp_path_factory) -> Path:
 
 
 @pytest.fixture
+def wait_until() -> Callable[..., Any]:
+    """wait_until(condition, timeout=10, poll=None): poll ``condition`` until truthy."""
+    return _wait_until
+
+
+@pytest.fixture
 def collector() -> RecordingCollector:
     return RecordingCollector()
 
@@ -319,7 +333,7 @@ def start(components, collector, logger):
         kwargs.setdefault("cwd", components)
         kwargs.setdefault("collector", collector)
         host = host_shell_component(kind, command, script, {"topology.name": "test", **(conf or {})},
-                                    context(component, task), logger=logger, **kwargs)
+                                    storm_context(component, task), logger=logger, **kwargs)
         hosts.append(host)
         return host
 
