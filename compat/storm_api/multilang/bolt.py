@@ -18,6 +18,7 @@ would kill a Storm worker.
 """
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from typing import Any, Callable
@@ -32,6 +33,8 @@ from .settings import SUBPROCESS_TIMEOUT_KEY
 from .writer import BoltWriter
 
 __all__ = ["ShellBoltHost", "Activity", "HEARTBEAT_INTERVAL_SECS"]
+
+log = logging.getLogger(__name__)
 
 HEARTBEAT_INTERVAL_SECS = 1.0
 #: How long a blocked ``execute`` sleeps between looking at responses and liveness.
@@ -54,7 +57,10 @@ class Activity:
     def __call__(self) -> None:
         self.event.set()
         if self._wake is not None:
-            self._wake()
+            try:
+                self._wake()
+            except Exception:  # an engine bug must not stop the bridge's threads
+                log.exception("the wake callback of a shell bolt raised")
 
 
 class ShellBoltHost:

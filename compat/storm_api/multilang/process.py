@@ -69,6 +69,8 @@ class ShellProcess:
         self._write_lock = threading.Lock()
         self._messages: SimpleQueue = SimpleQueue()
         self._ended: ShellError | None = None
+        #: The error that ended the conversation, once the reader has stopped.
+        self.final_error: ShellError | None = None
         self._stopped = False
         self.last_seen = time.monotonic()
         self._stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
@@ -126,8 +128,7 @@ class ShellProcess:
                     raise ShellProtocolError(
                         f"the subprocess sent {message!r}; multi-lang messages from a component are objects")
                 put(message)
-                if self._wake is not None:
-                    self._wake()
+                self._notify()
         except PipeClosed as exc:
             if not self._stopped:
                 self._wait_quietly(self.popen, 2.0)
@@ -137,9 +138,17 @@ class ShellProcess:
             error = exc
         except Exception as exc:  # an OSError on the pipe: report it as the end
             error = self._death_report(PipeClosed(f"reading failed: {exc!r}"))
+        self.final_error = error
         put(_Ended(error))
-        if self._wake is not None:
+        self._notify()
+
+    def _notify(self) -> None:
+        if self._wake is None:
+            return
+        try:
             self._wake()
+        except Exception:  # the engine's problem; it must not stop the reading
+            self.logger.exception("the wake callback of a shell component raised")
 
     def _drain_stderr(self) -> None:
         try:
@@ -167,6 +176,12 @@ class ShellProcess:
             self._ended = item.error
             raise item.error
         return item
+
+    def wait_for_end(self, timeout: float) -> ShellError | None:
+        """After a failed write: give the reader ``timeout`` s to report why the
+        process went away, which says more than "broken pipe"."""
+        self._reader_thread.join(timeout)
+        return self.final_error
 
     # -- writing ---------------------------------------------------------------------
     def send(self, message: Any) -> None:

@@ -17,12 +17,15 @@ from __future__ import annotations
 from typing import Any
 
 from .dispatch import MessageDispatcher
-from .errors import HeartbeatTimeout
+from .errors import HeartbeatTimeout, PipeClosed
 from .failure import component_failure
 from .process import ShellProcess
 from .settings import SUBPROCESS_TIMEOUT_KEY
 
 __all__ = ["ShellSpoutHost"]
+
+#: How long a failed write waits for the reader's report of the exit.
+_EXIT_REPORT_WAIT_SECS = 2.0
 
 
 class ShellSpoutHost:
@@ -77,7 +80,7 @@ class ShellSpoutHost:
 
     def _exchange(self, command: str, tup_id: Any) -> None:
         process = self.process
-        process.send({"command": command, "id": tup_id})
+        self._send({"command": command, "id": tup_id})
         dispatch = self._dispatch
         while True:
             message = process.next_message(self._timeout)
@@ -90,7 +93,13 @@ class ShellSpoutHost:
                 return
             task_ids = dispatch(message)
             if task_ids is not None:
-                process.send(task_ids)
+                self._send(task_ids)
+
+    def _send(self, message: Any) -> None:
+        try:
+            self.process.send(message)
+        except PipeClosed as exc:  # it exited: say how, rather than "broken pipe"
+            raise self.process.wait_for_end(_EXIT_REPORT_WAIT_SECS) or exc from None
 
     def close(self) -> None:
         """Stop and reap the subprocess and remove its pid directory."""

@@ -159,6 +159,14 @@ echo "about to fail" >&2
 echo "boom: disk on fire" >&2
 exit 3
 """,
+    # A spout that answers one command, then exits explaining why on stderr.
+    "quitter.sh": r"""
+handshake
+read_msg
+send '{"command": "sync"}'
+echo "no more input files" >&2
+exit 4
+""",
     # Handshakes, then never reads or writes again.
     "hang.sh": r"""
 handshake

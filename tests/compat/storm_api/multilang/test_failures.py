@@ -97,6 +97,26 @@ def test_spout_that_does_not_answer_fails_with_heartbeat_timeout(start):
 
 
 @pytest.mark.timeout(30)
+def test_spout_that_exited_between_commands_reports_its_exit(start):
+    host = start("spout", "bash", "quitter.sh")
+    host.next_tuple()
+    time.sleep(0.3)  # it is gone before the next command is written
+    with pytest.raises(ComponentFailure, match="exited with code 4; stderr ends: no more input files") as failure:
+        host.next_tuple()
+    assert isinstance(failure.value.original, SubprocessDied)
+
+
+@pytest.mark.timeout(30)
+def test_wake_that_raises_does_not_stop_the_bridge(start, collector, wait_until):
+    def wake():
+        raise RuntimeError("engine bug")
+
+    host = start("bolt", "bash", "bolt.sh", wake=wake)
+    host.execute(host.make_tuple("1", "src", "default", 1, ["x"]))
+    wait_until(lambda: collector.of("ack"), poll=host.poll)
+
+
+@pytest.mark.timeout(30)
 def test_spout_sending_a_bolt_command_fails_naming_it(start):
     host = start("spout", "bash", "badspout.sh")
     with pytest.raises(ComponentFailure, match="Unknown command received: 'ack'") as failure:
