@@ -14,7 +14,7 @@ heartbeat timer judges it; a silent process fails the task.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from .dispatch import MessageDispatcher
 from .errors import HeartbeatTimeout, PipeClosed
@@ -36,7 +36,7 @@ class ShellSpoutHost:
     """
 
     def __init__(self, process: ShellProcess, dispatcher: MessageDispatcher, component: str, task_id: Any,
-                 timeout: float, on_close: Any = None) -> None:
+                 timeout: float, on_close: Callable[[], None] | None = None) -> None:
         self.process = process
         self.component = component
         self.task_id = task_id

@@ -298,6 +298,23 @@ class SleepySpout(Spout):
         import time
         time.sleep(60)
 ''',
+    "ours.py": '''
+from compat.storm_api.bolt import Bolt
+from compat.storm_api.spout import Spout
+
+class UpperBolt(Bolt):
+    outputs = ["word"]
+
+    def process(self, tup):
+        self.emit([tup.values.line.upper()])
+
+
+class OneSpout(Spout):
+    outputs = ["n"]
+
+    def next_tuple(self):
+        self.emit([1], tup_id="one")
+''',
     "broken.py": '''
 import no_such_module_anywhere
 ''',

@@ -54,7 +54,7 @@ def test_child_runs_in_its_own_session(tmp_path):
 
 
 @pytest.mark.timeout(30)
-def test_close_reaps_the_process_and_removes_the_pid_dir(start):
+def test_close_ends_the_process_with_an_orderly_stdin_eof(start):
     host = start("bolt", "streamparse_run", "bolts.SplitBolt")
     pid = host.pid
     started = time.monotonic()
