@@ -154,9 +154,12 @@ PARENT = textwrap.dedent("""
 
 
 @pytest.mark.timeout(40)
-def test_child_busy_in_user_code_dies_with_its_parent(components):
+def test_child_busy_in_user_code_dies_with_its_parent(components, tmp_path):
     """Mechanism 2: the child never reads stdin again, so only the signal can stop it."""
-    parent = subprocess.Popen([sys.executable, "-c", PARENT, str(components)], cwd=REPO, stdout=subprocess.PIPE)
+    # The killed parent cannot remove its pid dir: keep it under tmp_path.
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    parent = subprocess.Popen([sys.executable, "-c", PARENT, str(components)], cwd=REPO, stdout=subprocess.PIPE,
+                              env=env)
     child = None
     try:
         child = int(parent.stdout.readline())
