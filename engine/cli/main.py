@@ -41,12 +41,14 @@ def main() -> None:
               help="Where per-task logs go (default: PROJECT/logs).")
 @click.option("--capture", type=click.Path(path_type=Path),
               help="Write every tuple emitted on a leaf stream to this JSON-lines file.")
+@click.option("--multilang", is_flag=True,
+              help="Run Python components as subprocesses over Storm's multi-lang protocol.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @click.option("--traceback", "show_traceback", is_flag=True, help="Show tracebacks of errors.")
 def run_command(project: Path, name: str | None, env: str | None, engine: str, time_limit: float,
                 options: tuple[str, ...], ackers: int | None, workers: int | None, debug: bool,
                 config_file: Path | None, log_dir: Path | None, capture: Path | None,
-                as_json: bool, show_traceback: bool) -> None:
+                multilang: bool, as_json: bool, show_traceback: bool) -> None:
     """Run PROJECT (a streamparse project directory or a topology file) in the foreground.
 
     Like `sparse run`: -n picks topologies/NAME.py, -e the environment, and options merge
@@ -60,7 +62,8 @@ def run_command(project: Path, name: str | None, env: str | None, engine: str, t
         code = run_foreground(project=project, name=name, env=env, engine=engine,
                               time_limit=time_limit, options=options, ackers=ackers,
                               workers=workers, debug=debug, config_file=config_file,
-                              log_dir=log_dir, capture=capture, as_json=as_json)
+                              log_dir=log_dir, capture=capture, multilang=multilang,
+                              as_json=as_json)
     except cli_errors.USER_ERRORS as exc:
         _fail(exc, 2, show_traceback)
     except cli_errors.RUN_ERRORS as exc:

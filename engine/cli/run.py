@@ -20,7 +20,8 @@ log = logging.getLogger("heron.cli")
 def run_foreground(*, project: Path, name: str | None, env: str | None, engine: str,
                    time_limit: float, options: tuple[str, ...], ackers: int | None,
                    workers: int | None, debug: bool, config_file: Path | None,
-                   log_dir: Path | None, capture: Path | None, as_json: bool) -> int:
+                   log_dir: Path | None, capture: Path | None, as_json: bool,
+                   multilang: bool = False) -> int:
     """Run the topology in the foreground; returns the process exit code."""
     if engine == "heron":
         from compat.storm_api.project import ProjectError
@@ -32,11 +33,16 @@ def run_foreground(*, project: Path, name: str | None, env: str | None, engine: 
                            workers=workers, debug=debug)
     for note in loaded.notes:
         log.info("%s", note)
+    if multilang and not time_limit:
+        log.warning("spouts running as multi-lang subprocesses cannot report that they are "
+                    "exhausted: the run goes on until --time passes or Ctrl-C")
     topology = loaded.plan.name
     log_dir = log_dir or loaded.project.root / "logs"
     console = make_console()
     cluster = LocalCluster(loaded.compiled, log_dir=log_dir,
-                           capture=OutputCapture(jsonl=capture))
+                           capture=OutputCapture(jsonl=capture), multilang=multilang,
+                           shell_cwd=loaded.project.root / "src",
+                           multilang_serializer=str(loaded.project.config.get("serializer") or "json"))
     label = f"{topology} [storm engine]"
     with Live(status_renderable(cluster.snapshot(), 0.0, label), console=console,
               refresh_per_second=4, transient=True) as live:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import logging
 import queue
+import shlex
+import sys
 import random
 import tempfile
 import threading
@@ -27,7 +29,7 @@ from compat.storm_api.local.executors import (
 from compat.storm_api.local.layout import ACKER_COMPONENT, assign_tasks, build_context
 from compat.storm_api.local.logs import close_logger, task_logger
 from compat.storm_api.local.routing import build_routes
-from compat.storm_api.local.runtime import TICK, Runtime
+from compat.storm_api.local.runtime import POLL, TICK, Runtime
 from compat.storm_api.local.stats import ComponentStats, aggregate
 from engine.serialization import serializer_for_config
 
@@ -57,7 +59,9 @@ class LocalCluster:
 
     def __init__(self, compiled: Any, *, log_dir: Path | None = None,
                  capture: OutputCapture | None = None, seed: int | None = None,
-                 on_task_failure: Callable[[str], None] | None = None) -> None:
+                 on_task_failure: Callable[[str], None] | None = None,
+                 multilang: bool = False, shell_cwd: Path | None = None,
+                 multilang_serializer: str = "json") -> None:
         self.plan = compiled.plan
         self.classes: Mapping[str, type] = compiled.component_classes
         self.conf = with_defaults(self.plan.config)
@@ -65,6 +69,11 @@ class LocalCluster:
         self.reliability = reliability(self.conf)
         self.log_dir = Path(log_dir) if log_dir else Path(tempfile.mkdtemp(prefix="heron-storm-"))
         self.capture = capture or OutputCapture()
+        #: run Python components that have a shell spec (streamparse's) as subprocesses
+        self.multilang = multilang
+        #: where shell components start (the project's src/, as Storm's resources dir)
+        self.shell_cwd = shell_cwd
+        self.multilang_serializer = multilang_serializer
         self._rng = random.Random(seed)
         self._on_task_failure = on_task_failure or (lambda line: log.error("%s", line))
         self._fatal: BaseException | None = None
@@ -89,12 +98,6 @@ class LocalCluster:
 
     def start(self) -> None:
         plan = self.plan
-        for comp in plan.components.values():
-            if comp.name not in self.classes:
-                raise LocalEngineError(
-                    f"component {comp.name!r} is a shell component ({comp.shell}); "
-                    "shell components need the multi-lang bridge, which this engine does "
-                    "not have yet")
         num_tasks = {c.name: self._num_tasks(c) for c in plan.components.values()}
         layout = assign_tasks(plan, num_tasks, self.reliability.ackers)
         self.layout = layout
@@ -142,22 +145,28 @@ class LocalCluster:
         return conf
 
     def _start_component(self, rt: Runtime, comp: Any, layout: Any, capacity: int) -> None:
-        cls = self.classes[comp.name]
         conf = self._component_conf(comp)
         task_ids = layout.tasks_by_component[comp.name]
+        shell = self._shell_command(comp)
+        executors = 0 if comp.kind == "spout" else min(comp.parallelism, len(task_ids))
+        inboxes: dict[int, queue.Queue] = {}
+        for i in range(executors):
+            inbox: queue.Queue = queue.Queue(maxsize=capacity)
+            for task_id in task_ids[i::executors]:
+                inboxes[task_id] = inbox
+                rt.task_queues[task_id] = inbox
         hosted_tasks = []
         for task_id in task_ids:
             context = build_context(self.plan, layout, comp.name, task_id)
             logger = task_logger(conf, self.log_dir, self.plan.name, comp.name, task_id)
-
-            def factory(collector: Any, cls: type = cls, conf: dict = conf,
-                        context: dict = context, logger: logging.Logger = logger) -> Any:
-                from compat.storm_api.hosting import host_component
-
-                return host_component(cls, dict(conf), context, collector, logger)
-
+            if shell is None:
+                factory = self._python_factory(self.classes[comp.name], conf, context, logger)
+            else:
+                factory = self._shell_factory(comp.kind, shell, conf, context, logger,
+                                              inboxes.get(task_id), task_id)
             task = HostedTask(rt, comp.name, task_id, comp.kind == "spout", factory, logger,
                               self._on_task_failure)
+            task.shell = shell is not None
             self.tasks.append(task)
             task.start()
             hosted_tasks.append(task)
@@ -168,16 +177,59 @@ class LocalCluster:
                 self.spouts.append(executor)
                 self._threads.append(executor)
             return
-        executors = min(comp.parallelism, len(hosted_tasks))
         for i in range(executors):
             mine = hosted_tasks[i::executors]
-            inbox: queue.Queue = queue.Queue(maxsize=capacity)
-            for task in mine:
-                rt.task_queues[task.task] = inbox
-            self._threads.append(BoltExecutor(rt, mine, inbox, self._fatal_error))
+            self._threads.append(BoltExecutor(rt, mine, inboxes[mine[0].task], self._fatal_error))
         freq = tick_frequency(conf)
         if freq:
             self._tick_plan.append((freq, [t.task for t in hosted_tasks]))
+
+    def _shell_command(self, comp: Any) -> tuple[str, str] | None:
+        """(command, script) when the component runs as a multi-lang subprocess, else None."""
+        in_process = comp.name in self.classes
+        if in_process and not (self.multilang and comp.shell):
+            return None
+        if not comp.shell:
+            raise LocalEngineError(f"component {comp.name!r} has neither a Python class nor a "
+                                   "shell command to run")
+        command, script = comp.shell
+        if command == "streamparse_run":
+            # Our equivalent of streamparse_run, with this interpreter: it runs streamparse
+            # and compat.storm_api classes alike, and needs nothing else on PATH.
+            command = f"{shlex.quote(sys.executable)} -m compat.storm_api.run"
+            if self.multilang_serializer != "json":
+                script = f"-s {self.multilang_serializer} {script}"
+        return command, script
+
+    @staticmethod
+    def _python_factory(cls: type, conf: dict, context: dict,
+                        logger: logging.Logger) -> Callable[[Any], Any]:
+        def factory(collector: Any) -> Any:
+            from compat.storm_api.hosting import host_component
+
+            return host_component(cls, dict(conf), context, collector, logger)
+
+        return factory
+
+    def _shell_factory(self, kind: str, shell: tuple[str, str], conf: dict, context: dict,
+                       logger: logging.Logger, inbox: queue.Queue | None,
+                       task_id: int) -> Callable[[Any], Any]:
+        from compat.storm_api.multilang import host_shell_component
+
+        def wake() -> None:
+            if inbox is not None:
+                try:
+                    inbox.put_nowait((POLL, task_id))
+                except queue.Full:
+                    pass  # the executor is busy anyway and polls between items
+
+        def factory(collector: Any) -> Any:
+            return host_shell_component(
+                kind, shell[0], shell[1], dict(conf), context, collector, logger,
+                cwd=self.shell_cwd or Path.cwd(), serializer=self.multilang_serializer,
+                wake=wake)
+
+        return factory
 
     def _start_ticks(self, rt: Runtime) -> None:
         plan = list(self._tick_plan)
@@ -214,8 +266,13 @@ class LocalCluster:
     def finished(self) -> bool:
         """Every spout exhausted with nothing tracked pending, and every queue drained."""
         rt = self.runtime
-        return (rt is not None and bool(self.spouts)
-                and all(s.done for s in self.spouts) and rt.idle())
+        # shell bolts answer asynchronously: an input they have not acked may still emit
+        return bool(self.spouts) and all(s.done for s in self.spouts) and self._quiet()
+
+    def _quiet(self) -> bool:
+        rt = self.runtime
+        return (rt is not None and rt.idle()
+                and not any(t.shell and t.collector.inputs for t in self.tasks))
 
     def snapshot(self) -> dict[str, ComponentStats]:
         kinds = {c.name: c.kind for c in self.plan.components.values()}
@@ -223,8 +280,11 @@ class LocalCluster:
 
     def run(self, time_limit: float | None = None,
             on_progress: Callable[[dict[str, ComponentStats], float], None] | None = None,
-            progress_interval: float = 0.25) -> RunResult:
-        """Run until finished, ``time_limit`` seconds (None or 0: no limit), or Ctrl-C."""
+            progress_interval: float = 0.25,
+            until: Callable[[dict[str, ComponentStats]], bool] | None = None) -> RunResult:
+        """Run until finished, ``time_limit`` seconds (None or 0: no limit), Ctrl-C, or
+        ``until(stats)`` is true with nothing in flight (for spouts that cannot report
+        exhaustion, such as multi-lang subprocesses)."""
         if not self._started:
             self.start()
         began = time.monotonic()
@@ -237,7 +297,8 @@ class LocalCluster:
                     reason, error = "error", str(self._fatal)
                     break
                 now = time.monotonic()
-                if self.finished():
+                if self.finished() or (until is not None and self._quiet()
+                                       and until(self.snapshot())):
                     stable += 1
                     if stable >= 2:
                         break

@@ -20,7 +20,7 @@ from typing import Any, Callable
 from compat.storm_api.exceptions import ComponentFailure
 from compat.storm_api.local.collector import InputRecord, TaskCollector
 from compat.storm_api.local.rotating_map import RotatingMap
-from compat.storm_api.local.runtime import TICK, TUPLE, Runtime
+from compat.storm_api.local.runtime import POLL, TICK, TUPLE, Runtime
 from compat.storm_api.local.stats import TaskStats
 
 log = logging.getLogger("heron.storm")
@@ -48,6 +48,8 @@ class HostedTask:
         self._factory = factory
         self._report_failure = report_failure
         self.hosted: Any = None
+        #: True when the task runs as a multi-lang subprocess
+        self.shell = False
 
     def start(self) -> None:
         failures = 0
@@ -90,7 +92,14 @@ class BoltExecutor(threading.Thread):
         self.tasks = {t.task: t for t in tasks}
         self.inbox = inbox
         self._on_fatal = on_fatal
-        self._tick_freq: dict[int, float] = {}
+        #: tasks whose host must be polled (shell bolts answer asynchronously)
+        self.polled = [t for t in tasks if t.shell]
+
+    def _poll(self, task: HostedTask) -> None:
+        try:
+            task.hosted.poll()
+        except ComponentFailure as failure:
+            task.restart(failure)
 
     def run(self) -> None:
         rt = self.runtime
@@ -98,6 +107,7 @@ class BoltExecutor(threading.Thread):
         tasks = self.tasks
         loads = rt.serializer.loads
         stopping = rt.stopping
+        polled = self.polled
         try:
             while True:
                 try:
@@ -105,9 +115,14 @@ class BoltExecutor(threading.Thread):
                 except queue.Empty:
                     if stopping.is_set():
                         return
+                    for task in polled:
+                        self._poll(task)
                     continue
                 try:
                     task = tasks[item[1]]
+                    if item[0] == POLL:
+                        self._poll(task)
+                        continue
                     if item[0] == TUPLE:
                         _, _, source, stream, source_task, payload, edge, roots = item
                         tup_id = str(getrandbits(63))

@@ -18,6 +18,7 @@ from compat.storm_api.local.routing import StreamRoute
 #: Kinds of item on a bolt executor's queue.
 TUPLE = 0
 TICK = 1
+POLL = 2  # a shell bolt's subprocess sent something: poll its host
 
 
 class Runtime:
