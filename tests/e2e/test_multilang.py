@@ -102,3 +102,42 @@ def test_a_crashing_subprocess_is_reported_and_restarted(tmp_path):
         cluster.run(time_limit=8, until=lambda s: s["words"].emitted == 15)
     assert failures and "exited with code 3" in failures[0]
     assert cluster.snapshot()["upper"].restarts >= 1
+
+
+def test_tuples_lost_with_a_crashed_subprocess_time_out_and_are_replayed(tmp_path):
+    # crashes on the first "owl" it ever sees (a marker file survives the restart)
+    (tmp_path / "crash_once.sh").write_text(BASH_UPPER.replace(
+        "    *) word=",
+        '    *"owl"*) if [ ! -e crashed ]; then touch crashed; exit 3; fi\n'
+        '       printf \'{"command": "emit", "anchors": ["%s"], "tuple": ["OWL"]}\\nend\\n\' "$id"\n'
+        '       read -r ids; read -r end_line\n'
+        '       printf \'{"command": "ack", "id": "%s"}\\nend\\n\' "$id" ;;\n'
+        "    *) word="))
+
+    from tests.compat.storm_api.local.engine_topologies import TrackedNumberSpout
+
+    class OwlIds(TrackedNumberSpout):
+        outputs = ["word"]
+
+        def next_tuple(self):
+            if self.i < self.limit:
+                self.emit([["dog", "cat", "owl"][self.i % 3]], tup_id=self.i)
+                self.i += 1
+
+    class T(Topology):
+        words = OwlIds.spec()
+        upper = ShellBolt.spec(command="bash", script="crash_once.sh", inputs=[words],
+                               outputs=["word"])
+
+    failures = []
+    capture = OutputCapture(keep_all=True)
+    compiled = compile_topology(T, config={"test.limit": 12, "topology.message.timeout.secs": 1})
+    with LocalCluster(compiled, capture=capture, shell_cwd=tmp_path, log_dir=tmp_path / "logs",
+                      on_task_failure=failures.append) as cluster:
+        result = cluster.run(time_limit=60)
+    assert result.reason == "finished"
+    assert failures and "exited with code 3" in failures[0]
+    assert result.components["words"].acked == 12
+    assert result.components["words"].failed >= 1
+    out = collections.Counter(v[0] for v in capture.streams[("upper", "default")].tuples)
+    assert out["OWL"] >= 4 and out["DOG"] >= 4 and out["CAT"] >= 4
