@@ -115,7 +115,7 @@ class LocalCluster:
         try:
             for comp in plan.components.values():
                 self._start_component(rt, comp, layout, capacity)
-            for task_id in enumerate(layout.tasks_by_component.get(ACKER_COMPONENT, [])):
+            for task_id in layout.tasks_by_component.get(ACKER_COMPONENT, []):
                 inbox: queue.Queue = queue.Queue()  # bounded by tuples in flight
                 rt.task_queues[task_id] = inbox
                 rt.acker_tasks.append(task_id)

@@ -299,3 +299,34 @@ def test_unreliable_emits_are_never_acked_or_failed():
 
     result = run(T)
     assert result.components["nums"].acked == 0 and result.components["nums"].failed == 0
+
+
+def test_a_component_whose_initialize_always_raises_stops_the_run_with_its_name():
+    from compat.storm_api.local.executors import FatalRunError
+
+    class Broken(Bolt):
+        outputs = ["n"]
+
+        def initialize(self, conf, ctx):
+            raise KeyError("missing.setting")
+
+        def process(self, tup):
+            pass
+
+    class T(Topology):
+        nums = NumberSpout.spec()
+        broken = Broken.spec(inputs=[nums])
+
+    with pytest.raises(FatalRunError, match=r"component 'broken' task \d+ failed to initialize"):
+        run(T)
+
+
+def test_acker_tasks_are_numbered_like_storm_tasks():
+    class T(Topology):
+        nums = NumberSpout.spec()
+        tag = TaskTagBolt.spec(inputs=[nums])
+
+    compiled = compile_topology(T, config={"topology.acker.executors": 2})
+    with LocalCluster(compiled) as cluster:
+        assert cluster.layout.tasks_by_component["__acker"] == [1, 2]
+        assert sorted(cluster.runtime.acker_tasks) == [1, 2]
