@@ -1,0 +1,64 @@
+"""Heron's FirstFitDecreasingPacking: as few containers as the declared resources allow.
+
+Instances are sorted by RAM, largest first (ties: CPU, then component and index), and
+each goes into the first container with room. A container holds at most the maximum
+container size (``topology.container.max.{ram,cpu,disk}.hint``, default four default
+instances, Heron's default density) less ``topology.container.padding.percentage``
+(default 10). An instance larger than a whole container is an error naming it.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any, Mapping
+
+from engine.packing.errors import PackingError
+from engine.packing.plan import ContainerPlan, InstancePlan, PackingPlan
+from engine.packing.resources import (
+    DEFAULT_INSTANCE_CPU, DEFAULT_INSTANCE_DISK, DEFAULT_INSTANCE_RAM, Resource,
+    component_resources)
+from engine.packing.tasks import assign_task_ids
+
+INSTANCES_PER_CONTAINER = 4
+
+
+def max_container(conf: Mapping[str, Any]) -> Resource:
+    return Resource(
+        int(conf.get("topology.container.max.ram.hint", INSTANCES_PER_CONTAINER * DEFAULT_INSTANCE_RAM)),
+        float(conf.get("topology.container.max.cpu.hint", INSTANCES_PER_CONTAINER * DEFAULT_INSTANCE_CPU)),
+        int(conf.get("topology.container.max.disk.hint", INSTANCES_PER_CONTAINER * DEFAULT_INSTANCE_DISK)))
+
+
+def pack_first_fit_decreasing(plan: Any, conf: Mapping[str, Any] | None = None) -> PackingPlan:
+    conf = dict(plan.config) if conf is None else conf
+    task_ids = assign_task_ids(plan)
+    resources = component_resources(conf, task_ids)
+    pad = float(conf.get("topology.container.padding.percentage", 10))
+    if not 0 <= pad < 100:
+        raise PackingError(f"topology.container.padding.percentage must be in [0, 100), got {pad!r}")
+    limit = max_container(conf)
+    capacity = limit.scaled(1 - pad / 100)
+    instances = [InstancePlan(component, task, index, resources[component])
+                 for component, ids in task_ids.items() for index, task in enumerate(ids)]
+    instances.sort(key=lambda i: (-i.resource.ram, -i.resource.cpu, i.component, i.component_index))
+    containers: list[ContainerPlan] = []
+    for inst in instances:
+        if not inst.resource.fits_in(capacity):
+            raise PackingError(
+                f"component {inst.component!r}: one instance needs {_describe(inst.resource)}, "
+                f"more than a container can hold ({_describe(capacity)} after "
+                f"{pad:g}% padding); raise topology.container.max.*.hint or lower the "
+                "component's declared resources")
+        for container in containers:
+            if (container.used + inst.resource).fits_in(capacity):
+                container.instances.append(inst)
+                break
+        else:
+            containers.append(ContainerPlan(id=len(containers) + 1, instances=[inst]))
+    for container in containers:
+        container.required = container.used.scaled(1 + pad / 100)
+    return PackingPlan(f"{plan.name}-{uuid.uuid4().hex[:12]}", containers)
+
+
+def _describe(r: Resource) -> str:
+    return f"ram {r.ram / 2**20:.0f} MiB, cpu {r.cpu:g}, disk {r.disk / 2**20:.0f} MiB"

@@ -1,0 +1,59 @@
+"""Heron's RoundRobinPacking: instances dealt over a fixed number of containers.
+
+The container count is ``topology.stmgrs`` (Heron) or ``topology.workers`` (Storm), at
+least 1 and at most the number of instances. Components are dealt in order of declared
+RAM, largest first (ties: CPU, then name), and every container is sized like the largest
+one plus padding, as Heron does.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any, Mapping
+
+from engine.packing.errors import PackingError
+from engine.packing.plan import ContainerPlan, InstancePlan, PackingPlan
+from engine.packing.resources import GIB, Resource, component_resources
+from engine.packing.tasks import assign_task_ids
+
+#: Heron's default per-container padding (room for the Stream Manager and Metrics Manager).
+DEFAULT_PADDING = Resource(ram=2 * GIB, cpu=1.0, disk=12 * GIB)
+
+
+def container_count(conf: Mapping[str, Any], instances: int) -> int:
+    for key in ("topology.stmgrs", "topology.workers"):
+        value = conf.get(key)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise PackingError(f"{key} must be a positive int, got {value!r}")
+        return min(value, instances)
+    return 1
+
+
+def padding(conf: Mapping[str, Any]) -> Resource:
+    return Resource(int(conf.get("topology.container.padding.ram", DEFAULT_PADDING.ram)),
+                    float(conf.get("topology.container.padding.cpu", DEFAULT_PADDING.cpu)),
+                    int(conf.get("topology.container.padding.disk", DEFAULT_PADDING.disk)))
+
+
+def pack_round_robin(plan: Any, conf: Mapping[str, Any] | None = None) -> PackingPlan:
+    conf = dict(plan.config) if conf is None else conf
+    task_ids = assign_task_ids(plan)
+    resources = component_resources(conf, task_ids)
+    total = sum(len(ids) for ids in task_ids.values())
+    if total == 0:
+        raise PackingError(f"topology {plan.name!r} has no instances to pack")
+    n = container_count(conf, total)
+    containers = [ContainerPlan(id=i + 1) for i in range(n)]
+    order = sorted(task_ids, key=lambda c: (-resources[c].ram, -resources[c].cpu, c))
+    slot = 0
+    for component in order:
+        for index, task in enumerate(task_ids[component]):
+            containers[slot % n].instances.append(
+                InstancePlan(component, task, index, resources[component]))
+            slot += 1
+    size = Resource.largest(c.used for c in containers) + padding(conf)
+    for container in containers:
+        container.required = size
+    return PackingPlan(f"{plan.name}-{uuid.uuid4().hex[:12]}", containers)
