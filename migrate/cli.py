@@ -1,10 +1,109 @@
-"""``heron-migrate``: placeholder entry point until the migrator lands."""
+"""``heron-migrate``: move a streamparse project onto ``compat.storm_api``.
+
+Modes: default prints a unified diff and writes nothing; ``--check`` only says whether
+migration is needed; ``--write`` rewrites files in place (atomically).
+
+Exit codes: 0 nothing to do (or, with ``--write``, done); 1 changes needed (diff mode and
+``--check``, including ERROR findings that need a person); 2 errors (a file failed to
+read or parse, a bad option).
+"""
 
 from __future__ import annotations
 
+import difflib
 import sys
+from pathlib import Path
+
+import click
+
+from migrate.errors import MigrationError
+from migrate.files import atomic_write
+from migrate.findings import Level
+from migrate.project import FileOutcome, Status, migrate_tree
+from migrate.rules import RULES, select_rules
+
+EXIT_OK, EXIT_CHANGES, EXIT_ERROR = 0, 1, 2
+
+
+def _split(value: str) -> list[str]:
+    return [part.strip() for part in value.split(",") if part.strip()]
+
+
+def _diff(outcome: FileOutcome, display: str) -> str:
+    return "".join(difflib.unified_diff(
+        outcome.original.splitlines(keepends=True), outcome.migrated.splitlines(keepends=True),
+        fromfile=f"a/{display}", tofile=f"b/{display}"))
+
+
+def _display(outcome: FileOutcome, root: Path) -> str:
+    base = root if root.is_dir() else root.parent
+    return str(outcome.path.relative_to(base))
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("path", required=False, type=click.Path(exists=True, path_type=Path))
+@click.option("--check", is_flag=True, help="Exit 1 when migration is needed, 0 when not; print nothing else.")
+@click.option("--write", is_flag=True, help="Rewrite files in place.")
+@click.option("--list-rules", is_flag=True, help="List the rule ids and what they do.")
+@click.option("--only", default="", metavar="RULE,...", help="Run only these rules.")
+@click.option("--skip", default="", metavar="RULE,...", help="Do not run these rules.")
+def command(path: Path | None, check: bool, write: bool, list_rules: bool, only: str,
+            skip: str) -> None:
+    """Migrate the streamparse project or file at PATH to compat.storm_api."""
+    if list_rules:
+        for rule_id, rule in RULES.items():
+            click.echo(f"{rule_id}\t{rule.DESCRIPTION}")
+        sys.exit(EXIT_OK)
+    if path is None:
+        raise click.UsageError("PATH is required")
+    if check and write:
+        raise click.UsageError("--check and --write are exclusive")
+    try:
+        rules = select_rules(_split(only), _split(skip))
+    except MigrationError as exc:
+        raise click.UsageError(str(exc)) from exc
+    outcomes = migrate_tree(path, rules)
+    sys.exit(_report(outcomes, path, check=check, write=write))
+
+
+def _report(outcomes: list[FileOutcome], root: Path, *, check: bool, write: bool) -> int:
+    """Print diffs, findings and failures, write if asked, and return the exit code."""
+    failed = [o for o in outcomes if o.status is Status.FAILED]
+    changed = [o for o in outcomes if o.status is Status.CHANGED]
+    manual = [f for o in outcomes for f in o.findings if f.level is not Level.INFO]
+    for outcome in changed:
+        display = _display(outcome, root)
+        if write:
+            atomic_write(outcome.path, outcome.migrated)
+            click.echo(f"rewrote {display}", err=True)
+        elif check:
+            click.echo(f"would rewrite {display}", err=True)
+        else:
+            click.echo(_diff(outcome, display), nl=False)
+    for finding in manual:
+        click.echo(finding.headline(), err=True)
+        if finding.manual:
+            click.echo(f"    to do: {finding.manual}", err=True)
+    for outcome in failed:
+        click.echo(f"failed: {outcome.error}", err=True)
+        if outcome.hint:
+            click.echo(f"    hint: {outcome.hint}", err=True)
+    verb = "rewritten" if write else "to change"
+    click.echo(f"{len(outcomes)} files scanned, {len(changed)} {verb}, "
+               f"{len(outcomes) - len(changed) - len(failed)} unchanged, {len(failed)} failed",
+               err=True)
+    if failed:
+        return EXIT_ERROR
+    needs_person = any(f.level is Level.ERROR for f in manual)
+    if not write and (changed or needs_person):
+        return EXIT_CHANGES
+    return EXIT_OK
 
 
 def main() -> None:
-    sys.stderr.write("heron-migrate: not available in this version yet\n")
-    sys.exit(2)
+    """Console-script entry point."""
+    command()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,54 @@
+"""Migrate every Python file under a path and say, per file, what happened."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+from migrate.errors import MigrationError, SourceUnparseable
+from migrate.files import iter_python_files, read_source
+from migrate.findings import Finding
+from migrate.rules.base import Rule
+from migrate.transform import transform_source
+
+
+class Status(str, enum.Enum):
+    """Outcome of one file."""
+
+    UNCHANGED = "unchanged"
+    CHANGED = "changed"
+    FAILED = "failed"
+
+
+@dataclass
+class FileOutcome:
+    """One file's result: its old and new text (when readable), findings, or the failure."""
+
+    path: Path
+    status: Status
+    original: str = ""
+    migrated: str = ""
+    findings: list[Finding] = field(default_factory=list)
+    error: str = ""
+    hint: str = ""
+
+
+def migrate_file(path: Path, rules: Sequence[type[Rule]], display: str) -> FileOutcome:
+    """Migrate one file in memory; failures become a FAILED outcome, never an exception."""
+    try:
+        original = read_source(path)
+        result = transform_source(original, display, rules)
+    except SourceUnparseable as exc:
+        return FileOutcome(path, Status.FAILED, error=str(exc), hint=exc.hint)
+    except MigrationError as exc:
+        return FileOutcome(path, Status.FAILED, error=str(exc))
+    status = Status.CHANGED if result.code != original else Status.UNCHANGED
+    return FileOutcome(path, status, original, result.code, result.findings)
+
+
+def migrate_tree(root: Path, rules: Sequence[type[Rule]]) -> list[FileOutcome]:
+    """Outcomes for every Python file under ``root`` (or ``root`` itself), paths shown relative."""
+    base = root if root.is_dir() else root.parent
+    return [migrate_file(p, rules, str(p.relative_to(base))) for p in iter_python_files(root)]

@@ -1,0 +1,22 @@
+"""The registry of migration rules, in the order they run."""
+
+from __future__ import annotations
+
+from migrate.errors import UnknownRule
+from migrate.rules.base import Rule
+from migrate.rules.imports import ImportsRule
+
+RULES: dict[str, type[Rule]] = {rule.RULE_ID: rule for rule in (ImportsRule,)}
+
+
+def select_rules(only: list[str] | None = None, skip: list[str] | None = None) -> list[type[Rule]]:
+    """The rules to run for ``--only``/``--skip``; an unknown id is an error, not ignored."""
+    unknown = [r for r in (only or []) + (skip or []) if r not in RULES]
+    if unknown:
+        raise UnknownRule(f"unknown rule id(s): {', '.join(unknown)}; "
+                          f"known: {', '.join(RULES)} (see --list-rules)")
+    chosen = [RULES[r] for r in RULES if not only or r in only]
+    return [rule for rule in chosen if rule.RULE_ID not in (skip or [])]
+
+
+__all__ = ["RULES", "Rule", "select_rules"]

@@ -1,0 +1,58 @@
+"""Run the selected rules over one source text: parse, transform, re-parse the output.
+
+No file I/O here, so the guarantees (unparseable input never transformed, output always
+re-parsed) are testable on strings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import libcst as cst
+from libcst.codemod import CodemodContext, SkipFile
+
+from migrate.errors import OutputInvalid, SourceUnparseable
+from migrate.findings import Finding
+from migrate.py2 import python2_hint
+from migrate.rules.base import Rule
+
+
+@dataclass
+class Transformed:
+    """The migrated text and what the rules found while producing it."""
+
+    code: str
+    findings: list[Finding] = field(default_factory=list)
+
+
+def parse(code: str, path: str) -> cst.Module:
+    """Parse ``code`` or raise :class:`SourceUnparseable` with location and a Python 2 hint."""
+    try:
+        return cst.parse_module(code)
+    except cst.ParserSyntaxError as exc:
+        raise SourceUnparseable(f"{path}:{exc.raw_line}:{exc.raw_column + 1}: does not parse: "
+                                f"{exc.message}", exc.raw_line, exc.raw_column + 1,
+                                python2_hint(code)) from exc
+
+
+def transform_source(code: str, path: str, rules: Sequence[type[Rule]]) -> Transformed:
+    """Apply ``rules`` in order to ``code``; the result is guaranteed to parse."""
+    tree = parse(code, path)
+    findings: list[Finding] = []
+    for rule_cls in rules:
+        rule = rule_cls(CodemodContext(filename=path))
+        try:
+            tree = rule.transform_module(tree)
+        except SkipFile:
+            continue
+        findings.extend(rule.findings)
+    new_code = tree.code
+    if new_code != code:
+        try:
+            cst.parse_module(new_code)
+            compile(new_code, path, "exec", dont_inherit=True)
+        except (cst.ParserSyntaxError, SyntaxError) as exc:
+            raise OutputInvalid(f"{path}: migrated code does not parse ({exc}); "
+                                "file left unchanged, please report this") from exc
+    return Transformed(new_code, findings)
