@@ -1,0 +1,113 @@
+"""The ``heron-migrate`` command: modes, exit codes, and files it must never touch."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from migrate.cli import command
+
+OLD = "from streamparse import Bolt  # base\n\n\nclass B(Bolt):\n    pass\n"
+NEW = "from compat.storm_api import Bolt  # base\n\n\nclass B(Bolt):\n    pass\n"
+
+
+def run(*args: str):
+    return CliRunner().invoke(command, [str(a) for a in args])
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "bolt.py").write_text(OLD)
+    (tmp_path / "src" / "plain.py").write_text("import os\n")
+    return tmp_path
+
+
+def test_default_mode_prints_diff_writes_nothing_and_exits_1(project: Path) -> None:
+    result = run(project)
+    assert result.exit_code == 1
+    assert "-from streamparse import Bolt  # base" in result.stdout
+    assert "+from compat.storm_api import Bolt  # base" in result.stdout
+    assert "--- a/src/bolt.py" in result.stdout
+    assert (project / "src" / "bolt.py").read_text() == OLD
+
+
+def test_check_exits_1_when_needed_and_0_after_write(project: Path) -> None:
+    assert run("--check", project).exit_code == 1
+    assert (project / "src" / "bolt.py").read_text() == OLD
+    assert run("--write", project).exit_code == 0
+    assert run("--check", project).exit_code == 0
+    assert run(project).stdout == ""
+
+
+def test_write_rewrites_in_place_keeping_mode(project: Path) -> None:
+    target = project / "src" / "bolt.py"
+    os.chmod(target, 0o750)
+    assert run("--write", project).exit_code == 0
+    assert target.read_text() == NEW
+    assert stat.S_IMODE(target.stat().st_mode) == 0o750
+    assert sorted(p.name for p in target.parent.iterdir()) == ["bolt.py", "plain.py"]
+
+
+def test_single_file_path_is_accepted(project: Path) -> None:
+    target = project / "src" / "bolt.py"
+    assert run("--write", target).exit_code == 0
+    assert target.read_text() == NEW
+
+
+def test_syntax_error_file_is_untouched_listed_and_exits_2(project: Path) -> None:
+    broken = project / "src" / "broken.py"
+    broken.write_text("from streamparse import Bolt\ndef f(:\n")
+    result = run("--write", project)
+    assert result.exit_code == 2
+    assert "failed: src/broken.py:2:" in result.output
+    assert broken.read_text() == "from streamparse import Bolt\ndef f(:\n"
+    assert (project / "src" / "bolt.py").read_text() == NEW  # the others are still migrated
+
+
+def test_python2_file_gets_a_python2_hint(project: Path) -> None:
+    old = project / "src" / "old.py"
+    old.write_text("from streamparse import Bolt\nprint 'hello'\n")
+    result = run("--check", project)
+    assert result.exit_code == 2
+    assert "hint: looks like Python 2" in result.output
+    assert old.read_text() == "from streamparse import Bolt\nprint 'hello'\n"
+
+
+def test_non_utf8_file_is_reported_not_touched(project: Path) -> None:
+    latin = project / "src" / "latin.py"
+    data = "from streamparse import Bolt\n# caf\xe9\n".encode("latin-1")
+    latin.write_bytes(data)
+    result = run("--write", project)
+    assert result.exit_code == 2
+    assert "not UTF-8" in result.output
+    assert latin.read_bytes() == data
+
+
+def test_list_rules_shows_ids_and_descriptions() -> None:
+    result = run("--list-rules")
+    assert result.exit_code == 0
+    assert result.stdout.startswith("imports\t")
+
+
+def test_skip_and_only_select_rules(project: Path) -> None:
+    assert run("--check", "--skip", "imports", project).exit_code == 0
+    assert run("--check", "--only", "imports", project).exit_code == 1
+
+
+def test_unknown_rule_id_is_a_usage_error(project: Path) -> None:
+    result = run("--only", "nope", project)
+    assert result.exit_code == 2
+    assert "unknown rule id(s): nope" in result.output
+
+
+def test_error_findings_are_printed_with_location(project: Path) -> None:
+    (project / "src" / "cli_use.py").write_text("import os\nimport streamparse.cli\n")
+    result = run("--check", project)
+    assert result.exit_code == 1
+    assert "src/cli_use.py:2:1: ERROR [imports] no compat.storm_api module for streamparse.cli" \
+        in result.output
