@@ -71,10 +71,16 @@ def _report(outcomes: list[FileOutcome], root: Path, *, check: bool, write: bool
     failed = [o for o in outcomes if o.status is Status.FAILED]
     changed = [o for o in outcomes if o.status is Status.CHANGED]
     manual = [f for o in outcomes for f in o.findings if f.level is not Level.INFO]
-    for outcome in changed:
+    for outcome in list(changed):
         display = _display(outcome, root)
         if write:
-            atomic_write(outcome.path, outcome.migrated)
+            try:
+                atomic_write(outcome.path, outcome.migrated)
+            except OSError as exc:
+                outcome.status, outcome.error = Status.FAILED, f"{display}: cannot write: {exc}"
+                changed.remove(outcome)
+                failed.append(outcome)
+                continue
             click.echo(f"rewrote {display}", err=True)
         elif check:
             click.echo(f"would rewrite {display}", err=True)

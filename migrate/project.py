@@ -9,7 +9,7 @@ from typing import Sequence
 
 from migrate.errors import MigrationError, SourceUnparseable
 from migrate.files import iter_python_files, read_source
-from migrate.findings import Finding
+from migrate.findings import Finding, Level
 from migrate.rules.base import Rule
 from migrate.transform import transform_source
 
@@ -36,7 +36,16 @@ class FileOutcome:
 
 
 def migrate_file(path: Path, rules: Sequence[type[Rule]], display: str) -> FileOutcome:
-    """Migrate one file in memory; failures become a FAILED outcome, never an exception."""
+    """Migrate one file in memory; failures become a FAILED outcome, never an exception.
+
+    A symlinked file is left alone: rewriting it would either replace the link with a
+    plain file or change a file outside the project.
+    """
+    if path.is_symlink():
+        return FileOutcome(path, Status.UNCHANGED, findings=[Finding(
+            path=display, line=0, col=0, level=Level.WARNING, rule_id="files",
+            message="symlink not followed; migrate the file it points to separately",
+            manual=f"run heron-migrate on {path.resolve()} if it belongs to this project")])
     try:
         original = read_source(path)
         result = transform_source(original, display, rules)

@@ -111,3 +111,30 @@ def test_error_findings_are_printed_with_location(project: Path) -> None:
     assert result.exit_code == 1
     assert "src/cli_use.py:2:1: ERROR [imports] no compat.storm_api module for streamparse.cli" \
         in result.output
+
+
+def test_symlinked_file_is_reported_and_left_a_link(project: Path, tmp_path_factory) -> None:
+    outside = tmp_path_factory.mktemp("outside") / "shared.py"
+    outside.write_text(OLD)
+    link = project / "src" / "shared.py"
+    link.symlink_to(outside)
+    result = run("--write", project)
+    assert result.exit_code == 0
+    assert link.is_symlink() and outside.read_text() == OLD
+    assert "symlink not followed" in result.output
+
+
+def test_symlink_loop_in_tree_does_not_hang(project: Path) -> None:
+    (project / "src" / "loop").symlink_to(project / "src")
+    assert run("--check", project).exit_code == 1
+
+
+def test_unwritable_file_is_a_failure_with_exit_2(project: Path, monkeypatch) -> None:
+    def refuse(path: Path, text: str) -> None:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr("migrate.cli.atomic_write", refuse)
+    result = run("--write", project)
+    assert result.exit_code == 2
+    assert "src/bolt.py: cannot write" in result.output
+    assert (project / "src" / "bolt.py").read_text() == OLD

@@ -192,3 +192,25 @@ class ImportsRuleTest(CodemodTest):
                 return   1
             """,
         )
+
+    def test_local_names_shadowing_streamparse_are_not_rewritten(self) -> None:
+        self.check(
+            """
+            def f(streamparse):
+                return streamparse.Bolt
+            import streamparse
+            class C:
+                streamparse = 1
+                def g(self):
+                    return streamparse.Spout
+            """,
+            """
+            def f(streamparse):
+                return streamparse.Bolt
+            import compat.storm_api
+            class C:
+                streamparse = 1
+                def g(self):
+                    return compat.storm_api.Spout
+            """,
+        )

@@ -36,3 +36,20 @@ def test_plain_syntax_error_gets_no_python2_hint() -> None:
 def test_skip_removes_a_rule_and_only_keeps_it() -> None:
     assert select_rules(skip=["imports"]) == []
     assert select_rules(only=["imports"]) == [RULES["imports"]]
+
+
+def test_output_that_does_not_compile_is_refused() -> None:
+    import libcst as cst
+
+    from migrate.errors import OutputInvalid
+    from migrate.rules.base import Rule
+
+    class BreaksCode(Rule):
+        RULE_ID = "breaks"
+        DESCRIPTION = "Turns module-level pass into return (invalid outside a function)."
+
+        def leave_Pass(self, original_node: cst.Pass, updated_node: cst.Pass) -> cst.Return:
+            return cst.Return()
+
+    with pytest.raises(OutputInvalid, match="does not parse"):
+        transform_source("pass\n", "m.py", [BreaksCode])
