@@ -47,8 +47,9 @@ def _display(outcome: FileOutcome, root: Path) -> str:
 @click.option("--list-rules", is_flag=True, help="List the rule ids and what they do.")
 @click.option("--only", default="", metavar="RULE,...", help="Run only these rules.")
 @click.option("--skip", default="", metavar="RULE,...", help="Do not run these rules.")
+@click.option("--debug", is_flag=True, help="Show tracebacks of internal failures.")
 def command(path: Path | None, check: bool, write: bool, list_rules: bool, only: str,
-            skip: str) -> None:
+            skip: str, debug: bool) -> None:
     """Migrate the streamparse project or file at PATH to compat.storm_api."""
     if list_rules:
         for rule_id, rule in RULES.items():
@@ -63,10 +64,11 @@ def command(path: Path | None, check: bool, write: bool, list_rules: bool, only:
     except MigrationError as exc:
         raise click.UsageError(str(exc)) from exc
     outcomes = migrate_tree(path, rules)
-    sys.exit(_report(outcomes, path, check=check, write=write))
+    sys.exit(_report(outcomes, path, check=check, write=write, debug=debug))
 
 
-def _report(outcomes: list[FileOutcome], root: Path, *, check: bool, write: bool) -> int:
+def _report(outcomes: list[FileOutcome], root: Path, *, check: bool, write: bool,
+            debug: bool = False) -> int:
     """Print diffs, findings and failures, write if asked, and return the exit code."""
     failed = [o for o in outcomes if o.status is Status.FAILED]
     changed = [o for o in outcomes if o.status is Status.CHANGED]
@@ -94,6 +96,8 @@ def _report(outcomes: list[FileOutcome], root: Path, *, check: bool, write: bool
         click.echo(f"failed: {outcome.error}", err=True)
         if outcome.hint:
             click.echo(f"    hint: {outcome.hint}", err=True)
+        if debug and outcome.detail:
+            click.echo(outcome.detail, err=True)
     verb = "rewritten" if write else "to change"
     click.echo(f"{len(outcomes)} files scanned, {len(changed)} {verb}, "
                f"{len(outcomes) - len(changed) - len(failed)} unchanged, {len(failed)} failed",

@@ -27,3 +27,11 @@ class SourceUnparseable(MigrationError):
 
 class OutputInvalid(MigrationError):
     """A rule produced code that does not re-parse: a bug in the rule, the file stays as it was."""
+
+
+class RuleCrashed(MigrationError):
+    """A rule raised unexpectedly on a file: the file is left as it was and listed as failed."""
+
+    def __init__(self, message: str, traceback_text: str = "") -> None:
+        super().__init__(message)
+        self.traceback_text = traceback_text

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from migrate.errors import MigrationError, SourceUnparseable
+from migrate.errors import MigrationError, RuleCrashed, SourceUnparseable
 from migrate.files import iter_python_files, read_source
 from migrate.findings import Finding, Level
 from migrate.rules.base import Rule
@@ -33,6 +33,7 @@ class FileOutcome:
     findings: list[Finding] = field(default_factory=list)
     error: str = ""
     hint: str = ""
+    detail: str = ""
 
 
 def migrate_file(path: Path, rules: Sequence[type[Rule]], display: str) -> FileOutcome:
@@ -49,6 +50,8 @@ def migrate_file(path: Path, rules: Sequence[type[Rule]], display: str) -> FileO
     try:
         original = read_source(path)
         result = transform_source(original, display, rules)
+    except RuleCrashed as exc:
+        return FileOutcome(path, Status.FAILED, error=str(exc), detail=exc.traceback_text)
     except SourceUnparseable as exc:
         return FileOutcome(path, Status.FAILED, error=str(exc), hint=exc.hint)
     except MigrationError as exc:

@@ -6,13 +6,14 @@ re-parsed) are testable on strings.
 
 from __future__ import annotations
 
+import traceback
 from dataclasses import dataclass, field
 from typing import Sequence
 
 import libcst as cst
 from libcst.codemod import CodemodContext, SkipFile
 
-from migrate.errors import OutputInvalid, SourceUnparseable
+from migrate.errors import OutputInvalid, RuleCrashed, SourceUnparseable
 from migrate.findings import Finding
 from migrate.py2 import python2_hint
 from migrate.rules.base import Rule
@@ -46,6 +47,10 @@ def transform_source(code: str, path: str, rules: Sequence[type[Rule]]) -> Trans
             tree = rule.transform_module(tree)
         except SkipFile:
             continue
+        except Exception as exc:  # a rule bug must fail this file, not the whole run
+            raise RuleCrashed(f"{path}: rule {rule_cls.RULE_ID} crashed: {exc!r}; file left "
+                              "unchanged, please report this (--debug shows the traceback)",
+                              traceback.format_exc()) from exc
         findings.extend(rule.findings)
     new_code = tree.code
     if new_code != code:

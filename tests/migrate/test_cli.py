@@ -138,3 +138,17 @@ def test_unwritable_file_is_a_failure_with_exit_2(project: Path, monkeypatch) ->
     assert result.exit_code == 2
     assert "src/bolt.py: cannot write" in result.output
     assert (project / "src" / "bolt.py").read_text() == OLD
+
+
+def test_crashing_rule_fails_the_file_with_exit_2(project: Path, monkeypatch) -> None:
+    from migrate.rules.imports import ImportsRule
+
+    def boom(self, original_node, updated_node):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(ImportsRule, "leave_ImportFrom", boom)
+    result = run("--write", "--debug", project)
+    assert result.exit_code == 2
+    assert "rule imports crashed: RuntimeError('boom')" in result.output
+    assert "Traceback" in result.output
+    assert (project / "src" / "bolt.py").read_text() == OLD
