@@ -20,6 +20,7 @@ from migrate.errors import MigrationError
 from migrate.files import atomic_write
 from migrate.findings import Level
 from migrate.project import FileOutcome, Status, migrate_tree
+from migrate.report import render_json, render_text
 from migrate.rules import RULES, select_rules
 
 EXIT_OK, EXIT_CHANGES, EXIT_ERROR = 0, 1, 2
@@ -47,9 +48,13 @@ def _display(outcome: FileOutcome, root: Path) -> str:
 @click.option("--list-rules", is_flag=True, help="List the rule ids and what they do.")
 @click.option("--only", default="", metavar="RULE,...", help="Run only these rules.")
 @click.option("--skip", default="", metavar="RULE,...", help="Do not run these rules.")
+@click.option("--report", "report_file", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write a text report (summary, findings, manual actions) to FILE.")
+@click.option("--report-json", "report_json", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the same report as JSON to FILE.")
 @click.option("--debug", is_flag=True, help="Show tracebacks of internal failures.")
 def command(path: Path | None, check: bool, write: bool, list_rules: bool, only: str,
-            skip: str, debug: bool) -> None:
+            skip: str, report_file: Path | None, report_json: Path | None, debug: bool) -> None:
     """Migrate the streamparse project or file at PATH to compat.storm_api."""
     if list_rules:
         for rule_id, rule in RULES.items():
@@ -64,7 +69,16 @@ def command(path: Path | None, check: bool, write: bool, list_rules: bool, only:
     except MigrationError as exc:
         raise click.UsageError(str(exc)) from exc
     outcomes = migrate_tree(path, rules)
-    sys.exit(_report(outcomes, path, check=check, write=write, debug=debug))
+    code = _report(outcomes, path, check=check, write=write, debug=debug)
+    try:
+        if report_file is not None:
+            report_file.write_text(render_text(outcomes, path), encoding="utf-8")
+        if report_json is not None:
+            report_json.write_text(render_json(outcomes, path), encoding="utf-8")
+    except OSError as exc:
+        click.echo(f"error: cannot write report: {exc}", err=True)
+        code = EXIT_ERROR
+    sys.exit(code)
 
 
 def _report(outcomes: list[FileOutcome], root: Path, *, check: bool, write: bool,

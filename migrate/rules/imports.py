@@ -8,7 +8,7 @@ their local names, so only the import statement changes.
 
 from __future__ import annotations
 
-from typing import Union
+from typing import Sequence, Union
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
@@ -77,7 +77,7 @@ class ImportsRule(Rule):
         return new_node
 
     def _from_target(self, node: cst.ImportFrom, source: str,
-                     names: Union[cst.ImportStar, tuple[cst.ImportAlias, ...], list]) -> str | None:
+                     names: Union[cst.ImportStar, Sequence[cst.ImportAlias]]) -> str | None:
         """The module a ``from source import ...`` should name, or None (reported) if none fits."""
         target = target_module(source)
         if isinstance(names, cst.ImportStar):
