@@ -1,11 +1,12 @@
 """``heron-migrate``: move a streamparse project onto ``compat.storm_api``.
 
 Modes: default prints a unified diff and writes nothing; ``--check`` only says whether
-migration is needed; ``--write`` rewrites files in place (atomically).
+migration is needed; ``--write`` rewrites files in place (atomically); ``--out-tree DIR``
+writes a complete migrated copy and leaves the project untouched.
 
-Exit codes: 0 nothing to do (or, with ``--write``, done); 1 changes needed (diff mode and
-``--check``, including ERROR findings that need a person); 2 errors (a file failed to
-read or parse, a bad option).
+Exit codes: 0 nothing to do (or, with ``--write``/``--out-tree``, done); 1 changes needed
+(diff mode and ``--check``, including ERROR findings that need a person); 2 errors (a file
+failed to read, parse or write, a refused ``--out-tree``, a bad option).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import click
 from migrate.errors import MigrationError
 from migrate.files import atomic_write
 from migrate.findings import Level
+from migrate.out_tree import OutTreeRefused, check_out_tree, write_out_tree
 from migrate.project import FileOutcome, Status, migrate_tree
 from migrate.report import render_json, render_text
 from migrate.rules import RULES, select_rules
@@ -43,8 +45,10 @@ def _display(outcome: FileOutcome, root: Path) -> str:
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("path", required=False, type=click.Path(exists=True, path_type=Path))
-@click.option("--check", is_flag=True, help="Exit 1 when migration is needed, 0 when not; print nothing else.")
+@click.option("--check", is_flag=True, help="Exit 1 when migration is needed, 0 when not; print no diff.")
 @click.option("--write", is_flag=True, help="Rewrite files in place.")
+@click.option("--out-tree", "out_tree", type=click.Path(file_okay=False, path_type=Path),
+              help="Write a complete migrated copy of the project to DIR (must not exist).")
 @click.option("--list-rules", is_flag=True, help="List the rule ids and what they do.")
 @click.option("--only", default="", metavar="RULE,...", help="Run only these rules.")
 @click.option("--skip", default="", metavar="RULE,...", help="Do not run these rules.")
@@ -53,8 +57,9 @@ def _display(outcome: FileOutcome, root: Path) -> str:
 @click.option("--report-json", "report_json", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the same report as JSON to FILE.")
 @click.option("--debug", is_flag=True, help="Show tracebacks of internal failures.")
-def command(path: Path | None, check: bool, write: bool, list_rules: bool, only: str,
-            skip: str, report_file: Path | None, report_json: Path | None, debug: bool) -> None:
+def command(path: Path | None, check: bool, write: bool, out_tree: Path | None,
+            list_rules: bool, only: str, skip: str, report_file: Path | None,
+            report_json: Path | None, debug: bool) -> None:
     """Migrate the streamparse project or file at PATH to compat.storm_api."""
     if list_rules:
         for rule_id, rule in RULES.items():
@@ -62,14 +67,28 @@ def command(path: Path | None, check: bool, write: bool, list_rules: bool, only:
         sys.exit(EXIT_OK)
     if path is None:
         raise click.UsageError("PATH is required")
-    if check and write:
-        raise click.UsageError("--check and --write are exclusive")
+    if sum((check, write, out_tree is not None)) > 1:
+        raise click.UsageError("--check, --write and --out-tree are exclusive")
     try:
         rules = select_rules(_split(only), _split(skip))
     except MigrationError as exc:
         raise click.UsageError(str(exc)) from exc
+    if out_tree is not None:
+        try:
+            check_out_tree(path, out_tree)
+        except OutTreeRefused as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(EXIT_ERROR)
     outcomes = migrate_tree(path, rules)
-    code = _report(outcomes, path, check=check, write=write, debug=debug)
+    mode = "check" if check else "write" if write else "diff"
+    if out_tree is not None:
+        mode = "out-tree"
+        try:
+            write_out_tree(path, out_tree, outcomes)
+        except OSError as exc:
+            click.echo(f"error: cannot write --out-tree {out_tree}: {exc}", err=True)
+            sys.exit(EXIT_ERROR)
+    code = _report(outcomes, path, mode=mode, out=out_tree, debug=debug)
     try:
         if report_file is not None:
             report_file.write_text(render_text(outcomes, path), encoding="utf-8")
@@ -81,15 +100,18 @@ def command(path: Path | None, check: bool, write: bool, list_rules: bool, only:
     sys.exit(code)
 
 
-def _report(outcomes: list[FileOutcome], root: Path, *, check: bool, write: bool,
+def _report(outcomes: list[FileOutcome], root: Path, *, mode: str, out: Path | None = None,
             debug: bool = False) -> int:
-    """Print diffs, findings and failures, write if asked, and return the exit code."""
+    """Print diffs, findings and failures, write if asked, and return the exit code.
+
+    ``mode`` is ``diff``, ``check``, ``write`` or ``out-tree`` (the copy is already made).
+    """
     failed = [o for o in outcomes if o.status is Status.FAILED]
     changed = [o for o in outcomes if o.status is Status.CHANGED]
     manual = [f for o in outcomes for f in o.findings if f.level is not Level.INFO]
     for outcome in list(changed):
         display = _display(outcome, root)
-        if write:
+        if mode == "write":
             try:
                 atomic_write(outcome.path, outcome.migrated)
             except OSError as exc:
@@ -98,7 +120,9 @@ def _report(outcomes: list[FileOutcome], root: Path, *, check: bool, write: bool
                 failed.append(outcome)
                 continue
             click.echo(f"rewrote {display}", err=True)
-        elif check:
+        elif mode == "out-tree":
+            click.echo(f"migrated {display} -> {(out or root) / display}", err=True)
+        elif mode == "check":
             click.echo(f"would rewrite {display}", err=True)
         else:
             click.echo(_diff(outcome, display), nl=False)
@@ -112,14 +136,14 @@ def _report(outcomes: list[FileOutcome], root: Path, *, check: bool, write: bool
             click.echo(f"    hint: {outcome.hint}", err=True)
         if debug and outcome.detail:
             click.echo(outcome.detail, err=True)
-    verb = "rewritten" if write else "to change"
+    verb = {"write": "rewritten", "out-tree": "migrated"}.get(mode, "to change")
     click.echo(f"{len(outcomes)} files scanned, {len(changed)} {verb}, "
                f"{len(outcomes) - len(changed) - len(failed)} unchanged, {len(failed)} failed",
                err=True)
     if failed:
         return EXIT_ERROR
     needs_person = any(f.level is Level.ERROR for f in manual)
-    if not write and (changed or needs_person):
+    if mode in ("diff", "check") and (changed or needs_person):
         return EXIT_CHANGES
     return EXIT_OK
 
