@@ -5,8 +5,9 @@ from __future__ import annotations
 from migrate.errors import UnknownRule
 from migrate.rules.base import Rule
 from migrate.rules.imports import ImportsRule
+from migrate.rules.unsupported import UnsupportedRule
 
-RULES: dict[str, type[Rule]] = {rule.RULE_ID: rule for rule in (ImportsRule,)}
+RULES: dict[str, type[Rule]] = {rule.RULE_ID: rule for rule in (ImportsRule, UnsupportedRule)}
 
 
 def select_rules(only: list[str] | None = None, skip: list[str] | None = None) -> list[type[Rule]]:

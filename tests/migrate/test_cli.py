@@ -152,3 +152,13 @@ def test_crashing_rule_fails_the_file_with_exit_2(project: Path, monkeypatch) ->
     assert "rule imports crashed: RuntimeError('boom')" in result.output
     assert "Traceback" in result.output
     assert (project / "src" / "bolt.py").read_text() == OLD
+
+
+def test_java_spec_is_reported_after_imports_are_migrated(project: Path) -> None:
+    java = project / "src" / "topo.py"
+    java.write_text("from streamparse import JavaBolt\n\nb = JavaBolt.spec(full_class_name='a.B')\n")
+    result = run("--write", project)
+    assert result.exit_code == 0
+    assert java.read_text().startswith("from compat.storm_api import JavaBolt\n")
+    assert "src/topo.py:3:5: ERROR [unsupported] Java component spec" in result.output
+    assert run("--check", "--only", "unsupported", project).exit_code == 1

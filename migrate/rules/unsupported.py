@@ -1,0 +1,58 @@
+"""Rule ``unsupported``: Java components and Java custom groupings are reported as ERROR.
+
+The engines run Python only (the plan compiler rejects Java components and Java custom
+groupings), so these cannot be rewritten: a person has to port the component to Python
+(or to a ShellBolt/ShellSpout) and the grouping to a Python ``Grouping.custom``. The
+code is left untouched. Names are matched by qualified name, before or after the
+``imports`` rule, so the rule works in either order.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+from libcst.metadata import PositionProvider, QualifiedNameProvider
+
+from migrate.findings import Level
+from migrate.rules.base import Rule
+
+_MODULES = ("streamparse", "streamparse.storm", "streamparse.storm.bolt",
+            "streamparse.storm.spout", "streamparse.bolt", "streamparse.spout",
+            "compat.storm_api", "compat.storm_api.shell")
+_GROUPING_MODULES = ("streamparse", "streamparse.dsl", "streamparse.dsl.stream",
+                     "compat.storm_api", "compat.storm_api.dsl", "compat.storm_api.dsl.stream")
+
+JAVA_CLASSES = frozenset(f"{m}.{c}" for m in _MODULES for c in ("JavaBolt", "JavaSpout"))
+JAVA_GROUPINGS = frozenset(f"{m}.Grouping.{g}" for m in _GROUPING_MODULES
+                           for g in ("custom_object", "custom_serialized"))
+
+PORT_COMPONENT = ("port the Java component to a Python Spout/Bolt (or run it as a "
+                  "ShellSpout/ShellBolt); the engines run Python only")
+PORT_GROUPING = "replace the Java grouping with Grouping.custom(<Python CustomGrouping class>)"
+
+
+class UnsupportedRule(Rule):
+    """Report Java components and Java custom groupings; never rewrite them."""
+
+    RULE_ID = "unsupported"
+    DESCRIPTION = "Reports JavaSpout/JavaBolt specs and Java custom groupings as ERROR (manual port)."
+    METADATA_DEPENDENCIES = (PositionProvider, QualifiedNameProvider)
+
+    def _qualified(self, node: cst.CSTNode) -> set[str]:
+        return {q.name for q in self.get_metadata(QualifiedNameProvider, node, set())}
+
+    def visit_Call(self, node: cst.Call) -> None:
+        names = self._qualified(node.func)
+        text = self.code_of(node)
+        if any(n.endswith(".spec") and n[: -len(".spec")] in JAVA_CLASSES for n in names):
+            self.record(node, Level.ERROR, "Java component spec: the engines cannot run it",
+                        old=text, manual=PORT_COMPONENT)
+        elif names & JAVA_GROUPINGS:
+            self.record(node, Level.ERROR, "Java custom grouping: the engines cannot run it",
+                        old=text, manual=PORT_GROUPING)
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        for base in node.bases:
+            if self._qualified(base.value) & JAVA_CLASSES:
+                self.record(node, Level.ERROR,
+                            f"{node.name.value} subclasses a Java component: the engines cannot run it",
+                            old=self.code_of(base.value), manual=PORT_COMPONENT)
