@@ -56,10 +56,12 @@ def _display(outcome: FileOutcome, root: Path) -> str:
               help="Write a text report (summary, findings, manual actions) to FILE.")
 @click.option("--report-json", "report_json", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the same report as JSON to FILE.")
+@click.option("--unsafe", is_flag=True,
+              help="Also apply rewrites that change behaviour (always reported as such).")
 @click.option("--debug", is_flag=True, help="Show tracebacks of internal failures.")
 def command(path: Path | None, check: bool, write: bool, out_tree: Path | None,
             list_rules: bool, only: str, skip: str, report_file: Path | None,
-            report_json: Path | None, debug: bool) -> None:
+            report_json: Path | None, unsafe: bool, debug: bool) -> None:
     """Migrate the streamparse project or file at PATH to compat.storm_api."""
     if list_rules:
         for rule_id, rule in RULES.items():
@@ -79,7 +81,7 @@ def command(path: Path | None, check: bool, write: bool, out_tree: Path | None,
         except OutTreeRefused as exc:
             click.echo(f"error: {exc}", err=True)
             sys.exit(EXIT_ERROR)
-    outcomes = migrate_tree(path, rules)
+    outcomes = migrate_tree(path, rules, unsafe=unsafe)
     mode = "check" if check else "write" if write else "diff"
     if out_tree is not None:
         mode = "out-tree"

@@ -36,7 +36,8 @@ class FileOutcome:
     detail: str = ""
 
 
-def migrate_file(path: Path, rules: Sequence[type[Rule]], display: str) -> FileOutcome:
+def migrate_file(path: Path, rules: Sequence[type[Rule]], display: str,
+                 unsafe: bool = False) -> FileOutcome:
     """Migrate one file in memory; failures become a FAILED outcome, never an exception.
 
     A symlinked file is left alone: rewriting it would either replace the link with a
@@ -49,7 +50,7 @@ def migrate_file(path: Path, rules: Sequence[type[Rule]], display: str) -> FileO
             manual=f"run heron-migrate on {path.resolve()} if it belongs to this project")])
     try:
         original = read_source(path)
-        result = transform_source(original, display, rules)
+        result = transform_source(original, display, rules, unsafe=unsafe)
     except RuleCrashed as exc:
         return FileOutcome(path, Status.FAILED, error=str(exc), detail=exc.traceback_text)
     except SourceUnparseable as exc:
@@ -60,7 +61,8 @@ def migrate_file(path: Path, rules: Sequence[type[Rule]], display: str) -> FileO
     return FileOutcome(path, status, original, result.code, result.findings)
 
 
-def migrate_tree(root: Path, rules: Sequence[type[Rule]]) -> list[FileOutcome]:
+def migrate_tree(root: Path, rules: Sequence[type[Rule]], unsafe: bool = False) -> list[FileOutcome]:
     """Outcomes for every Python file under ``root`` (or ``root`` itself), paths shown relative."""
     base = root if root.is_dir() else root.parent
-    return [migrate_file(p, rules, str(p.relative_to(base))) for p in iter_python_files(root)]
+    return [migrate_file(p, rules, str(p.relative_to(base)), unsafe)
+            for p in iter_python_files(root)]

@@ -37,12 +37,13 @@ def parse(code: str, path: str) -> cst.Module:
                                 python2_hint(code)) from exc
 
 
-def transform_source(code: str, path: str, rules: Sequence[type[Rule]]) -> Transformed:
+def transform_source(code: str, path: str, rules: Sequence[type[Rule]],
+                     unsafe: bool = False) -> Transformed:
     """Apply ``rules`` in order to ``code``; the result is guaranteed to parse."""
     tree = parse(code, path)
     findings: list[Finding] = []
     for rule_cls in rules:
-        rule = rule_cls(CodemodContext(filename=path))
+        rule = rule_cls(CodemodContext(filename=path), unsafe=unsafe)
         try:
             tree = rule.transform_module(tree)
         except SkipFile:

@@ -22,9 +22,10 @@ class Rule(VisitorBasedCodemodCommand):
     DESCRIPTION: ClassVar[str] = ""
     METADATA_DEPENDENCIES = (PositionProvider,)
 
-    def __init__(self, context: CodemodContext) -> None:
+    def __init__(self, context: CodemodContext, unsafe: bool = False) -> None:
         super().__init__(context)
         self.findings: list[Finding] = []
+        self.unsafe = unsafe  # semantics-changing rewrites only when asked (--unsafe)
 
     @staticmethod
     def code_of(node: cst.CSTNode) -> str:
