@@ -5,9 +5,10 @@ from __future__ import annotations
 from migrate.errors import UnknownRule
 from migrate.rules.base import Rule
 from migrate.rules.imports import ImportsRule
+from migrate.rules.stdout import StdoutRule
 from migrate.rules.unsupported import UnsupportedRule
 
-RULES: dict[str, type[Rule]] = {rule.RULE_ID: rule for rule in (ImportsRule, UnsupportedRule)}
+RULES: dict[str, type[Rule]] = {rule.RULE_ID: rule for rule in (ImportsRule, UnsupportedRule, StdoutRule)}
 
 
 def select_rules(only: list[str] | None = None, skip: list[str] | None = None) -> list[type[Rule]]:

@@ -162,3 +162,15 @@ def test_java_spec_is_reported_after_imports_are_migrated(project: Path) -> None
     assert java.read_text().startswith("from compat.storm_api import JavaBolt\n")
     assert "src/topo.py:3:5: ERROR [unsupported] Java component spec" in result.output
     assert run("--check", "--only", "unsupported", project).exit_code == 1
+
+
+def test_unsafe_flag_enables_print_rewrite(project: Path) -> None:
+    noisy = project / "src" / "noisy.py"
+    noisy.write_text("from streamparse import Bolt\n\n\nclass N(Bolt):\n"
+                     "    def process(self, tup):\n        print(tup)\n")
+    assert run("--write", project).exit_code == 0
+    assert "print(tup)" in noisy.read_text()
+    result = run("--write", "--unsafe", project)
+    assert result.exit_code == 0
+    assert 'self.logger.info("%s", tup)' in noisy.read_text()
+    assert "unsafe rewrite" in result.output

@@ -34,8 +34,8 @@ def test_plain_syntax_error_gets_no_python2_hint() -> None:
 
 
 def test_skip_removes_a_rule_and_only_keeps_it() -> None:
-    assert select_rules(skip=["imports"]) == [RULES["unsupported"]]
-    assert select_rules(skip=["imports", "unsupported"]) == []
+    assert RULES["imports"] not in select_rules(skip=["imports"])
+    assert select_rules(skip=list(RULES)) == []
     assert select_rules(only=["imports"]) == [RULES["imports"]]
 
 
