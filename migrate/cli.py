@@ -58,10 +58,12 @@ def _display(outcome: FileOutcome, root: Path) -> str:
               help="Write the same report as JSON to FILE.")
 @click.option("--unsafe", is_flag=True,
               help="Also apply rewrites that change behaviour (always reported as such).")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Migrate files in N worker processes, with a progress bar on a terminal.")
 @click.option("--debug", is_flag=True, help="Show tracebacks of internal failures.")
 def command(path: Path | None, check: bool, write: bool, out_tree: Path | None,
             list_rules: bool, only: str, skip: str, report_file: Path | None,
-            report_json: Path | None, unsafe: bool, debug: bool) -> None:
+            report_json: Path | None, unsafe: bool, jobs: int, debug: bool) -> None:
     """Migrate the streamparse project or file at PATH to compat.storm_api."""
     if list_rules:
         for rule_id, rule in RULES.items():
@@ -81,7 +83,7 @@ def command(path: Path | None, check: bool, write: bool, out_tree: Path | None,
         except OutTreeRefused as exc:
             click.echo(f"error: {exc}", err=True)
             sys.exit(EXIT_ERROR)
-    outcomes = migrate_tree(path, rules, unsafe=unsafe)
+    outcomes = _migrate(path, rules, unsafe, jobs)
     mode = "check" if check else "write" if write else "diff"
     if out_tree is not None:
         mode = "out-tree"
@@ -100,6 +102,19 @@ def command(path: Path | None, check: bool, write: bool, out_tree: Path | None,
         click.echo(f"error: cannot write report: {exc}", err=True)
         code = EXIT_ERROR
     sys.exit(code)
+
+
+def _migrate(path: Path, rules: list, unsafe: bool, jobs: int) -> list[FileOutcome]:
+    """Run the migration, with a rich progress bar when several jobs run on a terminal."""
+    if jobs == 1 or not sys.stderr.isatty():
+        return migrate_tree(path, rules, unsafe=unsafe, jobs=jobs)
+    from rich.console import Console
+    from rich.progress import Progress
+
+    with Progress(console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("migrating", total=None)
+        return migrate_tree(path, rules, unsafe=unsafe, jobs=jobs,
+                            progress=lambda _outcome: bar.advance(task))
 
 
 def _report(outcomes: list[FileOutcome], root: Path, *, mode: str, out: Path | None = None,

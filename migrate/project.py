@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import enum
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 from migrate.errors import MigrationError, RuleCrashed, SourceUnparseable
 from migrate.files import iter_python_files, read_source
@@ -61,8 +63,31 @@ def migrate_file(path: Path, rules: Sequence[type[Rule]], display: str,
     return FileOutcome(path, status, original, result.code, result.findings)
 
 
-def migrate_tree(root: Path, rules: Sequence[type[Rule]], unsafe: bool = False) -> list[FileOutcome]:
-    """Outcomes for every Python file under ``root`` (or ``root`` itself), paths shown relative."""
+def migrate_tree(root: Path, rules: Sequence[type[Rule]], unsafe: bool = False, jobs: int = 1,
+                 progress: Callable[[FileOutcome], None] | None = None) -> list[FileOutcome]:
+    """Outcomes for every Python file under ``root`` (or ``root`` itself), in path order.
+
+    With ``jobs > 1`` files are migrated in a spawn pool: forking a process that runs a
+    progress thread can deadlock; spawned workers start fresh and exit with the pool
+    (a forkserver would outlive the run).
+    """
     base = root if root.is_dir() else root.parent
-    return [migrate_file(p, rules, str(p.relative_to(base)), unsafe)
-            for p in iter_python_files(root)]
+    paths = list(iter_python_files(root))
+    work = [(p, rules, str(p.relative_to(base)), unsafe) for p in paths]
+    if jobs <= 1 or len(paths) <= 1:
+        outcomes = []
+        for args in work:
+            outcomes.append(migrate_file(*args))
+            if progress:
+                progress(outcomes[-1])
+        return outcomes
+    context = multiprocessing.get_context("spawn")
+    results: dict[Path, FileOutcome] = {}
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        futures = [pool.submit(migrate_file, *args) for args in work]
+        for future in as_completed(futures):
+            outcome = future.result()
+            results[outcome.path] = outcome
+            if progress:
+                progress(outcome)
+    return [results[p] for p in paths]

@@ -174,3 +174,24 @@ def test_unsafe_flag_enables_print_rewrite(project: Path) -> None:
     assert result.exit_code == 0
     assert 'self.logger.info("%s", tup)' in noisy.read_text()
     assert "unsafe rewrite" in result.output
+
+
+@pytest.mark.slow
+def test_jobs_gives_the_same_result_as_one_process(project: Path) -> None:
+    # A real process: the pool's helper processes (resource tracker) end with it.
+    import subprocess
+    import sys
+
+    for i in range(3):
+        (project / "src" / f"extra{i}.py").write_text(OLD)
+    (project / "src" / "broken.py").write_text("def f(:\n")
+
+    def cli(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "migrate.cli", *args, str(project)],
+                              capture_output=True, text=True, timeout=60,
+                              cwd=Path(__file__).resolve().parents[2])
+
+    serial, parallel = cli("--check"), cli("--check", "--jobs", "2")
+    assert serial.returncode == 2
+    assert (parallel.returncode, parallel.stdout, parallel.stderr) == \
+        (serial.returncode, serial.stdout, serial.stderr)
