@@ -35,7 +35,7 @@ def _split(value: str) -> list[str]:
 def _diff(outcome: FileOutcome, display: str) -> str:
     return "".join(difflib.unified_diff(
         outcome.original.splitlines(keepends=True), outcome.migrated.splitlines(keepends=True),
-        fromfile=f"a/{display}", tofile=f"b/{display}"))
+        fromfile="/dev/null" if outcome.created else f"a/{display}", tofile=f"b/{display}"))
 
 
 def _display(outcome: FileOutcome, root: Path) -> str:
@@ -136,7 +136,7 @@ def _report(outcomes: list[FileOutcome], root: Path, *, mode: str, out: Path | N
                 changed.remove(outcome)
                 failed.append(outcome)
                 continue
-            click.echo(f"rewrote {display}", err=True)
+            click.echo(f"{'created' if outcome.created else 'rewrote'} {display}", err=True)
         elif mode == "out-tree":
             click.echo(f"migrated {display} -> {(out or root) / display}", err=True)
         elif mode == "check":

@@ -48,7 +48,12 @@ def read_source(path: Path) -> str:
 def atomic_write(path: Path, text: str) -> None:
     """Replace ``path`` with ``text`` via a temp file in the same directory and a rename,
     keeping the file's mode, so a crash never leaves a half-written source."""
-    mode = stat.S_IMODE(path.stat().st_mode)
+    if path.exists():
+        mode = stat.S_IMODE(path.stat().st_mode)
+    else:  # a new file gets the usual mode under the current umask
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:

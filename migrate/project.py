@@ -2,40 +2,17 @@
 
 from __future__ import annotations
 
-import enum
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
 from migrate.errors import MigrationError, RuleCrashed, SourceUnparseable
 from migrate.files import iter_python_files, read_source
 from migrate.findings import Finding, Level
+from migrate.outcome import FileOutcome, Status
 from migrate.rules.base import Rule
 from migrate.transform import transform_source
-
-
-class Status(str, enum.Enum):
-    """Outcome of one file."""
-
-    UNCHANGED = "unchanged"
-    CHANGED = "changed"
-    FAILED = "failed"
-
-
-@dataclass
-class FileOutcome:
-    """One file's result: its old and new text (when readable), findings, or the failure."""
-
-    path: Path
-    status: Status
-    original: str = ""
-    migrated: str = ""
-    findings: list[Finding] = field(default_factory=list)
-    error: str = ""
-    hint: str = ""
-    detail: str = ""
 
 
 def migrate_file(path: Path, rules: Sequence[type[Rule]], display: str,
@@ -63,8 +40,19 @@ def migrate_file(path: Path, rules: Sequence[type[Rule]], display: str,
     return FileOutcome(path, status, original, result.code, result.findings)
 
 
-def migrate_tree(root: Path, rules: Sequence[type[Rule]], unsafe: bool = False, jobs: int = 1,
+def migrate_tree(root: Path, rules: Sequence[type], unsafe: bool = False, jobs: int = 1,
                  progress: Callable[[FileOutcome], None] | None = None) -> list[FileOutcome]:
+    """Source rules over every Python file, then project rules (config...) over ``root``."""
+    code_rules = [r for r in rules if isinstance(r, type) and issubclass(r, Rule)]
+    outcomes = _migrate_sources(root, code_rules, unsafe, jobs, progress)
+    for rule in rules:
+        if rule not in code_rules:
+            outcomes.extend(rule().apply(root))
+    return outcomes
+
+
+def _migrate_sources(root: Path, rules: Sequence[type[Rule]], unsafe: bool, jobs: int,
+                     progress: Callable[[FileOutcome], None] | None) -> list[FileOutcome]:
     """Outcomes for every Python file under ``root`` (or ``root`` itself), in path order.
 
     With ``jobs > 1`` files are migrated in a spawn pool: forking a process that runs a

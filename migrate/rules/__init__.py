@@ -4,14 +4,17 @@ from __future__ import annotations
 
 from migrate.errors import UnknownRule
 from migrate.rules.base import Rule
+from migrate.rules.config import ConfigRule
 from migrate.rules.imports import ImportsRule
 from migrate.rules.stdout import StdoutRule
 from migrate.rules.unsupported import UnsupportedRule
 
-RULES: dict[str, type[Rule]] = {rule.RULE_ID: rule for rule in (ImportsRule, UnsupportedRule, StdoutRule)}
+# Source rules (libcst codemods, per file) and project rules (``apply(root)``, per project).
+RULES: dict[str, type] = {rule.RULE_ID: rule for rule in (
+    ImportsRule, UnsupportedRule, StdoutRule, ConfigRule)}
 
 
-def select_rules(only: list[str] | None = None, skip: list[str] | None = None) -> list[type[Rule]]:
+def select_rules(only: list[str] | None = None, skip: list[str] | None = None) -> list[type]:
     """The rules to run for ``--only``/``--skip``; an unknown id is an error, not ignored."""
     unknown = [r for r in (only or []) + (skip or []) if r not in RULES]
     if unknown:

@@ -37,6 +37,7 @@ def test_out_tree_migrates_a_copy_and_copies_the_rest_byte_for_byte(project: Pat
     assert snapshot(project) == before
     copied = snapshot(out)
     assert copied.pop("src/bolt.py") == b"from compat.storm_api import Bolt\n"
+    assert b"envs: {}" in copied.pop("heron.yaml")  # the config rule's new file
     before.pop("src/bolt.py")
     assert copied == before
 
