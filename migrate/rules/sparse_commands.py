@@ -1,0 +1,146 @@
+"""Rule ``cli``: ``sparse`` commands in shell scripts, Makefiles and fabfile/tasks.py.
+
+``sparse run`` has an exact equivalent, ``heron run``, with the same options (``-n -e -t
+-o -a -w -d --config``); a call that uses only those is rewritten in shell scripts and
+Makefiles. Everything else (``submit``, ``kill``, ``list``, ``tail``, ``visualize``, other
+options, calls inside Python strings) is reported with its line for a person to port.
+``pre_submit``/``post_submit`` hooks in ``fabfile.py``/``tasks.py`` are reported: nothing
+calls them here. The commands are found token by token on each line (these files are
+not Python), and Python files are read with libcst, so only string literals are scanned.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+from typing import ClassVar
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from migrate.findings import Finding, Level
+from migrate.outcome import FileOutcome, Status
+
+RUN_OPTIONS = frozenset({"-n", "--name", "-e", "--environment", "-t", "--time", "-o", "--option",
+                         "-a", "--ackers", "-w", "--workers", "-d", "--debug", "--config"})
+FLAG_OPTIONS = frozenset({"-d", "--debug"})
+HOOKS = ("pre_submit", "post_submit")
+_SPARSE = re.compile(r"(?<![\w/.-])sparse\s+(?P<sub>[a-z_-]+)(?P<args>[^;&|#\n`)]*)")
+SHELL_NAMES = ("Makefile", "makefile", "GNUmakefile")
+
+
+def _exact_run(args: str) -> bool:
+    """True when every option of a ``sparse run`` call exists on ``heron run`` too."""
+    try:
+        tokens = shlex.split(args)
+    except ValueError:
+        return False
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        name = token.split("=", 1)[0]
+        if name not in RUN_OPTIONS:
+            return False
+        i += 1 if (name in FLAG_OPTIONS or "=" in token) else 2
+    return True
+
+
+def _does_nothing(func: cst.FunctionDef) -> bool:
+    """True for the quickstart's hooks: only a docstring and ``pass``."""
+    body = func.body.body if isinstance(func.body, cst.IndentedBlock) else [func.body]
+    for statement in body:
+        small = statement.body if isinstance(statement, cst.SimpleStatementLine) else [statement]
+        for item in small:
+            if isinstance(item, cst.Pass):
+                continue
+            if isinstance(item, cst.Expr) and isinstance(item.value, (cst.SimpleString,
+                                                                      cst.ConcatenatedString)):
+                continue
+            return False
+    return True
+
+
+class SparseCommandsRule:
+    """Rewrite exact ``sparse run`` calls to ``heron run``; report the other sparse calls."""
+
+    RULE_ID: ClassVar[str] = "cli"
+    DESCRIPTION: ClassVar[str] = ("sparse run becomes heron run in scripts/Makefiles; other sparse "
+                                  "commands and submit hooks reported.")
+
+    def apply(self, root: Path) -> list[FileOutcome]:
+        if not root.is_dir():
+            return []
+        outcomes = []
+        for path in sorted(root.iterdir()):
+            if path.is_file() and not path.is_symlink():
+                if path.suffix in (".sh", ".mk") or path.name in SHELL_NAMES:
+                    outcomes.append(self._script(path, root))
+                elif path.name in ("fabfile.py", "tasks.py"):
+                    outcomes.append(self._python(path, root))
+        return [o for o in outcomes if o.findings or o.status is not Status.UNCHANGED]
+
+    def _script(self, path: Path, root: Path) -> FileOutcome:
+        display = str(path.relative_to(root))
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            return FileOutcome(path, Status.FAILED, error=f"{display}: cannot read: {exc}")
+        findings: list[Finding] = []
+        lines = text.splitlines(keepends=True)
+        for number, line in enumerate(lines, start=1):
+            def swap(match: re.Match[str], number: int = number) -> str:
+                old = match.group(0).rstrip()
+                if match["sub"] == "run" and _exact_run(match["args"]):
+                    new = "heron run" + match.group(0)[len(match.group(0)) - len(match["args"]):]
+                    findings.append(self._finding(display, number, match.start() + 1, Level.INFO,
+                                                  "sparse run became heron run", old, new.rstrip()))
+                    return new
+                findings.append(self._finding(
+                    display, number, match.start() + 1, Level.WARNING,
+                    f"sparse {match['sub']} has no exact heron equivalent", old, "",
+                    "port by hand: heron run for local runs; cluster commands come with the heron engine"))
+                return match.group(0)
+            lines[number - 1] = _SPARSE.sub(swap, line)
+        new_text = "".join(lines)
+        status = Status.CHANGED if new_text != text else Status.UNCHANGED
+        return FileOutcome(path, status, text, new_text, findings)
+
+    def _python(self, path: Path, root: Path) -> FileOutcome:
+        display = str(path.relative_to(root))
+        try:
+            text = path.read_text(encoding="utf-8")
+            wrapper = MetadataWrapper(cst.parse_module(text))
+        except (OSError, UnicodeDecodeError, cst.ParserSyntaxError) as exc:
+            return FileOutcome(path, Status.FAILED, error=f"{display}: cannot read or parse: {exc}")
+        positions = wrapper.resolve(PositionProvider)
+        findings: list[Finding] = []
+        rule = self
+
+        class Scan(cst.CSTVisitor):
+            def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+                if node.name.value in HOOKS:
+                    pos = positions[node].start
+                    level, manual = (Level.WARNING, "run its work before/after submitting yourself")
+                    if _does_nothing(node):
+                        level, manual = Level.INFO, ""
+                    findings.append(rule._finding(
+                        display, pos.line, pos.column + 1, level,
+                        f"{node.name.value} hook is not called here", f"def {node.name.value}(...)",
+                        "", manual))
+
+            def visit_SimpleString(self, node: cst.SimpleString) -> None:
+                for match in _SPARSE.finditer(node.value):
+                    pos = positions[node].start
+                    findings.append(rule._finding(
+                        display, pos.line, pos.column + 1, Level.WARNING,
+                        f"sparse {match['sub']} called from Python", match.group(0).strip(), "",
+                        "replace with heron run (sparse run's options are the same) or port by hand"))
+
+        wrapper.visit(Scan())
+        return FileOutcome(path, Status.UNCHANGED, text, text, findings)
+
+    def _finding(self, path: str, line: int, col: int, level: Level, message: str, old: str,
+                 new: str, manual: str = "") -> Finding:
+        return Finding(path=path, line=line, col=col, level=level, rule_id=self.RULE_ID,
+                       message=message, old=old, new=new, manual=manual)
