@@ -20,6 +20,7 @@ import click
 from migrate.errors import MigrationError
 from migrate.files import atomic_write
 from migrate.findings import Level
+from migrate.formatter import FormatterFailed, run_formatter
 from migrate.out_tree import OutTreeRefused, check_out_tree, write_out_tree
 from migrate.project import FileOutcome, Status, migrate_tree
 from migrate.report import render_json, render_text
@@ -58,12 +59,15 @@ def _display(outcome: FileOutcome, root: Path) -> str:
               help="Write the same report as JSON to FILE.")
 @click.option("--unsafe", is_flag=True,
               help="Also apply rewrites that change behaviour (always reported as such).")
+@click.option("--format", "format_cmd", metavar="CMD",
+              help="Pipe each changed Python file through CMD (stdin to stdout), e.g. 'black -q -'.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
               help="Migrate files in N worker processes, with a progress bar on a terminal.")
 @click.option("--debug", is_flag=True, help="Show tracebacks of internal failures.")
 def command(path: Path | None, check: bool, write: bool, out_tree: Path | None,
             list_rules: bool, only: str, skip: str, report_file: Path | None,
-            report_json: Path | None, unsafe: bool, jobs: int, debug: bool) -> None:
+            report_json: Path | None, unsafe: bool, format_cmd: str | None, jobs: int,
+            debug: bool) -> None:
     """Migrate the streamparse project or file at PATH to compat.storm_api."""
     if list_rules:
         for rule_id, rule in RULES.items():
@@ -84,6 +88,8 @@ def command(path: Path | None, check: bool, write: bool, out_tree: Path | None,
             click.echo(f"error: {exc}", err=True)
             sys.exit(EXIT_ERROR)
     outcomes = _migrate(path, rules, unsafe, jobs)
+    if format_cmd:
+        _format(outcomes, path, format_cmd)
     mode = "check" if check else "write" if write else "diff"
     if out_tree is not None:
         mode = "out-tree"
@@ -102,6 +108,19 @@ def command(path: Path | None, check: bool, write: bool, out_tree: Path | None,
         click.echo(f"error: cannot write report: {exc}", err=True)
         code = EXIT_ERROR
     sys.exit(code)
+
+
+def _format(outcomes: list[FileOutcome], root: Path, command: str) -> None:
+    """Run the chosen formatter over changed Python files; a failure fails only that file."""
+    for outcome in outcomes:
+        if outcome.status is Status.CHANGED and outcome.path.suffix == ".py":
+            try:
+                outcome.migrated = run_formatter(command, outcome.migrated, _display(outcome, root))
+            except FormatterFailed as exc:
+                outcome.status, outcome.error = Status.FAILED, str(exc)
+            else:
+                if outcome.migrated == outcome.original:
+                    outcome.status = Status.UNCHANGED
 
 
 def _migrate(path: Path, rules: list, unsafe: bool, jobs: int) -> list[FileOutcome]:

@@ -195,3 +195,36 @@ def test_jobs_gives_the_same_result_as_one_process(project: Path) -> None:
     assert serial.returncode == 2
     assert (parallel.returncode, parallel.stdout, parallel.stderr) == \
         (serial.returncode, serial.stdout, serial.stderr)
+
+
+def test_format_pipes_changed_files_through_the_command(project: Path) -> None:
+    import sys
+
+    upper = f"{sys.executable} -c \"import sys; sys.stdout.write(sys.stdin.read() + '# formatted\\n')\""
+    assert run("--write", "--format", upper, project).exit_code == 0
+    assert (project / "src" / "bolt.py").read_text() == NEW + "# formatted\n"
+    assert (project / "src" / "plain.py").read_text() == "import os\n"  # unchanged: not formatted
+
+
+def test_failing_formatter_fails_the_file_and_leaves_it(project: Path) -> None:
+    result = run("--write", "--format", "false", project)
+    assert result.exit_code == 2
+    assert "--format 'false' exited 1" in result.output
+    assert (project / "src" / "bolt.py").read_text() == OLD
+
+
+def test_unreadable_file_is_reported_and_exit_2(project: Path, monkeypatch) -> None:
+    target = project / "src" / "bolt.py"
+    real = Path.read_bytes
+
+    def read_bytes(self: Path) -> bytes:
+        if self == target:
+            raise PermissionError(13, "Permission denied")
+        return real(self)
+
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    result = run("--write", project)
+    assert result.exit_code == 2
+    assert "src/bolt.py: cannot read: Permission denied" in result.output
+    monkeypatch.undo()
+    assert target.read_text() == OLD
