@@ -32,16 +32,20 @@ def iter_python_files(root: Path) -> Iterator[Path]:
                 yield here / name
 
 
-def read_source(path: Path) -> str:
-    """The file's text; a file that cannot be read or is not UTF-8 raises SourceUnreadable."""
+def read_source(path: Path, display: str | None = None) -> str:
+    """The file's text; a file that cannot be read or is not UTF-8 raises SourceUnreadable.
+
+    ``display`` is the name used in messages (the path relative to the project).
+    """
+    name = display or str(path)
     try:
         data = path.read_bytes()
     except OSError as exc:
-        raise SourceUnreadable(f"{path}: cannot read: {exc.strerror or exc}") from exc
+        raise SourceUnreadable(f"{name}: cannot read: {exc.strerror or exc}") from exc
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise SourceUnreadable(f"{path}: not UTF-8 (byte {exc.start}); not touched, "
+        raise SourceUnreadable(f"{name}: not UTF-8 (byte {exc.start}); not touched, "
                                "convert it to UTF-8 and run again") from exc
 
 

@@ -28,7 +28,7 @@ def migrate_file(path: Path, rules: Sequence[type[Rule]], display: str,
             message="symlink not followed; migrate the file it points to separately",
             manual=f"run heron-migrate on {path.resolve()} if it belongs to this project")])
     try:
-        original = read_source(path)
+        original = read_source(path, display)
         result = transform_source(original, display, rules, unsafe=unsafe)
     except RuleCrashed as exc:
         return FileOutcome(path, Status.FAILED, error=str(exc), detail=exc.traceback_text)

@@ -84,7 +84,7 @@ def test_non_utf8_file_is_reported_not_touched(project: Path) -> None:
     latin.write_bytes(data)
     result = run("--write", project)
     assert result.exit_code == 2
-    assert "not UTF-8" in result.output
+    assert "failed: src/latin.py: not UTF-8 (byte 34)" in result.output
     assert latin.read_bytes() == data
 
 
@@ -225,6 +225,6 @@ def test_unreadable_file_is_reported_and_exit_2(project: Path, monkeypatch) -> N
     monkeypatch.setattr(Path, "read_bytes", read_bytes)
     result = run("--write", project)
     assert result.exit_code == 2
-    assert "src/bolt.py: cannot read: Permission denied" in result.output
+    assert "failed: src/bolt.py: cannot read: Permission denied" in result.output
     monkeypatch.undo()
     assert target.read_text() == OLD
