@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from compat.storm_api import Bolt, Grouping, ShellBolt, Spout, Topology
+from compat.storm_api import ShellBolt, Spout, Topology
 from compat.storm_api.local import LocalCluster, OutputCapture
 from engine.plan.compiler import compile_topology
 from engine.submission import load_topology

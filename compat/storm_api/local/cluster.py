@@ -25,7 +25,7 @@ from compat.storm_api.config import reliability, tick_frequency, with_defaults
 from compat.storm_api.local.capture import OutputCapture
 from compat.storm_api.local.errors import LocalEngineError
 from compat.storm_api.local.executors import (
-    AckerExecutor, BoltExecutor, FatalRunError, HostedTask, SpoutExecutor)
+    AckerExecutor, BoltExecutor, HostedTask, SpoutExecutor)
 from compat.storm_api.local.layout import ACKER_COMPONENT, assign_tasks, build_context
 from compat.storm_api.local.logs import close_logger, task_logger
 from compat.storm_api.local.routing import build_routes
@@ -265,7 +265,6 @@ class LocalCluster:
 
     def finished(self) -> bool:
         """Every spout exhausted with nothing tracked pending, and every queue drained."""
-        rt = self.runtime
         # shell bolts answer asynchronously: an input they have not acked may still emit
         return bool(self.spouts) and all(s.done for s in self.spouts) and self._quiet()
 

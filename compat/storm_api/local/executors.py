@@ -20,7 +20,7 @@ from typing import Any, Callable
 from compat.storm_api.exceptions import ComponentFailure
 from compat.storm_api.local.collector import InputRecord, TaskCollector
 from compat.storm_api.local.rotating_map import RotatingMap
-from compat.storm_api.local.runtime import POLL, TICK, TUPLE, Runtime
+from compat.storm_api.local.runtime import POLL, TUPLE, Runtime
 from compat.storm_api.local.stats import TaskStats
 
 log = logging.getLogger("heron.storm")

@@ -3,7 +3,7 @@ hot path) and read, slightly stale, by the status line and the final summary."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from typing import Iterable
 
 

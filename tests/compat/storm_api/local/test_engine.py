@@ -6,7 +6,7 @@ import collections
 
 import pytest
 
-from compat.storm_api import Bolt, Grouping, ReliableSpout, Spout, Stream, Topology
+from compat.storm_api import Bolt, Grouping, ReliableSpout, Stream, Topology
 from compat.storm_api.local import LocalCluster, OutputCapture
 from engine.plan.compiler import compile_topology
 from tests.compat.storm_api.local.engine_topologies import NumberSpout, run_topology
