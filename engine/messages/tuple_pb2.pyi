@@ -58,3 +58,11 @@ class ControlBatch(_message.Message):
     root_keys: _containers.RepeatedScalarFieldContainer[int]
     tuple_keys: _containers.RepeatedScalarFieldContainer[int]
     def __init__(self, src_task_id: _Optional[int] = ..., kinds: _Optional[_Iterable[_Union[ControlKind, str]]] = ..., root_counts: _Optional[_Iterable[int]] = ..., root_tasks: _Optional[_Iterable[int]] = ..., root_keys: _Optional[_Iterable[int]] = ..., tuple_keys: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class TaskDone(_message.Message):
+    __slots__ = ("src_task_id", "component")
+    SRC_TASK_ID_FIELD_NUMBER: _ClassVar[int]
+    COMPONENT_FIELD_NUMBER: _ClassVar[int]
+    src_task_id: int
+    component: str
+    def __init__(self, src_task_id: _Optional[int] = ..., component: _Optional[str] = ...) -> None: ...

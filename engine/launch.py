@@ -1,0 +1,159 @@
+"""What every process of a running topology needs to know, in one file.
+
+``heron submit`` (or ``heron run --engine heron``) writes ``launch.json`` into the
+topology's working directory; the scheduler, executors, Topology Master, Stream
+Managers, Metrics Managers and instances are all started with ``--launch PATH`` and read
+it. Instances rebuild the topology from the recorded submission (project, topology
+file, environment, options) exactly as the submitter did, so the classes they run are
+the ones the plan was compiled from; the Topology Master checks the plans match.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+LAUNCH_FILE = "launch.json"
+
+
+@dataclass
+class StateManagerSpec:
+    kind: str = "local"  # "local" | "zookeeper"
+    root: str | None = None  # local: directory of the tree
+    zk_hosts: str | None = None
+    zk_root: str = "/heron"
+
+    def open(self) -> Any:
+        from engine.statemgr import open_state_manager
+
+        return open_state_manager(self.kind, root=self.root, zk_hosts=self.zk_hosts,
+                                  zk_root=self.zk_root)
+
+    def describe(self) -> str:
+        if self.kind == "zookeeper":
+            return f"zookeeper {self.zk_hosts}{self.zk_root}"
+        return f"local {self.root}"
+
+
+@dataclass
+class Submission:
+    """How to rebuild the topology: the arguments of engine.submission.load_topology."""
+
+    project: str
+    name: str
+    env: str | None = None
+    config_file: str | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+    ackers: int | None = None
+    workers: int | None = None
+    debug: bool = False
+
+
+@dataclass
+class LaunchSpec:
+    topology_name: str
+    topology_id: str
+    working_dir: str
+    submission: Submission
+    state: StateManagerSpec = field(default_factory=StateManagerSpec)
+    cluster: str = "local"
+    python: str = sys.executable
+    #: run Python components that have a shell spec as multi-lang subprocesses
+    multilang: bool = False
+    multilang_serializer: str = "json"
+    #: where components with shell commands start (a project's src/)
+    shell_cwd: str | None = None
+    #: executor restart policy: at most this many restarts of one process ...
+    max_restarts: int = 5
+    #: ... with this many seconds between an exit and the restart
+    restart_interval: float = 1.0
+
+    # -- paths -------------------------------------------------------------------------
+    @property
+    def home(self) -> Path:
+        return Path(self.working_dir)
+
+    @property
+    def log_dir(self) -> Path:
+        return self.home / "logs"
+
+    @property
+    def capture_dir(self) -> Path:
+        return self.home / "capture"
+
+    @property
+    def pid_dir(self) -> Path:
+        return self.home / "pids"
+
+    @property
+    def path(self) -> Path:
+        return self.home / LAUNCH_FILE
+
+    def process_log(self, process_name: str) -> Path:
+        return self.log_dir / f"{process_name}.log"
+
+    # -- persistence -------------------------------------------------------------------
+    def save(self) -> Path:
+        """Write launch.json atomically (readers never see half a file)."""
+        self.home.mkdir(parents=True, exist_ok=True)
+        for d in (self.log_dir, self.capture_dir, self.pid_dir):
+            d.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=self.home, prefix=".launch.")
+        with os.fdopen(fd, "w") as fh:
+            json.dump(asdict(self), fh, indent=2, sort_keys=True)
+        os.replace(tmp, self.path)
+        return self.path
+
+    @classmethod
+    def load(cls, path: Path | str) -> "LaunchSpec":
+        path = Path(path)
+        if path.is_dir():
+            path = path / LAUNCH_FILE
+        try:
+            data = json.loads(path.read_text())
+        except (OSError, ValueError) as exc:
+            raise LaunchError(f"{path}: cannot read the launch file: {exc}") from None
+        try:
+            data["submission"] = Submission(**data["submission"])
+            data["state"] = StateManagerSpec(**data["state"])
+            return cls(**data)
+        except (KeyError, TypeError) as exc:
+            raise LaunchError(f"{path}: not a launch file of this version: {exc}") from None
+
+    def load_topology(self) -> Any:
+        """The compiled topology, rebuilt from the submission (engine.submission)."""
+        from engine.submission import load_topology
+
+        s = self.submission
+        return load_topology(s.project, name=s.name, env=s.env, config_file=s.config_file,
+                             cli_options=s.options, ackers=s.ackers, workers=s.workers,
+                             debug=s.debug)
+
+
+class LaunchError(Exception):
+    """The launch file is missing or unreadable; the text names it."""
+
+
+# -- process names (Heron's executor names) ----------------------------------------------
+TMANAGER = "heron-tmanager"
+
+
+def stmgr_id(container: int) -> str:
+    return f"stmgr-{container}"
+
+
+def metricsmgr_id(container: int) -> str:
+    return f"metricsmgr-{container}"
+
+
+def instance_id(container: int, component: str, task: int) -> str:
+    return f"container_{container}_{component}_{task}"
+
+
+def executor_name(container: int) -> str:
+    return f"executor-{container}"

@@ -1,0 +1,15 @@
+"""Transport between engine processes: pyzmq sockets carrying ``[type, protobuf]`` frames.
+
+One thread owns each socket. Data sockets have a small send high-water mark and send
+without blocking, so a slow peer shows up as a full socket (measurable backpressure)
+rather than as bytes hidden in zmq's queues. Linger is bounded so no process hangs on
+exit, and streams end with an acknowledged end-of-stream message, never by closing a
+socket (zmq may drop the last messages of a socket closed right after sending).
+"""
+
+from engine.network.codec import MalformedMessage, decode, encode, type_frame
+from engine.network.endpoints import ipc_endpoint, ipc_dir
+from engine.network.sockets import (bind_router, connect_dealer, request, new_context)
+
+__all__ = ["MalformedMessage", "bind_router", "connect_dealer", "decode", "encode",
+           "ipc_dir", "ipc_endpoint", "new_context", "request", "type_frame"]
