@@ -1,0 +1,5 @@
+import sys
+
+from engine.executor.main import main
+
+sys.exit(main())

@@ -1,0 +1,130 @@
+"""The executor as a process, running stand-ins instead of the engine's processes."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import psutil
+import pytest
+
+from engine.launch import LaunchSpec
+
+pytestmark = pytest.mark.timeout(90)
+
+
+def wait_for(cond, timeout=15.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if cond():
+            return True
+        time.sleep(0.1)
+    return cond()
+
+
+def start_executor(spec: LaunchSpec, container: int) -> subprocess.Popen:
+    log = open(spec.process_log(f"executor-{container}"), "ab")
+    try:
+        return subprocess.Popen([sys.executable, "-m", "engine.executor", "--launch",
+                                 str(spec.path), "--container", str(container)],
+                                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    finally:
+        log.close()
+
+
+def live_children(proc: subprocess.Popen) -> dict[str, psutil.Process]:
+    out = {}
+    try:
+        for child in psutil.Process(proc.pid).children():
+            try:
+                if child.status() != psutil.STATUS_ZOMBIE:
+                    out[child.pid] = child
+            except psutil.NoSuchProcess:
+                pass
+    except psutil.NoSuchProcess:
+        pass
+    return out
+
+
+def pid_of(spec: LaunchSpec, name: str) -> int | None:
+    try:
+        return int((spec.pid_dir / f"{name}.pid").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def all_gone(pids) -> bool:
+    for pid in pids:
+        try:
+            if psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
+                return False
+        except psutil.NoSuchProcess:
+            pass
+    return True
+
+
+def test_executor_starts_restarts_and_stops_its_container(launch_spec: LaunchSpec):
+    ex = start_executor(launch_spec, 1)
+    children: dict = {}
+    try:
+        assert wait_for(lambda: len(live_children(ex)) == 4), "container 1 should run 4 processes"
+        children = live_children(ex)
+        names = ["stmgr-1", "metricsmgr-1", "container_1_word-spout_1", "container_1_count-bolt_3"]
+        assert all(pid_of(launch_spec, n) in children for n in names)
+        assert (launch_spec.log_dir / "container_1_count-bolt_3.log").exists()
+        # An instance that dies is restarted by the executor.
+        victim = pid_of(launch_spec, "container_1_count-bolt_3")
+        os.kill(victim, signal.SIGKILL)
+        assert wait_for(lambda: pid_of(launch_spec, "container_1_count-bolt_3") not in (None, victim)
+                        and len(live_children(ex)) == 4)
+        children = live_children(ex)
+        ex.send_signal(signal.SIGTERM)
+        assert ex.wait(15) == 0
+        assert wait_for(lambda: all_gone(children), 5)
+        log = launch_spec.process_log("executor-1").read_text()
+        assert "restarted container_1_count-bolt_3" in log
+        assert "standin stopping" in launch_spec.process_log("stmgr-1").read_text()
+    finally:
+        ex.kill()
+        ex.wait()
+        for p in children.values():
+            try:
+                p.kill()
+            except psutil.NoSuchProcess:
+                pass
+
+
+def test_container_zero_and_sigkill_takes_the_container_down(launch_spec: LaunchSpec):
+    ex = start_executor(launch_spec, 0)
+    children: dict = {}
+    try:
+        assert wait_for(lambda: len(live_children(ex)) == 1)
+        children = live_children(ex)
+        assert pid_of(launch_spec, "heron-tmanager") in children
+        ex.kill()
+        ex.wait()
+        assert wait_for(lambda: all_gone(children), 5), "the TM outlived its executor"
+    finally:
+        ex.kill()
+        ex.wait()
+        for p in children.values():
+            try:
+                p.kill()
+            except psutil.NoSuchProcess:
+                pass
+
+
+def test_executor_exits_1_when_a_process_exhausts_its_restarts(launch_spec: LaunchSpec,
+                                                               monkeypatch):
+    monkeypatch.setenv("HERON_STANDIN_EXIT_AFTER", "0.2")
+    ex = start_executor(launch_spec, 2)
+    try:
+        assert ex.wait(30) == 1
+        assert "giving up" in launch_spec.process_log("executor-2").read_text()
+        time.sleep(0.3)
+    finally:
+        ex.kill()
+        ex.wait()
