@@ -1,0 +1,5 @@
+import sys
+
+from engine.scheduler.service import main
+
+sys.exit(main())

@@ -1,0 +1,166 @@
+"""Heron's local scheduler: one executor process per container on this machine.
+
+Usable in two ways, as Heron's schedulers are:
+
+* as a library, in the CLI process (``heron run``): ``LocalScheduler(spec).launch()``,
+  poll, then ``kill()``;
+* as a service (``python -m engine.scheduler``, see engine.scheduler.service), detached
+  from the CLI that submitted the topology, answering kill and restart requests.
+
+Executors are started and restarted by a :class:`~engine.process.Supervisor` under the
+launch spec's restart policy; because they call ``die_with_parent()``, a scheduler that
+dies (even by SIGKILL) takes its executors, and through them every process of the
+topology, with it.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import threading
+from typing import Any, Callable, Mapping
+
+from engine.executor.commands import executor_process
+from engine.executor.packing_wait import PACKING_PLAN_WAIT_SECS, wait_for_packing_plan
+from engine.launch import LaunchSpec, executor_name
+from engine.packing import PackingPlan
+from engine.process import Supervisor, SupervisorEvent
+
+log = logging.getLogger("heron.scheduler")
+
+#: how long an executor gets to stop its container before it is SIGKILLed (the executor
+#: itself gives its processes 5 s)
+EXECUTOR_STOP_GRACE_SECS = 10.0
+
+
+class LocalScheduler:
+    """Start, restart and kill the executors of one topology.
+
+    ``state`` is an open state manager (the scheduler opens ``spec.state`` itself and
+    closes it on ``kill``/``close`` when none is given); ``packing`` skips reading
+    ``packingplans/<name>``; ``modules`` overrides the executor module (tests).
+    """
+
+    def __init__(self, spec: LaunchSpec, *, state: Any | None = None,
+                 packing: PackingPlan | None = None,
+                 on_event: Callable[[SupervisorEvent], None] | None = None,
+                 grace: float = EXECUTOR_STOP_GRACE_SECS,
+                 packing_wait: float = PACKING_PLAN_WAIT_SECS,
+                 modules: Mapping[str, str] | None = None) -> None:
+        self.spec = spec
+        self._state = state
+        self._owns_state = state is None
+        self.packing = packing
+        self.grace = grace
+        self.packing_wait = packing_wait
+        self._on_event = on_event
+        self._modules = modules
+        self._supervisor: Supervisor | None = None
+        self._killed = False
+        self._lock = threading.Lock()
+
+    # -- state ---------------------------------------------------------------------------
+    @property
+    def state(self) -> Any:
+        if self._state is None:
+            self._state = self.spec.state.open()
+        return self._state
+
+    @property
+    def containers(self) -> list[int]:
+        """Container indexes, 0 (the Topology Master) to the packing plan's largest id."""
+        if self.packing is None:
+            return []
+        return list(range(0, max((c.id for c in self.packing.containers), default=0) + 1))
+
+    @property
+    def failed(self) -> threading.Event:
+        """Set when an executor exhausted its restarts (the topology is broken)."""
+        if self._supervisor is None:
+            return threading.Event()
+        return self._supervisor.failed
+
+    def gave_up(self) -> list[str]:
+        return self._supervisor.gave_up() if self._supervisor else []
+
+    def executor_pids(self) -> dict[str, int]:
+        """Live executors by process name (``executor-N``)."""
+        return self._supervisor.pids() if self._supervisor else {}
+
+    # -- IScheduler ----------------------------------------------------------------------
+    def launch(self) -> list[int]:
+        """Start one executor per container; returns the container indexes."""
+        with self._lock:
+            if self._supervisor is not None:
+                raise RuntimeError(f"{self.spec.topology_name} is already launched")
+            if self.packing is None:
+                self.packing = wait_for_packing_plan(self.state, self.spec.topology_name,
+                                                     timeout=self.packing_wait,
+                                                     where=self.spec.state.describe())
+            self.spec.log_dir.mkdir(parents=True, exist_ok=True)
+            self.spec.pid_dir.mkdir(parents=True, exist_ok=True)
+            specs = [executor_process(self.spec, c, modules=self._modules)
+                     for c in self.containers]
+            self._supervisor = Supervisor(specs, self.spec.max_restarts,
+                                          self.spec.restart_interval, on_event=self._on_event,
+                                          pid_dir=self.spec.pid_dir, name="scheduler")
+            log.info("launching %s (%s): %d containers", self.spec.topology_name,
+                     self.spec.topology_id, len(specs))
+            self._supervisor.start()
+            return self.containers
+
+    def restart(self, container: int = -1) -> None:
+        """Restart the executor of ``container`` (-1: every container)."""
+        supervisor = self._require_launched()
+        if container == -1:
+            targets = self.containers
+        elif container in self.containers:
+            targets = [container]
+        else:
+            raise ValueError(f"no container {container} in {self.spec.topology_name}; "
+                             f"containers are 0..{self.containers[-1]} (-1 for all)")
+        for c in targets:
+            log.info("restarting container %d", c)
+            supervisor.restart(executor_name(c), grace=self.grace)
+
+    def stop(self) -> None:
+        """Stop every executor (containers 1..N first, the Topology Master last); the
+        stored state is left alone. Idempotent."""
+        if self._supervisor is None:
+            return
+        first = [executor_name(c) for c in self.containers if c != 0]
+        self._supervisor.stop(self.grace, stages=[first, [executor_name(0)]])
+
+    def kill(self) -> None:
+        """Stop every executor, then remove the topology's state and ipc directory.
+        Idempotent."""
+        with self._lock:
+            if self._killed:
+                return
+            self._killed = True
+        try:
+            self.stop()
+        finally:
+            try:
+                self.state.clean(self.spec.topology_name)
+            finally:
+                _remove_ipc_dir(self.spec.topology_id)
+                self.close()
+        log.info("killed %s", self.spec.topology_name)
+
+    def close(self) -> None:
+        """Release the state manager if this scheduler opened it."""
+        if self._owns_state and self._state is not None:
+            self._state.close()
+            self._state = None
+
+    def _require_launched(self) -> Supervisor:
+        if self._supervisor is None:
+            raise RuntimeError(f"{self.spec.topology_name} is not launched")
+        return self._supervisor
+
+
+def _remove_ipc_dir(topology_id: str) -> None:
+    from engine.network.endpoints import ipc_dir
+
+    shutil.rmtree(ipc_dir(topology_id), ignore_errors=True)

@@ -1,0 +1,183 @@
+"""``python -m engine.scheduler --launch PATH``: the local scheduler as a service.
+
+Started detached by ``heron submit`` (its own session; it does not watch its parent, so
+it outlives the CLI). It launches the executors, binds a zmq ROUTER on a free loopback
+port, records ``schedulers/<name>`` (ephemeral: it vanishes with this process) and serves:
+
+* ``KillTopologyRequest``: stop every process, clean the topology's state, reply OK,
+  exit 0;
+* ``RestartTopologyRequest``: restart one container's executor (-1: all).
+
+Malformed messages are logged with their sender and dropped. SIGTERM/SIGINT kill the
+topology as a KillTopologyRequest would. SIGKILL leaves nothing behind either: the
+executors die with this process (die_with_parent) and their children with them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import signal
+import sys
+import threading
+import time
+from typing import Any
+
+import zmq
+
+from engine.launch import LaunchError, LaunchSpec
+from engine.messages import common_pb2, scheduler_pb2
+from engine.network import MalformedMessage, bind_router, decode, encode
+from engine.process import write_pid_file
+from engine.scheduler.local import LocalScheduler
+
+log = logging.getLogger("heron.scheduler")
+
+PID_FILE = "scheduler.pid"
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m engine.scheduler",
+                                     description="Run a topology's local scheduler service.")
+    parser.add_argument("--launch", required=True, help="launch.json (or its directory)")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    stop = threading.Event()
+
+    def on_signal(signum: int, _frame: object) -> None:
+        log.info("received %s; killing the topology", signal.Signals(signum).name)
+        stop.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)  # detached: a closing terminal is no reason
+    try:
+        spec = LaunchSpec.load(args.launch)
+    except LaunchError as exc:
+        log.error("%s", exc)
+        return 1
+    write_pid_file(spec.pid_dir / PID_FILE, os.getpid())
+    try:
+        state = spec.state.open()
+    except Exception as exc:
+        log.error("cannot open the state manager (%s): %s", spec.state.describe(), exc)
+        return 1
+    try:
+        return SchedulerService(spec, state, stop).run()
+    finally:
+        state.close()
+        (spec.pid_dir / PID_FILE).unlink(missing_ok=True)
+
+
+class SchedulerService:
+    """The request loop around a :class:`LocalScheduler`."""
+
+    def __init__(self, spec: LaunchSpec, state: Any, stop: threading.Event) -> None:
+        self.spec = spec
+        self.state = state
+        self.stop = stop
+        self.scheduler = LocalScheduler(spec, state=state)
+
+    def run(self) -> int:
+        name = self.spec.topology_name
+        ctx = zmq.Context()
+        sock, endpoint = bind_router(ctx, "tcp://127.0.0.1:0")
+        try:
+            try:
+                self.scheduler.launch()
+            except Exception as exc:
+                log.error("cannot launch %s: %s", name, exc)
+                self.scheduler.stop()
+                return 1
+            location = scheduler_pb2.SchedulerLocation(
+                topology_name=name, http_endpoint=endpoint,
+                job_page_link=[self.spec.home.resolve().as_uri()])
+            try:
+                self.state.create("schedulers", name, location, ephemeral=True)
+            except Exception as exc:
+                log.error("cannot record schedulers/%s: %s", name, exc)
+                self.scheduler.stop()
+                return 1
+            log.info("scheduler of %s serving on %s", name, endpoint)
+            return self._serve(sock)
+        finally:
+            sock.close(linger=1000)
+            ctx.term()
+
+    def _serve(self, sock: zmq.Socket) -> int:
+        reported_failure = False
+        while not self.stop.is_set():
+            if not reported_failure and self.scheduler.failed.is_set():
+                reported_failure = True
+                log.error("gave up restarting %s; the topology is degraded until "
+                          "`heron restart` or `heron kill`", ", ".join(self.scheduler.gave_up()))
+            if not sock.poll(200):
+                continue
+            frames = sock.recv_multipart()
+            sender, payload = frames[0], frames[1:]
+            try:
+                message = decode(payload)
+            except MalformedMessage as exc:
+                log.warning("dropping a malformed message from %r: %s", sender, exc)
+                continue
+            if isinstance(message, scheduler_pb2.KillTopologyRequest):
+                response = self._kill(message)
+                self._reply(sock, sender, response)
+                if response.status.status == common_pb2.OK:
+                    time.sleep(0.2)  # let the reply leave before the socket closes
+                    return 0
+            elif isinstance(message, scheduler_pb2.RestartTopologyRequest):
+                self._reply(sock, sender, self._restart(message))
+            else:
+                log.warning("unsupported request %s from %r", message.DESCRIPTOR.full_name,
+                            sender)
+                self._reply(sock, sender, _response(common_pb2.NOTOK,
+                                                    f"unsupported request "
+                                                    f"{message.DESCRIPTOR.full_name}"))
+        log.info("stopping: killing %s", self.spec.topology_name)
+        self.scheduler.kill()
+        return 0
+
+    def _kill(self, request: scheduler_pb2.KillTopologyRequest) -> scheduler_pb2.SchedulerResponse:
+        name = self.spec.topology_name
+        if request.topology_name and request.topology_name != name:
+            return _response(common_pb2.INVALID_TOPOLOGY_NAME,
+                             f"this scheduler runs {name!r}, not {request.topology_name!r}")
+        log.info("kill requested")
+        try:
+            self.scheduler.kill()
+        except Exception as exc:
+            log.exception("kill failed")
+            return _response(common_pb2.NOTOK, f"kill failed: {exc}")
+        return _response(common_pb2.OK, f"killed {name}")
+
+    def _restart(self, request: scheduler_pb2.RestartTopologyRequest
+                 ) -> scheduler_pb2.SchedulerResponse:
+        name = self.spec.topology_name
+        if request.topology_name and request.topology_name != name:
+            return _response(common_pb2.INVALID_TOPOLOGY_NAME,
+                             f"this scheduler runs {name!r}, not {request.topology_name!r}")
+        index = request.container_index if request.HasField("container_index") else -1
+        try:
+            self.scheduler.restart(index)
+        except (ValueError, RuntimeError) as exc:
+            return _response(common_pb2.NOTOK, str(exc))
+        what = "every container" if index == -1 else f"container {index}"
+        return _response(common_pb2.OK, f"restarted {what} of {name}")
+
+    @staticmethod
+    def _reply(sock: zmq.Socket, sender: bytes, response: Any) -> None:
+        try:
+            sock.send_multipart([sender, *encode(response)])
+        except zmq.ZMQError as exc:
+            log.warning("cannot answer %r: %s", sender, exc)
+
+
+def _response(code: int, message: str = "") -> scheduler_pb2.SchedulerResponse:
+    return scheduler_pb2.SchedulerResponse(status=common_pb2.Status(status=code, message=message))
