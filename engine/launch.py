@@ -68,6 +68,8 @@ class LaunchSpec:
     multilang_serializer: str = "json"
     #: where components with shell commands start (a project's src/)
     shell_cwd: str | None = None
+    #: keep every tuple of leaf streams (``heron run --capture``), not just the summary
+    capture_all: bool = False
     #: executor restart policy: at most this many restarts of one process ...
     max_restarts: int = 5
     #: ... with this many seconds between an exit and the restart
@@ -157,3 +159,13 @@ def instance_id(container: int, component: str, task: int) -> str:
 
 def executor_name(container: int) -> str:
     return f"executor-{container}"
+
+
+def local_socket_name(container: int, *, spout: bool) -> str:
+    """The ipc socket name instances of a container connect to. Spouts get their own, so
+    a Stream Manager under pressure can stop reading from its spouts alone."""
+    return f"{'p' if spout else 's'}{container}"
+
+
+def metrics_socket_name(container: int) -> str:
+    return f"m{container}"

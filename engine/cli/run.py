@@ -6,12 +6,15 @@ import json
 import logging
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 from rich.live import Live
 
 from compat.storm_api.local import LocalCluster, OutputCapture
 from compat.storm_api.project import parse_cli_options
 from engine.cli.display import make_console, status_renderable, summary_renderable
+from engine.launch import Submission
+from engine.local_run import HeronLocalRun
 from engine.submission import load_topology
 
 log = logging.getLogger("heron.cli")
@@ -23,11 +26,6 @@ def run_foreground(*, project: Path, name: str | None, env: str | None, engine: 
                    log_dir: Path | None, capture: Path | None, as_json: bool,
                    multilang: bool = False) -> int:
     """Run the topology in the foreground; returns the process exit code."""
-    if engine == "heron":
-        from compat.storm_api.project import ProjectError
-
-        raise ProjectError("the heron engine is not available in this version yet; "
-                           "use --engine storm")
     loaded = load_topology(project, name=name, env=env, config_file=config_file,
                            cli_options=parse_cli_options(options), ackers=ackers,
                            workers=workers, debug=debug)
@@ -39,10 +37,26 @@ def run_foreground(*, project: Path, name: str | None, env: str | None, engine: 
     topology = loaded.plan.name
     log_dir = log_dir or loaded.project.root / "logs"
     console = make_console()
+    serializer = str(loaded.project.config.get("serializer") or "json")
+    if engine == "heron":
+        submission = Submission(project=str(Path(project).resolve()), name=topology, env=env,
+                                config_file=str(Path(config_file).resolve()) if config_file else None,
+                                options=parse_cli_options(options), ackers=ackers,
+                                workers=workers, debug=debug)
+        runner = HeronLocalRun(loaded, submission, working_dir=_heron_working_dir(log_dir, topology),
+                               multilang=multilang, multilang_serializer=serializer,
+                               capture_jsonl=capture)
+        label = f"{topology} [heron engine]"
+        with Live(status_renderable(runner.snapshot(), 0.0, label), console=console,
+                  refresh_per_second=4, transient=True) as live:
+            result = runner.run(time_limit=time_limit or None,
+                                on_progress=lambda stats, elapsed: live.update(
+                                    status_renderable(stats, elapsed, label)))
+        return _report(console, result, engine, topology, as_json)
     cluster = LocalCluster(loaded.compiled, log_dir=log_dir,
                            capture=OutputCapture(jsonl=capture), multilang=multilang,
                            shell_cwd=loaded.project.root / "src",
-                           multilang_serializer=str(loaded.project.config.get("serializer") or "json"))
+                           multilang_serializer=serializer)
     label = f"{topology} [storm engine]"
     with Live(status_renderable(cluster.snapshot(), 0.0, label), console=console,
               refresh_per_second=4, transient=True) as live:
@@ -50,6 +64,19 @@ def run_foreground(*, project: Path, name: str | None, env: str | None, engine: 
             time_limit=time_limit or None,
             on_progress=lambda stats, elapsed: live.update(
                 status_renderable(stats, elapsed, label)))
+    return _report(console, result, engine, topology, as_json)
+
+
+def _heron_working_dir(log_dir: Path, topology: str) -> Path:
+    """A fresh directory per run under the log directory: process logs, captures and the
+    embedded state manager's tree."""
+    import tempfile
+
+    log_dir.mkdir(parents=True, exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix=f"{topology}-heron-", dir=log_dir))
+
+
+def _report(console: Any, result: Any, engine: str, topology: str, as_json: bool) -> int:
     if as_json:
         console.print_json(json.dumps({
             "topology": topology, "engine": engine, "reason": result.reason,
@@ -60,5 +87,5 @@ def run_foreground(*, project: Path, name: str | None, env: str | None, engine: 
                 for c in result.capture.streams.values()},
         }, default=str))
     else:
-        console.print(summary_renderable(result, "storm", topology))
+        console.print(summary_renderable(result, engine, topology))
     return 1 if result.reason == "error" else 0

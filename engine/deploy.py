@@ -1,0 +1,72 @@
+"""Submitting a compiled topology: pack it, write its launch file and its state.
+
+Heron's submit order (LaunchRunner): the topology, then the packing plan, then the
+execution state; a failed step removes what the earlier ones wrote, so a half-submitted
+topology never blocks the name. `heron submit` and `heron run --engine heron` share it.
+"""
+
+from __future__ import annotations
+
+import getpass
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from engine.launch import LaunchSpec, StateManagerSpec, Submission
+from engine.messages import execution_state_pb2, topology_pb2
+from engine.packing import ALGORITHMS, PackingError
+
+PACKING_KEY = "topology.packing.algorithm"
+
+
+class TopologyExistsError(Exception):
+    """A topology of this name is already running (its state exists)."""
+
+
+def pack(plan: Any) -> Any:
+    algorithm = str(plan.config.get(PACKING_KEY) or "round_robin").lower().replace("-", "_")
+    packer = ALGORITHMS.get(algorithm)
+    if packer is None:
+        raise PackingError(f"{PACKING_KEY}: unknown packing algorithm {algorithm!r}; "
+                           f"choose one of {', '.join(sorted(ALGORITHMS))}")
+    return packer(plan, dict(plan.config))
+
+
+def deploy(loaded: Any, *, state: Any, state_spec: StateManagerSpec, working_dir: Path,
+           submission: Submission, deactivated: bool = False, multilang: bool = False,
+           multilang_serializer: str = "json", capture_all: bool = False,
+           cluster: str = "local") -> LaunchSpec:
+    """Write the launch file and the topology's state; returns the launch spec."""
+    plan = loaded.plan
+    name = plan.name
+    if state.get("topologies", name) is not None:
+        raise TopologyExistsError(f"topology {name!r} is already running; "
+                                  f"`heron kill {name}` first")
+    packing = pack(plan)
+    topology_id = f"{name}-{uuid.uuid4().hex[:12]}"
+    spec = LaunchSpec(topology_name=name, topology_id=topology_id,
+                      working_dir=str(Path(working_dir).resolve()), submission=submission,
+                      state=state_spec, cluster=cluster, multilang=multilang,
+                      multilang_serializer=multilang_serializer,
+                      shell_cwd=str(loaded.project.root / "src"), capture_all=capture_all)
+    spec.save()
+    topology = plan.to_proto(topology_id=topology_id)
+    topology.state = topology_pb2.PAUSED if deactivated else topology_pb2.RUNNING
+    execution = execution_state_pb2.ExecutionState(
+        topology_name=name, topology_id=topology_id, submission_time=int(time.time()),
+        submission_user=getpass.getuser(), cluster=cluster, environ=loaded.env or "")
+    written: list[str] = []
+    try:
+        for kind, message in (("topologies", topology), ("packingplans", packing.to_proto()),
+                              ("executionstate", execution)):
+            state.create(kind, name, message)
+            written.append(kind)
+    except BaseException:
+        for kind in reversed(written):
+            try:
+                state.delete(kind, name)
+            except Exception:
+                pass
+        raise
+    return spec

@@ -1,0 +1,102 @@
+"""What an instance's leaf streams produced, kept where ``heron run`` can read it.
+
+Leaf streams (nobody consumes them) are the topology's results. Each instance keeps the
+same summary the ``storm`` engine keeps (counts, samples, latest value per key) and
+writes it to ``capture/<component>_<task>.summary`` when it stops or finishes; with
+``capture_all`` every leaf tuple is also appended, still serialized, to
+``capture/<component>_<task>.tuples`` for a full diff. The CLI merges the files.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+from pathlib import Path
+from typing import Any
+
+import msgpack
+
+from compat.storm_api.local.capture import OutputCapture
+
+SUMMARY_SUFFIX = ".summary"
+TUPLES_SUFFIX = ".tuples"
+
+
+class InstanceCapture:
+    def __init__(self, directory: Path, component: str, task: int, fields: dict[str, tuple[str, ...]],
+                 loads: Any, capture_all: bool) -> None:
+        self.directory = Path(directory)
+        self.component = component
+        self.task = task
+        self._loads = loads
+        self.summary = OutputCapture()
+        self._streams = {name: self.summary.declare(component, name, f) for name, f in fields.items()}
+        self._tuples = None
+        self._pack = msgpack.Packer(use_bin_type=True, autoreset=True).pack
+        if capture_all:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            self._tuples = open(self.directory / f"{component}_{task}{TUPLES_SUFFIX}", "ab",
+                                buffering=1 << 20)
+
+    def record(self, stream: str, payload: bytes) -> None:
+        self.summary.record(self._streams[stream], self.task, self._loads(payload))
+        if self._tuples is not None:
+            self._tuples.write(self._pack((stream, payload)))
+
+    def write_summary(self) -> None:
+        """Atomically replace this task's summary file (a reader never sees half of one)."""
+        if self._tuples is not None:
+            self._tuples.flush()
+        self.directory.mkdir(parents=True, exist_ok=True)
+        target = self.directory / f"{self.component}_{self.task}{SUMMARY_SUFFIX}"
+        tmp = target.with_name(f".{target.name}.{os.getpid()}")
+        with open(tmp, "wb") as fh:
+            pickle.dump({"component": self.component, "task": self.task,
+                         "streams": dict(self.summary.streams)}, fh)
+        os.replace(tmp, target)
+
+    def close(self) -> None:
+        self.write_summary()
+        if self._tuples is not None:
+            self._tuples.close()
+            self._tuples = None
+
+
+def read_captures(directory: Path, loads: Any, keep_all: bool = False,
+                  jsonl: Path | None = None) -> OutputCapture:
+    """Merge every instance's capture files into one OutputCapture (summaries are summed
+    per stream; latest values per key merge, since a key lives in one task under
+    fields grouping)."""
+    merged = OutputCapture(jsonl=jsonl, keep_all=keep_all)
+    directory = Path(directory)
+    for path in sorted(directory.glob(f"*{SUMMARY_SUFFIX}")):
+        with open(path, "rb") as fh:
+            data = pickle.load(fh)
+        for (component, stream), cap in data["streams"].items():
+            target = merged.streams.get((component, stream))
+            if target is None:
+                target = merged.declare(component, stream, cap.fields)
+            target.count += cap.count
+            room = 5 - len(target.samples)
+            if room > 0:
+                target.samples.extend(cap.samples[:room])
+            target.latest.update(cap.latest)
+            target.keys_dropped += cap.keys_dropped
+    if keep_all or jsonl is not None:
+        for path in sorted(directory.glob(f"*{TUPLES_SUFFIX}")):
+            component, _, task = path.name[:-len(TUPLES_SUFFIX)].rpartition("_")
+            with open(path, "rb") as fh:
+                for stream, payload in msgpack.Unpacker(fh, raw=False):
+                    cap = merged.streams.get((component, stream))
+                    if cap is None:
+                        continue
+                    values = loads(payload)
+                    if cap.tuples is not None:
+                        cap.tuples.append(values)
+                    if merged._jsonl is not None:
+                        import json
+                        merged._jsonl.write(json.dumps({"component": component, "stream": stream,
+                                                        "task": int(task), "values": values},
+                                                       default=repr) + "\n")
+    merged.close()
+    return merged

@@ -1,0 +1,185 @@
+"""The instance's OutputCollector: emits become rows of columnar batches.
+
+Per emit the work is what cannot be avoided: validate, serialize the values once, hash
+the grouping fields once per distinct field list of the stream's fields-grouped
+consumers, append. Routing happens in the Stream Manager from those columns. Targets
+are computed here only when the emitter needs them (``need_task_ids``, direct emits),
+with the same grouping code the Stream Manager uses, and then travel as explicit
+destinations.
+"""
+
+from __future__ import annotations
+
+import logging
+import zlib
+from typing import Any, Callable
+
+import msgpack
+
+from compat.storm_api.local.errors import EmitError
+from compat.storm_api.local.stats import TaskStats
+from engine.grouping import GroupingError
+from engine.messages import tuple_pb2
+from engine.network import type_frame
+from engine.serialization import SerializationError
+
+_LOG_LEVELS = {0: 5, 1: logging.DEBUG, 2: logging.INFO, 3: logging.WARNING, 4: logging.ERROR}
+TUPLE_BATCH = type_frame(tuple_pb2.TupleBatch)
+_pack = msgpack.Packer(use_bin_type=True, autoreset=True).pack
+
+
+class StreamOut:
+    """One declared output stream of this task and the rows waiting to be sent."""
+
+    __slots__ = ("name", "nfields", "fields", "direct", "key_indices", "single_key",
+                 "groupings", "leaf", "values", "hashes", "dest_counts", "dest_tasks")
+
+    def __init__(self, name: str, fields: tuple[str, ...], direct: bool,
+                 key_indices: list[tuple[int, ...]], groupings: list[Any], leaf: bool) -> None:
+        self.name = name
+        self.fields = fields
+        self.nfields = len(fields)
+        self.direct = direct
+        self.key_indices = key_indices
+        #: the common case (one grouping field list of one field): its index, else None
+        self.single_key = key_indices[0][0] if len(key_indices) == 1 and len(key_indices[0]) == 1 else None
+        self.groupings = groupings
+        self.leaf = leaf
+        self.values: list[bytes] = []
+        self.hashes: list[int] = []
+        self.dest_counts: list[int] = []
+        self.dest_tasks: list[int] = []
+
+
+class InstanceCollector:
+    def __init__(self, component: str, task: int, streams: dict[str, StreamOut],
+                 serializer: Any, stats: TaskStats, logger: logging.Logger,
+                 send: Callable[[list[bytes]], None], batch_size: int,
+                 capture: Any | None) -> None:
+        self.component = component
+        self.task = task
+        self.streams = streams
+        self.serializer = serializer
+        self._dumps = serializer.dumps
+        self.stats = stats
+        self.logger = logger
+        self._send = send
+        self.batch_size = batch_size
+        self.capture = capture
+        #: spout message ids emitted by the current call (acked at once: at-most-once)
+        self.emitted_ids: list[Any] = []
+        #: user metrics from report_metric: name -> last value
+        self.user_metrics: dict[str, Any] = {}
+        self.pending = 0  # rows waiting in batches
+
+    # -- emits -------------------------------------------------------------------------
+    def emit(self, values: list | tuple, stream: str | None, anchors: list | None,
+             direct_task: int | None, need_task_ids: bool, tup_id: Any | None) -> list[int] | None:
+        out = self.streams.get("default" if stream is None else stream)
+        if out is None:
+            raise EmitError(
+                f"component {self.component!r} task {self.task} emitted to undeclared stream "
+                f"{stream!r}; declared streams: {sorted(self.streams)}")
+        if len(values) != out.nfields:
+            raise EmitError(
+                f"component {self.component!r} task {self.task} emitted {len(values)} value(s) "
+                f"on stream {out.name!r}, which declares {out.nfields} field(s) "
+                f"{list(out.fields)}: {list(values)!r}")
+        if (direct_task is not None) != out.direct:
+            if out.direct:
+                raise EmitError(
+                    f"component {self.component!r} task {self.task} emitted without direct_task "
+                    f"on direct stream {out.name!r}")
+            raise EmitError(
+                f"component {self.component!r} task {self.task} emitted with direct_task="
+                f"{direct_task} on stream {out.name!r}, which is not declared direct "
+                "(declare Stream(..., direct=True))")
+        try:
+            payload = self._dumps(values)
+        except Exception as exc:
+            raise SerializationError(
+                f"task {self.task} emitted a value the tuple serializer "
+                f"({self.serializer.name}) cannot encode: {exc}; values: {list(values)!r}",
+                component=self.component, stream=out.name, values=values) from None
+        self.stats.emitted += 1
+        if tup_id is not None:
+            self.emitted_ids.append(tup_id)
+        if out.leaf:
+            if self.capture is not None:
+                self.capture.record(out.name, payload)
+            return [] if need_task_ids else None
+        targets: list[int] | None = None
+        if need_task_ids or direct_task is not None:
+            targets = []
+            try:
+                for grouping in out.groupings:
+                    targets.extend(grouping.choose(values, direct_task))
+            except GroupingError as exc:
+                raise EmitError(f"component {self.component!r} task {self.task}: {exc}") from None
+            if not out.dest_counts:
+                out.dest_counts.extend([0] * len(out.values))
+            out.dest_counts.append(len(targets))
+            out.dest_tasks.extend(targets)
+        elif out.dest_counts:
+            out.dest_counts.append(0)
+        out.values.append(payload)
+        single = out.single_key
+        if single is not None:
+            out.hashes.append(zlib.crc32(_pack(values[single])))
+        else:
+            for indices in out.key_indices:
+                out.hashes.append(zlib.crc32(_pack([values[i] for i in indices]))
+                                  if len(indices) > 1 else zlib.crc32(_pack(values[indices[0]])))
+        self.pending += 1
+        if len(out.values) >= self.batch_size:
+            self.flush_stream(out)
+        return targets if need_task_ids else None
+
+    def flush_stream(self, out: StreamOut) -> None:
+        n = len(out.values)
+        if not n:
+            return
+        batch = tuple_pb2.TupleBatch(src_task_id=self.task, values=out.values)
+        batch.stream.id = out.name
+        batch.stream.component_name = self.component
+        if out.key_indices:
+            batch.key_hash_width = len(out.key_indices)
+            batch.key_hashes.extend(out.hashes)
+            out.hashes = []
+        if out.dest_counts:
+            batch.dest_counts.extend(out.dest_counts)
+            batch.dest_tasks.extend(out.dest_tasks)
+            out.dest_counts = []
+            out.dest_tasks = []
+        out.values = []
+        self.pending -= n
+        self.stats.transferred += n
+        self._send([TUPLE_BATCH, batch.SerializeToString()])
+
+    def flush(self) -> None:
+        if self.pending:
+            for out in self.streams.values():
+                if out.values:
+                    self.flush_stream(out)
+
+    # -- acking (at-most-once: counted, nothing tracked) ---------------------------------
+    def ack(self, tup_id: Any) -> None:
+        self.stats.acked += 1
+
+    def fail(self, tup_id: Any) -> None:
+        self.stats.failed += 1
+
+    # -- everything else ---------------------------------------------------------------
+    def log(self, msg: str, level: int) -> None:
+        self.logger.log(_LOG_LEVELS.get(level, logging.INFO), msg)
+
+    def error(self, msg: str) -> None:
+        self.stats.errors += 1
+        self.stats.last_error = msg.strip().splitlines()[0] if msg.strip() else msg
+        self.logger.error(msg)
+
+    def metric(self, name: str, value: Any) -> None:
+        self.user_metrics[name] = value
+
+    def sync(self) -> None:
+        pass

@@ -1,0 +1,399 @@
+"""The executor thread: runs the user's spout or bolt.
+
+Spouts: ``next_tuple`` is called in bursts while it emits, batches are flushed by size
+or after a few milliseconds, message ids are acked at once (at-most-once, as Heron does
+without acking), and once ``is_exhausted()`` is true the task sends ``TaskDone`` after
+its last batch. Bolts: each arriving batch is decoded value by value into the tuples the
+component expects, output is flushed when the input pipe is momentarily empty (so
+batches grow under load and latency stays low when idle), and ``TaskDone`` is passed on
+once every upstream task has sent one.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any, Callable
+
+import zmq
+
+from compat.storm_api.exceptions import ComponentFailure
+from engine.instance.gateway import GATEWAY_FAILED, STOP, TO_METRICS, TO_STMGR
+from engine.messages import metrics_pb2, stmgr_pb2, topology_pb2, tuple_pb2
+from engine.network import type_frame
+
+log = logging.getLogger("heron.instance")
+
+TUPLE_BATCH = type_frame(tuple_pb2.TupleBatch)
+TASK_DONE = type_frame(tuple_pb2.TaskDone)
+ASSIGNMENT = type_frame(stmgr_pb2.NewInstanceAssignmentMessage)
+PUBLISH = type_frame(metrics_pb2.MetricPublisherPublishMessage)
+
+#: how often counters go to the Metrics Manager
+METRICS_INTERVAL = 1.0
+#: most time a row waits in a spout's batch before it is sent
+FLUSH_INTERVAL = 0.005
+#: a burst of next_tuple calls ends after this long
+SPOUT_BURST_SECS = 0.01
+#: restarts of user code in a row (without a successful call) before the task gives up
+MAX_RESTARTS = 10
+
+
+class TaskGaveUp(Exception):
+    """The component keeps failing; the process exits and its executor restarts it."""
+
+
+class ExecutorLoop:
+    """State shared by the spout and bolt loops: the pipe, the plan, counters, metrics."""
+
+    def __init__(self, pipe: zmq.Socket, task: Any, hosted_factory: Callable[[], Any],
+                 collector: Any, running: Callable[[], bool]) -> None:
+        self.pipe = pipe
+        self.task = task  # TaskInfo: component, task_id, kind, upstream tasks...
+        self.factory = hosted_factory
+        self.hosted: Any = None
+        self.collector = collector
+        self.stats = collector.stats
+        self._running = running
+        self.active = False
+        self.done = False
+        self.exhausted = False
+        self.pplan: Any = None
+        self.restarts = 0
+        self.exceptions: list[tuple[str, int]] = []  # (first lines, count)
+        self._next_metrics = 0.0
+
+    # -- plumbing ----------------------------------------------------------------------
+    def send(self, frames: list[Any]) -> None:
+        """Hand frames to the gateway; waits (still watching for stop) while the pipe is full."""
+        pipe = self.pipe
+        while True:
+            try:
+                pipe.send_multipart(frames, zmq.NOBLOCK, copy=False)
+                return
+            except zmq.Again:
+                if not self._running():
+                    return
+                pipe.poll(100, zmq.POLLOUT)
+
+    def send_data(self, frames: list[bytes]) -> None:
+        self.send([TO_STMGR, *frames])
+
+    def handle_plan(self, payload: bytes) -> None:
+        message = stmgr_pb2.NewInstanceAssignmentMessage.FromString(payload)
+        self.pplan = message.pplan
+        running = message.pplan.topology.state == topology_pb2.RUNNING
+        if self.hosted is None:
+            if not running:
+                return  # deployed deactivated: initialize only once running
+            self.start_component()
+        if running and not self.active:
+            self.active = True
+            self.on_activate()
+        elif not running and self.active:
+            self.active = False
+            self.on_deactivate()
+
+    def start_component(self) -> None:
+        failures = 0
+        while True:
+            try:
+                self.hosted = self.factory()
+                return
+            except ComponentFailure as failure:
+                failures += 1
+                self.record_failure(failure)
+                if failures >= 3:
+                    raise TaskGaveUp(
+                        f"component {self.task.component!r} task {self.task.task_id} failed to "
+                        f"initialize {failures} times: {type(failure.original).__name__}: "
+                        f"{failure.original}") from None
+                time.sleep(0.2)
+
+    def record_failure(self, failure: ComponentFailure) -> None:
+        log.error("component %r task %s raised:\n%s", self.task.component, self.task.task_id,
+                  failure.traceback_text)
+        headline = (f"{type(failure.original).__name__}: {failure.original}\n"
+                    f"{failure.traceback_text.strip().splitlines()[-1] if failure.traceback_text else ''}")
+        for i, (text, count) in enumerate(self.exceptions):
+            if text == headline:
+                self.exceptions[i] = (text, count + 1)
+                break
+        else:
+            self.exceptions.append((headline, 1))
+        self.stats.last_error = f"{type(failure.original).__name__}: {failure.original}"
+        self.publish_metrics(force=True)
+
+    def restart(self, failure: ComponentFailure) -> None:
+        """Log, count, replace the component with a fresh instance, as a worker restart would."""
+        self.restarts += 1
+        self.stats.restarts += 1
+        self.record_failure(failure)
+        if self.restarts > MAX_RESTARTS:
+            raise TaskGaveUp(f"component {self.task.component!r} task {self.task.task_id} "
+                             f"raised {self.restarts} times; giving up") from None
+        try:
+            self.hosted.close()
+        except Exception:
+            pass
+        self.hosted = None
+        self.start_component()
+        if self.active:
+            self.on_activate()
+
+    def on_activate(self) -> None:
+        pass
+
+    def on_deactivate(self) -> None:
+        pass
+
+    def finish(self) -> None:
+        """Flush, then tell everyone downstream this task will send nothing more."""
+        self.collector.flush()
+        done = tuple_pb2.TaskDone(src_task_id=self.task.task_id, component=self.task.component)
+        self.send_data([TASK_DONE, done.SerializeToString()])
+        self.done = True
+        if self.collector.capture is not None:
+            self.collector.capture.write_summary()
+        self.publish_metrics(force=True)
+        log.info("task finished: everything it will emit has been sent")
+
+    def publish_metrics(self, force: bool = False) -> None:
+        now = time.monotonic()
+        if not force and now < self._next_metrics:
+            return
+        self._next_metrics = now + METRICS_INTERVAL
+        s = self.stats
+        message = metrics_pb2.MetricPublisherPublishMessage()
+        for name, value in (("__emit-count", s.emitted), ("__transfer-count", s.transferred),
+                            ("__execute-count", s.executed), ("__ack-count", s.acked),
+                            ("__fail-count", s.failed), ("__error-count", s.errors),
+                            ("__restart-count", s.restarts), ("__done", int(self.done)),
+                            ("__active", int(self.active))):
+            message.metrics.add(name=name, value=str(value))
+        if s.last_error:
+            message.metrics.add(name="__last-error", value=s.last_error)
+        for name, value in self.collector.user_metrics.items():
+            message.metrics.add(name=f"user/{name}", value=str(value))
+        for text, count in self.exceptions:
+            message.exceptions.add(stacktrace=text, count=count)
+        self.send([TO_METRICS, PUBLISH, message.SerializeToString()])
+
+    def control(self, frames: list[Any]) -> bool:
+        """Handle a non-data message; False when the loop must stop."""
+        kind = frames[0].bytes
+        if kind == ASSIGNMENT:
+            self.handle_plan(frames[1].bytes)
+        elif kind == GATEWAY_FAILED:
+            raise TaskGaveUp(f"the gateway thread failed: {frames[1].bytes.decode(errors='replace')}")
+        else:
+            log.warning("executor dropped an unexpected message of type %r", kind[:60])
+        return True
+
+    def close(self) -> None:
+        try:
+            self.collector.flush()
+        except Exception:
+            log.exception("flushing the last batches failed")
+        self.publish_metrics(force=True)
+        if self.collector.capture is not None:
+            try:
+                self.collector.capture.close()
+            except Exception:
+                log.exception("writing the capture summary failed")
+        if self.hosted is not None:
+            try:
+                self.hosted.close()
+            except Exception:
+                log.exception("closing the component failed")
+        self.send([STOP])
+
+
+class SpoutLoop(ExecutorLoop):
+    def __init__(self, *args: Any, wait_secs: float = 0.001, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.wait_ms = max(1, int(wait_secs * 1000))
+
+    def on_activate(self) -> None:
+        self._call(self.hosted.activate)
+
+    def on_deactivate(self) -> None:
+        self.collector.flush()
+        self._call(self.hosted.deactivate)
+
+    def _call(self, fn: Callable[[], Any]) -> None:
+        try:
+            fn()
+        except ComponentFailure as failure:
+            self._ack_emitted()
+            self.restart(failure)
+            return
+        self._ack_emitted()
+
+    def _ack_emitted(self) -> None:
+        ids = self.collector.emitted_ids
+        if ids:
+            self.collector.emitted_ids = []
+            hosted = self.hosted
+            for msg_id in ids:
+                self.stats.acked += 1
+                try:
+                    hosted.ack(msg_id)
+                except ComponentFailure as failure:
+                    self.restart(failure)
+                    return
+
+    def run(self) -> None:
+        pipe = self.pipe
+        collector = self.collector
+        stats = self.stats
+        running = self._running
+        last_flush = time.monotonic()
+        while running():
+            # control first: plans (activate/deactivate) and stop
+            while pipe.poll(0):
+                if not self.control(pipe.recv_multipart(copy=False)):
+                    return
+            if self.hosted is None or not self.active or self.done:
+                collector.flush()
+                self.publish_metrics()
+                if pipe.poll(50):
+                    if not self.control(pipe.recv_multipart(copy=False)):
+                        return
+                continue
+            hosted = self.hosted
+            burst_end = time.monotonic() + SPOUT_BURST_SECS
+            emitted_any = False
+            while True:
+                before = stats.emitted
+                self._call(hosted.next_tuple)
+                if self.hosted is not hosted:
+                    break  # restarted
+                if stats.emitted == before:
+                    break
+                emitted_any = True
+                if time.monotonic() >= burst_end:
+                    break
+            if self.hosted is hosted and hosted.is_exhausted():
+                self.exhausted = True
+                self.finish()
+                continue
+            now = time.monotonic()
+            if not emitted_any:
+                collector.flush()
+                last_flush = now
+                self.publish_metrics()
+                if pipe.poll(self.wait_ms):
+                    if not self.control(pipe.recv_multipart(copy=False)):
+                        return
+            elif now - last_flush >= FLUSH_INTERVAL:
+                collector.flush()
+                last_flush = now
+                self.publish_metrics()
+
+
+class BoltLoop(ExecutorLoop):
+    def __init__(self, *args: Any, loads: Callable[[bytes], Any], tick_secs: float | None,
+                 shell: bool, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.loads = loads
+        self.tick_secs = tick_secs
+        self.shell = shell
+        self.upstream_done: set[int] = set()
+        self._counter = 0
+
+    def on_deactivate(self) -> None:
+        self.collector.flush()
+
+    def _execute(self, tup: Any) -> None:
+        try:
+            self.hosted.execute(tup)
+        except ComponentFailure as failure:
+            self.restart(failure)
+
+    def _process_batch(self, payload: bytes) -> None:
+        batch = tuple_pb2.TupleBatch.FromString(payload)
+        source = batch.stream.component_name
+        stream = batch.stream.id
+        src_task = batch.src_task_id
+        loads = self.loads
+        stats = self.stats
+        n = self._counter
+        for value in batch.values:
+            n += 1
+            hosted = self.hosted
+            tup = hosted.make_tuple(str(n), source, stream, src_task, loads(value))
+            stats.executed += 1
+            try:
+                hosted.execute(tup)
+            except ComponentFailure as failure:
+                self._counter = n
+                self.restart(failure)
+        self._counter = n
+
+    def _task_done(self, payload: bytes) -> None:
+        message = tuple_pb2.TaskDone.FromString(payload)
+        self.upstream_done.add(message.src_task_id)
+        if self.task.upstream_tasks and self.task.upstream_tasks <= self.upstream_done:
+            if self.shell:
+                self._settle_shell()
+            self.finish()
+
+    def _settle_shell(self, quiet_secs: float = 0.5, limit_secs: float = 10.0) -> None:
+        """A shell bolt answers asynchronously: let it finish what it was given."""
+        deadline = time.monotonic() + limit_secs
+        last = (self.stats.emitted, self.stats.acked, self.stats.failed)
+        quiet_since = time.monotonic()
+        while time.monotonic() < deadline:
+            try:
+                self.hosted.poll()
+            except ComponentFailure as failure:
+                self.restart(failure)
+            now_counts = (self.stats.emitted, self.stats.acked, self.stats.failed)
+            if now_counts != last:
+                last = now_counts
+                quiet_since = time.monotonic()
+            elif (self.stats.acked + self.stats.failed >= self.stats.executed
+                  or time.monotonic() - quiet_since >= quiet_secs):
+                return
+            time.sleep(0.01)
+
+    def run(self) -> None:
+        pipe = self.pipe
+        collector = self.collector
+        running = self._running
+        next_tick = time.monotonic() + self.tick_secs if self.tick_secs else None
+        while running():
+            timeout = 100
+            if self.shell:
+                timeout = 5
+            if next_tick is not None:
+                timeout = max(0, min(timeout, int((next_tick - time.monotonic()) * 1000)))
+            if pipe.poll(timeout):
+                frames = pipe.recv_multipart(copy=False)
+                kind = frames[0].bytes
+                if kind == TUPLE_BATCH and self.hosted is not None:
+                    self._process_batch(frames[1].bytes)
+                    # more input waiting: keep filling the output batches
+                    if collector.pending and not pipe.poll(0):
+                        collector.flush()
+                elif kind == TASK_DONE:
+                    self._task_done(frames[1].bytes)
+                elif kind == TUPLE_BATCH:
+                    log.warning("dropped a batch that arrived before the component started")
+                elif not self.control(frames):
+                    return
+            else:
+                collector.flush()
+            if self.shell and self.hosted is not None:
+                try:
+                    self.hosted.poll()
+                except ComponentFailure as failure:
+                    self.restart(failure)
+            if next_tick is not None and time.monotonic() >= next_tick:
+                next_tick = time.monotonic() + self.tick_secs
+                if self.hosted is not None and self.active:
+                    self._counter += 1
+                    self._execute(self.hosted.make_tuple(str(self._counter), "__system", "__tick",
+                                                         -1, [self.tick_secs]))
+            self.publish_metrics()

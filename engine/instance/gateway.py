@@ -1,0 +1,206 @@
+"""The gateway thread: owns the Stream Manager and Metrics Manager sockets.
+
+It registers the instance, relays physical plans and tuple batches to the executor
+thread over a bounded in-process pipe, and sends what the executor produces. When the
+executor's pipe is full the gateway stops reading from the Stream Manager (the batch in
+hand waits), and when the Stream Manager is not taking data the gateway stops reading
+from the executor: pressure travels back to where it can be measured, and nothing here
+grows without bound.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import Any
+
+import zmq
+
+from engine.messages import metrics_pb2, stmgr_pb2
+from engine.network import MalformedMessage, connect_dealer, decode, encode, type_frame
+
+log = logging.getLogger("heron.instance")
+
+#: executor -> gateway frame prefixes: where the rest goes
+TO_STMGR = b"S"
+TO_METRICS = b"M"
+STOP = b"X"
+#: gateway -> executor control (a pplan or tuple data otherwise arrive as [type, payload])
+GATEWAY_FAILED = b"F"
+
+_REGISTER_RESPONSE = type_frame(stmgr_pb2.RegisterInstanceResponse)
+_ASSIGNMENT = type_frame(stmgr_pb2.NewInstanceAssignmentMessage)
+_METRICS_REGISTER_RESPONSE = type_frame(metrics_pb2.MetricPublisherRegisterResponse)
+
+REGISTER_RETRY_SECS = 2.0
+PIPE_HWM = 64
+
+
+class Gateway(threading.Thread):
+    def __init__(self, ctx: zmq.Context, pipe_endpoint: str, *, stmgr_endpoint: str,
+                 metrics_endpoint: str, instance: Any, topology_name: str, topology_id: str,
+                 publisher: Any) -> None:
+        super().__init__(name="gateway", daemon=True)
+        self.ctx = ctx
+        self.pipe_endpoint = pipe_endpoint
+        self.stmgr_endpoint = stmgr_endpoint
+        self.metrics_endpoint = metrics_endpoint
+        self.instance = instance
+        self.topology_name = topology_name
+        self.topology_id = topology_id
+        self.publisher = publisher
+        self.bound = threading.Event()
+        self.registered = False
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        pipe = self.ctx.socket(zmq.PAIR)
+        pipe.setsockopt(zmq.LINGER, 0)
+        pipe.setsockopt(zmq.SNDHWM, PIPE_HWM)
+        pipe.setsockopt(zmq.RCVHWM, PIPE_HWM)
+        pipe.bind(self.pipe_endpoint)
+        self.bound.set()
+        ident = self.instance.instance_id
+        stmgr = connect_dealer(self.ctx, self.stmgr_endpoint, ident, sndhwm=100, rcvhwm=100)
+        metrics = connect_dealer(self.ctx, self.metrics_endpoint, ident, sndhwm=100, rcvhwm=100)
+        try:
+            self._loop(pipe, stmgr, metrics)
+        except BaseException as exc:  # engine bug: tell the executor, never die silently
+            log.exception("gateway failed")
+            self.error = exc
+            try:
+                pipe.send_multipart([GATEWAY_FAILED, str(exc).encode()], zmq.NOBLOCK)
+            except zmq.ZMQError:
+                pass
+        finally:
+            for sock in (stmgr, metrics, pipe):
+                sock.close(linger=200)
+
+    def _register(self, stmgr: zmq.Socket) -> None:
+        request = stmgr_pb2.RegisterInstanceRequest(topology_name=self.topology_name,
+                                                    topology_id=self.topology_id)
+        request.instance.CopyFrom(self.instance)
+        stmgr.send_multipart(encode(request), zmq.NOBLOCK)
+
+    def _loop(self, pipe: zmq.Socket, stmgr: zmq.Socket, metrics: zmq.Socket) -> None:
+        try:
+            self._register(stmgr)
+        except zmq.Again:
+            pass
+        register_sent = time.monotonic()
+        metrics.send_multipart(encode(metrics_pb2.MetricPublisherRegisterRequest(
+            publisher=self.publisher)), zmq.NOBLOCK)
+        to_executor: list[bytes] | None = None  # a message the executor's pipe had no room for
+        to_stmgr: list[bytes] | None = None     # a message the Stream Manager had no room for
+        poller_cache: dict[tuple[bool, bool], zmq.Poller] = {}
+        while True:
+            if not self.registered and time.monotonic() - register_sent > REGISTER_RETRY_SECS:
+                try:
+                    self._register(stmgr)
+                except zmq.Again:
+                    pass
+                register_sent = time.monotonic()
+            read_stmgr = to_executor is None
+            read_pipe = to_stmgr is None
+            key = (read_stmgr, read_pipe)
+            poller = poller_cache.get(key)
+            if poller is None:
+                poller = zmq.Poller()
+                stmgr_flags = (zmq.POLLIN if read_stmgr else 0) | (0 if read_pipe else zmq.POLLOUT)
+                pipe_flags = (zmq.POLLIN if read_pipe else 0) | (0 if read_stmgr else zmq.POLLOUT)
+                if stmgr_flags:
+                    poller.register(stmgr, stmgr_flags)
+                if pipe_flags:
+                    poller.register(pipe, pipe_flags)
+                poller.register(metrics, zmq.POLLIN)
+                poller_cache[key] = poller
+            events = dict(poller.poll(500))
+            if to_executor is not None and events.get(pipe, 0) & zmq.POLLOUT:
+                try:
+                    pipe.send_multipart(to_executor, zmq.NOBLOCK, copy=False)
+                    to_executor = None
+                except zmq.Again:
+                    pass
+            if to_stmgr is not None and events.get(stmgr, 0) & zmq.POLLOUT:
+                try:
+                    stmgr.send_multipart(to_stmgr, zmq.NOBLOCK, copy=False)
+                    to_stmgr = None
+                except zmq.Again:
+                    pass
+            if read_stmgr and events.get(stmgr, 0) & zmq.POLLIN:
+                # Relay everything waiting, until the executor's pipe is full.
+                while to_executor is None:
+                    try:
+                        frames = stmgr.recv_multipart(zmq.NOBLOCK, copy=False)
+                    except zmq.Again:
+                        break
+                    frames = self._from_stmgr(frames)
+                    if frames is None:
+                        continue
+                    try:
+                        pipe.send_multipart(frames, zmq.NOBLOCK, copy=False)
+                    except zmq.Again:
+                        to_executor = frames
+            if read_pipe and events.get(pipe, 0) & zmq.POLLIN:
+                while to_stmgr is None:
+                    try:
+                        frames = pipe.recv_multipart(zmq.NOBLOCK, copy=False)
+                    except zmq.Again:
+                        break
+                    where = frames[0].bytes
+                    if where == TO_STMGR:
+                        try:
+                            stmgr.send_multipart(frames[1:], zmq.NOBLOCK, copy=False)
+                        except zmq.Again:
+                            to_stmgr = frames[1:]
+                    elif where == TO_METRICS:
+                        try:
+                            metrics.send_multipart(frames[1:], zmq.NOBLOCK, copy=False)
+                        except zmq.Again:
+                            pass  # metrics are periodic snapshots: the next one replaces it
+                    elif where == STOP:
+                        self._drain_to_stmgr(stmgr, to_stmgr)
+                        return
+            if events.get(metrics, 0) & zmq.POLLIN:
+                try:
+                    metrics.recv_multipart(zmq.NOBLOCK)  # register responses: nothing to do
+                except zmq.Again:
+                    pass
+
+    def _from_stmgr(self, frames: list[Any]) -> list[Any] | None:
+        """Frames to relay to the executor, or None for messages the gateway handles."""
+        if len(frames) != 2:
+            log.warning("dropped a malformed message from the stream manager (%d frames)",
+                        len(frames))
+            return None
+        kind = frames[0].bytes
+        if kind == _REGISTER_RESPONSE:
+            try:
+                response = decode([kind, frames[1].bytes])
+            except MalformedMessage as exc:
+                log.warning("dropped a malformed register response from the stream manager: %s", exc)
+                return None
+            if response.status.status != 1:
+                log.error("the stream manager refused registration: %s", response.status.message)
+                return None
+            self.registered = True
+            log.info("registered with the stream manager")
+            if response.HasField("pplan"):
+                assignment = stmgr_pb2.NewInstanceAssignmentMessage(pplan=response.pplan)
+                return [_ASSIGNMENT, assignment.SerializeToString()]
+            return None
+        return frames
+
+    @staticmethod
+    def _drain_to_stmgr(stmgr: zmq.Socket, pending: list[Any] | None) -> None:
+        """Give a last held batch a bounded chance to go out before the sockets close."""
+        if pending is None:
+            return
+        deadline = time.monotonic() + 2.0
+        while time.monotonic() < deadline:
+            try:
+                stmgr.send_multipart(pending, zmq.NOBLOCK, copy=False)
+                return
+            except zmq.Again:
+                time.sleep(0.01)

@@ -1,0 +1,296 @@
+"""Start one task: load the topology as the submitter did, connect, wait for the
+physical plan, host the component, run it until told to stop.
+
+The main thread is the executor thread (user code gets the main thread, as it would as
+a Storm worker's only task); the gateway runs beside it. SIGTERM asks both to stop:
+the executor flushes its last batches, writes its capture summary and closes the
+component; the gateway sends what it holds, then the sockets close with bounded linger.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import zmq
+
+from compat.storm_api.config import reliability, tick_frequency, with_defaults
+from compat.storm_api.local.layout import SYSTEM_COMPONENT, SYSTEM_TASK_ID, TaskLayout, build_context
+from compat.storm_api.local.logs import task_logger
+from compat.storm_api.local.stats import TaskStats
+from engine.grouping import build_grouping
+from engine.instance.capture import InstanceCapture
+from engine.instance.collector import InstanceCollector, StreamOut
+from engine.instance.executor import BoltLoop, SpoutLoop, TaskGaveUp
+from engine.instance.gateway import Gateway
+from engine.launch import (LaunchSpec, instance_id, local_socket_name, metrics_socket_name,
+                           stmgr_id)
+from engine.messages import metrics_pb2, physical_plan_pb2, topology_pb2
+from engine.network import ipc_endpoint
+from engine.serialization import serializer_for_config
+
+log = logging.getLogger("heron.instance")
+
+#: rows per batch before a flush (Heron's instances send sets of up to 10240 tuples)
+DEFAULT_BATCH_SIZE = 1024
+
+
+class TaskInfo:
+    def __init__(self, component: str, task_id: int, kind: str, index: int) -> None:
+        self.component = component
+        self.task_id = task_id
+        self.kind = kind
+        self.index = index
+        self.upstream_tasks: set[int] = set()
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="heron-instance")
+    parser.add_argument("--launch", required=True)
+    parser.add_argument("--container", type=int, required=True)
+    parser.add_argument("--task", type=int, required=True)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    _watch_parent()
+    logging.basicConfig(stream=sys.stderr, level=logging.INFO,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    stopping = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stopping.set())
+    signal.signal(signal.SIGINT, lambda *_: stopping.set())
+    try:
+        code = run(args, stopping)
+    except TaskGaveUp as exc:
+        log.error("%s", exc)
+        code = 1
+    sys.exit(code)
+
+
+def _watch_parent() -> None:
+    try:
+        from engine.process import die_with_parent
+    except ImportError:  # pragma: no cover - started by hand
+        return
+    die_with_parent()
+
+
+def run(args: argparse.Namespace, stopping: threading.Event) -> int:
+    spec = LaunchSpec.load(args.launch)
+    with spec.state.open() as state:
+        packing = state.get("packingplans", spec.topology_name)
+    if packing is None:
+        log.error("no packing plan for topology %r in %s", spec.topology_name, spec.state.describe())
+        return 1
+    placement = None
+    for container in packing.container_plans:
+        for inst in container.instance_plans:
+            if inst.task_id == args.task:
+                placement = (container.id, inst)
+    if placement is None or placement[0] != args.container:
+        log.error("task %s is not in container %s of the packing plan", args.task, args.container)
+        return 1
+    inst_plan = placement[1]
+    loaded = spec.load_topology()
+    plan = loaded.plan
+    comp = plan.components.get(inst_plan.component_name)
+    if comp is None:
+        log.error("component %r of the packing plan is not in the topology", inst_plan.component_name)
+        return 1
+    task = TaskInfo(comp.name, args.task, comp.kind, inst_plan.component_index)
+    conf = with_defaults(plan.config)
+    conf["topology.name"] = plan.name
+    conf.update(comp.config)
+    if reliability(conf).acking and comp.kind == "spout":
+        log.warning("this topology asks for acking; the heron engine runs it at-most-once "
+                    "for now (at-least-once arrives with the next release)")
+    serializer = serializer_for_config(conf)
+    me = physical_plan_pb2.Instance(instance_id=instance_id(args.container, comp.name, args.task),
+                                    stmgr_id=stmgr_id(args.container))
+    me.info.task_id = args.task
+    me.info.component_index = inst_plan.component_index
+    me.info.component_name = comp.name
+    publisher = metrics_pb2.MetricPublisher(hostname="127.0.0.1", port=args.task,
+                                            component_name=comp.name, instance_id=me.instance_id,
+                                            instance_index=inst_plan.component_index)
+    ctx = zmq.Context()
+    pipe_endpoint = f"inproc://executor-{args.task}"
+    gateway = Gateway(ctx, pipe_endpoint,
+                      stmgr_endpoint=ipc_endpoint(spec.topology_id, local_socket_name(
+                          args.container, spout=comp.kind == "spout")),
+                      metrics_endpoint=ipc_endpoint(spec.topology_id, metrics_socket_name(args.container)),
+                      instance=me, topology_name=spec.topology_name, topology_id=spec.topology_id,
+                      publisher=publisher)
+    gateway.start()
+    gateway.bound.wait(10)
+    pipe = ctx.socket(zmq.PAIR)
+    pipe.setsockopt(zmq.LINGER, 0)
+    pipe.setsockopt(zmq.SNDHWM, 64)
+    pipe.setsockopt(zmq.RCVHWM, 64)
+    pipe.connect(pipe_endpoint)
+    try:
+        return _run_task(spec, loaded, plan, comp, task, conf, serializer, pipe, stopping)
+    finally:
+        gateway.join(5)
+        pipe.close(linger=0)
+        ctx.term()
+
+
+def _wait_for_plan(pipe: zmq.Socket, stopping: threading.Event) -> Any:
+    """The first message the executor gets is the physical plan (relayed by the gateway)."""
+    while not stopping.is_set():
+        if pipe.poll(200):
+            return pipe.recv_multipart(copy=False)
+    return None
+
+
+def _run_task(spec: LaunchSpec, loaded: Any, plan: Any, comp: Any, task: TaskInfo,
+              conf: dict, serializer: Any, pipe: zmq.Socket, stopping: threading.Event) -> int:
+    first = _wait_for_plan(pipe, stopping)
+    if first is None:
+        pipe.send_multipart([b"X"])
+        return 0
+    from engine.instance.executor import ASSIGNMENT
+    if first[0].bytes != ASSIGNMENT:
+        log.error("expected the physical plan first, got %r", first[0].bytes[:60])
+        pipe.send_multipart([b"X"])
+        return 1
+    from engine.messages import stmgr_pb2
+    pplan = stmgr_pb2.NewInstanceAssignmentMessage.FromString(first[1].bytes).pplan
+    tasks_by_component: dict[str, list[int]] = {}
+    container_of: dict[int, str] = {}
+    for inst in pplan.instances:
+        tasks_by_component.setdefault(inst.info.component_name, []).append(inst.info.task_id)
+        container_of[inst.info.task_id] = inst.stmgr_id
+    for ids in tasks_by_component.values():
+        ids.sort()
+    for inp in comp.inputs:
+        task.upstream_tasks.update(tasks_by_component.get(inp.source, []))
+    layout = TaskLayout(dict(tasks_by_component))
+    layout.tasks_by_component[SYSTEM_COMPONENT] = [SYSTEM_TASK_ID]
+    context = build_context(plan, layout, comp.name, task.task_id)
+    my_stmgr = container_of[task.task_id]
+    streams: dict[str, StreamOut] = {}
+    leaf_fields: dict[str, tuple[str, ...]] = {}
+    for stream in comp.outputs.values():
+        consumers = plan.consumers(comp.name, stream.name)
+        groupings = []
+        for consumer, inp in consumers:
+            ctasks = tasks_by_component[consumer.name]
+            groupings.append(build_grouping(
+                inp.grouping, ctasks, stream_fields=stream.fields, grouping_fields=inp.fields,
+                local_tasks=[t for t in ctasks if container_of.get(t) == my_stmgr],
+                consumer=consumer.name))
+        key_sets = plan.key_field_sets(comp.name, stream.name)
+        key_indices = [tuple(list(stream.fields).index(f) for f in fs) for fs in key_sets]
+        streams[stream.name] = StreamOut(stream.name, tuple(stream.fields), stream.direct,
+                                         key_indices, groupings, leaf=not consumers)
+        if not consumers:
+            leaf_fields[stream.name] = tuple(stream.fields)
+    # Component log lines go to the process's own log file unless the user chose a file.
+    log_conf = dict(conf)
+    if not log_conf.get("pystorm.log.file"):
+        log_conf["pystorm.log.file"] = f"{instance_id(args_container(pplan, task), comp.name, task.task_id)}.log"
+    logger = task_logger(log_conf, spec.log_dir, plan.name, comp.name, task.task_id)
+    capture = None
+    if leaf_fields:
+        capture = InstanceCapture(spec.capture_dir, comp.name, task.task_id, leaf_fields,
+                                  serializer.loads, capture_all=spec.capture_all)
+    stats = TaskStats(comp.name, task.task_id)
+    batch_size = int(conf.get("heron.instance.batch.size", DEFAULT_BATCH_SIZE))
+    holder: dict[str, Any] = {}
+
+    def send(frames: list[bytes]) -> None:
+        holder["loop"].send_data(frames)
+
+    collector = InstanceCollector(comp.name, task.task_id, streams, serializer, stats, logger,
+                                  send, batch_size, capture)
+    shell = _shell_command(spec, loaded, comp)
+    factory = _factory(spec, loaded, comp, conf, context, collector, logger, shell)
+
+    def running() -> bool:
+        return not stopping.is_set()
+
+    if comp.kind == "spout":
+        wait = float(conf.get("topology.sleep.spout.wait.strategy.time.ms", 1)) / 1000.0
+        loop: Any = SpoutLoop(pipe, task, factory, collector, running, wait_secs=wait)
+    else:
+        loop = BoltLoop(pipe, task, factory, collector, running, loads=serializer.loads,
+                        tick_secs=tick_frequency(conf), shell=shell is not None)
+    holder["loop"] = loop
+    code = 0
+    try:
+        loop.control(first)
+        loop.run()
+    except TaskGaveUp as exc:
+        log.error("%s", exc)
+        record_failure(spec, task, str(exc))
+        code = 1
+    finally:
+        loop.close()
+    return code
+
+
+def args_container(pplan: Any, task: TaskInfo) -> int:
+    for record in pplan.stmgrs:
+        for inst in pplan.instances:
+            if inst.info.task_id == task.task_id and inst.stmgr_id == record.id:
+                return record.container_id
+    return 0
+
+
+def record_failure(spec: LaunchSpec, task: TaskInfo, text: str) -> None:
+    """Leave the reason a task gave up where ``heron run`` and ``heron logs`` look, so it
+    reaches the user even though the executor restarts the process."""
+    directory = spec.home / "failures"
+    directory.mkdir(parents=True, exist_ok=True)
+    target = directory / f"{task.component}_{task.task_id}"
+    tmp = directory / f".{target.name}.{os.getpid()}"
+    tmp.write_text(text + "\n")
+    os.replace(tmp, target)
+
+
+def _shell_command(spec: LaunchSpec, loaded: Any, comp: Any) -> tuple[str, str] | None:
+    """(command, script) when the component runs as a multi-lang subprocess."""
+    import shlex
+
+    in_process = comp.name in loaded.compiled.component_classes
+    if in_process and not (spec.multilang and comp.shell):
+        return None
+    if not comp.shell:
+        raise TaskGaveUp(f"component {comp.name!r} has neither a Python class nor a shell command")
+    command, script = comp.shell
+    if command == "streamparse_run":
+        command = f"{shlex.quote(sys.executable)} -m compat.storm_api.run"
+        if spec.multilang_serializer != "json":
+            script = f"-s {spec.multilang_serializer} {script}"
+    return command, script
+
+
+def _factory(spec: LaunchSpec, loaded: Any, comp: Any, conf: dict, context: dict,
+             collector: Any, logger: logging.Logger, shell: tuple[str, str] | None) -> Any:
+    if shell is None:
+        cls = loaded.compiled.component_classes[comp.name]
+
+        def make() -> Any:
+            from compat.storm_api.hosting import host_component
+
+            return host_component(cls, dict(conf), context, collector, logger)
+        return make
+
+    def make_shell() -> Any:
+        from compat.storm_api.multilang import host_shell_component
+
+        cwd = Path(spec.shell_cwd) if spec.shell_cwd else Path.cwd()
+        return host_shell_component(comp.kind, shell[0], shell[1], dict(conf), context,
+                                    collector, logger, cwd=cwd,
+                                    serializer=spec.multilang_serializer)
+    return make_shell

@@ -1,0 +1,204 @@
+"""``heron run --engine heron``: submit to a private, embedded local state manager, run
+the real processes under an in-process local scheduler, show progress from the Topology
+Master's metrics, stop, and read the results back.
+
+A finite run ends when every task has reported ``__done`` (each spout exhausted and
+every bolt has received ``TaskDone`` from all its upstream tasks), the end-to-end form
+of the ``storm`` engine's "every spout exhausted and nothing in flight".
+"""
+
+from __future__ import annotations
+
+import logging
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from compat.storm_api.local.capture import OutputCapture
+from compat.storm_api.local.stats import ComponentStats
+from engine.deploy import deploy
+from engine.instance.capture import read_captures
+from engine.launch import LaunchSpec, StateManagerSpec, Submission
+from engine.messages import tmanager_pb2
+from engine.network.sockets import RequestTimeout, request
+from engine.serialization import serializer_for_config
+
+log = logging.getLogger("heron.run")
+
+_COUNTERS = {"__emit-count": "emitted", "__transfer-count": "transferred",
+             "__execute-count": "executed", "__ack-count": "acked", "__fail-count": "failed",
+             "__error-count": "errors", "__restart-count": "restarts"}
+
+
+@dataclass
+class HeronRunResult:
+    reason: str
+    elapsed: float
+    components: dict[str, ComponentStats]
+    capture: OutputCapture
+    log_dir: Path
+    error: str | None = None
+    working_dir: Path | None = None
+    tasks_done: dict[str, bool] = field(default_factory=dict)
+
+
+class HeronLocalRun:
+    def __init__(self, loaded: Any, submission: Submission, *, working_dir: Path | None = None,
+                 state_spec: StateManagerSpec | None = None, multilang: bool = False,
+                 multilang_serializer: str = "json", capture_jsonl: Path | None = None,
+                 keep_all: bool = False) -> None:
+        self.loaded = loaded
+        self.plan = loaded.plan
+        self.working_dir = Path(working_dir or tempfile.mkdtemp(prefix=f"heron-{self.plan.name}-"))
+        self.state_spec = state_spec or StateManagerSpec(kind="local",
+                                                         root=str(self.working_dir / "state"))
+        self.submission = submission
+        self.multilang = multilang
+        self.multilang_serializer = multilang_serializer
+        self.capture_jsonl = capture_jsonl
+        self.keep_all = keep_all
+        self.spec: LaunchSpec | None = None
+        self.scheduler: Any = None
+        self._state: Any = None
+        self.instances: dict[str, dict[str, str]] = {}
+        self.exceptions: list[Any] = []
+
+    # -- lifecycle ---------------------------------------------------------------------
+    def start(self) -> None:
+        from engine.scheduler.local import LocalScheduler
+
+        self._state = self.state_spec.open()
+        self.spec = deploy(self.loaded, state=self._state, state_spec=self.state_spec,
+                           working_dir=self.working_dir, submission=self.submission,
+                           multilang=self.multilang,
+                           multilang_serializer=self.multilang_serializer,
+                           capture_all=bool(self.capture_jsonl or self.keep_all))
+        self.scheduler = LocalScheduler(self.spec, state=self._state)
+        try:
+            self.scheduler.launch()
+        except BaseException:
+            self.scheduler.kill()
+            raise
+
+    def stop(self, drain: float = 1.0) -> None:
+        if self.scheduler is None:
+            return
+        try:
+            self._control(tmanager_pb2.TopologyDeactivateRequest(
+                topology_name=self.spec.topology_name, topology_id=self.spec.topology_id))
+            time.sleep(drain)
+        except Exception:
+            pass
+        try:
+            self.scheduler.kill()
+        finally:
+            self.scheduler = None
+            if self._state is not None:
+                self._state.close()
+                self._state = None
+
+    # -- the Topology Master -----------------------------------------------------------
+    def _location(self) -> Any:
+        return self._state.get("tmanagers", self.spec.topology_name)
+
+    def _control(self, message: Any, timeout: float = 5.0) -> Any:
+        location = self._location()
+        if location is None:
+            return None
+        return request(location.controller_endpoint, message, timeout)
+
+    def poll_metrics(self) -> None:
+        try:
+            response = self._control(tmanager_pb2.MetricRequest(), timeout=2.0)
+        except RequestTimeout:
+            return
+        if response is None:
+            return
+        for task_metric in response.metric:
+            values = self.instances.setdefault(task_metric.instance_id, {})
+            for metric in task_metric.metric:
+                component, _, name = metric.name.partition("/")
+                values["component"] = component
+                values[name] = metric.value
+
+    def snapshot(self) -> dict[str, ComponentStats]:
+        out = {c.name: ComponentStats(c.name, c.kind) for c in self.plan.components.values()}
+        for instance, values in self.instances.items():
+            cs = out.get(values.get("component", ""))
+            if cs is None:
+                continue
+            cs.tasks += 1
+            for metric, attr in _COUNTERS.items():
+                try:
+                    setattr(cs, attr, getattr(cs, attr) + int(values.get(metric, 0)))
+                except ValueError:
+                    pass
+            if values.get("__last-error"):
+                cs.last_error = values["__last-error"]
+        return out
+
+    def _task_ids(self) -> list[str]:
+        return [i for i, v in self.instances.items() if "__done" in v]
+
+    def all_done(self) -> bool:
+        expected = sum(c.parallelism for c in self.plan.components.values())
+        ids = self._task_ids()
+        return len(ids) >= expected and all(self.instances[i].get("__done") == "1" for i in ids)
+
+    def failure(self) -> str | None:
+        failures = self.spec.home / "failures"
+        if failures.is_dir():
+            for path in sorted(failures.iterdir()):
+                if not path.name.startswith("."):
+                    return path.read_text().strip()
+        if self.scheduler is not None and self.scheduler.failed.is_set():
+            return ("processes kept exiting and were given up on: "
+                    f"{', '.join(self.scheduler.gave_up())}; see the logs in {self.spec.log_dir}")
+        return None
+
+    # -- the run -------------------------------------------------------------------------
+    def run(self, time_limit: float | None = None,
+            on_progress: Callable[[dict[str, ComponentStats], float], None] | None = None,
+            progress_interval: float = 0.5) -> HeronRunResult:
+        began = time.monotonic()
+        reason, error = "finished", None
+        try:
+            if self.scheduler is None:
+                self.start()
+            while True:
+                time.sleep(progress_interval)
+                self.poll_metrics()
+                now = time.monotonic()
+                error = self.failure()
+                if error:
+                    reason = "error"
+                    break
+                if self.all_done():
+                    break
+                if time_limit and now - began >= time_limit:
+                    reason = "time limit"
+                    break
+                if on_progress is not None:
+                    on_progress(self.snapshot(), now - began)
+        except KeyboardInterrupt:
+            reason = "interrupted"
+        finally:
+            elapsed = time.monotonic() - began
+            if self.scheduler is not None:
+                try:
+                    self.poll_metrics()
+                except Exception:
+                    pass
+            self.stop(drain=0.0 if reason == "finished" else 1.0)
+        components = self.snapshot()
+        if on_progress is not None:
+            on_progress(components, elapsed)
+        serializer = serializer_for_config(dict(self.plan.config))
+        capture = read_captures(self.spec.capture_dir, serializer.loads, keep_all=self.keep_all,
+                                jsonl=self.capture_jsonl)
+        return HeronRunResult(reason=reason, elapsed=elapsed, components=components,
+                              capture=capture, log_dir=self.spec.log_dir, error=error,
+                              working_dir=self.working_dir,
+                              tasks_done={i: v.get("__done") == "1" for i, v in self.instances.items()})

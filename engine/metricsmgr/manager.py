@@ -1,0 +1,116 @@
+"""Latest metrics per publisher, forwarded to the Topology Master every interval."""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+import zmq
+
+from engine.launch import LaunchSpec, metricsmgr_id, metrics_socket_name
+from engine.messages import metrics_pb2, tmanager_pb2
+from engine.network import MalformedMessage, bind_router, connect_dealer, decode, encode, ipc_endpoint
+
+log = logging.getLogger("heron.metricsmgr")
+
+FORWARD_SECS = 1.0
+
+
+class MetricsManager:
+    def __init__(self, spec: LaunchSpec, container: int, state: Any) -> None:
+        self.spec = spec
+        self.id = metricsmgr_id(container)
+        self.state = state
+        self.ctx = zmq.Context()
+        self.sock, self.endpoint = bind_router(
+            self.ctx, ipc_endpoint(spec.topology_id, metrics_socket_name(container)), mandatory=False)
+        self.publishers: dict[bytes, Any] = {}
+        self.latest: dict[bytes, dict[str, str]] = {}
+        self.exceptions: dict[bytes, list[Any]] = {}
+        self.tm: zmq.Socket | None = None
+        self.tm_endpoint: str | None = None
+
+    def serve(self, running: Any) -> None:
+        next_forward = time.monotonic() + FORWARD_SECS
+        while running():
+            if self.sock.poll(200):
+                self._drain()
+            now = time.monotonic()
+            if now >= next_forward:
+                next_forward = now + FORWARD_SECS
+                self._forward()
+
+    def _drain(self) -> None:
+        while True:
+            try:
+                frames = self.sock.recv_multipart(zmq.NOBLOCK)
+            except zmq.Again:
+                return
+            if len(frames) != 3:
+                log.warning("dropped a message of %d frames", len(frames))
+                continue
+            sender = frames[0]
+            try:
+                message = decode(frames[1:])
+            except MalformedMessage as exc:
+                log.warning("dropped a malformed message from %r: %s", sender[:80], exc)
+                continue
+            if isinstance(message, metrics_pb2.MetricPublisherRegisterRequest):
+                self.publishers[sender] = message.publisher
+                response = metrics_pb2.MetricPublisherRegisterResponse()
+                response.status.status = 1
+                try:
+                    self.sock.send_multipart([sender, *encode(response)], zmq.NOBLOCK)
+                except zmq.ZMQError:
+                    pass
+            elif isinstance(message, metrics_pb2.MetricPublisherPublishMessage):
+                values = self.latest.setdefault(sender, {})
+                for datum in message.metrics:
+                    values[datum.name] = datum.value
+                if message.exceptions:
+                    self.exceptions[sender] = list(message.exceptions)
+            else:
+                log.warning("ignored %s from %r", message.DESCRIPTOR.name, sender[:80])
+
+    def _connect_tm(self) -> bool:
+        try:
+            location = self.state.get("tmanagers", self.spec.topology_name)
+        except Exception as exc:
+            log.warning("cannot read the topology master location: %s", exc)
+            return False
+        if location is None or location.topology_id != self.spec.topology_id:
+            return False
+        if location.server_endpoint != self.tm_endpoint:
+            if self.tm is not None:
+                self.tm.close(linger=0)
+            self.tm = connect_dealer(self.ctx, location.server_endpoint, self.id, sndhwm=10)
+            self.tm_endpoint = location.server_endpoint
+        return True
+
+    def _forward(self) -> None:
+        if not self.latest or not self._connect_tm():
+            return
+        message = tmanager_pb2.PublishMetrics()
+        now = int(time.time())
+        for sender, values in self.latest.items():
+            publisher = self.publishers.get(sender)
+            component = publisher.component_name if publisher is not None else "?"
+            instance = sender.decode(errors="replace")
+            for name, value in values.items():
+                message.metrics.add(component_name=component, instance_id=instance, name=name,
+                                    value=value, timestamp=now)
+            for exc in self.exceptions.get(sender, ()):
+                message.exceptions.add(component_name=component, instance_id=instance,
+                                       hostname="127.0.0.1", stacktrace=exc.stacktrace,
+                                       count=exc.count, lasttime=str(now))
+        try:
+            self.tm.send_multipart(encode(message), zmq.NOBLOCK)
+        except zmq.Again:
+            pass
+
+    def close(self) -> None:
+        self.sock.close(linger=0)
+        if self.tm is not None:
+            self.tm.close(linger=200)
+        self.ctx.term()

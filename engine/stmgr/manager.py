@@ -1,0 +1,401 @@
+"""The Stream Manager process: one thread, one poll loop, every socket owned by it."""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import time
+from typing import Any
+
+import zmq
+
+from engine.launch import (LaunchSpec, instance_id, local_socket_name, metrics_socket_name,
+                           stmgr_id)
+from engine.messages import (metrics_pb2, physical_plan_pb2, stmgr_pb2, tmanager_pb2,
+                             topology_pb2, tuple_pb2)
+from engine.network import (MalformedMessage, bind_router, connect_dealer, decode, encode,
+                            ipc_endpoint, type_frame)
+from engine.stmgr.outbox import Outbox
+from engine.stmgr.routing import build_routes, rebatch, split_batch
+
+log = logging.getLogger("heron.stmgr")
+
+TUPLE_BATCH = type_frame(tuple_pb2.TupleBatch)
+TASK_DONE = type_frame(tuple_pb2.TaskDone)
+CONTROL_BATCH = type_frame(tuple_pb2.ControlBatch)
+STREAM_MESSAGE = type_frame(stmgr_pb2.TupleStreamMessage)
+REGISTER_INSTANCE = type_frame(stmgr_pb2.RegisterInstanceRequest)
+NEW_PPLAN = type_frame(stmgr_pb2.NewPhysicalPlanMessage)
+STMGR_REGISTER_RESPONSE = type_frame(tmanager_pb2.StMgrRegisterResponse)
+HEARTBEAT_RESPONSE = type_frame(tmanager_pb2.StMgrHeartbeatResponse)
+
+HEARTBEAT_SECS = 5.0
+LOCATION_CHECK_SECS = 2.0
+METRICS_SECS = 1.0
+#: stop reading from local spouts above this many buffered bytes, resume below the low mark
+HIGH_WATERMARK = 32 * 1024 * 1024
+LOW_WATERMARK = 16 * 1024 * 1024
+
+
+class StreamManager:
+    def __init__(self, spec: LaunchSpec, container: int, plan: Any, expected: dict[str, int],
+                 state: Any) -> None:
+        self.spec = spec
+        self.container = container
+        self.id = stmgr_id(container)
+        self.plan = plan
+        self.state = state
+        #: instance id -> task id, from the packing plan
+        self.expected = expected
+        self.ctx = zmq.Context()
+        tid = spec.topology_id
+        self.local, self.local_endpoint = bind_router(
+            self.ctx, ipc_endpoint(tid, local_socket_name(container, spout=False)), sndhwm=50, rcvhwm=50)
+        self.spouts, _ = bind_router(
+            self.ctx, ipc_endpoint(tid, local_socket_name(container, spout=True)), sndhwm=50, rcvhwm=50)
+        self.data, self.data_endpoint = bind_router(self.ctx, "tcp://127.0.0.1:0", sndhwm=100, rcvhwm=100)
+        self.metrics = connect_dealer(self.ctx, ipc_endpoint(tid, metrics_socket_name(container)),
+                                      self.id, sndhwm=10)
+        self.outbox = Outbox()
+        #: identity -> (socket, Instance) of registered local instances
+        self.instances: dict[bytes, tuple[zmq.Socket, Any]] = {}
+        self.task_identity: dict[int, bytes] = {}
+        self.tm: zmq.Socket | None = None
+        self.tm_endpoint: str | None = None
+        self.tm_registered = False
+        self.pplan: Any = None
+        self.peers: dict[str, tuple[str, zmq.Socket]] = {}
+        self.task_stmgr: dict[int, str] = {}
+        self.routes: dict[tuple[str, str], list] = {}
+        self.downstream: dict[str, list[int]] = {}
+        self.spouts_paused = False
+        self.counts = {"tuples_in": 0, "tuples_out": 0, "batches_in": 0, "dropped": 0,
+                       "malformed": 0}
+        self._warned: set[Any] = set()
+
+    # -- the loop ----------------------------------------------------------------------
+    def serve(self, running: Any) -> None:
+        next_heartbeat = next_location = next_metrics = 0.0
+        self.metrics.send_multipart(encode(metrics_pb2.MetricPublisherRegisterRequest(
+            publisher=metrics_pb2.MetricPublisher(hostname="127.0.0.1", component_name="__stmgr__",
+                                                  instance_id=self.id))), zmq.NOBLOCK)
+        while running():
+            poller = zmq.Poller()
+            poller.register(self.local, zmq.POLLIN)
+            poller.register(self.data, zmq.POLLIN)
+            if not self.spouts_paused:
+                poller.register(self.spouts, zmq.POLLIN)
+            if self.tm is not None:
+                poller.register(self.tm, zmq.POLLIN)
+            poller.register(self.metrics, zmq.POLLIN)
+            events = dict(poller.poll(2 if self.outbox.pending() else 100))
+            if events.get(self.data):
+                self._drain(self.data, self._from_peer)
+            if events.get(self.local):
+                self._drain(self.local, self._from_instance)
+            if events.get(self.spouts):
+                self._drain(self.spouts, self._from_instance)
+            if self.tm is not None and events.get(self.tm):
+                self._drain_tm()
+            if events.get(self.metrics):
+                try:
+                    self.metrics.recv_multipart(zmq.NOBLOCK)
+                except zmq.Again:
+                    pass
+            if self.outbox.pending():
+                self.outbox.retry()
+            self._backpressure()
+            now = time.monotonic()
+            if now >= next_location and self._all_registered():
+                next_location = now + LOCATION_CHECK_SECS
+                self._check_tmanager()
+            if now >= next_heartbeat and self.tm_registered:
+                next_heartbeat = now + HEARTBEAT_SECS
+                self._heartbeat()
+            if now >= next_metrics:
+                next_metrics = now + METRICS_SECS
+                self._publish_metrics()
+
+    def _drain(self, sock: zmq.Socket, handler: Any, limit: int = 256) -> None:
+        for _ in range(limit):
+            try:
+                frames = sock.recv_multipart(zmq.NOBLOCK, copy=False)
+            except zmq.Again:
+                return
+            try:
+                handler(sock, frames)
+            except MalformedMessage as exc:
+                self.counts["malformed"] += 1
+                log.warning("dropped a malformed message from %r: %s", frames[0].bytes[:80], exc)
+            except Exception as exc:  # a bad message must not kill the process
+                self.counts["malformed"] += 1
+                log.warning("dropped a message from %r that could not be handled: %s: %s",
+                            frames[0].bytes[:80], type(exc).__name__, exc)
+
+    def _backpressure(self) -> None:
+        buffered = self.outbox.buffered_bytes
+        if not self.spouts_paused and buffered > HIGH_WATERMARK:
+            self.spouts_paused = True
+            log.info("backpressure: %d bytes buffered, not reading from local spouts", buffered)
+        elif self.spouts_paused and buffered < LOW_WATERMARK:
+            self.spouts_paused = False
+            log.info("backpressure cleared")
+
+    # -- local instances ---------------------------------------------------------------
+    def _from_instance(self, sock: zmq.Socket, frames: list[Any]) -> None:
+        if len(frames) != 3:
+            raise MalformedMessage(f"expected [identity, type, payload], got {len(frames)} frames")
+        identity = frames[0].bytes
+        kind = frames[1].bytes
+        if kind == TUPLE_BATCH:
+            self._route_batch(frames[2].bytes)
+        elif kind == TASK_DONE:
+            self._route_done(frames[2].bytes)
+        elif kind == REGISTER_INSTANCE:
+            self._register_instance(sock, identity, decode([kind, frames[2].bytes]))
+        elif kind == CONTROL_BATCH:
+            self._warn_once("control", "acks and fails are not tracked yet (at-most-once); dropped")
+        else:
+            raise MalformedMessage(f"unexpected message type {kind[:60]!r} from an instance")
+
+    def _register_instance(self, sock: zmq.Socket, identity: bytes, request: Any) -> None:
+        status = 1
+        text = ""
+        inst = request.instance
+        if request.topology_name != self.spec.topology_name or request.topology_id != self.spec.topology_id:
+            status, text = 100, (f"topology {request.topology_name}/{request.topology_id} is not "
+                                 f"{self.spec.topology_name}/{self.spec.topology_id}")
+        elif self.expected.get(inst.instance_id) != inst.info.task_id or identity != inst.instance_id.encode():
+            status, text = 2, f"instance {inst.instance_id!r} does not belong to {self.id}"
+        response = stmgr_pb2.RegisterInstanceResponse()
+        response.status.status = status
+        if text:
+            response.status.message = text
+            log.warning("refused instance registration: %s", text)
+        else:
+            old = self.instances.get(identity)
+            self.instances[identity] = (sock, inst)
+            self.task_identity[inst.info.task_id] = identity
+            log.info("instance %s registered%s", inst.instance_id, " again" if old else "")
+            if self.pplan is not None:
+                response.pplan.CopyFrom(self.pplan)
+        self.outbox.send(identity, sock, [identity, *encode(response)])
+        if self.tm_registered and not text:
+            # a restarted instance: the Topology Master rebuilds the plan when told again
+            self._register_with_tm()
+
+    def _all_registered(self) -> bool:
+        return len(self.task_identity) >= len(self.expected)
+
+    # -- routing -----------------------------------------------------------------------
+    def _route_batch(self, payload: bytes) -> None:
+        batch = tuple_pb2.TupleBatch.FromString(payload)
+        key = (batch.stream.component_name, batch.stream.id)
+        routes = self.routes.get(key)
+        n = len(batch.values)
+        self.counts["tuples_in"] += n
+        self.counts["batches_in"] += 1
+        if routes is None:
+            self._warn_once(key, f"nobody to send tuples of {key} to (no plan yet, or a leaf stream)")
+            self.counts["dropped"] += n
+            return
+        for task, part in split_batch(batch, payload, routes):
+            if isinstance(part, list):
+                count = len(part)
+                part = rebatch(batch, part)
+            else:
+                count = n
+            self._deliver(task, TUPLE_BATCH, part, count, batch.src_task_id, "data")
+
+    def _route_done(self, payload: bytes) -> None:
+        done = tuple_pb2.TaskDone.FromString(payload)
+        for task in self.downstream.get(done.component, ()):
+            self._deliver(task, TASK_DONE, payload, 0, done.src_task_id, "done")
+
+    def _deliver(self, task: int, kind: bytes, payload: bytes, count: int, src: int,
+                 field: str) -> None:
+        owner = self.task_stmgr.get(task)
+        if owner == self.id:
+            identity = self.task_identity.get(task)
+            if identity is None:
+                self.counts["dropped"] += count
+                self._warn_once(("absent", task), f"task {task} has not connected to us; dropping")
+                return
+            sock = self.instances[identity][0]
+            self.outbox.send(identity, sock, [identity, kind, payload])
+        else:
+            peer = self.peers.get(owner) if owner else None
+            if peer is None:
+                self.counts["dropped"] += count
+                self._warn_once(("peer", owner, task), f"no connection to {owner} for task {task}; dropping")
+                return
+            message = stmgr_pb2.TupleStreamMessage(task_id=task, src_task_id=src, num_tuples=count)
+            setattr(message, field, payload)
+            self.outbox.send(owner, peer[1], encode(message))
+        self.counts["tuples_out"] += count
+
+    def _from_peer(self, sock: zmq.Socket, frames: list[Any]) -> None:
+        if len(frames) != 3 or frames[1].bytes != STREAM_MESSAGE:
+            raise MalformedMessage("a peer stream manager sent something other than a TupleStreamMessage")
+        message = stmgr_pb2.TupleStreamMessage.FromString(frames[2].bytes)
+        which = message.WhichOneof("set")
+        if which == "data":
+            self._deliver(message.task_id, TUPLE_BATCH, message.data, message.num_tuples,
+                          message.src_task_id, "data")
+        elif which == "done":
+            self._deliver(message.task_id, TASK_DONE, message.done, 0, message.src_task_id, "done")
+        elif which == "control":
+            self._warn_once("control", "acks and fails are not tracked yet (at-most-once); dropped")
+        else:
+            raise MalformedMessage("TupleStreamMessage without a payload")
+
+    # -- the Topology Master -----------------------------------------------------------
+    def _check_tmanager(self) -> None:
+        try:
+            location = self.state.get("tmanagers", self.spec.topology_name)
+        except Exception as exc:
+            self._warn_once("state", f"cannot read the topology master's location: {exc}")
+            return
+        if location is None:
+            return
+        if location.topology_id != self.spec.topology_id:
+            log.error("topology name/id mismatch between stmgr and topology master: %s != %s",
+                      location.topology_id, self.spec.topology_id)
+            return
+        endpoint = location.server_endpoint
+        if endpoint == self.tm_endpoint:
+            return
+        if self.tm is not None:
+            self.tm.close(linger=0)
+        log.info("connecting to the topology master at %s", endpoint)
+        self.tm = connect_dealer(self.ctx, endpoint, self.id, sndhwm=100)
+        self.tm_endpoint = endpoint
+        self.tm_registered = False
+        self._register_with_tm()
+
+    def _register_with_tm(self) -> None:
+        if self.tm is None:
+            return
+        request = tmanager_pb2.StMgrRegisterRequest()
+        me = request.stmgr
+        me.id = self.id
+        me.host_name = socket.gethostname()
+        me.data_endpoint = self.data_endpoint
+        me.local_endpoint = self.local_endpoint
+        me.container_id = self.container
+        me.pid = os.getpid()
+        me.cwd = os.getcwd()
+        for _, inst in self.instances.values():
+            request.instances.add().CopyFrom(inst)
+        try:
+            self.tm.send_multipart(encode(request), zmq.NOBLOCK)
+        except zmq.Again:
+            log.warning("the topology master is not taking messages; registration retried")
+            self.tm_endpoint = None
+
+    def _drain_tm(self) -> None:
+        while True:
+            try:
+                frames = self.tm.recv_multipart(zmq.NOBLOCK)
+            except zmq.Again:
+                return
+            try:
+                message = decode(frames)
+            except MalformedMessage as exc:
+                log.warning("dropped a malformed message from the topology master: %s", exc)
+                continue
+            if isinstance(message, tmanager_pb2.StMgrRegisterResponse):
+                if message.status.status != 1:
+                    log.error("the topology master refused registration: %s", message.status.message)
+                    continue
+                self.tm_registered = True
+                log.info("registered with the topology master")
+                if message.HasField("pplan"):
+                    self._new_pplan(message.pplan)
+            elif isinstance(message, stmgr_pb2.NewPhysicalPlanMessage):
+                self._new_pplan(message.new_pplan)
+            elif isinstance(message, tmanager_pb2.StMgrHeartbeatResponse):
+                pass
+            else:
+                log.warning("ignored %s from the topology master", message.DESCRIPTOR.name)
+
+    def _heartbeat(self) -> None:
+        request = tmanager_pb2.StMgrHeartbeatRequest(heartbeat_time=int(time.time()))
+        request.stats.tuples_received = self.counts["tuples_in"]
+        request.stats.tuples_sent = self.counts["tuples_out"]
+        request.stats.in_backpressure = self.spouts_paused
+        try:
+            self.tm.send_multipart(encode(request), zmq.NOBLOCK)
+        except zmq.Again:
+            pass
+
+    def _new_pplan(self, pplan: Any) -> None:
+        if not any(s.id == self.id for s in pplan.stmgrs):
+            log.error("the new physical plan does not contain %s; ignored", self.id)
+            return
+        first = self.pplan is None
+        self.pplan = pplan
+        tasks_by_component: dict[str, list[int]] = {}
+        self.task_stmgr = {}
+        for inst in pplan.instances:
+            tasks_by_component.setdefault(inst.info.component_name, []).append(inst.info.task_id)
+            self.task_stmgr[inst.info.task_id] = inst.stmgr_id
+        local = {t for t, s in self.task_stmgr.items() if s == self.id}
+        if first or set(tasks_by_component) != set(self._tasks_by_component):
+            self.routes = build_routes(self.plan, tasks_by_component, local)
+        self._tasks_by_component = tasks_by_component
+        self.downstream = {}
+        for comp in self.plan.components.values():
+            targets: set[int] = set()
+            for stream in comp.outputs.values():
+                for consumer, _ in self.plan.consumers(comp.name, stream.name):
+                    targets.update(tasks_by_component.get(consumer.name, ()))
+            self.downstream[comp.name] = sorted(targets)
+        for record in pplan.stmgrs:
+            if record.id == self.id:
+                continue
+            current = self.peers.get(record.id)
+            if current is not None and current[0] == record.data_endpoint:
+                continue
+            if current is not None:
+                self.outbox.forget(record.id)
+                current[1].close(linger=0)
+            sock = connect_dealer(self.ctx, record.data_endpoint, self.id, sndhwm=100)
+            self.peers[record.id] = (record.data_endpoint, sock)
+            log.info("connected to %s at %s", record.id, record.data_endpoint)
+        state = topology_pb2.TopologyState.Name(pplan.topology.state)
+        log.info("new physical plan: %d stream managers, %d instances, %s",
+                 len(pplan.stmgrs), len(pplan.instances), state)
+        assignment = encode(stmgr_pb2.NewInstanceAssignmentMessage(pplan=pplan))
+        for identity, (sock, _) in self.instances.items():
+            self.outbox.send(identity, sock, [identity, *assignment])
+
+    _tasks_by_component: dict[str, list[int]] = {}
+
+    # -- metrics -----------------------------------------------------------------------
+    def _publish_metrics(self) -> None:
+        message = metrics_pb2.MetricPublisherPublishMessage()
+        for name, value in (("__tuples-received", self.counts["tuples_in"]),
+                            ("__tuples-sent", self.counts["tuples_out"]),
+                            ("__tuples-dropped", self.counts["dropped"] + self.outbox.dropped),
+                            ("__malformed-messages", self.counts["malformed"]),
+                            ("__buffered-bytes", self.outbox.buffered_bytes),
+                            ("__backpressure", int(self.spouts_paused))):
+            message.metrics.add(name=name, value=str(value))
+        try:
+            self.metrics.send_multipart(encode(message), zmq.NOBLOCK)
+        except zmq.Again:
+            pass
+
+    def _warn_once(self, key: Any, text: str) -> None:
+        if key not in self._warned:
+            self._warned.add(key)
+            log.warning("%s", text)
+
+    def close(self) -> None:
+        for sock in [self.local, self.spouts, self.data, self.metrics, self.tm,
+                     *(p[1] for p in self.peers.values())]:
+            if sock is not None:
+                sock.close(linger=500)
+        self.ctx.term()

@@ -1,0 +1,44 @@
+"""``python -m engine.tmanager --launch PATH``."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+import threading
+
+from engine.launch import LaunchSpec
+from engine.tmanager.master import TopologyMaster
+
+log = logging.getLogger("heron.tmanager")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="heron-tmanager")
+    parser.add_argument("--launch", required=True)
+    args = parser.parse_args(argv)
+    try:
+        from engine.process import die_with_parent
+        die_with_parent()
+    except ImportError:  # pragma: no cover
+        pass
+    logging.basicConfig(stream=sys.stderr, level=logging.INFO,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    stopping = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stopping.set())
+    signal.signal(signal.SIGINT, lambda *_: stopping.set())
+    spec = LaunchSpec.load(args.launch)
+    state = spec.state.open()
+    master = TopologyMaster(spec, state)
+    try:
+        master.load()
+        master.establish()
+        master.serve(lambda: not stopping.is_set())
+    finally:
+        master.close()
+        state.close()  # the ephemeral location goes with it
+
+
+if __name__ == "__main__":
+    main()

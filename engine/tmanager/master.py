@@ -1,0 +1,276 @@
+"""The Topology Master's state machine, one thread over two ROUTER sockets."""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+import zmq
+
+from engine.launch import LaunchSpec, stmgr_id
+from engine.messages import (common_pb2, physical_plan_pb2, stmgr_pb2, tmanager_pb2,
+                             topology_pb2)
+from engine.network import MalformedMessage, bind_router, decode, encode
+from engine.statemgr import NodeExistsError
+
+log = logging.getLogger("heron.tmanager")
+
+#: Heron's heron.tmanager.establish.retry.times / interval.sec
+ESTABLISH_RETRIES = 30
+ESTABLISH_INTERVAL = 1.0
+OK = common_pb2.OK
+
+
+class TopologyMaster:
+    def __init__(self, spec: LaunchSpec, state: Any) -> None:
+        self.spec = spec
+        self.name = spec.topology_name
+        self.state = state
+        self.ctx = zmq.Context()
+        self.server, self.server_endpoint = bind_router(self.ctx, "tcp://127.0.0.1:0", mandatory=False)
+        self.controller, self.controller_endpoint = bind_router(self.ctx, "tcp://127.0.0.1:0",
+                                                                mandatory=False)
+        self.topology: Any = None
+        self.packing: Any = None
+        self.absent: set[str] = set()
+        #: stmgr id -> (StMgr record, [Instance]), for registered Stream Managers
+        self.stmgrs: dict[str, tuple[Any, list[Any]]] = {}
+        self.last_heartbeat: dict[str, float] = {}
+        self.pplan: Any = None
+        #: (component, instance id) -> {metric: value}; exceptions per instance
+        self.metrics: dict[tuple[str, str], dict[str, str]] = {}
+        self.exceptions: dict[tuple[str, str], list[Any]] = {}
+
+    # -- startup -----------------------------------------------------------------------
+    def load(self, wait: float = 30.0) -> None:
+        """Read the topology and packing plan (retrying: the submitter may still be writing)."""
+        deadline = time.monotonic() + wait
+        while True:
+            self.topology = self.state.get("topologies", self.name)
+            self.packing = self.state.get("packingplans", self.name)
+            if self.topology is not None and self.packing is not None:
+                break
+            if time.monotonic() > deadline:
+                raise SystemExit(f"topology {self.name!r} or its packing plan is missing from "
+                                 f"{self.spec.state.describe()}")
+            time.sleep(0.5)
+        if self.topology.id != self.spec.topology_id:
+            raise SystemExit(f"the stored topology {self.name!r} has id {self.topology.id}, "
+                             f"not {self.spec.topology_id}: a stale launch file?")
+        self.absent = {stmgr_id(c.id) for c in self.packing.container_plans if c.id != 0}
+        stored = self.state.get("pplans", self.name)
+        if stored is not None and stored.topology.id == self.spec.topology_id:
+            # A restarted Topology Master keeps the live state (RUNNING/PAUSED) it had.
+            self.topology.state = stored.topology.state
+            log.info("adopted the stored physical plan (%s)",
+                     topology_pb2.TopologyState.Name(stored.topology.state))
+
+    def establish(self) -> None:
+        """Create the ephemeral location, waiting while a dead predecessor's lingers."""
+        location = tmanager_pb2.TManagerLocation(
+            topology_name=self.name, topology_id=self.spec.topology_id, host="127.0.0.1",
+            server_endpoint=self.server_endpoint, controller_endpoint=self.controller_endpoint,
+            server_port=_port(self.server_endpoint), controller_port=_port(self.controller_endpoint))
+        for attempt in range(ESTABLISH_RETRIES):
+            try:
+                self.state.create("tmanagers", self.name, location, ephemeral=True)
+                log.info("topology master location: server %s, controller %s",
+                         self.server_endpoint, self.controller_endpoint)
+                return
+            except NodeExistsError:
+                if attempt == 0:
+                    log.info("another topology master location exists; waiting for it to expire")
+                time.sleep(ESTABLISH_INTERVAL)
+        raise SystemExit("the topology master location is still held by another process")
+
+    # -- the loop ----------------------------------------------------------------------
+    def serve(self, running: Any) -> None:
+        poller = zmq.Poller()
+        poller.register(self.server, zmq.POLLIN)
+        poller.register(self.controller, zmq.POLLIN)
+        while running():
+            events = dict(poller.poll(200))
+            if events.get(self.server):
+                self._drain(self.server, self._on_server)
+            if events.get(self.controller):
+                self._drain(self.controller, self._on_control)
+
+    def _drain(self, sock: zmq.Socket, handler: Any) -> None:
+        while True:
+            try:
+                frames = sock.recv_multipart(zmq.NOBLOCK)
+            except zmq.Again:
+                return
+            if len(frames) != 3:
+                log.warning("dropped a message of %d frames (expected [identity, type, payload])",
+                            len(frames))
+                continue
+            sender = frames[0]
+            try:
+                message = decode(frames[1:])
+            except MalformedMessage as exc:
+                log.warning("dropped a malformed message from %r: %s", sender[:80], exc)
+                continue
+            try:
+                handler(sender, message)
+            except Exception:
+                log.exception("handling %s from %r failed", message.DESCRIPTOR.name, sender[:80])
+
+    def _reply(self, sock: zmq.Socket, identity: bytes, message: Any) -> None:
+        try:
+            sock.send_multipart([identity, *encode(message)], zmq.NOBLOCK)
+        except zmq.ZMQError as exc:
+            log.warning("could not answer %r: %s", identity[:80], exc)
+
+    # -- Stream Managers and Metrics Managers ---------------------------------------------
+    def _on_server(self, sender: bytes, message: Any) -> None:
+        if isinstance(message, tmanager_pb2.StMgrRegisterRequest):
+            self._register(sender, message)
+        elif isinstance(message, tmanager_pb2.StMgrHeartbeatRequest):
+            self.last_heartbeat[sender.decode(errors="replace")] = time.monotonic()
+            response = tmanager_pb2.StMgrHeartbeatResponse()
+            response.status.status = OK
+            self._reply(self.server, sender, response)
+        elif isinstance(message, tmanager_pb2.PublishMetrics):
+            self._store_metrics(message)
+        else:
+            log.warning("ignored %s from %r", message.DESCRIPTOR.name, sender[:80])
+
+    def _register(self, sender: bytes, request: Any) -> None:
+        sid = request.stmgr.id
+        response = tmanager_pb2.StMgrRegisterResponse()
+        expected = {stmgr_id(c.id) for c in self.packing.container_plans if c.id != 0}
+        if sid not in expected or sender != sid.encode():
+            response.status.status = common_pb2.INVALID_STMGR
+            response.status.message = f"{sid!r} is not a stream manager of this packing plan"
+            self._reply(self.server, sender, response)
+            return
+        again = sid in self.stmgrs
+        self.stmgrs[sid] = (physical_plan_pb2.StMgr(), list(request.instances))
+        self.stmgrs[sid][0].CopyFrom(request.stmgr)
+        self.absent.discard(sid)
+        self.last_heartbeat[sid] = time.monotonic()
+        response.status.status = OK
+        self._reply(self.server, sender, response)
+        log.info("%s registered%s with %d instances; absent: %s", sid, " again" if again else "",
+                 len(request.instances), sorted(self.absent) or "none")
+        if not self.absent:
+            self._make_pplan()
+
+    def _make_pplan(self) -> None:
+        expected = sum(len(c.instance_plans) for c in self.packing.container_plans)
+        instances = [inst for _, insts in self.stmgrs.values() for inst in insts]
+        if len(instances) != expected:
+            log.warning("%d instances registered, the packing plan has %d; waiting",
+                        len(instances), expected)
+            return
+        pplan = physical_plan_pb2.PhysicalPlan()
+        pplan.topology.CopyFrom(self.topology)
+        for sid in sorted(self.stmgrs):
+            pplan.stmgrs.add().CopyFrom(self.stmgrs[sid][0])
+        for inst in sorted(instances, key=lambda i: i.info.task_id):
+            pplan.instances.add().CopyFrom(inst)
+        self.pplan = pplan
+        self._store_pplan()
+        self._broadcast()
+
+    def _store_pplan(self) -> None:
+        if self.state.get("pplans", self.name) is None:
+            self.state.create("pplans", self.name, self.pplan)
+        else:
+            self.state.set("pplans", self.name, self.pplan)
+
+    def _broadcast(self) -> None:
+        message = stmgr_pb2.NewPhysicalPlanMessage(new_pplan=self.pplan)
+        for sid in self.stmgrs:
+            self._reply(self.server, sid.encode(), message)
+        log.info("physical plan sent to %d stream managers (%s)", len(self.stmgrs),
+                 topology_pb2.TopologyState.Name(self.pplan.topology.state))
+
+    def _store_metrics(self, message: Any) -> None:
+        for datum in message.metrics:
+            self.metrics.setdefault((datum.component_name, datum.instance_id), {})[datum.name] = datum.value
+        for exc in message.exceptions:
+            key = (exc.component_name, exc.instance_id)
+            entries = self.exceptions.setdefault(key, [])
+            for entry in entries:
+                if entry.stacktrace == exc.stacktrace:
+                    entry.count = exc.count
+                    entry.lasttime = exc.lasttime
+                    break
+            else:
+                copy = tmanager_pb2.TmanagerExceptionLog()
+                copy.CopyFrom(exc)
+                entries.append(copy)
+
+    # -- control (CLI, tracker) ----------------------------------------------------------
+    def _on_control(self, sender: bytes, message: Any) -> None:
+        if isinstance(message, (tmanager_pb2.TopologyActivateRequest,
+                                tmanager_pb2.TopologyDeactivateRequest)):
+            self._reply(self.controller, sender, self._set_state(message))
+        elif isinstance(message, tmanager_pb2.MetricRequest):
+            self._reply(self.controller, sender, self._metric_response(message))
+        elif isinstance(message, tmanager_pb2.ExceptionLogRequest):
+            response = tmanager_pb2.ExceptionLogResponse()
+            response.status.status = OK
+            for (component, instance), entries in sorted(self.exceptions.items()):
+                if message.component_name and component != message.component_name:
+                    continue
+                response.exceptions.extend(entries)
+            self._reply(self.controller, sender, response)
+        elif isinstance(message, tmanager_pb2.StmgrsRegistrationSummaryRequest):
+            response = tmanager_pb2.StmgrsRegistrationSummaryResponse(
+                registered_stmgrs=sorted(self.stmgrs), absent_stmgrs=sorted(self.absent))
+            self._reply(self.controller, sender, response)
+        else:
+            log.warning("ignored %s on the controller", message.DESCRIPTOR.name)
+
+    def _set_state(self, request: Any) -> Any:
+        response = tmanager_pb2.TopologyControlResponse()
+        activate = isinstance(request, tmanager_pb2.TopologyActivateRequest)
+        if request.topology_name != self.name or (request.topology_id and request.topology_id != self.spec.topology_id):
+            response.status.status = common_pb2.INVALID_TOPOLOGY_NAME
+            response.status.message = f"this topology master runs {self.name!r}"
+            return response
+        if self.pplan is None:
+            response.status.status = common_pb2.NOTOK
+            response.status.message = ("the physical plan is not ready yet (stream managers absent: "
+                                       f"{', '.join(sorted(self.absent))})")
+            return response
+        wanted = topology_pb2.RUNNING if activate else topology_pb2.PAUSED
+        if self.topology.state == wanted:
+            response.status.status = (common_pb2.TOPOLOGY_ALREADY_ACTIVE if activate
+                                      else common_pb2.TOPOLOGY_ALREADY_DEACTIVE)
+            response.status.message = f"{self.name} is already {'active' if activate else 'deactivated'}"
+            return response
+        self.topology.state = wanted
+        self.pplan.topology.state = wanted
+        self._store_pplan()
+        self._broadcast()
+        response.status.status = OK
+        return response
+
+    def _metric_response(self, request: Any) -> Any:
+        response = tmanager_pb2.MetricResponse()
+        response.status.status = OK
+        wanted = set(request.metric)
+        for (component, instance), values in sorted(self.metrics.items()):
+            if request.component_name and component != request.component_name:
+                continue
+            if request.instance_id and instance not in request.instance_id:
+                continue
+            task_metric = response.metric.add(instance_id=instance)
+            for name, value in sorted(values.items()):
+                if not wanted or name in wanted:
+                    task_metric.metric.add(name=f"{component}/{name}", value=value)
+        return response
+
+    def close(self) -> None:
+        self.server.close(linger=200)
+        self.controller.close(linger=200)
+        self.ctx.term()
+
+
+def _port(endpoint: str) -> int:
+    return int(endpoint.rsplit(":", 1)[1])
