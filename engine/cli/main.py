@@ -91,5 +91,11 @@ def _fail(exc: BaseException, code: int, show_traceback: bool) -> None:
     sys.exit(code)
 
 
+# submit, kill, activate, deactivate, restart, list, logs
+from engine.cli.topology_commands import register as _register_topology_commands  # noqa: E402
+
+_register_topology_commands(main)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -1,0 +1,558 @@
+"""``heron submit | kill | activate | deactivate | restart | list | logs``.
+
+The state manager is the source of truth, as in Heron: a topology exists when
+``topologies/<name>`` does; the scheduler service and the Topology Master publish where
+they listen (``schedulers/<name>``, ``tmanagers/<name>``) and the CLI talks to them over
+zmq. Working directories live under ``HOME/topologies/<name>`` (HOME: ``--home``,
+``$HERON_HOME``, ``~/.heron``), the local state tree under ``HOME/state``.
+
+Errors print as one line, ``heron: error: ...``: exit 2 for bad input (unknown topology,
+a name already running, bad options, a project that does not load), 1 for runtime
+failures (a state manager or a process that does not answer).
+"""
+
+from __future__ import annotations
+
+import functools
+import getpass
+import shutil
+import sys
+import time
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import click
+
+from engine.cli import errors as cli_errors
+
+DEFAULT_HOME = "~/.heron"
+#: how long a request to the Topology Master may take
+TM_TIMEOUT_SECS = 10.0
+#: how long the scheduler may take to stop everything and answer a kill
+KILL_TIMEOUT_SECS = 60.0
+RESTART_TIMEOUT_SECS = 60.0
+
+
+class CommandError(Exception):
+    """A failure the CLI reports in one line with ``code`` as the exit status."""
+
+    code = 1
+
+
+class BadInput(CommandError):
+    code = 2
+
+
+# -- common options -------------------------------------------------------------------------
+@dataclass
+class Env:
+    """Where topologies and their state live, from the common options."""
+
+    home: Path
+    state_kind: str
+    state_root: Path
+    zk_hosts: str | None
+    zk_root: str
+
+    def state_spec(self) -> Any:
+        from engine.launch import StateManagerSpec
+
+        if self.state_kind == "zookeeper":
+            return StateManagerSpec(kind="zookeeper", zk_hosts=self.zk_hosts, zk_root=self.zk_root)
+        return StateManagerSpec(kind="local", root=str(self.state_root))
+
+    def open_state(self) -> Any:
+        from engine.statemgr import StateError
+
+        spec = self.state_spec()
+        if spec.kind == "zookeeper" and not spec.zk_hosts:
+            raise BadInput("--state-manager zookeeper needs --zk HOST:PORT[,HOST:PORT...]")
+        try:
+            return spec.open()
+        except StateError as exc:
+            raise CommandError(f"state manager ({spec.describe()}): {exc}") from None
+
+    def working_dir(self, name: str) -> Path:
+        return self.home / "topologies" / name
+
+
+def common_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """--home, --state-root, --state-manager, --zk, --zk-root, folded into ``env: Env``."""
+
+    @click.option("--home", envvar="HERON_HOME", default=DEFAULT_HOME, show_default=True,
+                  type=click.Path(path_type=Path),
+                  help="Where topology working dirs (and local state) live. Env: HERON_HOME.")
+    @click.option("--state-root", type=click.Path(path_type=Path),
+                  help="Local state tree (default: HOME/state).")
+    @click.option("--state-manager", "state_kind", type=click.Choice(["local", "zookeeper"]),
+                  default="local", show_default=True, help="Where topology state is kept.")
+    @click.option("--zk", "zk_hosts", metavar="HOST:PORT[,...]", help="ZooKeeper ensemble.")
+    @click.option("--zk-root", default="/heron", show_default=True,
+                  help="ZooKeeper path of the state tree.")
+    @functools.wraps(fn)
+    def wrapper(*args: Any, home: Path, state_root: Path | None, state_kind: str,
+                zk_hosts: str | None, zk_root: str, **kwargs: Any) -> Any:
+        home = home.expanduser().resolve()
+        env = Env(home, state_kind, (state_root or home / "state").expanduser().resolve(),
+                  zk_hosts, zk_root)
+        return _run_reporting_errors(fn, *args, env=env, **kwargs)
+
+    return wrapper
+
+
+def _run_reporting_errors(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    from engine.network.sockets import RequestTimeout
+    from engine.packing import PackingError
+    from engine.statemgr import StateError
+
+    try:
+        return fn(*args, **kwargs)
+    except CommandError as exc:
+        _fail(str(exc), exc.code)
+    except (*cli_errors.USER_ERRORS, PackingError) as exc:
+        _fail(cli_errors.one_line(exc), 2)
+    except (*cli_errors.RUN_ERRORS, StateError, RequestTimeout, OSError) as exc:
+        _fail(cli_errors.one_line(exc), 1)
+
+
+def _fail(message: str, code: int) -> None:
+    click.echo(f"heron: error: {message}", err=True)
+    sys.exit(code)
+
+
+def _require_topology(state: Any, name: str) -> Any:
+    """The stored topology; BadInput naming the running ones when absent."""
+    topology = state.get("topologies", name)
+    if topology is None:
+        running = state.topologies()
+        listing = ", ".join(running) if running else "none"
+        raise BadInput(f"no topology named {name!r} (running: {listing})")
+    return topology
+
+
+# -- submit --------------------------------------------------------------------------------
+@click.command("submit")
+@click.argument("cluster", type=click.Choice(["local"]))
+@click.argument("project", type=click.Path(path_type=Path))
+@click.option("-n", "--name", help="Topology to submit: the stem of a file in topologies/.")
+@click.option("-e", "--environment", "env_name", help="Environment of config.json (envs.NAME).")
+@click.option("-o", "--option", "options", multiple=True, metavar="KEY=VALUE",
+              help="Topology option (YAML value), highest precedence. Repeatable.")
+@click.option("-a", "--ackers", type=int, help="Sets topology.acker.executors.")
+@click.option("-w", "--workers", type=int, help="Sets topology.workers (containers).")
+@click.option("--config", "config_file", type=click.Path(path_type=Path),
+              help="Config file to use instead of the project's config.json / heron.yaml.")
+@click.option("--multilang", is_flag=True,
+              help="Run Python components as subprocesses over Storm's multi-lang protocol.")
+@click.option("--deploy-deactivated", is_flag=True,
+              help="Start the topology deactivated (PAUSED); `heron activate` starts it.")
+@common_options
+def submit_command(cluster: str, project: Path, name: str | None, env_name: str | None,
+                   options: tuple[str, ...], ackers: int | None, workers: int | None,
+                   config_file: Path | None, multilang: bool, deploy_deactivated: bool,
+                   env: Env) -> None:
+    """Submit PROJECT (a streamparse project or a topology file) to the local cluster.
+
+    The topology runs in the background under a scheduler service until `heron kill`.
+    """
+    from compat.storm_api.project import parse_cli_options
+    from engine.launch import LaunchSpec, Submission
+    from engine.scheduler import SchedulerStartError, start_detached, wait_until_serving
+    from engine.submission import load_topology
+
+    cli_options = parse_cli_options(options)
+    loaded = load_topology(project, name=name, env=env_name, config_file=config_file,
+                           cli_options=cli_options, ackers=ackers, workers=workers)
+    for note in loaded.notes:
+        click.echo(note, err=True)
+    plan = loaded.plan
+    topology_name = plan.name
+    state = env.open_state()
+    try:
+        if state.get("topologies", topology_name) is not None:
+            raise BadInput(f"topology {topology_name!r} is already running; "
+                           f"heron kill {topology_name} first")
+        packing = _pack(plan)
+        topology_id = f"{topology_name}-{uuid.uuid4().hex[:12]}"
+        working_dir = env.working_dir(topology_name)
+        _prepare_working_dir(working_dir, topology_name)
+        spec = LaunchSpec(
+            topology_name=topology_name, topology_id=topology_id, working_dir=str(working_dir),
+            submission=Submission(
+                project=str(Path(project).resolve()), name=topology_name, env=loaded.env,
+                config_file=str(Path(config_file).resolve()) if config_file else None,
+                options=cli_options, ackers=ackers, workers=workers),
+            state=env.state_spec(), multilang=multilang,
+            multilang_serializer=str(loaded.project.config.get("serializer") or "json"),
+            shell_cwd=str(loaded.project.root / "src"))
+        spec.save()
+        _write_state(state, spec, plan, packing, loaded.env, paused=deploy_deactivated)
+        proc = start_detached(spec)
+        try:
+            wait_until_serving(spec, proc, state)
+        except SchedulerStartError as exc:
+            state.clean(topology_name)
+            raise CommandError(f"{topology_name}: {exc}") from None
+    finally:
+        state.close()
+    containers = len(packing.containers)
+    click.echo(f"submitted topology {topology_name!r} ({topology_id}): {containers} "
+               f"container{'s' if containers != 1 else ''} + Topology Master"
+               f"{', deactivated' if deploy_deactivated else ''}")
+    click.echo(f"  working dir: {working_dir}")
+    click.echo(f"  logs:        {spec.log_dir}  (heron logs {topology_name})")
+    click.echo(f"  state:       {spec.state.describe()}")
+
+
+def _pack(plan: Any) -> Any:
+    from engine.packing import ALGORITHMS
+
+    conf = dict(plan.config)
+    algorithm = str(conf.get("topology.packing.algorithm") or "round_robin")
+    packer = ALGORITHMS.get(algorithm)
+    if packer is None:
+        raise BadInput(f"topology.packing.algorithm {algorithm!r} is not one of "
+                       f"{', '.join(ALGORITHMS)}")
+    return packer(plan, conf)
+
+
+def _prepare_working_dir(working_dir: Path, name: str) -> None:
+    """A fresh working dir; a previous run's is removed unless its processes still live."""
+    from engine.process import read_pid_file
+
+    if not working_dir.exists():
+        return
+    alive = [p.pid for p in map(read_pid_file, sorted((working_dir / "pids").glob("*.pid"))) if p]
+    if alive:
+        raise CommandError(f"processes of an earlier run of {name!r} are still alive (pids "
+                           f"{', '.join(map(str, alive))}); heron kill {name} first")
+    shutil.rmtree(working_dir)
+
+
+def _write_state(state: Any, spec: Any, plan: Any, packing: Any, env_name: str | None,
+                 *, paused: bool) -> None:
+    """topologies, packingplans, executionstate, in Heron's order; undo on failure."""
+    from engine.messages import execution_state_pb2, topology_pb2
+
+    topology = plan.to_proto(topology_id=spec.topology_id)
+    if paused:
+        topology.state = topology_pb2.PAUSED
+    user = getpass.getuser()
+    execution = execution_state_pb2.ExecutionState(
+        topology_name=spec.topology_name, topology_id=spec.topology_id,
+        submission_time=int(time.time()), submission_user=user, cluster=spec.cluster,
+        environ=env_name or "", role=user)
+    written: list[str] = []
+    try:
+        for kind, message in (("topologies", topology), ("packingplans", packing.to_proto()),
+                              ("executionstate", execution)):
+            state.create(kind, spec.topology_name, message)
+            written.append(kind)
+    except Exception:
+        for kind in reversed(written):
+            try:
+                state.delete(kind, spec.topology_name)
+            except Exception:
+                pass
+        raise
+
+
+# -- kill ----------------------------------------------------------------------------------
+@click.command("kill")
+@click.argument("name")
+@click.option("--wait", "wait_secs", type=float, default=5.0, show_default=True,
+              help="Seconds to let in-flight tuples drain after deactivating.")
+@common_options
+def kill_command(name: str, wait_secs: float, env: Env) -> None:
+    """Kill topology NAME: deactivate, drain, stop every process, remove its state."""
+    from engine.messages import common_pb2, scheduler_pb2, tmanager_pb2
+    from engine.network import request
+    from engine.network.sockets import RequestTimeout
+
+    state = env.open_state()
+    try:
+        topology = _require_topology(state, name)
+        tm = state.get("tmanagers", name)
+        if tm is not None and tm.controller_endpoint:
+            try:
+                request(tm.controller_endpoint, tmanager_pb2.TopologyDeactivateRequest(
+                    topology_name=name, topology_id=tm.topology_id or topology.id),
+                    timeout=min(TM_TIMEOUT_SECS, max(wait_secs, 1.0)))
+                time.sleep(min(max(wait_secs, 0.0), 1.0))
+            except RequestTimeout:
+                click.echo(f"the Topology Master of {name!r} did not answer; killing without "
+                           f"draining", err=True)
+        scheduler = state.get("schedulers", name)
+        answered = False
+        if scheduler is not None and scheduler.http_endpoint:
+            try:
+                response = request(scheduler.http_endpoint,
+                                   scheduler_pb2.KillTopologyRequest(topology_name=name),
+                                   timeout=KILL_TIMEOUT_SECS)
+                if response.status.status != common_pb2.OK:
+                    raise CommandError(f"the scheduler refused to kill {name!r}: "
+                                       f"{response.status.message}")
+                answered = True
+            except RequestTimeout:
+                # It may have finished but lost the reply: the state says.
+                answered = state.get("topologies", name) is None
+        if not answered:
+            _kill_from_pid_files(env, state, name, topology.id)
+            click.echo(f"the scheduler of {name!r} did not answer; stopped its processes "
+                       f"from their pid files and removed its state")
+    finally:
+        state.close()
+    click.echo(f"killed topology {name!r}")
+
+
+def _kill_from_pid_files(env: Env, state: Any, name: str, topology_id: str) -> None:
+    """Stop the scheduler, then the executors, then everything else with a pid file;
+    then clean the state and the ipc dir the scheduler would have cleaned."""
+    from engine.network.endpoints import ipc_dir
+    from engine.process import read_pid_file, stop_groups
+
+    pid_dir = env.working_dir(name) / "pids"
+    files = sorted(pid_dir.glob("*.pid"))
+    phases = [[f for f in files if f.name == "scheduler.pid"],
+              [f for f in files if f.name.startswith("executor-")]]
+    phases.append([f for f in files if f not in phases[0] and f not in phases[1]])
+    for phase in phases:
+        procs = [p for p in map(read_pid_file, phase) if p is not None]
+        stop_groups([p.pid for p in procs], grace=3.0)
+    state.clean(name)
+    shutil.rmtree(ipc_dir(topology_id), ignore_errors=True)
+
+
+# -- activate / deactivate -----------------------------------------------------------------
+def _control(env: Env, name: str, activate: bool) -> None:
+    from engine.messages import common_pb2, tmanager_pb2
+    from engine.network import request
+    from engine.network.sockets import RequestTimeout
+
+    verb = "activate" if activate else "deactivate"
+    state = env.open_state()
+    try:
+        topology = _require_topology(state, name)
+        tm = state.get("tmanagers", name)
+    finally:
+        state.close()
+    if tm is None or not tm.controller_endpoint:
+        raise CommandError(f"cannot {verb} {name!r}: its Topology Master is not running "
+                           f"(no tmanagers/{name} in {env.state_spec().describe()})")
+    cls = tmanager_pb2.TopologyActivateRequest if activate else tmanager_pb2.TopologyDeactivateRequest
+    try:
+        response = request(tm.controller_endpoint,
+                           cls(topology_name=name, topology_id=tm.topology_id or topology.id),
+                           timeout=TM_TIMEOUT_SECS)
+    except RequestTimeout:
+        raise CommandError(f"cannot {verb} {name!r}: its Topology Master at "
+                           f"{tm.controller_endpoint} did not answer within "
+                           f"{TM_TIMEOUT_SECS:g}s") from None
+    status = response.status.status
+    if status == common_pb2.OK:
+        click.echo(f"{verb}d topology {name!r}")
+    elif status in (common_pb2.TOPOLOGY_ALREADY_ACTIVE, common_pb2.TOPOLOGY_ALREADY_DEACTIVE):
+        click.echo(f"topology {name!r} is already {'active' if activate else 'deactivated'}")
+    else:
+        detail = response.status.message or common_pb2.StatusCode.Name(status)
+        raise CommandError(f"cannot {verb} {name!r}: {detail}")
+
+
+@click.command("activate")
+@click.argument("name")
+@common_options
+def activate_command(name: str, env: Env) -> None:
+    """Activate topology NAME (spouts start emitting)."""
+    _control(env, name, activate=True)
+
+
+@click.command("deactivate")
+@click.argument("name")
+@common_options
+def deactivate_command(name: str, env: Env) -> None:
+    """Deactivate topology NAME (spouts stop emitting; processes keep running)."""
+    _control(env, name, activate=False)
+
+
+# -- restart -------------------------------------------------------------------------------
+@click.command("restart")
+@click.argument("name")
+@click.argument("container", type=int, default=-1)
+@common_options
+def restart_command(name: str, container: int, env: Env) -> None:
+    """Restart CONTAINER of topology NAME (default -1: every container)."""
+    from engine.messages import common_pb2, scheduler_pb2
+    from engine.network import request
+    from engine.network.sockets import RequestTimeout
+
+    state = env.open_state()
+    try:
+        _require_topology(state, name)
+        scheduler = state.get("schedulers", name)
+    finally:
+        state.close()
+    if scheduler is None or not scheduler.http_endpoint:
+        raise CommandError(f"the scheduler of {name!r} is not running (no schedulers/{name})")
+    try:
+        response = request(scheduler.http_endpoint, scheduler_pb2.RestartTopologyRequest(
+            topology_name=name, container_index=container), timeout=RESTART_TIMEOUT_SECS)
+    except RequestTimeout:
+        raise CommandError(f"the scheduler of {name!r} did not answer within "
+                           f"{RESTART_TIMEOUT_SECS:g}s") from None
+    if response.status.status != common_pb2.OK:
+        raise BadInput(f"cannot restart {name!r}: {response.status.message}")
+    click.echo(response.status.message or f"restarted {name!r}")
+
+
+# -- list ----------------------------------------------------------------------------------
+@click.command("list")
+@common_options
+def list_command(env: Env) -> None:
+    """List the topologies in the state manager."""
+    from rich.table import Table
+
+    from engine.cli.display import make_console
+    from engine.messages import topology_pb2
+
+    state = env.open_state()
+    rows = []
+    try:
+        for name in state.topologies():
+            topology = state.get("topologies", name)
+            if topology is None:
+                continue
+            pplan = state.get("pplans", name)
+            topo_state = (pplan.topology.state if pplan is not None and pplan.HasField("topology")
+                          else topology.state)
+            packing = state.get("packingplans", name)
+            execution = state.get("executionstate", name)
+            scheduler = state.get("schedulers", name)
+            working = env.working_dir(name)
+            if scheduler is not None and scheduler.job_page_link:
+                working = Path(scheduler.job_page_link[0].removeprefix("file://"))
+            submitted = (datetime.fromtimestamp(execution.submission_time).strftime(
+                "%Y-%m-%d %H:%M:%S") if execution is not None and execution.submission_time
+                else "-")
+            rows.append((name, topology.id, topology_pb2.TopologyState.Name(topo_state),
+                         str(len(packing.container_plans)) if packing is not None else "-",
+                         submitted, str(working) if working.exists() else "-"))
+    finally:
+        state.close()
+    console = make_console()
+    if not rows:
+        console.print(f"no topologies ({env.state_spec().describe()})")
+        return
+    table = Table(title=f"topologies ({env.state_spec().describe()})", title_justify="left")
+    for column in ("name", "id", "state", "containers", "submitted", "working dir"):
+        table.add_column(column, overflow="fold")
+    for row in rows:
+        table.add_row(*row)
+    console.print(table)
+
+
+# -- logs ----------------------------------------------------------------------------------
+@click.command("logs")
+@click.argument("name")
+@click.argument("component", required=False)
+@click.argument("task", type=int, required=False)
+@click.option("-f", "--follow", is_flag=True, help="Keep printing lines as they are written.")
+@click.option("-n", "--lines", type=int, default=20, show_default=True,
+              help="How many last lines of each log to show.")
+@common_options
+def logs_command(name: str, component: str | None, task: int | None, follow: bool,
+                 lines: int, env: Env) -> None:
+    """Show the logs of topology NAME: the list of process logs, or the last lines of
+    COMPONENT's instances (only TASK's with TASK). Works after a kill too."""
+    log_dir = env.working_dir(name) / "logs"
+    if not log_dir.is_dir():
+        raise BadInput(f"no logs for topology {name!r} (no {log_dir})")
+    if component is None:
+        files = sorted(log_dir.glob("*.log"))
+        if not follow:
+            for path in files:
+                stat = path.stat()
+                click.echo(f"{path.name:48} {stat.st_size:>10}  "
+                           f"{datetime.fromtimestamp(stat.st_mtime):%Y-%m-%d %H:%M:%S}")
+            return
+    else:
+        pattern = f"container_*_{component}_{task if task is not None else '*'}.log"
+        files = sorted(f for f in log_dir.glob(pattern)
+                       if f.name.rsplit("_", 1)[0].split("_", 2)[-1] == component)
+        if not files:
+            known = sorted({f.name.rsplit("_", 1)[0].split("_", 2)[-1]
+                            for f in log_dir.glob("container_*_*_*.log")})
+            what = f"task {task} of {component!r}" if task is not None else repr(component)
+            raise BadInput(f"no logs for {what} in {log_dir} (components: "
+                           f"{', '.join(known) or 'none'})")
+    for path in files:
+        if len(files) > 1:
+            click.echo(f"==> {path.name} <==")
+        for line in _last_lines(path, lines):
+            click.echo(line)
+    if follow:
+        _follow(files)
+
+
+def _last_lines(path: Path, count: int) -> list[str]:
+    if count <= 0:
+        return []
+    with open(path, "rb") as fh:
+        fh.seek(0, 2)
+        size = fh.tell()
+        block = min(size, max(8192, count * 200))
+        while True:
+            fh.seek(size - block)
+            data = fh.read(block)
+            if data.count(b"\n") > count or block == size:
+                break
+            block = min(size, block * 2)
+    return data.decode(errors="replace").splitlines()[-count:]
+
+
+def _follow(files: list[Path]) -> None:
+    """Print what is appended to ``files`` until Ctrl-C."""
+    offsets = {p: p.stat().st_size for p in files}
+    prefix = len(files) > 1
+    try:
+        for path, line in _poll_lines(offsets):
+            click.echo(f"{path.stem}: {line}" if prefix else line)
+    except KeyboardInterrupt:
+        pass
+
+
+def _poll_lines(offsets: dict[Path, int]) -> Iterator[tuple[Path, str]]:
+    partial: dict[Path, bytes] = {p: b"" for p in offsets}
+    while True:
+        got = False
+        for path, offset in offsets.items():
+            try:
+                size = path.stat().st_size
+            except OSError:
+                continue
+            if size < offset:  # truncated or replaced
+                offset = 0
+            if size == offset:
+                continue
+            with open(path, "rb") as fh:
+                fh.seek(offset)
+                data = partial[path] + fh.read(size - offset)
+            offsets[path] = size
+            *complete, partial[path] = data.split(b"\n")
+            for raw in complete:
+                got = True
+                yield path, raw.decode(errors="replace")
+        if not got:
+            time.sleep(0.25)
+
+
+COMMANDS = (submit_command, kill_command, activate_command, deactivate_command,
+            restart_command, list_command, logs_command)
+
+
+def register(group: click.Group) -> None:
+    """Add the topology commands to the ``heron`` group."""
+    for command in COMMANDS:
+        group.add_command(command)

@@ -1,0 +1,73 @@
+"""Start the scheduler service detached from the submitting CLI, and wait until it serves.
+
+The service gets its own session (a terminal closing or the CLI exiting does not reach
+it), /dev/null as stdin and ``logs/scheduler.log`` as output. It does not watch its
+parent: it is the root of the topology's process tree and lives until ``heron kill``.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+from engine.executor.commands import resolve_modules
+from engine.launch import LaunchSpec
+from engine.process import PARENT_PID_ENV, write_pid_file
+
+SCHEDULER_LOG = "scheduler"
+#: how long ``heron submit`` waits for the scheduler to record its location
+SERVE_WAIT_SECS = 30.0
+
+
+class SchedulerStartError(Exception):
+    """The scheduler exited or did not come up in time; the text ends with its log tail."""
+
+
+def start_detached(spec: LaunchSpec) -> subprocess.Popen:
+    """Start ``python -m engine.scheduler --launch PATH`` in a new session."""
+    log_path = spec.process_log(SCHEDULER_LOG)
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ)
+    env.pop(PARENT_PID_ENV, None)
+    module = resolve_modules()["scheduler"]
+    with open(log_path, "ab", buffering=0) as log:
+        proc = subprocess.Popen([spec.python, "-m", module, "--launch", str(spec.path)],
+                                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                cwd=spec.working_dir, env=env, start_new_session=True,
+                                close_fds=True)
+    write_pid_file(spec.pid_dir / "scheduler.pid", proc.pid)
+    return proc
+
+
+def wait_until_serving(spec: LaunchSpec, proc: subprocess.Popen, state: Any,
+                       timeout: float = SERVE_WAIT_SECS) -> Any:
+    """The scheduler's ``SchedulerLocation`` once recorded; SchedulerStartError (with the
+    tail of its log) if it exits first or the time runs out (it is then killed)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        location = state.get("schedulers", spec.topology_name)
+        if location is not None:
+            return location
+        code = proc.poll()
+        if code is not None:
+            raise SchedulerStartError(f"the scheduler exited with status {code}: "
+                                      f"{log_tail(spec.process_log(SCHEDULER_LOG))}")
+        if time.monotonic() >= deadline:
+            proc.kill()
+            proc.wait()
+            raise SchedulerStartError(f"the scheduler did not start within {timeout:g}s: "
+                                      f"{log_tail(spec.process_log(SCHEDULER_LOG))}")
+        time.sleep(0.1)
+
+
+def log_tail(path: Path, lines: int = 5) -> str:
+    """The last lines of a log, joined with ' | ' so an error stays on one line."""
+    try:
+        text = path.read_text(errors="replace").strip().splitlines()
+    except OSError:
+        return f"(no log at {path})"
+    tail = [line.strip() for line in text[-lines:] if line.strip()]
+    return " | ".join(tail) if tail else f"(empty log {path})"
