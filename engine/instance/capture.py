@@ -19,6 +19,8 @@ import msgpack
 from compat.storm_api.local.capture import OutputCapture
 
 SUMMARY_SUFFIX = ".summary"
+_SCALARS = (str, int, float)
+_NUMBERS = (int, float)
 TUPLES_SUFFIX = ".tuples"
 
 
@@ -38,10 +40,24 @@ class InstanceCapture:
             self._tuples = open(self.directory / f"{component}_{task}{TUPLES_SUFFIX}", "ab",
                                 buffering=1 << 20)
 
-    def record(self, stream: str, payload: bytes) -> None:
-        self.summary.record(self._streams[stream], self.task, self._loads(payload))
+    def record(self, stream: str, values: Any, payload: bytes) -> None:
+        """Count a leaf tuple. The summary needs the values as a consumer would see them
+        (after the serializer's round trip); scalars survive it unchanged, so the
+        common ``(key, number)`` row skips decoding."""
         if self._tuples is not None:
             self._tuples.write(self._pack((stream, payload)))
+        cap = self._streams[stream]
+        if (len(values) == 2 and type(values[0]) in _SCALARS and type(values[1]) in _NUMBERS
+                and len(cap.samples) >= 5):
+            cap.count += 1
+            key = (values[0],)
+            latest = cap.latest
+            if key in latest or len(latest) < self.summary._max_keys:
+                latest[key] = values[1]
+            else:
+                cap.keys_dropped += 1
+            return
+        self.summary.record(cap, self.task, self._loads(payload))
 
     def write_summary(self) -> None:
         """Atomically replace this task's summary file (a reader never sees half of one)."""

@@ -106,7 +106,7 @@ class InstanceCollector:
             self.emitted_ids.append(tup_id)
         if out.leaf:
             if self.capture is not None:
-                self.capture.record(out.name, payload)
+                self.capture.record(out.name, values, payload)
             return [] if need_task_ids else None
         targets: list[int] | None = None
         if need_task_ids or direct_task is not None:
