@@ -287,7 +287,7 @@ def kill_command(name: str, wait_secs: float, env: Env) -> None:
                            f"draining", err=True)
         scheduler = state.get("schedulers", name)
         answered = False
-        if scheduler is not None and scheduler.http_endpoint:
+        if scheduler is not None and scheduler.http_endpoint and _scheduler_alive(env, name):
             try:
                 response = request(scheduler.http_endpoint,
                                    scheduler_pb2.KillTopologyRequest(topology_name=name),
@@ -306,6 +306,17 @@ def kill_command(name: str, wait_secs: float, env: Env) -> None:
     finally:
         state.close()
     click.echo(f"killed topology {name!r}")
+
+
+def _scheduler_alive(env: Env, name: str) -> bool:
+    """False when the scheduler's pid file shows it is dead (a ZooKeeper location can
+    outlive a SIGKILLed scheduler by a session timeout); True when alive or unknown."""
+    from engine.process import read_pid_file
+
+    pid_file = env.working_dir(name) / "pids" / "scheduler.pid"
+    if not pid_file.exists():
+        return True
+    return read_pid_file(pid_file) is not None
 
 
 def _kill_from_pid_files(env: Env, state: Any, name: str, topology_id: str) -> None:
