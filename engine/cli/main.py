@@ -26,8 +26,9 @@ def main() -> None:
 @click.argument("project", type=click.Path(exists=False, path_type=Path), default=".")
 @click.option("-n", "--name", help="Topology to run: the stem of a file in topologies/.")
 @click.option("-e", "--environment", "env", help="Environment of config.json (envs.NAME).")
-@click.option("--engine", type=click.Choice(["storm", "heron"]), default="storm", show_default=True,
-              help="storm: Storm's model in one process (the reference). heron: process-based engine.")
+@click.option("--engine", type=click.Choice(["storm", "heron"]), default="heron", show_default=True,
+              help="heron: Heron's architecture, one process per task, with an embedded local "
+                   "state manager. storm: Storm's model in one process (the reference).")
 @click.option("-t", "--time", "time_limit", type=float, default=0, show_default=True,
               help="Stop after SECS seconds; 0 runs until the spouts are exhausted or Ctrl-C.")
 @click.option("-o", "--option", "options", multiple=True, metavar="KEY=VALUE",
