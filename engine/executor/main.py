@@ -4,7 +4,9 @@ The executor dies with its parent (the scheduler), reads the launch file and the
 plan, starts its container's processes under the launch spec's restart policy, and on
 SIGTERM/SIGINT stops them in Heron's order (instances, stream manager, metrics manager,
 Topology Master) and exits 0. When a process exhausts its restarts the executor stops the
-rest and exits 1, as Heron's does, leaving the decision to its own supervisor.
+rest and exits 1, as Heron's does, leaving the decision to its own supervisor. It also
+watches the packing plan: after ``heron update`` it stops and starts instances to match
+and restarts its stream manager.
 """
 
 from __future__ import annotations
@@ -14,16 +16,21 @@ import logging
 import signal
 import sys
 import threading
+import time
+from typing import Any
 
 from engine.executor.commands import container_processes, stop_stages
 from engine.executor.packing_wait import PackingPlanMissing, wait_for_packing_plan
-from engine.launch import LaunchError, LaunchSpec, executor_name
+from engine.launch import LaunchError, LaunchSpec, executor_name, stmgr_id
+from engine.packing import PackingPlan
 from engine.process import Supervisor, die_with_parent
 
 log = logging.getLogger("heron.executor")
 
 #: how long the container's processes get to stop before SIGKILL
 STOP_GRACE_SECS = 5.0
+#: how often the packing plan is checked for a change
+PLAN_POLL_SECS = 1.0
 
 
 def configure_logging() -> None:
@@ -83,12 +90,75 @@ def _run(spec: LaunchSpec, container: int, state: object, stop: threading.Event)
     log.info("container %d of %s (%s): starting %s", container, spec.topology_name,
              spec.topology_id, ", ".join(p.name for p in processes))
     supervisor.start()
+    watcher = PackingPlanWatcher(state, spec.topology_name, packing)
     code = 0
     while not stop.wait(0.2):
         if supervisor.failed.is_set():
             log.error("gave up on %s; stopping the container", ", ".join(supervisor.gave_up()))
             code = 1
             break
+        changed = watcher.poll()
+        if changed is not None:
+            packing = changed
+            apply_packing_plan(supervisor, spec, container, packing)
     supervisor.stop(STOP_GRACE_SECS, stop_stages(container, packing))
     log.info("container %d stopped", container)
     return code
+
+
+class PackingPlanWatcher:
+    """Notices a new packing plan (``heron update``), checking the store once a second,
+    as Heron's executor watches its packing-plan node."""
+
+    def __init__(self, state: Any, name: str, current: PackingPlan,
+                 interval: float = PLAN_POLL_SECS) -> None:
+        self.state = state
+        self.name = name
+        self.current = current.to_proto().SerializeToString(deterministic=True)
+        self.interval = interval
+        self._next = time.monotonic() + interval
+
+    def poll(self) -> PackingPlan | None:
+        """The new plan when it changed since the last call, else None."""
+        now = time.monotonic()
+        if now < self._next:
+            return None
+        self._next = now + self.interval
+        try:
+            message = self.state.get("packingplans", self.name)
+        except Exception as exc:  # a state-store hiccup is not a plan change
+            log.warning("cannot read packingplans/%s: %s", self.name, exc)
+            return None
+        if message is None:
+            return None
+        data = message.SerializeToString(deterministic=True)
+        if data == self.current:
+            return None
+        self.current = data
+        return PackingPlan.from_proto(message)
+
+
+def apply_packing_plan(supervisor: Supervisor, spec: LaunchSpec, container: int,
+                       packing: PackingPlan) -> None:
+    """Move the container to a new packing plan: stop processes it lost or whose command
+    changed, start the new ones, and restart the stream manager (it must re-register with
+    its new instance set), as Heron's executor does. The Topology Master is never
+    restarted here: it watches the plan itself."""
+    try:
+        wanted = {p.name: p for p in container_processes(spec, container, packing)}
+    except ValueError:
+        log.warning("container %d is not in the new packing plan %s; stopping its processes",
+                    container, packing.id)
+        wanted = {}
+    current = {name: supervisor.spec(name) for name in supervisor.names}
+    removed = [n for n, p in current.items() if wanted.get(n) != p]
+    added = [p for n, p in wanted.items() if current.get(n) != p]
+    log.info("new packing plan %s: stopping %s; starting %s", packing.id,
+             ", ".join(removed) or "nothing", ", ".join(p.name for p in added) or "nothing")
+    for name in removed:
+        supervisor.remove(name, grace=STOP_GRACE_SECS)
+    for process in added:
+        supervisor.add(process)
+    stmgr = stmgr_id(container)
+    if container != 0 and stmgr in wanted and stmgr not in removed:
+        supervisor.restart(stmgr, grace=STOP_GRACE_SECS)

@@ -90,7 +90,7 @@ class Supervisor:
     # -- public API -------------------------------------------------------------------
     @property
     def names(self) -> list[str]:
-        return list(self._children)
+        return list(self._children.keys())
 
     def start(self) -> None:
         """Start every process (from the supervisor thread) and begin monitoring."""
@@ -128,19 +128,51 @@ class Supervisor:
         self._call(lambda: self._stop_all(grace, stages), timeout=grace + 30)
         thread.join(5)
 
+    def add(self, spec: ProcessSpec) -> None:
+        """Start a new process under supervision (a repacked container gained it)."""
+        if spec.name in self._children:
+            raise ValueError(f"a process named {spec.name!r} is already supervised")
+
+        def do() -> None:
+            child = _Child(spec)
+            self._children[spec.name] = child
+            if self._spawn(child):
+                self._emit(SupervisorEvent("started", spec.name, child.proc.pid))
+            else:
+                self._handle_exit(child, SPAWN_FAILED)
+
+        self._call(do)
+
+    def remove(self, name: str, grace: float = 5.0) -> None:
+        """Stop ``name`` (SIGTERM, SIGKILL after ``grace``) and forget it."""
+        if name not in self._children:
+            raise KeyError(f"no process named {name!r}")
+
+        def do() -> None:
+            child = self._children.pop(name)
+            child.restart_at = None
+            self._terminate([child], time.monotonic() + grace)
+            self._emit(SupervisorEvent("stopped", name, returncode=child.last_returncode,
+                                       restarts=child.restarts))
+
+        self._call(do)
+
+    def spec(self, name: str) -> ProcessSpec:
+        return self._children[name].spec
+
     def pid(self, name: str) -> int | None:
         child = self._children[name]
         return child.proc.pid if child.alive() else None
 
     def pids(self) -> dict[str, int]:
         """Live processes by name."""
-        return {n: c.proc.pid for n, c in self._children.items() if c.alive()}
+        return {n: c.proc.pid for n, c in list(self._children.items()) if c.alive()}
 
     def restarts(self, name: str) -> int:
         return self._children[name].restarts
 
     def gave_up(self) -> list[str]:
-        return [n for n, c in self._children.items() if c.gave_up]
+        return [n for n, c in list(self._children.items()) if c.gave_up]
 
     @property
     def stopped(self) -> bool:

@@ -128,3 +128,43 @@ def test_executor_exits_1_when_a_process_exhausts_its_restarts(launch_spec: Laun
     finally:
         ex.kill()
         ex.wait()
+
+
+def test_executor_follows_a_new_packing_plan(launch_spec: LaunchSpec, plan):
+    from engine.packing import ContainerPlan, InstancePlan, PackingPlan, Resource
+    from engine.statemgr import LocalFileSystemStateManager
+
+    ex = start_executor(launch_spec, 1)
+    children: dict = {}
+    try:
+        assert wait_for(lambda: len(live_children(ex)) == 4)
+        stmgr = pid_of(launch_spec, "stmgr-1")
+        metrics = pid_of(launch_spec, "metricsmgr-1")
+        spout = pid_of(launch_spec, "container_1_word-spout_1")
+        r = Resource()
+        repacked = PackingPlan("wc-pack-2", [
+            ContainerPlan(1, [InstancePlan("word-spout", 1, 0, r), InstancePlan("count-bolt", 5, 2, r)]),
+            ContainerPlan(2, [InstancePlan("word-spout", 2, 1, r), InstancePlan("count-bolt", 3, 0, r),
+                              InstancePlan("count-bolt", 4, 1, r)]),
+        ])
+        sm = LocalFileSystemStateManager(launch_spec.state.root)
+        sm.set("packingplans", "wc", repacked.to_proto())
+        sm.close()
+        assert wait_for(lambda: pid_of(launch_spec, "container_1_count-bolt_5") is not None
+                        and pid_of(launch_spec, "stmgr-1") not in (None, stmgr))
+        assert wait_for(lambda: not (launch_spec.pid_dir / "container_1_count-bolt_3.pid").exists())
+        assert pid_of(launch_spec, "metricsmgr-1") == metrics
+        assert pid_of(launch_spec, "container_1_word-spout_1") == spout
+        assert wait_for(lambda: len(live_children(ex)) == 4)
+        children = live_children(ex)
+        ex.send_signal(signal.SIGTERM)
+        assert ex.wait(15) == 0
+        assert wait_for(lambda: all_gone(children), 5)
+    finally:
+        ex.kill()
+        ex.wait()
+        for p in children.values():
+            try:
+                p.kill()
+            except psutil.NoSuchProcess:
+                pass

@@ -171,3 +171,21 @@ def test_children_survive_the_thread_that_called_start(tmp_path: Path):
         assert sup.pid("p") == pid and sup.restarts("p") == 0
     finally:
         sup.stop(grace=1)
+
+
+def test_add_and_remove_processes(tmp_path: Path, events):
+    sup = Supervisor([ProcessSpec("a", SLEEPER, tmp_path / "a.log")], on_event=events.append,
+                     pid_dir=tmp_path)
+    sup.start()
+    try:
+        sup.add(ProcessSpec("b", SLEEPER, tmp_path / "b.log"))
+        b = sup.pid("b")
+        assert b and (tmp_path / "b.pid").exists()
+        with pytest.raises(ValueError):
+            sup.add(ProcessSpec("b", SLEEPER, tmp_path / "b.log"))
+        sup.remove("a", grace=1)
+        assert sup.names == ["b"] and not (tmp_path / "a.pid").exists()
+        assert [e.kind for e in events] == ["started", "started", "stopped"]
+    finally:
+        sup.stop(grace=1)
+    assert not psutil.pid_exists(b)
