@@ -26,13 +26,14 @@ from engine.serialization import SerializationError
 _LOG_LEVELS = {0: 5, 1: logging.DEBUG, 2: logging.INFO, 3: logging.WARNING, 4: logging.ERROR}
 TUPLE_BATCH = type_frame(tuple_pb2.TupleBatch)
 _pack = msgpack.Packer(use_bin_type=True, autoreset=True).pack
+_crc32 = zlib.crc32
 
 
 class StreamOut:
     """One declared output stream of this task and the rows waiting to be sent."""
 
     __slots__ = ("name", "nfields", "fields", "direct", "key_indices", "single_key",
-                 "groupings", "leaf", "values", "hashes", "dest_counts", "dest_tasks")
+                 "groupings", "leaf", "values", "hashes", "dest_counts", "dest_tasks", "slow")
 
     def __init__(self, name: str, fields: tuple[str, ...], direct: bool,
                  key_indices: list[tuple[int, ...]], groupings: list[Any], leaf: bool) -> None:
@@ -49,6 +50,8 @@ class StreamOut:
         self.hashes: list[int] = []
         self.dest_counts: list[int] = []
         self.dest_tasks: list[int] = []
+        #: emits on this stream need the checked path (leaf, direct, explicit destinations)
+        self.slow = leaf or direct
 
 
 class InstanceCollector:
@@ -70,12 +73,37 @@ class InstanceCollector:
         self.emitted_ids: list[Any] = []
         #: user metrics from report_metric: name -> last value
         self.user_metrics: dict[str, Any] = {}
-        self.pending = 0  # rows waiting in batches
+        self.emitted = 0  # emit calls; see sync_stats
+        self._default = streams.get("default")
 
     # -- emits -------------------------------------------------------------------------
     def emit(self, values: list | tuple, stream: str | None, anchors: list | None,
              direct_task: int | None, need_task_ids: bool, tup_id: Any | None) -> list[int] | None:
-        out = self.streams.get("default" if stream is None else stream)
+        out = self._default if (stream is None or stream == "default") else self.streams.get(stream)
+        # The hot path: a plain emit on a routed, non-direct stream, nothing to return.
+        if (out is None or out.slow or direct_task is not None or need_task_ids
+                or tup_id is not None or len(values) != out.nfields):
+            return self._emit_checked(out, values, stream, direct_task, need_task_ids, tup_id)
+        try:
+            payload = self._dumps(values)
+        except Exception as exc:
+            raise self._serialization_error(exc, out, values) from None
+        rows = out.values
+        rows.append(payload)
+        single = out.single_key
+        if single is not None:
+            out.hashes.append(_crc32(_pack(values[single])))
+        elif out.key_indices:
+            self._append_hashes(out, values)
+        self.emitted += 1
+        if len(rows) >= self.batch_size:
+            self.flush_stream(out)
+        return None
+
+    def _emit_checked(self, out: StreamOut | None, values: list | tuple, stream: str | None,
+                      direct_task: int | None, need_task_ids: bool,
+                      tup_id: Any | None) -> list[int] | None:
+        """Every other emit: validated in full, targets computed when asked for."""
         if out is None:
             raise EmitError(
                 f"component {self.component!r} task {self.task} emitted to undeclared stream "
@@ -97,11 +125,8 @@ class InstanceCollector:
         try:
             payload = self._dumps(values)
         except Exception as exc:
-            raise SerializationError(
-                f"task {self.task} emitted a value the tuple serializer "
-                f"({self.serializer.name}) cannot encode: {exc}; values: {list(values)!r}",
-                component=self.component, stream=out.name, values=values) from None
-        self.stats.emitted += 1
+            raise self._serialization_error(exc, out, values) from None
+        self.emitted += 1
         if tup_id is not None:
             self.emitted_ids.append(tup_id)
         if out.leaf:
@@ -118,22 +143,41 @@ class InstanceCollector:
                 raise EmitError(f"component {self.component!r} task {self.task}: {exc}") from None
             if not out.dest_counts:
                 out.dest_counts.extend([0] * len(out.values))
+                out.slow = True
             out.dest_counts.append(len(targets))
             out.dest_tasks.extend(targets)
         elif out.dest_counts:
             out.dest_counts.append(0)
         out.values.append(payload)
-        single = out.single_key
-        if single is not None:
-            out.hashes.append(zlib.crc32(_pack(values[single])))
-        else:
-            for indices in out.key_indices:
-                out.hashes.append(zlib.crc32(_pack([values[i] for i in indices]))
-                                  if len(indices) > 1 else zlib.crc32(_pack(values[indices[0]])))
-        self.pending += 1
+        if out.single_key is not None:
+            out.hashes.append(_crc32(_pack(values[out.single_key])))
+        elif out.key_indices:
+            self._append_hashes(out, values)
         if len(out.values) >= self.batch_size:
             self.flush_stream(out)
         return targets if need_task_ids else None
+
+    @staticmethod
+    def _append_hashes(out: StreamOut, values: list | tuple) -> None:
+        for indices in out.key_indices:
+            out.hashes.append(_crc32(_pack([values[i] for i in indices]))
+                              if len(indices) > 1 else _crc32(_pack(values[indices[0]])))
+
+    def _serialization_error(self, exc: Exception, out: StreamOut, values: Any) -> SerializationError:
+        return SerializationError(
+            f"task {self.task} emitted a value the tuple serializer "
+            f"({self.serializer.name}) cannot encode: {exc}; values: {list(values)!r}",
+            component=self.component, stream=out.name, values=values)
+
+    @property
+    def pending(self) -> int:
+        """Rows waiting in batches."""
+        return sum(len(out.values) for out in self.streams.values())
+
+    def sync_stats(self) -> TaskStats:
+        """Counters kept on the collector for speed, copied into the task's stats."""
+        self.stats.emitted = self.emitted
+        return self.stats
 
     def flush_stream(self, out: StreamOut) -> None:
         n = len(out.values)
@@ -152,15 +196,14 @@ class InstanceCollector:
             out.dest_counts = []
             out.dest_tasks = []
         out.values = []
-        self.pending -= n
+        out.slow = out.leaf or out.direct
         self.stats.transferred += n
         self._send([TUPLE_BATCH, batch.SerializeToString()])
 
     def flush(self) -> None:
-        if self.pending:
-            for out in self.streams.values():
-                if out.values:
-                    self.flush_stream(out)
+        for out in self.streams.values():
+            if out.values:
+                self.flush_stream(out)
 
     # -- acking (at-most-once: counted, nothing tracked) ---------------------------------
     def ack(self, tup_id: Any) -> None:

@@ -163,7 +163,7 @@ class ExecutorLoop:
         if not force and now < self._next_metrics:
             return
         self._next_metrics = now + METRICS_INTERVAL
-        s = self.stats
+        s = self.collector.sync_stats()
         message = metrics_pb2.MetricPublisherPublishMessage()
         for name, value in (("__emit-count", s.emitted), ("__transfer-count", s.transferred),
                             ("__execute-count", s.executed), ("__ack-count", s.acked),
@@ -246,7 +246,6 @@ class SpoutLoop(ExecutorLoop):
     def run(self) -> None:
         pipe = self.pipe
         collector = self.collector
-        stats = self.stats
         running = self._running
         last_flush = time.monotonic()
         while running():
@@ -265,11 +264,11 @@ class SpoutLoop(ExecutorLoop):
             burst_end = time.monotonic() + SPOUT_BURST_SECS
             emitted_any = False
             while True:
-                before = stats.emitted
+                before = collector.emitted
                 self._call(hosted.next_tuple)
                 if self.hosted is not hosted:
                     break  # restarted
-                if stats.emitted == before:
+                if collector.emitted == before:
                     break
                 emitted_any = True
                 if time.monotonic() >= burst_end:
@@ -317,18 +316,30 @@ class BoltLoop(ExecutorLoop):
         stream = batch.stream.id
         src_task = batch.src_task_id
         loads = self.loads
+        values = batch.values
+        total = len(values)
         stats = self.stats
         n = self._counter
-        for value in batch.values:
-            n += 1
+        start = 0
+        while start < total:
             hosted = self.hosted
-            tup = hosted.make_tuple(str(n), source, stream, src_task, loads(value))
-            stats.executed += 1
+            make = hosted.make_tuple
+            execute = hosted.execute
+            i = start
             try:
-                hosted.execute(tup)
+                for value in (values if start == 0 else values[start:]):
+                    n += 1
+                    execute(make(str(n), source, stream, src_task, loads(value)))
+                    i += 1
             except ComponentFailure as failure:
+                i += 1  # the tuple that raised is done with (failed)
+                stats.executed += i - start
+                start = i
                 self._counter = n
                 self.restart(failure)
+                continue
+            stats.executed += i - start
+            break
         self._counter = n
 
     def _task_done(self, payload: bytes) -> None:
@@ -342,14 +353,14 @@ class BoltLoop(ExecutorLoop):
     def _settle_shell(self, quiet_secs: float = 0.5, limit_secs: float = 10.0) -> None:
         """A shell bolt answers asynchronously: let it finish what it was given."""
         deadline = time.monotonic() + limit_secs
-        last = (self.stats.emitted, self.stats.acked, self.stats.failed)
+        last = (self.collector.emitted, self.stats.acked, self.stats.failed)
         quiet_since = time.monotonic()
         while time.monotonic() < deadline:
             try:
                 self.hosted.poll()
             except ComponentFailure as failure:
                 self.restart(failure)
-            now_counts = (self.stats.emitted, self.stats.acked, self.stats.failed)
+            now_counts = (self.collector.emitted, self.stats.acked, self.stats.failed)
             if now_counts != last:
                 last = now_counts
                 quiet_since = time.monotonic()
@@ -375,7 +386,7 @@ class BoltLoop(ExecutorLoop):
                 if kind == TUPLE_BATCH and self.hosted is not None:
                     self._process_batch(frames[1].bytes)
                     # more input waiting: keep filling the output batches
-                    if collector.pending and not pipe.poll(0):
+                    if not pipe.poll(0):
                         collector.flush()
                 elif kind == TASK_DONE:
                     self._task_done(frames[1].bytes)
