@@ -1,5 +1,5 @@
-"""Suite-wide fixtures: import isolation for projects, and a check that no test leaves
-child processes behind."""
+"""Suite-wide fixtures: import isolation for projects, a check that no test leaves
+child processes behind, and a shared ZooKeeper server for tests that ask for one."""
 
 from __future__ import annotations
 
@@ -10,6 +10,11 @@ import psutil
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
+
+#: Pids of session-scoped servers (the shared ZooKeeper) that a fixture started on
+#: purpose during some test and stops at the end of the run; the orphan check ignores
+#: exactly these pids and nothing else.
+SESSION_SERVICE_PIDS: set[int] = set()
 
 
 @pytest.fixture
@@ -30,7 +35,8 @@ def no_orphan_processes():
     me = psutil.Process()
     before = {p.pid for p in me.children(recursive=True)}
     yield
-    leftover = [p for p in me.children(recursive=True) if p.pid not in before]
+    leftover = [p for p in me.children(recursive=True)
+                if p.pid not in before and p.pid not in SESSION_SERVICE_PIDS]
     if not leftover:
         return
     for p in leftover:
@@ -41,3 +47,28 @@ def no_orphan_processes():
     psutil.wait_procs(leftover, timeout=5)
     names = ", ".join(f"{p.pid}" for p in leftover)
     pytest.fail(f"test left child processes running: {names}")
+
+
+@pytest.fixture(scope="session")
+def zookeeper():
+    """A real ZooKeeper server on 127.0.0.1 shared by the whole run (started on first use).
+
+    Yields a ``tests.zookeeper_server.ZooKeeperServer``; ``zookeeper.hosts`` is the
+    "127.0.0.1:PORT" to give ``--zk`` or ``ZooKeeperStateManager``. Tests share it, so
+    each should use its own root (e.g. ``/heron-test-<uuid>``). Skipped only when java or
+    Debian's zookeeper jars are missing (scripts/test.sh installs them).
+    """
+    from tests.zookeeper_server import ZooKeeperServer, missing_requirements
+
+    why = missing_requirements()
+    if why:
+        pytest.skip(f"no ZooKeeper server available: {why}")
+    server = ZooKeeperServer()
+    try:
+        server.start()
+        SESSION_SERVICE_PIDS.add(server.pid)
+        yield server
+    finally:
+        pid = server.pid
+        server.stop()
+        SESSION_SERVICE_PIDS.discard(pid)

@@ -3,12 +3,71 @@
 Heron's layout, keyed by topology name, each node holding protobuf bytes:
 ``topologies``, ``packingplans``, ``pplans``, ``executionstate``, ``tmanagers``
 (ephemeral: it disappears when its owner dies) and ``schedulers``. The local filesystem
-manager is the embedded default (no server needed); ZooKeeper comes next behind the same
-interface.
+manager is the embedded default (no server needed); the ZooKeeper manager keeps the same
+tree in a ZooKeeper ensemble, for topologies whose processes span machines.
+``open_state_manager`` picks one from the names the CLI and ``heron.yaml`` use.
 """
 
-from engine.statemgr.base import NoNodeError, NodeExistsError, StateError, StateManager
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from engine.statemgr.base import NodeExistsError, NoNodeError, StateError, StateManager
 from engine.statemgr.local_fs import LocalFileSystemStateManager
 
-__all__ = ["LocalFileSystemStateManager", "NoNodeError", "NodeExistsError", "StateError",
-           "StateManager"]
+if TYPE_CHECKING:
+    from engine.statemgr.zookeeper import ZooKeeperStateManager
+
+__all__ = [
+    "DEFAULT_LOCAL_ROOT",
+    "STATE_MANAGER_KINDS",
+    "LocalFileSystemStateManager",
+    "NoNodeError",
+    "NodeExistsError",
+    "StateError",
+    "StateManager",
+    "ZooKeeperStateManager",
+    "open_state_manager",
+]
+
+#: The kinds ``open_state_manager`` accepts (``--state-manager``).
+STATE_MANAGER_KINDS = ("local", "zookeeper")
+#: Where the local state manager keeps its tree unless told otherwise.
+DEFAULT_LOCAL_ROOT = Path("~/.heron/state")
+
+
+def __getattr__(name: str) -> Any:
+    # The ZooKeeper manager is imported on first use so that importing the package (for
+    # the local manager) does not pull in kazoo and its threading machinery.
+    if name == "ZooKeeperStateManager":
+        from engine.statemgr.zookeeper import ZooKeeperStateManager
+        return ZooKeeperStateManager
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def open_state_manager(kind: str, *, root: str | Path | None = None,
+                       zk_hosts: str | None = None, zk_root: str = "/heron",
+                       lease_secs: float | None = None,
+                       zk_session_timeout: float | None = None) -> StateManager:
+    """Open the state manager named ``kind``: "local" (files under ``root``, default
+    ~/.heron/state) or "zookeeper" (``zk_hosts`` required, tree under ``zk_root``).
+
+    One entry point so the CLI, the scheduler and the tracker choose a manager the same
+    way and fail with the same messages.
+    """
+    if kind == "local":
+        kwargs: dict[str, Any] = {}
+        if lease_secs is not None:
+            kwargs["lease_secs"] = lease_secs
+        return LocalFileSystemStateManager(DEFAULT_LOCAL_ROOT if root is None else root,
+                                           **kwargs)
+    if kind == "zookeeper":
+        if not zk_hosts:
+            raise StateError("the zookeeper state manager needs an address: --zk HOST:PORT")
+        from engine.statemgr.zookeeper import ZooKeeperStateManager
+        zk_kwargs: dict[str, Any] = {}
+        if zk_session_timeout is not None:
+            zk_kwargs["session_timeout"] = zk_session_timeout
+        return ZooKeeperStateManager(zk_hosts, zk_root, **zk_kwargs)
+    raise StateError(f"unknown state manager {kind!r}; kinds: {', '.join(STATE_MANAGER_KINDS)}")
