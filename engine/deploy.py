@@ -55,7 +55,8 @@ def deploy(loaded: Any, *, state: Any, state_spec: StateManagerSpec, working_dir
     topology.state = topology_pb2.PAUSED if deactivated else topology_pb2.RUNNING
     execution = execution_state_pb2.ExecutionState(
         topology_name=name, topology_id=topology_id, submission_time=int(time.time()),
-        submission_user=getpass.getuser(), cluster=cluster, environ=loaded.env or "")
+        submission_user=getpass.getuser(), cluster=cluster, environ=loaded.env or "",
+        role=getpass.getuser())
     written: list[str] = []
     try:
         for kind, message in (("topologies", topology), ("packingplans", packing.to_proto()),

@@ -14,11 +14,9 @@ failures (a state manager or a process that does not answer).
 from __future__ import annotations
 
 import functools
-import getpass
 import shutil
 import sys
 import time
-import uuid
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -159,7 +157,9 @@ def submit_command(cluster: str, project: Path, name: str | None, env_name: str 
     The topology runs in the background under a scheduler service until `heron kill`.
     """
     from compat.storm_api.project import parse_cli_options
-    from engine.launch import LaunchSpec, Submission
+    from engine.deploy import TopologyExistsError, deploy
+    from engine.launch import Submission
+    from engine.packing import PackingError
     from engine.scheduler import SchedulerStartError, start_detached, wait_until_serving
     from engine.submission import load_topology
 
@@ -175,21 +175,23 @@ def submit_command(cluster: str, project: Path, name: str | None, env_name: str 
         if state.get("topologies", topology_name) is not None:
             raise BadInput(f"topology {topology_name!r} is already running; "
                            f"heron kill {topology_name} first")
-        packing = _pack(plan)
-        topology_id = f"{topology_name}-{uuid.uuid4().hex[:12]}"
         working_dir = env.working_dir(topology_name)
         _prepare_working_dir(working_dir, topology_name)
-        spec = LaunchSpec(
-            topology_name=topology_name, topology_id=topology_id, working_dir=str(working_dir),
-            submission=Submission(
-                project=str(Path(project).resolve()), name=topology_name, env=loaded.env,
-                config_file=str(Path(config_file).resolve()) if config_file else None,
-                options=cli_options, ackers=ackers, workers=workers),
-            state=env.state_spec(), multilang=multilang,
-            multilang_serializer=str(loaded.project.config.get("serializer") or "json"),
-            shell_cwd=str(loaded.project.root / "src"))
-        spec.save()
-        _write_state(state, spec, plan, packing, loaded.env, paused=deploy_deactivated)
+        try:
+            spec = deploy(loaded, state=state, state_spec=env.state_spec(), working_dir=working_dir,
+                          submission=Submission(
+                              project=str(Path(project).resolve()), name=topology_name,
+                              env=loaded.env,
+                              config_file=str(Path(config_file).resolve()) if config_file else None,
+                              options=cli_options, ackers=ackers, workers=workers),
+                          deactivated=deploy_deactivated, multilang=multilang,
+                          multilang_serializer=str(loaded.project.config.get("serializer") or "json"))
+        except TopologyExistsError as exc:
+            raise BadInput(str(exc)) from None
+        except PackingError as exc:
+            raise BadInput(str(exc)) from None
+        packing = state.get("packingplans", topology_name)
+        topology_id = spec.topology_id
         proc = start_detached(spec)
         try:
             wait_until_serving(spec, proc, state)
@@ -198,25 +200,13 @@ def submit_command(cluster: str, project: Path, name: str | None, env_name: str 
             raise CommandError(f"{topology_name}: {exc}") from None
     finally:
         state.close()
-    containers = len(packing.containers)
+    containers = len(packing.container_plans)
     click.echo(f"submitted topology {topology_name!r} ({topology_id}): {containers} "
                f"container{'s' if containers != 1 else ''} + Topology Master"
                f"{', deactivated' if deploy_deactivated else ''}")
     click.echo(f"  working dir: {working_dir}")
     click.echo(f"  logs:        {spec.log_dir}  (heron logs {topology_name})")
     click.echo(f"  state:       {spec.state.describe()}")
-
-
-def _pack(plan: Any) -> Any:
-    from engine.packing import ALGORITHMS
-
-    conf = dict(plan.config)
-    algorithm = str(conf.get("topology.packing.algorithm") or "round_robin")
-    packer = ALGORITHMS.get(algorithm)
-    if packer is None:
-        raise BadInput(f"topology.packing.algorithm {algorithm!r} is not one of "
-                       f"{', '.join(ALGORITHMS)}")
-    return packer(plan, conf)
 
 
 def _prepare_working_dir(working_dir: Path, name: str) -> None:
@@ -230,34 +220,6 @@ def _prepare_working_dir(working_dir: Path, name: str) -> None:
         raise CommandError(f"processes of an earlier run of {name!r} are still alive (pids "
                            f"{', '.join(map(str, alive))}); heron kill {name} first")
     shutil.rmtree(working_dir)
-
-
-def _write_state(state: Any, spec: Any, plan: Any, packing: Any, env_name: str | None,
-                 *, paused: bool) -> None:
-    """topologies, packingplans, executionstate, in Heron's order; undo on failure."""
-    from engine.messages import execution_state_pb2, topology_pb2
-
-    topology = plan.to_proto(topology_id=spec.topology_id)
-    if paused:
-        topology.state = topology_pb2.PAUSED
-    user = getpass.getuser()
-    execution = execution_state_pb2.ExecutionState(
-        topology_name=spec.topology_name, topology_id=spec.topology_id,
-        submission_time=int(time.time()), submission_user=user, cluster=spec.cluster,
-        environ=env_name or "", role=user)
-    written: list[str] = []
-    try:
-        for kind, message in (("topologies", topology), ("packingplans", packing.to_proto()),
-                              ("executionstate", execution)):
-            state.create(kind, spec.topology_name, message)
-            written.append(kind)
-    except Exception:
-        for kind in reversed(written):
-            try:
-                state.delete(kind, spec.topology_name)
-            except Exception:
-                pass
-        raise
 
 
 # -- kill ----------------------------------------------------------------------------------

@@ -15,7 +15,6 @@ import os
 import signal
 import sys
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +31,7 @@ from engine.instance.executor import BoltLoop, SpoutLoop, TaskGaveUp
 from engine.instance.gateway import Gateway
 from engine.launch import (LaunchSpec, instance_id, local_socket_name, metrics_socket_name,
                            stmgr_id)
-from engine.messages import metrics_pb2, physical_plan_pb2, topology_pb2
+from engine.messages import metrics_pb2, physical_plan_pb2
 from engine.network import ipc_endpoint
 from engine.serialization import serializer_for_config
 

@@ -10,9 +10,9 @@ from typing import Any
 
 import zmq
 
-from engine.launch import (LaunchSpec, instance_id, local_socket_name, metrics_socket_name,
+from engine.launch import (LaunchSpec, local_socket_name, metrics_socket_name,
                            stmgr_id)
-from engine.messages import (metrics_pb2, physical_plan_pb2, stmgr_pb2, tmanager_pb2,
+from engine.messages import (metrics_pb2, stmgr_pb2, tmanager_pb2,
                              topology_pb2, tuple_pb2)
 from engine.network import (MalformedMessage, bind_router, connect_dealer, decode, encode,
                             ipc_endpoint, type_frame)
