@@ -1,0 +1,118 @@
+"""The `heron` topology commands against the real engine processes: submit, list,
+deactivate/activate, logs and kill, with the local state manager and with a real
+ZooKeeper server; and the errors a user meets (a name already running, a ZooKeeper
+address that does not answer)."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from engine.cli.main import main
+from engine.messages import tmanager_pb2
+from engine.network.sockets import request
+from engine.statemgr import open_state_manager
+
+pytestmark = pytest.mark.timeout(180)
+
+REPO = Path(__file__).resolve().parents[3]
+WORDCOUNT = REPO / "examples" / "wordcount"
+
+
+def heron(*args: str):
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+@pytest.fixture
+def real_engine(heron_home, monkeypatch):
+    """The CLI fixtures' HERON_HOME, but with the real processes instead of stand-ins."""
+    monkeypatch.delenv("HERON_MODULE_OVERRIDES", raising=False)
+    return heron_home
+
+
+def spout_emitted(state, name: str) -> int:
+    """What the Topology Master's metrics say the spout has emitted so far."""
+    location = state.get("tmanagers", name)
+    if location is None:
+        return -1
+    response = request(location.controller_endpoint,
+                       tmanager_pb2.MetricRequest(component_name="word_spout"), timeout=5)
+    return sum(int(m.value) for t in response.metric for m in t.metric
+               if m.name == "word_spout/__emit-count")
+
+
+def wait_until(predicate, timeout: float = 60.0, interval: float = 0.5) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(interval)
+    return predicate()
+
+
+def exercise(state_args: list[str], state, live_processes) -> None:
+    result = heron("submit", "local", str(WORDCOUNT), "-w", "2", "-o", "wordcount.seed=7",
+                   *state_args)
+    assert result.exit_code == 0, result.output
+    assert "submitted topology 'wordcount'" in result.output
+    try:
+        assert wait_until(lambda: spout_emitted(state, "wordcount") > 1000), \
+            "the topology never got going"
+        pplan = state.get("pplans", "wordcount")
+        assert sorted(s.id for s in pplan.stmgrs) == ["stmgr-1", "stmgr-2"]
+
+        again = heron("submit", "local", str(WORDCOUNT), *state_args)
+        assert again.exit_code == 2
+        assert "already running" in again.output
+
+        listing = heron("list", *state_args)
+        assert listing.exit_code == 0 and "wordcount" in listing.output and "RUNNING" in listing.output
+
+        assert heron("deactivate", "wordcount", *state_args).exit_code == 0
+        time.sleep(2.5)  # metrics travel every second: let the last counts arrive
+        paused_at = spout_emitted(state, "wordcount")
+        time.sleep(2.5)
+        assert spout_emitted(state, "wordcount") == paused_at, "a deactivated spout kept emitting"
+        assert heron("activate", "wordcount", *state_args).exit_code == 0
+        assert wait_until(lambda: spout_emitted(state, "wordcount") > paused_at + 1000)
+
+        logs = heron("logs", "wordcount", "count_bolt", *state_args)
+        assert logs.exit_code == 0 and "registered with the stream manager" in logs.output
+    finally:
+        killed = heron("kill", "wordcount", *state_args)
+    assert killed.exit_code == 0, killed.output
+    assert state.topologies() == []
+    assert wait_until(lambda: not live_processes(), timeout=15), \
+        f"processes outlived heron kill: {[p.pid for p in live_processes()]}"
+
+
+def test_submit_control_and_kill_with_the_local_state_manager(real_engine, sweep,
+                                                               live_processes, isolated_imports):
+    with open_state_manager("local", root=real_engine / "state") as state:
+        exercise([], state, live_processes)
+
+
+def test_submit_control_and_kill_with_zookeeper(real_engine, sweep, live_processes,
+                                                isolated_imports, zookeeper):
+    root = f"/heron-test-{uuid.uuid4().hex[:12]}"
+    args = ["--state-manager", "zookeeper", "--zk", zookeeper.hosts, "--zk-root", root]
+    with open_state_manager("zookeeper", zk_hosts=zookeeper.hosts, zk_root=root) as state:
+        exercise(args, state, live_processes)
+
+
+def test_a_zookeeper_that_does_not_answer_is_a_clear_error(real_engine, sweep):
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # nothing listens once the socket closes
+    began = time.monotonic()
+    result = heron("list", "--state-manager", "zookeeper", "--zk", f"127.0.0.1:{port}")
+    assert result.exit_code == 1
+    assert f"127.0.0.1:{port}" in result.output and "did not answer" in result.output
+    assert "Traceback" not in result.output
+    assert time.monotonic() - began < 30
