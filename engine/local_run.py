@@ -24,6 +24,7 @@ from engine.launch import LaunchSpec, StateManagerSpec, Submission
 from engine.messages import tmanager_pb2
 from engine.network.sockets import RequestTimeout, request
 from engine.serialization import serializer_for_config
+from engine.tmanager.drain import wait_drained
 
 log = logging.getLogger("heron.run")
 
@@ -88,7 +89,10 @@ class HeronLocalRun:
         try:
             self._control(tmanager_pb2.TopologyDeactivateRequest(
                 topology_name=self.spec.topology_name, topology_id=self.spec.topology_id))
-            time.sleep(drain)
+            location = self._location()
+            if drain > 0 and location is not None:
+                wait_drained(location.controller_endpoint, drain)
+            self.poll_metrics()  # the counts the summary shows, after the drain
         except Exception:
             pass
         try:
@@ -186,12 +190,7 @@ class HeronLocalRun:
             reason = "interrupted"
         finally:
             elapsed = time.monotonic() - began
-            if self.scheduler is not None:
-                try:
-                    self.poll_metrics()
-                except Exception:
-                    pass
-            self.stop(drain=0.0 if reason == "finished" else 1.0)
+            self.stop(drain=0.0 if reason == "finished" else 5.0)
         components = self.snapshot()
         if on_progress is not None:
             on_progress(components, elapsed)

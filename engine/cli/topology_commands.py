@@ -233,6 +233,7 @@ def kill_command(name: str, wait_secs: float, env: Env) -> None:
     from engine.messages import common_pb2, scheduler_pb2, tmanager_pb2
     from engine.network import request
     from engine.network.sockets import RequestTimeout
+    from engine.tmanager.drain import wait_drained
 
     state = env.open_state()
     try:
@@ -243,7 +244,9 @@ def kill_command(name: str, wait_secs: float, env: Env) -> None:
                 request(tm.controller_endpoint, tmanager_pb2.TopologyDeactivateRequest(
                     topology_name=name, topology_id=tm.topology_id or topology.id),
                     timeout=min(TM_TIMEOUT_SECS, max(wait_secs, 1.0)))
-                time.sleep(min(max(wait_secs, 0.0), 1.0))
+                if wait_secs > 0 and not wait_drained(tm.controller_endpoint, wait_secs):
+                    click.echo(f"{name!r} was still moving tuples after {wait_secs:g}s; "
+                               "stopping it anyway", err=True)
             except RequestTimeout:
                 click.echo(f"the Topology Master of {name!r} did not answer; killing without "
                            f"draining", err=True)
