@@ -200,4 +200,5 @@ class HeronLocalRun:
         return HeronRunResult(reason=reason, elapsed=elapsed, components=components,
                               capture=capture, log_dir=self.spec.log_dir, error=error,
                               working_dir=self.working_dir,
-                              tasks_done={i: v.get("__done") == "1" for i, v in self.instances.items()})
+                              tasks_done={i: v["__done"] == "1" for i, v in self.instances.items()
+                                          if "__done" in v})

@@ -17,7 +17,9 @@ from typing import Any, Callable
 
 import zmq
 
-from compat.storm_api.exceptions import ComponentFailure
+from google.protobuf.message import DecodeError
+
+from compat.storm_api.exceptions import ComponentFailure, StormWentAwayError
 from engine.instance.gateway import GATEWAY_FAILED, STOP, TO_METRICS, TO_STMGR
 from engine.messages import metrics_pb2, stmgr_pb2, topology_pb2, tuple_pb2
 from engine.network import type_frame
@@ -300,6 +302,7 @@ class BoltLoop(ExecutorLoop):
         self.shell = shell
         self.upstream_done: set[int] = set()
         self._counter = 0
+        self.malformed = 0
 
     def on_deactivate(self) -> None:
         self.collector.flush()
@@ -310,8 +313,20 @@ class BoltLoop(ExecutorLoop):
         except ComponentFailure as failure:
             self.restart(failure)
 
+    def _malformed(self, what: str, exc: BaseException) -> None:
+        """Stream Managers forward payloads without decoding them, so a corrupt one can
+        reach us: log it (once in a while) and drop it; the process must not die of it."""
+        self.malformed += 1
+        if self.malformed <= 10 or self.malformed % 1000 == 0:
+            log.warning("dropped %s that does not decode (%d so far): %s: %s", what,
+                        self.malformed, type(exc).__name__, exc)
+
     def _process_batch(self, payload: bytes) -> None:
-        batch = tuple_pb2.TupleBatch.FromString(payload)
+        try:
+            batch = tuple_pb2.TupleBatch.FromString(payload)
+        except DecodeError as exc:
+            self._malformed("a tuple batch", exc)
+            return
         source = batch.stream.component_name
         stream = batch.stream.id
         src_task = batch.src_task_id
@@ -338,12 +353,26 @@ class BoltLoop(ExecutorLoop):
                 self._counter = n
                 self.restart(failure)
                 continue
+            except StormWentAwayError:
+                raise
+            except Exception as exc:
+                # user code failures arrive as ComponentFailure: this value did not decode
+                # into a tuple (or the tuple would not build); drop it alone
+                stats.executed += i - start
+                i += 1
+                start = i
+                self._malformed(f"a tuple from {source}/{stream}", exc)
+                continue
             stats.executed += i - start
             break
         self._counter = n
 
     def _task_done(self, payload: bytes) -> None:
-        message = tuple_pb2.TaskDone.FromString(payload)
+        try:
+            message = tuple_pb2.TaskDone.FromString(payload)
+        except DecodeError as exc:
+            self._malformed("an end-of-stream message", exc)
+            return
         self.upstream_done.add(message.src_task_id)
         if self.task.upstream_tasks and self.task.upstream_tasks <= self.upstream_done:
             if self.shell:

@@ -98,7 +98,17 @@ def run(args: argparse.Namespace, stopping: threading.Event) -> int:
         log.error("task %s is not in container %s of the packing plan", args.task, args.container)
         return 1
     inst_plan = placement[1]
-    loaded = spec.load_topology()
+    try:
+        loaded = spec.load_topology()
+    except Exception as exc:
+        # The submitter could load it but this process cannot (a module missing from the
+        # workers' environment...): say so where `heron run`/`heron logs` look, at once,
+        # instead of only in this process's log after every restart has failed.
+        log.exception("cannot load the topology")
+        text = (f"component {inst_plan.component_name!r} task {args.task} cannot load the "
+                f"topology: {type(exc).__name__}: {exc}")
+        record_failure(spec, TaskInfo(inst_plan.component_name, args.task, "", 0), text)
+        return 1
     plan = loaded.plan
     comp = plan.components.get(inst_plan.component_name)
     if comp is None:

@@ -1,0 +1,78 @@
+"""Components of the fault-injection fixture topologies (tests/e2e/heron/test_bad_input.py,
+test_activation.py)."""
+
+import os
+import time
+
+from compat.storm_api import Bolt, Spout
+
+
+class Numbers(Spout):
+    """Emits ``e2e.limit`` tuples ``[n, key]`` (``e2e.keys`` distinct keys), then is
+    exhausted. With ``e2e.gate`` set, emits nothing until that file exists."""
+
+    outputs = ["n", "key"]
+
+    def initialize(self, conf, ctx):
+        self.limit = int(conf.get("e2e.limit", 100))
+        self.keys = int(conf.get("e2e.keys", 10))
+        self.gate = conf.get("e2e.gate")
+        self.i = 0
+
+    def next_tuple(self):
+        if self.i >= self.limit:
+            return
+        if self.gate and not os.path.exists(self.gate):
+            return
+        self.emit([self.i, f"k{self.i % self.keys}"])
+        self.i += 1
+
+    def is_exhausted(self):
+        return self.i >= self.limit
+
+
+class Endless(Spout):
+    """Never exhausted: one number about every millisecond, forever."""
+
+    outputs = ["n"]
+
+    def initialize(self, conf, ctx):
+        self.i = 0
+
+    def next_tuple(self):
+        self.emit([self.i])
+        self.i += 1
+        time.sleep(0.001)
+
+
+class KeyCount(Bolt):
+    """Counts tuples per key; emits ``[key, running count]`` on its leaf stream."""
+
+    outputs = ["key", "count"]
+
+    def initialize(self, conf, ctx):
+        self.counts = {}
+
+    def process(self, tup):
+        key = tup.values[1]
+        self.counts[key] = self.counts.get(key, 0) + 1
+        self.emit([key, self.counts[key]])
+
+
+class Discard(Bolt):
+    """Consumes and drops everything."""
+
+    outputs = []
+
+    def process(self, tup):
+        pass
+
+
+class RefusesToStart(Bolt):
+    outputs = ["n"]
+
+    def initialize(self, conf, ctx):
+        raise RuntimeError("e2e: refuses_to_start cannot initialize")
+
+    def process(self, tup):  # pragma: no cover - never initialized
+        self.emit([tup.values[0]])

@@ -1,0 +1,9 @@
+from compat.storm_api import Topology
+
+from e2e_heron_faulty import Numbers, RefusesToStart
+
+
+class BadInit(Topology):
+    config = {"topology.acker.executors": 0}
+    numbers = Numbers.spec()
+    refuses_to_start = RefusesToStart.spec(inputs=[numbers])
