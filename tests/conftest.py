@@ -29,6 +29,16 @@ def isolated_imports():
         del sys.modules[name]
 
 
+def _session_service(proc: psutil.Process) -> bool:
+    """Whether ``proc`` is a session-wide service or was started by one (Spark's Python
+    workers are children of its JVM, started on demand)."""
+    try:
+        chain = [proc, *proc.parents()]
+    except psutil.NoSuchProcess:
+        return True
+    return any(p.pid in SESSION_SERVICE_PIDS for p in chain)
+
+
 @pytest.fixture(autouse=True)
 def no_orphan_processes():
     """Fail a test that leaves a child process running (and kill it)."""
@@ -36,7 +46,7 @@ def no_orphan_processes():
     before = {p.pid for p in me.children(recursive=True)}
     yield
     leftover = [p for p in me.children(recursive=True)
-                if p.pid not in before and p.pid not in SESSION_SERVICE_PIDS]
+                if p.pid not in before and not _session_service(p)]
     if not leftover:
         return
     for p in leftover:
@@ -72,3 +82,20 @@ def zookeeper():
         pid = server.pid
         server.stop()
         SESSION_SERVICE_PIDS.discard(pid)
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """One local SparkSession for the whole run (Summingbird batch platform, conformance
+    diffs): started on first use, stopped at the end. Its JVM is a session service."""
+    from compat.spark_session import spark_jvm_pid, spark_session
+
+    session = spark_session("local[2]", app_name="heron-storm-compat-tests")
+    jvm = spark_jvm_pid(session)
+    pids = {jvm} if jvm is not None else set()
+    SESSION_SERVICE_PIDS.update(pids)
+    try:
+        yield session
+    finally:
+        session.stop()
+        SESSION_SERVICE_PIDS.difference_update(pids)
