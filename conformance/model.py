@@ -82,6 +82,8 @@ class DiffCounts:
     duplicate_extras: int = 0
     #: copies on the right of rows the left never had
     novel_extras: int = 0
+    #: distinct rows whose copies differ between the sides (``samples`` holds the first)
+    differing: int = 0
 
 
 @dataclass
@@ -102,6 +104,9 @@ class DiffResult:
     #: the first differing rows in a stable order (sorted canonical form), at most N
     samples: list[DiffRow] = field(default_factory=list)
     comparison: str = "rows"
+    #: what canonicalisation did (ignored columns, float digits, per-key reduction), for
+    #: the report
+    notes: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)
@@ -114,7 +119,8 @@ class DiffResult:
                    observed=SemanticClass(data["observed"]),
                    counts=DiffCounts(**data["counts"]),
                    samples=[DiffRow(**row) for row in data.get("samples", [])],
-                   comparison=data.get("comparison", "rows"))
+                   comparison=data.get("comparison", "rows"),
+                   notes=list(data.get("notes", [])))
 
 
 @dataclass
