@@ -30,7 +30,8 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
-from typing import Any, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
 
 from conformance.model import Comparison
 

@@ -23,7 +23,8 @@ row. Spark does the grouping, the join and the aggregates; only the counts and t
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from conformance.canonical import count_rows, decode_row, describe_comparison
 from conformance.model import Comparison, DiffCounts, DiffResult, DiffRow, SemanticClass
@@ -47,8 +48,8 @@ def classify_counts(counts: DiffCounts) -> SemanticClass:
     return SemanticClass.EXACT
 
 
-def count_table(spark: "SparkSession", counts: Counter[str] | Mapping[str, int],
-                name: str) -> "DataFrame":
+def count_table(spark: SparkSession, counts: Counter[str] | Mapping[str, int],
+                name: str) -> DataFrame:
     """A DataFrame ``(row string, <name> long)``: one canonical row and its copies per
     line, summed per row on Spark."""
     from pyspark.sql import functions as F
@@ -60,7 +61,7 @@ def count_table(spark: "SparkSession", counts: Counter[str] | Mapping[str, int],
     return frame.groupBy("row").agg(F.sum("n").cast("long").alias(name))
 
 
-def diff_counters(spark: "SparkSession", left_counts: Mapping[str, int],
+def diff_counters(spark: SparkSession, left_counts: Mapping[str, int],
                   right_counts: Mapping[str, int], *, left: str, right: str,
                   comparison: str = "rows", sample_limit: int = 20,
                   notes: list[str] | None = None) -> DiffResult:
@@ -102,7 +103,7 @@ def diff_counters(spark: "SparkSession", left_counts: Mapping[str, int],
                       notes=list(notes or []))
 
 
-def diff_outputs(spark: "SparkSession", left_rows: Iterable[Mapping[str, Any]],
+def diff_outputs(spark: SparkSession, left_rows: Iterable[Mapping[str, Any]],
                  right_rows: Iterable[Mapping[str, Any]], comparison: Comparison, *,
                  left: str, right: str, sample_limit: int = 20) -> DiffResult:
     """Classify ``right``'s capture against ``left``'s (the reference).

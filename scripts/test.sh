@@ -46,5 +46,38 @@ if [ ! -f /usr/share/java/zookeeper.jar ] || ! dpkg -s zookeeper >/dev/null 2>&1
     fi
 fi
 
+# The conformance report's browser test loads the HTML page in Debian's headless
+# Chromium (tests/conformance/test_report_browser.py; skipped with the reason without it).
+install_chromium() {
+    local sudo=""
+    if [ "$(id -u)" -ne 0 ]; then
+        if command -v sudo >/dev/null 2>&1; then
+            sudo="sudo"
+        else
+            echo "scripts/test.sh: chromium is not installed and there is no sudo;" \
+                 "the report's browser test will be skipped" >&2
+            return 0
+        fi
+    fi
+    local rc=0
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq || rc=$?
+    if [ "$rc" -eq 0 ]; then
+        $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium || rc=$?
+    fi
+    if [ "$rc" -ne 0 ]; then
+        echo "scripts/test.sh: could not install chromium (apt-get exit $rc);" \
+             "the report's browser test will be skipped" >&2
+    fi
+    return 0
+}
+if [ ! -x /usr/bin/chromium ]; then
+    if command -v apt-get >/dev/null 2>&1; then
+        install_chromium
+    else
+        echo "scripts/test.sh: no apt-get; install chromium or the report's browser" \
+             "test will be skipped" >&2
+    fi
+fi
+
 # Two cores: run the suite in one process; tests bound their own run time.
 exec python3 -m pytest "$@"

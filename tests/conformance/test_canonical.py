@@ -7,8 +7,15 @@ import math
 import pytest
 
 from conformance.canonical import (
-    CaptureRecordError, canonical_json, canonical_row, canonical_value, count_rows,
-    decode_row, describe_comparison, per_key_rows, round_float,
+    CaptureRecordError,
+    canonical_json,
+    canonical_row,
+    canonical_value,
+    count_rows,
+    decode_row,
+    describe_comparison,
+    per_key_rows,
+    round_float,
 )
 from conformance.model import Comparison
 

@@ -26,8 +26,9 @@ def heron(records):
             for r in records]
 
 
-def diff(spark, left, right, comparison=Comparison(), **kw):
-    return diff_outputs(spark, left, right, comparison, left="storm", right="heron", **kw)
+def diff(spark, left, right, comparison=None, **kw):
+    return diff_outputs(spark, left, right, comparison or Comparison(), left="storm",
+                        right="heron", **kw)
 
 
 # -- the classifier alone --------------------------------------------------------------
