@@ -68,7 +68,7 @@ class Chromium:
         to_browser_r, self._to_browser = os.pipe()
         self._from_browser, from_browser_w = os.pipe()
         args = [executable, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                "--no-first-run", "--no-default-browser-check",
+                "--no-first-run", "--no-default-browser-check", "--disable-dev-shm-usage",
                 "--disable-background-networking", "--disable-component-update",
                 "--disable-sync", "--disable-extensions", "--disable-default-apps",
                 "--mute-audio", "--hide-scrollbars", "--window-size=1280,1000",
