@@ -1,0 +1,1 @@
+"""Benchmarks (``python bench/wordcount.py``); a package so tests can import them."""
