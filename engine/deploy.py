@@ -36,7 +36,7 @@ def pack(plan: Any) -> Any:
 def deploy(loaded: Any, *, state: Any, state_spec: StateManagerSpec, working_dir: Path,
            submission: Submission, deactivated: bool = False, multilang: bool = False,
            multilang_serializer: str = "json", capture_all: bool = False,
-           cluster: str = "local") -> LaunchSpec:
+           capture_all_streams: bool = False, cluster: str = "local") -> LaunchSpec:
     """Write the launch file and the topology's state; returns the launch spec."""
     plan = loaded.plan
     name = plan.name
@@ -49,7 +49,8 @@ def deploy(loaded: Any, *, state: Any, state_spec: StateManagerSpec, working_dir
                       working_dir=str(Path(working_dir).resolve()), submission=submission,
                       state=state_spec, cluster=cluster, multilang=multilang,
                       multilang_serializer=multilang_serializer,
-                      shell_cwd=str(loaded.project.root / "src"), capture_all=capture_all)
+                      shell_cwd=str(loaded.project.root / "src"), capture_all=capture_all,
+                      capture_all_streams=capture_all_streams)
     spec.save()
     topology = plan.to_proto(topology_id=topology_id)
     topology.state = topology_pb2.PAUSED if deactivated else topology_pb2.RUNNING

@@ -70,6 +70,8 @@ class LaunchSpec:
     shell_cwd: str | None = None
     #: keep every tuple of leaf streams (``heron run --capture``), not just the summary
     capture_all: bool = False
+    #: capture every stream, consumed or not (conformance), instead of leaf streams only
+    capture_all_streams: bool = False
     #: executor restart policy: at most this many restarts of one process ...
     max_restarts: int = 5
     #: ... with this many seconds between an exit and the restart

@@ -49,7 +49,8 @@ class HeronLocalRun:
     def __init__(self, loaded: Any, submission: Submission, *, working_dir: Path | None = None,
                  state_spec: StateManagerSpec | None = None, multilang: bool = False,
                  multilang_serializer: str = "json", capture_jsonl: Path | None = None,
-                 keep_all: bool = False) -> None:
+                 keep_all: bool = False, capture_all_streams: bool = False,
+                 capture_sink: Any = None) -> None:
         self.loaded = loaded
         self.plan = loaded.plan
         self.working_dir = Path(working_dir or tempfile.mkdtemp(prefix=f"heron-{self.plan.name}-"))
@@ -60,6 +61,10 @@ class HeronLocalRun:
         self.multilang_serializer = multilang_serializer
         self.capture_jsonl = capture_jsonl
         self.keep_all = keep_all
+        #: capture every stream, not only leaf streams (conformance)
+        self.capture_all_streams = capture_all_streams
+        #: receives every captured tuple with its task (a ``CaptureSink``)
+        self.capture_sink = capture_sink
         self.spec: LaunchSpec | None = None
         self.scheduler: Any = None
         self._state: Any = None
@@ -75,7 +80,9 @@ class HeronLocalRun:
                            working_dir=self.working_dir, submission=self.submission,
                            multilang=self.multilang,
                            multilang_serializer=self.multilang_serializer,
-                           capture_all=bool(self.capture_jsonl or self.keep_all))
+                           capture_all=bool(self.capture_jsonl or self.keep_all
+                                            or self.capture_sink is not None),
+                           capture_all_streams=self.capture_all_streams)
         self.scheduler = LocalScheduler(self.spec, state=self._state)
         try:
             self.scheduler.launch()
@@ -196,7 +203,7 @@ class HeronLocalRun:
             on_progress(components, elapsed)
         serializer = serializer_for_config(dict(self.plan.config))
         capture = read_captures(self.spec.capture_dir, serializer.loads, keep_all=self.keep_all,
-                                jsonl=self.capture_jsonl)
+                                jsonl=self.capture_jsonl, sink=self.capture_sink)
         return HeronRunResult(reason=reason, elapsed=elapsed, components=components,
                               capture=capture, log_dir=self.spec.log_dir, error=error,
                               working_dir=self.working_dir,

@@ -1,4 +1,5 @@
-"""What an instance's leaf streams produced, kept where ``heron run`` can read it.
+"""What an instance's leaf streams (or, for conformance, all its streams) produced, kept
+where ``heron run`` can read it.
 
 Leaf streams (nobody consumes them) are the topology's results. Each instance keeps the
 same summary the ``storm`` engine keeps (counts, samples, latest value per key) and
@@ -79,11 +80,11 @@ class InstanceCapture:
 
 
 def read_captures(directory: Path, loads: Any, keep_all: bool = False,
-                  jsonl: Path | None = None) -> OutputCapture:
+                  jsonl: Path | None = None, sink: Any = None) -> OutputCapture:
     """Merge every instance's capture files into one OutputCapture (summaries are summed
     per stream; latest values per key merge, since a key lives in one task under
-    fields grouping)."""
-    merged = OutputCapture(jsonl=jsonl, keep_all=keep_all)
+    fields grouping). ``sink`` (a ``CaptureSink``) gets every tuple with its task."""
+    merged = OutputCapture(jsonl=jsonl, keep_all=keep_all, sink=sink)
     directory = Path(directory)
     for path in sorted(directory.glob(f"*{SUMMARY_SUFFIX}")):
         with open(path, "rb") as fh:
@@ -98,7 +99,7 @@ def read_captures(directory: Path, loads: Any, keep_all: bool = False,
                 target.samples.extend(cap.samples[:room])
             target.latest.update(cap.latest)
             target.keys_dropped += cap.keys_dropped
-    if keep_all or jsonl is not None:
+    if keep_all or jsonl is not None or sink is not None:
         for path in sorted(directory.glob(f"*{TUPLES_SUFFIX}")):
             component, _, task = path.name[:-len(TUPLES_SUFFIX)].rpartition("_")
             with open(path, "rb") as fh:
@@ -114,5 +115,7 @@ def read_captures(directory: Path, loads: Any, keep_all: bool = False,
                         merged._jsonl.write(json.dumps({"component": component, "stream": stream,
                                                         "task": int(task), "values": values},
                                                        default=repr) + "\n")
+                    if merged.sink is not None:
+                        merged.sink.write(component, stream, int(task), values)
     merged.close()
     return merged

@@ -33,10 +33,12 @@ class StreamOut:
     """One declared output stream of this task and the rows waiting to be sent."""
 
     __slots__ = ("name", "nfields", "fields", "direct", "key_indices", "single_key",
-                 "groupings", "leaf", "values", "hashes", "dest_counts", "dest_tasks", "slow")
+                 "groupings", "leaf", "captured", "values", "hashes", "dest_counts",
+                 "dest_tasks", "slow")
 
     def __init__(self, name: str, fields: tuple[str, ...], direct: bool,
-                 key_indices: list[tuple[int, ...]], groupings: list[Any], leaf: bool) -> None:
+                 key_indices: list[tuple[int, ...]], groupings: list[Any], leaf: bool,
+                 captured: bool | None = None) -> None:
         self.name = name
         self.fields = fields
         self.nfields = len(fields)
@@ -46,12 +48,15 @@ class StreamOut:
         self.single_key = key_indices[0][0] if len(key_indices) == 1 and len(key_indices[0]) == 1 else None
         self.groupings = groupings
         self.leaf = leaf
+        #: emits are recorded by the capture: leaf streams always, every stream when the
+        #: run captures all streams (conformance); such emits take the checked path
+        self.captured = leaf if captured is None else captured
         self.values: list[bytes] = []
         self.hashes: list[int] = []
         self.dest_counts: list[int] = []
         self.dest_tasks: list[int] = []
-        #: emits on this stream need the checked path (leaf, direct, explicit destinations)
-        self.slow = leaf or direct
+        #: emits on this stream need the checked path (captured, direct, explicit destinations)
+        self.slow = self.captured or direct
 
 
 class InstanceCollector:
@@ -129,9 +134,9 @@ class InstanceCollector:
         self.emitted += 1
         if tup_id is not None:
             self.emitted_ids.append(tup_id)
+        if out.captured and self.capture is not None:
+            self.capture.record(out.name, values, payload)
         if out.leaf:
-            if self.capture is not None:
-                self.capture.record(out.name, values, payload)
             return [] if need_task_ids else None
         targets: list[int] | None = None
         if need_task_ids or direct_task is not None:
@@ -196,7 +201,7 @@ class InstanceCollector:
             out.dest_counts = []
             out.dest_tasks = []
         out.values = []
-        out.slow = out.leaf or out.direct
+        out.slow = out.captured or out.direct
         self.stats.transferred += n
         self._send([TUPLE_BATCH, batch.SerializeToString()])
 

@@ -188,7 +188,7 @@ def _run_task(spec: LaunchSpec, loaded: Any, plan: Any, comp: Any, task: TaskInf
     context = build_context(plan, layout, comp.name, task.task_id)
     my_stmgr = container_of[task.task_id]
     streams: dict[str, StreamOut] = {}
-    leaf_fields: dict[str, tuple[str, ...]] = {}
+    captured_fields: dict[str, tuple[str, ...]] = {}
     for stream in comp.outputs.values():
         consumers = plan.consumers(comp.name, stream.name)
         groupings = []
@@ -200,18 +200,20 @@ def _run_task(spec: LaunchSpec, loaded: Any, plan: Any, comp: Any, task: TaskInf
                 consumer=consumer.name))
         key_sets = plan.key_field_sets(comp.name, stream.name)
         key_indices = [tuple(list(stream.fields).index(f) for f in fs) for fs in key_sets]
+        captured = not consumers or spec.capture_all_streams
         streams[stream.name] = StreamOut(stream.name, tuple(stream.fields), stream.direct,
-                                         key_indices, groupings, leaf=not consumers)
-        if not consumers:
-            leaf_fields[stream.name] = tuple(stream.fields)
+                                         key_indices, groupings, leaf=not consumers,
+                                         captured=captured)
+        if captured:
+            captured_fields[stream.name] = tuple(stream.fields)
     # Component log lines go to the process's own log file unless the user chose a file.
     log_conf = dict(conf)
     if not log_conf.get("pystorm.log.file"):
         log_conf["pystorm.log.file"] = f"{instance_id(args_container(pplan, task), comp.name, task.task_id)}.log"
     logger = task_logger(log_conf, spec.log_dir, plan.name, comp.name, task.task_id)
     capture = None
-    if leaf_fields:
-        capture = InstanceCapture(spec.capture_dir, comp.name, task.task_id, leaf_fields,
+    if captured_fields:
+        capture = InstanceCapture(spec.capture_dir, comp.name, task.task_id, captured_fields,
                                   serializer.loads, capture_all=spec.capture_all)
     stats = TaskStats(comp.name, task.task_id)
     batch_size = int(conf.get("heron.instance.batch.size", DEFAULT_BATCH_SIZE))

@@ -5,7 +5,9 @@ tuple count, the first few tuples, and, for streams shaped like running aggregat
 (``key..., number``), the latest value per key, so a run can end by showing e.g. the top
 word counts. Memory stays bounded: past ``max_keys`` distinct keys new keys are counted
 but not kept. ``jsonl`` optionally writes every leaf tuple to a file for later diffing, and
-``keep_all`` keeps them in memory (tests, conformance).
+``keep_all`` keeps them in memory (tests). ``all_streams`` captures every declared stream,
+not only leaf streams, and ``sink`` receives every captured tuple with its emitting task:
+the conformance suite writes its capture records through it, on both engines.
 """
 
 from __future__ import annotations
@@ -14,7 +16,15 @@ import json
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Sequence
+from typing import IO, Any, Protocol, Sequence
+
+
+class CaptureSink(Protocol):
+    """Where every captured tuple goes, with provenance (``conformance.capture.CaptureWriter``)."""
+
+    def write(self, component: str, stream: str, task: int, values: list[Any]) -> None: ...
+
+    def close(self) -> None: ...
 
 
 @dataclass
@@ -35,8 +45,12 @@ class StreamCapture:
 
 class OutputCapture:
     def __init__(self, max_samples: int = 5, max_keys: int = 100_000,
-                 jsonl: Path | None = None, keep_all: bool = False) -> None:
+                 jsonl: Path | None = None, keep_all: bool = False,
+                 all_streams: bool = False, sink: CaptureSink | None = None) -> None:
         self.streams: dict[tuple[str, str], StreamCapture] = {}
+        #: capture every stream the engine declares, consumed or not
+        self.all_streams = all_streams
+        self.sink = sink
         self._max_samples = max_samples
         self._max_keys = max_keys
         self._lock = threading.Lock()
@@ -69,11 +83,16 @@ class OutputCapture:
                 self._jsonl.write(json.dumps(
                     {"component": cap.component, "stream": cap.stream, "task": task,
                      "values": values}, default=repr) + "\n")
+            if self.sink is not None:
+                self.sink.write(cap.component, cap.stream, task, values)
 
     def close(self) -> None:
         if self._jsonl is not None:
             self._jsonl.close()
             self._jsonl = None
+        if self.sink is not None:
+            self.sink.close()
+            self.sink = None
 
 
 def _hashable(value: Any) -> Any:
