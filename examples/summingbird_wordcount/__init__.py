@@ -1,0 +1,1 @@
+"""Word count, Summingbird's first example, written once and run on two platforms."""
