@@ -118,9 +118,6 @@ def run(args: argparse.Namespace, stopping: threading.Event) -> int:
     conf = with_defaults(plan.config)
     conf["topology.name"] = plan.name
     conf.update(comp.config)
-    if reliability(conf).acking and comp.kind == "spout":
-        log.warning("this topology asks for acking; the heron engine runs it at-most-once "
-                    "for now (at-least-once arrives with the next release)")
     serializer = serializer_for_config(conf)
     me = physical_plan_pb2.Instance(instance_id=instance_id(args.container, comp.name, args.task),
                                     stmgr_id=stmgr_id(args.container))
@@ -220,8 +217,9 @@ def _run_task(spec: LaunchSpec, loaded: Any, plan: Any, comp: Any, task: TaskInf
     def send(frames: list[bytes]) -> None:
         holder["loop"].send_data(frames)
 
+    rel = reliability(conf)
     collector = InstanceCollector(comp.name, task.task_id, streams, serializer, stats, logger,
-                                  send, batch_size, capture)
+                                  send, batch_size, capture, acking=rel.acking)
     shell = _shell_command(spec, loaded, comp)
     factory = _factory(spec, loaded, comp, conf, context, collector, logger, shell)
 
@@ -230,7 +228,9 @@ def _run_task(spec: LaunchSpec, loaded: Any, plan: Any, comp: Any, task: TaskInf
 
     if comp.kind == "spout":
         wait = float(conf.get("topology.sleep.spout.wait.strategy.time.ms", 1)) / 1000.0
-        loop: Any = SpoutLoop(pipe, task, factory, collector, running, wait_secs=wait)
+        loop: Any = SpoutLoop(pipe, task, factory, collector, running, wait_secs=wait,
+                              max_pending=rel.max_spout_pending,
+                              timeout_secs=rel.message_timeout_secs if rel.timeouts_enabled else None)
     else:
         loop = BoltLoop(pipe, task, factory, collector, running, loads=serializer.loads,
                         tick_secs=tick_frequency(conf), shell=shell is not None)

@@ -16,6 +16,8 @@ from engine.messages import (metrics_pb2, stmgr_pb2, tmanager_pb2,
                              topology_pb2, tuple_pb2)
 from engine.network import (MalformedMessage, bind_router, connect_dealer, decode, encode,
                             ipc_endpoint, type_frame)
+from compat.storm_api.config import reliability, with_defaults
+from engine.stmgr.acking import AckTracker
 from engine.stmgr.outbox import Outbox
 from engine.stmgr.routing import build_routes, rebatch, split_batch
 
@@ -70,6 +72,9 @@ class StreamManager:
         self.routes: dict[tuple[str, str], list] = {}
         self.downstream: dict[str, list[int]] = {}
         self.spouts_paused = False
+        #: at-least-once tracking (None when the topology does not ack)
+        self.acks: AckTracker | None = None
+        self._reliability = reliability(with_defaults(dict(plan.config)))
         self.counts = {"tuples_in": 0, "tuples_out": 0, "batches_in": 0, "dropped": 0,
                        "malformed": 0}
         self._warned: set[Any] = set()
@@ -103,6 +108,8 @@ class StreamManager:
                     self.metrics.recv_multipart(zmq.NOBLOCK)
                 except zmq.Again:
                     pass
+            if self.acks is not None:
+                self._send_control()
             if self.outbox.pending():
                 self.outbox.retry()
             self._backpressure()
@@ -155,7 +162,7 @@ class StreamManager:
         elif kind == REGISTER_INSTANCE:
             self._register_instance(sock, identity, decode([kind, frames[2].bytes]))
         elif kind == CONTROL_BATCH:
-            self._warn_once("control", "acks and fails are not tracked yet (at-most-once); dropped")
+            self._on_control(frames[2].bytes)
         else:
             raise MalformedMessage(f"unexpected message type {kind[:60]!r} from an instance")
 
@@ -199,6 +206,10 @@ class StreamManager:
         if routes is None:
             self._warn_once(key, f"nobody to send tuples of {key} to (no plan yet, or a leaf stream)")
             self.counts["dropped"] += n
+            return
+        if self.acks is not None and len(batch.root_counts):
+            for task, part, count in self.acks.route_tracked(batch, routes):
+                self._deliver(task, TUPLE_BATCH, part, count, batch.src_task_id, "data")
             return
         for task, part in split_batch(batch, payload, routes):
             if isinstance(part, list):
@@ -246,9 +257,36 @@ class StreamManager:
         elif which == "done":
             self._deliver(message.task_id, TASK_DONE, message.done, 0, message.src_task_id, "done")
         elif which == "control":
-            self._warn_once("control", "acks and fails are not tracked yet (at-most-once); dropped")
+            self._on_control(message.control)
         else:
             raise MalformedMessage("TupleStreamMessage without a payload")
+
+    # -- acking ------------------------------------------------------------------------
+    def _on_control(self, payload: bytes) -> None:
+        if self.acks is None:
+            self._warn_once("control", "acks and fails arrived but this topology does not ack "
+                                       "(topology.acker.executors is 0); dropped")
+            return
+        self.acks.on_control(tuple_pb2.ControlBatch.FromString(payload))
+
+    def _send_control(self) -> None:
+        peers, spouts = self.acks.take_outgoing()
+        for owner, entries in peers.items():
+            peer = self.peers.get(owner)
+            if peer is None:
+                self.counts["dropped"] += len(entries)
+                self._warn_once(("peer-control", owner), f"no connection to {owner}; acks dropped")
+                continue
+            message = stmgr_pb2.TupleStreamMessage(task_id=-1, src_task_id=-1,
+                                                   control=entries.encode(-1))
+            self.outbox.send(owner, peer[1], encode(message))
+        for task, entries in spouts.items():
+            identity = self.task_identity.get(task)
+            if identity is None:
+                self.counts["dropped"] += len(entries)
+                continue
+            self.outbox.send(identity, self.instances[identity][0],
+                             [identity, CONTROL_BATCH, entries.encode(-1)])
 
     # -- the Topology Master -----------------------------------------------------------
     def _check_tmanager(self) -> None:
@@ -342,6 +380,11 @@ class StreamManager:
             tasks_by_component.setdefault(inst.info.component_name, []).append(inst.info.task_id)
             self.task_stmgr[inst.info.task_id] = inst.stmgr_id
         local = {t for t, s in self.task_stmgr.items() if s == self.id}
+        if self._reliability.acking and self.acks is None:
+            spouts = [t for c, ts in tasks_by_component.items() for t in ts
+                      if self.plan.components[c].kind == "spout" and t in local]
+            self.acks = AckTracker(self.id, spouts, self._reliability.message_timeout_secs,
+                                   lambda task: self.task_stmgr.get(task))
         if first or set(tasks_by_component) != set(self._tasks_by_component):
             self.routes = build_routes(self.plan, tasks_by_component, local)
         self._tasks_by_component = tasks_by_component
@@ -383,6 +426,13 @@ class StreamManager:
                             ("__buffered-bytes", self.outbox.buffered_bytes),
                             ("__backpressure", int(self.spouts_paused))):
             message.metrics.add(name=name, value=str(value))
+        if self.acks is not None:
+            acks = self.acks
+            for name, value in (("__trees-pending", acks.xor.pending()),
+                                ("__trees-completed", acks.counts["completed"]),
+                                ("__trees-failed", acks.counts["failed"]),
+                                ("__trees-forgotten", acks.xor.forgotten)):
+                message.metrics.add(name=name, value=str(value))
         try:
             self.metrics.send_multipart(encode(message), zmq.NOBLOCK)
         except zmq.Again:
