@@ -20,7 +20,7 @@ import zmq
 from google.protobuf.message import DecodeError
 
 from compat.storm_api.exceptions import ComponentFailure, StormWentAwayError
-from engine.instance.gateway import GATEWAY_FAILED, STOP, TO_METRICS, TO_STMGR
+from engine.instance.gateway import GATEWAY_FAILED, STOP, TO_STMGR
 from engine.messages import metrics_pb2, stmgr_pb2, topology_pb2, tuple_pb2
 from engine.network import type_frame
 
@@ -65,6 +65,8 @@ class ExecutorLoop:
         self.restarts = 0
         self.exceptions: list[tuple[str, int]] = []  # (first lines, count)
         self._next_metrics = 0.0
+        #: where metrics snapshots go (a PUSH socket to the gateway; None: through ``send``)
+        self.metrics_pipe: zmq.Socket | None = None
 
     # -- plumbing ----------------------------------------------------------------------
     def send(self, frames: list[Any]) -> None:
@@ -77,6 +79,9 @@ class ExecutorLoop:
             except zmq.Again:
                 if not self._running():
                     return
+                # backpressure: nothing can go out; keep reporting while waiting
+                if self.metrics_pipe is not None:
+                    self.publish_metrics()
                 pipe.poll(100, zmq.POLLOUT)
 
     def send_data(self, frames: list[bytes]) -> None:
@@ -182,7 +187,15 @@ class ExecutorLoop:
             message.metrics.add(name=f"user/{name}", value=str(value))
         for text, count in self.exceptions:
             message.exceptions.add(stacktrace=text, count=count)
-        self.send([TO_METRICS, PUBLISH, message.SerializeToString()])
+        frames = [PUBLISH, message.SerializeToString()]
+        if self.metrics_pipe is None:
+            from engine.instance.gateway import TO_METRICS
+            self.send([TO_METRICS, *frames])
+            return
+        try:
+            self.metrics_pipe.send_multipart(frames, zmq.NOBLOCK)
+        except zmq.Again:
+            pass  # the gateway has older snapshots to send; this one is dropped
 
     def extra_metrics(self) -> list[tuple[str, Any]]:
         """Metrics only one kind of task has."""

@@ -28,7 +28,7 @@ from engine.grouping import build_grouping
 from engine.instance.capture import InstanceCapture
 from engine.instance.collector import InstanceCollector, StreamOut
 from engine.instance.executor import BoltLoop, SpoutLoop, TaskGaveUp
-from engine.instance.gateway import Gateway
+from engine.instance.gateway import PIPE_HWM, Gateway, metrics_pipe_endpoint
 from engine.launch import (LaunchSpec, instance_id, local_socket_name, metrics_socket_name,
                            stmgr_id)
 from engine.messages import metrics_pb2, physical_plan_pb2
@@ -139,14 +139,20 @@ def run(args: argparse.Namespace, stopping: threading.Event) -> int:
     gateway.bound.wait(10)
     pipe = ctx.socket(zmq.PAIR)
     pipe.setsockopt(zmq.LINGER, 0)
-    pipe.setsockopt(zmq.SNDHWM, 64)
-    pipe.setsockopt(zmq.RCVHWM, 64)
+    pipe.setsockopt(zmq.SNDHWM, PIPE_HWM)
+    pipe.setsockopt(zmq.RCVHWM, PIPE_HWM)
     pipe.connect(pipe_endpoint)
+    metrics_pipe = ctx.socket(zmq.PUSH)
+    metrics_pipe.setsockopt(zmq.LINGER, 0)
+    metrics_pipe.setsockopt(zmq.SNDHWM, 4)
+    metrics_pipe.connect(metrics_pipe_endpoint(pipe_endpoint))
     try:
-        return _run_task(spec, loaded, plan, comp, task, conf, serializer, pipe, stopping)
+        return _run_task(spec, loaded, plan, comp, task, conf, serializer, pipe, stopping,
+                         metrics_pipe)
     finally:
         gateway.join(5)
         pipe.close(linger=0)
+        metrics_pipe.close(linger=0)
         ctx.term()
 
 
@@ -159,7 +165,8 @@ def _wait_for_plan(pipe: zmq.Socket, stopping: threading.Event) -> Any:
 
 
 def _run_task(spec: LaunchSpec, loaded: Any, plan: Any, comp: Any, task: TaskInfo,
-              conf: dict, serializer: Any, pipe: zmq.Socket, stopping: threading.Event) -> int:
+              conf: dict, serializer: Any, pipe: zmq.Socket, stopping: threading.Event,
+              metrics_pipe: zmq.Socket | None = None) -> int:
     first = _wait_for_plan(pipe, stopping)
     if first is None:
         pipe.send_multipart([b"X"])
@@ -234,6 +241,7 @@ def _run_task(spec: LaunchSpec, loaded: Any, plan: Any, comp: Any, task: TaskInf
     else:
         loop = BoltLoop(pipe, task, factory, collector, running, loads=serializer.loads,
                         tick_secs=tick_frequency(conf), shell=shell is not None)
+    loop.metrics_pipe = metrics_pipe
     holder["loop"] = loop
     code = 0
     try:

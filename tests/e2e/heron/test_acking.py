@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import collections
 import json
+import time
 from pathlib import Path
 
+import psutil
 import pytest
 
 from tests.e2e.heron.helpers import PROJECTS, HeronRun, leaf_tuples
@@ -86,3 +88,48 @@ def test_max_spout_pending_bounds_the_trees_in_flight(tmp_path, isolated_imports
     assert max(in_flight) >= max_pending  # the bound was reached, so it was what held
     acks = collections.Counter(e["id"] for e in events if e["event"] == "ack")
     assert acks == collections.Counter(range(limit))
+
+
+def test_a_slow_bolt_pauses_every_spout_and_nothing_grows_without_bound(tmp_path,
+                                                                       isolated_imports):
+    high = 1024 * 1024          # the topology's high watermark (1 MB)
+    batch_bytes = 1024 * 160    # one full batch of [n, 100-char padding] rows, generously
+    run = HeronRun(ACKING, "e2e_backpressure", tmp_path / "run", keep_all=False,
+                   options={"e2e.seconds": 30, "e2e.delay": 0.0005})
+    samples: list[dict] = []
+    emitted: list[int] = []
+    peak_rss: dict[str, int] = {}
+    try:
+        run.start()
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            metrics = run.metrics()
+            samples.append({sid: dict(metrics.get(sid, {})) for sid in ("stmgr-1", "stmgr-2")})
+            emitted.append(run.emitted("firehose"))
+            for name, proc in run.record_processes().items():
+                try:
+                    peak_rss[name] = max(peak_rss.get(name, 0), proc.memory_info().rss)
+                except psutil.Error:
+                    pass
+            time.sleep(0.5)
+        result = run.finish(time_limit=0.1)
+    finally:
+        run.close()
+    assert result.error is None, (result.error, result.log_dir)
+    last = samples[-1]
+    for sid in ("stmgr-1", "stmgr-2"):
+        # the most ever waiting for one destination: the watermark plus the batch in hand
+        assert 0 < int(last[sid]["__largest-queue-bytes-max"]) <= high + batch_bytes, last[sid]
+        # every spout was paused at some point (its own manager's or its peer's doing)
+        assert int(last[sid]["__time-spouts-paused-ms"]) > 0, last[sid]
+    # somebody caused it, and the spouts were let go again (the spout kept emitting)
+    assert any(int(last[s]["__time-spent-back-pressure-initiated-ms"]) > 0 for s in last)
+    # ...and the spouts were let go again: they emitted more after the first pause
+    first_pause = next(i for i, s in enumerate(samples)
+                       if any(s[sid].get("__backpressure") == "1" for sid in s))
+    assert emitted[-1] > emitted[first_pause], (first_pause, emitted, samples[-1], result.components["slow"])
+    # the spouts emitted far less than they could: they followed the bolt
+    bolt = result.components["slow"].executed
+    assert result.components["firehose"].emitted < bolt + 2 * 400 * 1024
+    assert peak_rss and max(peak_rss.values()) < 300 * 1024 * 1024, peak_rss
+    assert run.alive() == []

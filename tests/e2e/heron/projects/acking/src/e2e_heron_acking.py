@@ -104,3 +104,25 @@ class SlowSink(Bolt):
     def process(self, tup):
         time.sleep(self.delay)
         self.emit([tup.values[0]])
+
+
+class Firehose(Spout):
+    """Emits ``[n, padding]`` as fast as it is allowed to, for ``e2e.seconds``."""
+
+    outputs = ["n", "padding"]
+
+    def initialize(self, conf, ctx):
+        self.seconds = float(conf.get("e2e.seconds", 5))
+        self.padding = "x" * int(conf.get("e2e.padding", 100))
+        self.started = None
+        self.n = 0
+
+    def next_tuple(self):
+        if self.started is None:
+            self.started = time.monotonic()
+        for _ in range(100):
+            self.emit([self.n, self.padding])
+            self.n += 1
+
+    def is_exhausted(self):
+        return self.started is not None and time.monotonic() - self.started > self.seconds
