@@ -10,7 +10,6 @@ from typing import Any
 
 from rich.live import Live
 
-from compat.storm_api.config import reliability, with_defaults
 from compat.storm_api.local import LocalCluster, OutputCapture
 from compat.storm_api.project import parse_cli_options
 from engine.cli.display import make_console, status_renderable, summary_renderable
@@ -40,10 +39,6 @@ def run_foreground(*, project: Path, name: str | None, env: str | None, engine: 
     console = make_console()
     serializer = str(loaded.project.config.get("serializer") or "json")
     if engine == "heron":
-        if reliability(with_defaults(loaded.plan.config)).acking:
-            log.warning("this topology asks for acking; the heron engine runs it at-most-once for "
-                        "now (spout emits with an id are acked at once); at-least-once arrives "
-                        "with the next release (use --engine storm for it today)")
         submission = Submission(project=str(Path(project).resolve()), name=topology, env=env,
                                 config_file=str(Path(config_file).resolve()) if config_file else None,
                                 options=parse_cli_options(options), ackers=ackers,

@@ -11,12 +11,14 @@ destinations.
 from __future__ import annotations
 
 import logging
+import time
 import zlib
+from random import getrandbits
 from typing import Any, Callable
 
 import msgpack
 
-from compat.storm_api.local.errors import EmitError
+from compat.storm_api.local.errors import AckingError, EmitError
 from compat.storm_api.local.stats import TaskStats
 from engine.grouping import GroupingError
 from engine.messages import tuple_pb2
@@ -25,6 +27,10 @@ from engine.serialization import SerializationError
 
 _LOG_LEVELS = {0: 5, 1: logging.DEBUG, 2: logging.INFO, 3: logging.WARNING, 4: logging.ERROR}
 TUPLE_BATCH = type_frame(tuple_pb2.TupleBatch)
+CONTROL_BATCH = type_frame(tuple_pb2.ControlBatch)
+ACK, FAIL = tuple_pb2.ACK, tuple_pb2.FAIL
+#: an input registered under acking that belongs to no tuple tree
+UNTRACKED = None
 _pack = msgpack.Packer(use_bin_type=True, autoreset=True).pack
 _crc32 = zlib.crc32
 
@@ -34,7 +40,7 @@ class StreamOut:
 
     __slots__ = ("name", "nfields", "fields", "direct", "key_indices", "single_key",
                  "groupings", "leaf", "captured", "values", "hashes", "dest_counts",
-                 "dest_tasks", "slow")
+                 "dest_tasks", "slow", "root_counts", "root_tasks", "root_keys")
 
     def __init__(self, name: str, fields: tuple[str, ...], direct: bool,
                  key_indices: list[tuple[int, ...]], groupings: list[Any], leaf: bool,
@@ -55,6 +61,10 @@ class StreamOut:
         self.hashes: list[int] = []
         self.dest_counts: list[int] = []
         self.dest_tasks: list[int] = []
+        #: tuple trees of the rows (at-least-once): per row a count, then flattened roots
+        self.root_counts: list[int] = []
+        self.root_tasks: list[int] = []
+        self.root_keys: list[int] = []
         #: emits on this stream need the checked path (captured, direct, explicit destinations)
         self.slow = self.captured or direct
 
@@ -63,7 +73,7 @@ class InstanceCollector:
     def __init__(self, component: str, task: int, streams: dict[str, StreamOut],
                  serializer: Any, stats: TaskStats, logger: logging.Logger,
                  send: Callable[[list[bytes]], None], batch_size: int,
-                 capture: Any | None) -> None:
+                 capture: Any | None, acking: bool = False) -> None:
         self.component = component
         self.task = task
         self.streams = streams
@@ -80,6 +90,18 @@ class InstanceCollector:
         self.user_metrics: dict[str, Any] = {}
         self.emitted = 0  # emit calls; see sync_stats
         self._default = streams.get("default")
+        #: at-least-once (topology.acker.executors > 0): trees are tracked
+        self.acking = acking
+        #: spout: root key -> (message id, emit time), oldest first (timeouts scan from here)
+        self.pending_roots: dict[int, tuple[Any, float]] = {}
+        #: bolt: input tuple id -> ((root task, root key)..., this copy's key) or UNTRACKED
+        self.inflight: dict[str, Any] = {}
+        #: bolt: ACK/FAIL entries waiting to go to the Stream Manager, as columns
+        self._ctl_kinds: list[int] = []
+        self._ctl_counts: list[int] = []
+        self._ctl_tasks: list[int] = []
+        self._ctl_keys: list[int] = []
+        self._ctl_tuple_keys: list[int] = []
 
     # -- emits -------------------------------------------------------------------------
     def emit(self, values: list | tuple, stream: str | None, anchors: list | None,
@@ -87,8 +109,10 @@ class InstanceCollector:
         out = self._default if (stream is None or stream == "default") else self.streams.get(stream)
         # The hot path: a plain emit on a routed, non-direct stream, nothing to return.
         if (out is None or out.slow or direct_task is not None or need_task_ids
-                or tup_id is not None or len(values) != out.nfields):
-            return self._emit_checked(out, values, stream, direct_task, need_task_ids, tup_id)
+                or tup_id is not None or len(values) != out.nfields
+                or (anchors and self.acking)):
+            return self._emit_checked(out, values, stream, direct_task, need_task_ids, tup_id,
+                                      anchors)
         try:
             payload = self._dumps(values)
         except Exception as exc:
@@ -107,7 +131,7 @@ class InstanceCollector:
 
     def _emit_checked(self, out: StreamOut | None, values: list | tuple, stream: str | None,
                       direct_task: int | None, need_task_ids: bool,
-                      tup_id: Any | None) -> list[int] | None:
+                      tup_id: Any | None, anchors: list | None = None) -> list[int] | None:
         """Every other emit: validated in full, targets computed when asked for."""
         if out is None:
             raise EmitError(
@@ -132,8 +156,16 @@ class InstanceCollector:
         except Exception as exc:
             raise self._serialization_error(exc, out, values) from None
         self.emitted += 1
+        roots: Any = ()
         if tup_id is not None:
-            self.emitted_ids.append(tup_id)
+            if self.acking and not out.leaf:
+                root = getrandbits(64) or 1
+                self.pending_roots[root] = (tup_id, time.monotonic())
+                roots = ((self.task, root),)
+            else:  # at-most-once, or a tree with nowhere to go: complete at once
+                self.emitted_ids.append(tup_id)
+        elif anchors and self.acking:
+            roots = self._anchor_roots(anchors, out.name)
         if out.captured and self.capture is not None:
             self.capture.record(out.name, values, payload)
         if out.leaf:
@@ -153,6 +185,16 @@ class InstanceCollector:
             out.dest_tasks.extend(targets)
         elif out.dest_counts:
             out.dest_counts.append(0)
+        if roots:
+            if not out.root_counts:
+                out.root_counts.extend([0] * len(out.values))
+                out.slow = True
+            out.root_counts.append(len(roots))
+            for task, key in roots:
+                out.root_tasks.append(task)
+                out.root_keys.append(key)
+        elif out.root_counts:
+            out.root_counts.append(0)
         out.values.append(payload)
         if out.single_key is not None:
             out.hashes.append(_crc32(_pack(values[out.single_key])))
@@ -200,22 +242,94 @@ class InstanceCollector:
             batch.dest_tasks.extend(out.dest_tasks)
             out.dest_counts = []
             out.dest_tasks = []
+        if out.root_counts:
+            batch.root_counts.extend(out.root_counts)
+            batch.root_tasks.extend(out.root_tasks)
+            batch.root_keys.extend(out.root_keys)
+            out.root_counts = []
+            out.root_tasks = []
+            out.root_keys = []
         out.values = []
         out.slow = out.captured or out.direct
         self.stats.transferred += n
         self._send([TUPLE_BATCH, batch.SerializeToString()])
 
     def flush(self) -> None:
+        """Data first, then acks: the Stream Manager must see a bolt's emits anchored to a
+        tuple before the ack of that tuple (or the tree could look complete too early)."""
         for out in self.streams.values():
             if out.values:
                 self.flush_stream(out)
+        if self._ctl_kinds:
+            self._flush_control()
 
-    # -- acking (at-most-once: counted, nothing tracked) ---------------------------------
+    def _flush_control(self) -> None:
+        batch = tuple_pb2.ControlBatch(src_task_id=self.task, kinds=self._ctl_kinds,
+                                       root_counts=self._ctl_counts, root_tasks=self._ctl_tasks,
+                                       root_keys=self._ctl_keys,
+                                       tuple_keys=self._ctl_tuple_keys)
+        self._ctl_kinds, self._ctl_counts, self._ctl_tasks = [], [], []
+        self._ctl_keys, self._ctl_tuple_keys = [], []
+        self._send([CONTROL_BATCH, batch.SerializeToString()])
+
+    # -- acking --------------------------------------------------------------------------
+    def _anchor_roots(self, anchors: list, stream: str) -> tuple[tuple[int, int], ...]:
+        """The roots of every anchor, each once, in order."""
+        inflight = self.inflight
+        if len(anchors) == 1:
+            entry = inflight.get(anchors[0], self)
+            if entry is self:
+                raise self._unknown_anchor(anchors[0], stream)
+            return entry[0] if entry is not UNTRACKED else ()
+        seen: dict[tuple[int, int], None] = {}
+        for anchor in anchors:
+            entry = inflight.get(anchor, self)
+            if entry is self:
+                raise self._unknown_anchor(anchor, stream)
+            if entry is not UNTRACKED:
+                for root in entry[0]:
+                    seen[root] = None
+        return tuple(seen)
+
+    def _unknown_anchor(self, anchor: Any, stream: str) -> AckingError:
+        return AckingError(
+            f"component {self.component!r} task {self.task} anchored an emit on stream "
+            f"{stream!r} to tuple id {anchor!r}, which was already acked or failed, or never "
+            f"received (Storm: \"Anchored onto {anchor} after ack/fail\"); emit before acking, "
+            "or set auto_ack = False when acking by hand")
+
+    def register_input(self, tup_id: str, roots: tuple[tuple[int, int], ...], key: int) -> None:
+        """A tuple handed to the bolt under acking: its tree, to ack or fail later."""
+        self.inflight[tup_id] = (roots, key) if roots else UNTRACKED
+
     def ack(self, tup_id: Any) -> None:
+        if self.acking:
+            self._settle(tup_id, ACK, "acked")
         self.stats.acked += 1
 
     def fail(self, tup_id: Any) -> None:
+        if self.acking:
+            self._settle(tup_id, FAIL, "failed")
         self.stats.failed += 1
+
+    def _settle(self, tup_id: Any, kind: int, verb: str) -> None:
+        entry = self.inflight.pop(tup_id, self)
+        if entry is self:
+            raise AckingError(
+                f"component {self.component!r} task {self.task} {verb} tuple id {tup_id!r}, "
+                "which is unknown or already acked/failed (Storm: \"Acked a non-existent or "
+                "already acked/failed id\"); with auto_ack = True do not also call self.ack()")
+        if entry is UNTRACKED:
+            return
+        roots, key = entry
+        self._ctl_kinds.append(kind)
+        self._ctl_counts.append(len(roots))
+        for task, root in roots:
+            self._ctl_tasks.append(task)
+            self._ctl_keys.append(root)
+        self._ctl_tuple_keys.append(key)
+        if len(self._ctl_kinds) >= self.batch_size:
+            self.flush()
 
     # -- everything else ---------------------------------------------------------------
     def log(self, msg: str, level: int) -> None:

@@ -20,7 +20,7 @@ import zmq
 from google.protobuf.message import DecodeError
 
 from compat.storm_api.exceptions import ComponentFailure, StormWentAwayError
-from engine.instance.gateway import GATEWAY_FAILED, STOP, TO_METRICS, TO_STMGR
+from engine.instance.gateway import GATEWAY_FAILED, STOP, TO_STMGR
 from engine.messages import metrics_pb2, stmgr_pb2, topology_pb2, tuple_pb2
 from engine.network import type_frame
 
@@ -28,6 +28,7 @@ log = logging.getLogger("heron.instance")
 
 TUPLE_BATCH = type_frame(tuple_pb2.TupleBatch)
 TASK_DONE = type_frame(tuple_pb2.TaskDone)
+CONTROL_BATCH = type_frame(tuple_pb2.ControlBatch)
 ASSIGNMENT = type_frame(stmgr_pb2.NewInstanceAssignmentMessage)
 PUBLISH = type_frame(metrics_pb2.MetricPublisherPublishMessage)
 
@@ -64,6 +65,8 @@ class ExecutorLoop:
         self.restarts = 0
         self.exceptions: list[tuple[str, int]] = []  # (first lines, count)
         self._next_metrics = 0.0
+        #: where metrics snapshots go (a PUSH socket to the gateway; None: through ``send``)
+        self.metrics_pipe: zmq.Socket | None = None
 
     # -- plumbing ----------------------------------------------------------------------
     def send(self, frames: list[Any]) -> None:
@@ -76,6 +79,9 @@ class ExecutorLoop:
             except zmq.Again:
                 if not self._running():
                     return
+                # backpressure: nothing can go out; keep reporting while waiting
+                if self.metrics_pipe is not None:
+                    self.publish_metrics()
                 pipe.poll(100, zmq.POLLOUT)
 
     def send_data(self, frames: list[bytes]) -> None:
@@ -175,11 +181,25 @@ class ExecutorLoop:
             message.metrics.add(name=name, value=str(value))
         if s.last_error:
             message.metrics.add(name="__last-error", value=s.last_error)
+        for name, value in self.extra_metrics():
+            message.metrics.add(name=name, value=str(value))
         for name, value in self.collector.user_metrics.items():
             message.metrics.add(name=f"user/{name}", value=str(value))
         for text, count in self.exceptions:
             message.exceptions.add(stacktrace=text, count=count)
-        self.send([TO_METRICS, PUBLISH, message.SerializeToString()])
+        frames = [PUBLISH, message.SerializeToString()]
+        if self.metrics_pipe is None:
+            from engine.instance.gateway import TO_METRICS
+            self.send([TO_METRICS, *frames])
+            return
+        try:
+            self.metrics_pipe.send_multipart(frames, zmq.NOBLOCK)
+        except zmq.Again:
+            pass  # the gateway has older snapshots to send; this one is dropped
+
+    def extra_metrics(self) -> list[tuple[str, Any]]:
+        """Metrics only one kind of task has."""
+        return []
 
     def control(self, frames: list[Any]) -> bool:
         """Handle a non-data message; False when the loop must stop."""
@@ -212,9 +232,94 @@ class ExecutorLoop:
 
 
 class SpoutLoop(ExecutorLoop):
-    def __init__(self, *args: Any, wait_secs: float = 0.001, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, wait_secs: float = 0.001, max_pending: int | None = None,
+                 timeout_secs: float | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.wait_ms = max(1, int(wait_secs * 1000))
+        #: topology.max.spout.pending: no next_tuple while this many trees are pending
+        self.max_pending = max_pending if self.collector.acking else None
+        #: topology.message.timeout.secs, None when timeouts are off or nothing is tracked
+        self.timeout_secs = timeout_secs if self.collector.acking else None
+        self._next_timeout_scan = 0.0
+        self.timed_out = 0
+        #: complete latencies (seconds) since the last metrics publish
+        self.latencies: list[float] = []
+
+    def control(self, frames: list[Any]) -> bool:
+        if frames[0].bytes == CONTROL_BATCH:
+            self._settle(frames[1].bytes)
+            return True
+        return super().control(frames)
+
+    def _settle(self, payload: bytes) -> None:
+        """Trees the Stream Manager says completed (ack) or failed: tell the spout. Roots
+        no longer pending (already timed out) are ignored, as Heron does."""
+        try:
+            batch = tuple_pb2.ControlBatch.FromString(payload)
+        except DecodeError as exc:
+            log.warning("dropped an ack batch that does not decode: %s", exc)
+            return
+        pending = self.collector.pending_roots
+        now = time.monotonic()
+        stats = self.stats
+        for kind, root in zip(batch.kinds, batch.root_keys):
+            entry = pending.pop(root, None)
+            if entry is None:
+                continue
+            tup_id, emitted_at = entry
+            hosted = self.hosted
+            try:
+                if kind == tuple_pb2.ACK:
+                    stats.acked += 1
+                    if len(self.latencies) < 10_000:
+                        self.latencies.append(now - emitted_at)
+                    hosted.ack(tup_id)
+                else:
+                    stats.failed += 1
+                    hosted.fail(tup_id)
+            except ComponentFailure as failure:
+                self.restart(failure)
+
+    def _expire(self) -> None:
+        """Fail trees older than the message timeout (Heron enforces it in the spout
+        instance, scanning oldest first a few times per timeout)."""
+        now = time.monotonic()
+        if self.timeout_secs is None or now < self._next_timeout_scan:
+            return
+        self._next_timeout_scan = now + max(0.05, self.timeout_secs / 10)
+        pending = self.collector.pending_roots
+        deadline = now - self.timeout_secs
+        expired = []
+        for root, (tup_id, emitted_at) in pending.items():
+            if emitted_at > deadline:
+                break
+            expired.append((root, tup_id))
+        for root, tup_id in expired:
+            del pending[root]
+            self.timed_out += 1
+            self.stats.failed += 1
+            try:
+                self.hosted.fail(tup_id)
+            except ComponentFailure as failure:
+                self.restart(failure)
+                return
+
+    def extra_metrics(self) -> list[tuple[str, Any]]:
+        if not self.collector.acking:
+            return []
+        out: list[tuple[str, Any]] = [("__timeout-count", self.timed_out),
+                                      ("__pending", len(self.collector.pending_roots))]
+        if self.latencies:
+            lat = sorted(self.latencies)
+            self.latencies = []
+            pick = lambda q: lat[min(len(lat) - 1, int(q * len(lat)))] * 1000.0  # noqa: E731
+            out += [("__complete-latency", round(sum(lat) / len(lat) * 1000.0, 3)),
+                    ("__complete-latency-p50", round(pick(0.50), 3)),
+                    ("__complete-latency-p99", round(pick(0.99), 3))]
+        return out
+
+    def _may_emit(self) -> bool:
+        return self.max_pending is None or len(self.collector.pending_roots) < self.max_pending
 
     def on_activate(self) -> None:
         self._call(self.hosted.activate)
@@ -262,6 +367,18 @@ class SpoutLoop(ExecutorLoop):
                     if not self.control(pipe.recv_multipart(copy=False)):
                         return
                 continue
+            if collector.acking:
+                self._expire()
+                if self.hosted is None:
+                    continue
+                if not self._may_emit():
+                    # max spout pending reached: wait for acks, fails or timeouts
+                    collector.flush()
+                    self.publish_metrics()
+                    if pipe.poll(self.wait_ms):
+                        if not self.control(pipe.recv_multipart(copy=False)):
+                            return
+                    continue
             hosted = self.hosted
             burst_end = time.monotonic() + SPOUT_BURST_SECS
             emitted_any = False
@@ -273,12 +390,15 @@ class SpoutLoop(ExecutorLoop):
                 if collector.emitted == before:
                     break
                 emitted_any = True
-                if time.monotonic() >= burst_end:
+                if time.monotonic() >= burst_end or not self._may_emit():
                     break
             if self.hosted is hosted and hosted.is_exhausted():
-                self.exhausted = True
-                self.finish()
-                continue
+                if not collector.pending_roots:
+                    self.exhausted = True
+                    self.finish()
+                    continue
+                # exhausted, but trees are pending: a fail may replay, so wait for them
+                emitted_any = False
             now = time.monotonic()
             if not emitted_any:
                 collector.flush()
@@ -334,6 +454,8 @@ class BoltLoop(ExecutorLoop):
         values = batch.values
         total = len(values)
         stats = self.stats
+        if self.collector.acking:
+            self._register_inputs(batch, self._counter)
         n = self._counter
         start = 0
         while start < total:
@@ -366,6 +488,26 @@ class BoltLoop(ExecutorLoop):
             stats.executed += i - start
             break
         self._counter = n
+
+    def _register_inputs(self, batch: Any, counter: int) -> None:
+        """Under acking, remember each input's tree (roots and this copy's key) under the
+        id the bolt will see, before any of them runs: the bolt acks, fails or anchors by id."""
+        register = self.collector.register_input
+        n = len(batch.values)
+        counts = batch.root_counts
+        if not len(counts):
+            for k in range(1, n + 1):
+                register(str(counter + k), (), 0)
+            return
+        tasks = batch.root_tasks
+        keys = batch.root_keys
+        edges = batch.edge_keys
+        pos = 0
+        for i in range(n):
+            c = counts[i]
+            roots = tuple(zip(tasks[pos:pos + c], keys[pos:pos + c])) if c else ()
+            pos += c
+            register(str(counter + i + 1), roots, edges[i] if i < len(edges) else 0)
 
     def _task_done(self, payload: bytes) -> None:
         try:
@@ -434,6 +576,8 @@ class BoltLoop(ExecutorLoop):
                 next_tick = time.monotonic() + self.tick_secs
                 if self.hosted is not None and self.active:
                     self._counter += 1
+                    if collector.acking:
+                        collector.register_input(str(self._counter), (), 0)
                     self._execute(self.hosted.make_tuple(str(self._counter), "__system", "__tick",
                                                          -1, [self.tick_secs]))
             self.publish_metrics()

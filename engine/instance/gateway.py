@@ -18,7 +18,8 @@ from typing import Any
 import zmq
 
 from engine.messages import metrics_pb2, stmgr_pb2
-from engine.network import MalformedMessage, connect_dealer, decode, encode, type_frame
+from engine.network import (DATA_HWM, MalformedMessage, connect_dealer, decode, encode,
+                            type_frame)
 
 log = logging.getLogger("heron.instance")
 
@@ -34,7 +35,15 @@ _ASSIGNMENT = type_frame(stmgr_pb2.NewInstanceAssignmentMessage)
 _METRICS_REGISTER_RESPONSE = type_frame(metrics_pb2.MetricPublisherRegisterResponse)
 
 REGISTER_RETRY_SECS = 2.0
-PIPE_HWM = 64
+PIPE_HWM = DATA_HWM
+#: metrics snapshots waiting for the gateway; a newer one makes older ones worthless
+METRICS_PIPE_HWM = 4
+
+
+def metrics_pipe_endpoint(pipe_endpoint: str) -> str:
+    """Metrics travel on their own pipe, so a task blocked by backpressure on its data
+    still reports (what it emitted, that it is waiting) instead of going silent."""
+    return pipe_endpoint + "-metrics"
 
 
 class Gateway(threading.Thread):
@@ -60,12 +69,17 @@ class Gateway(threading.Thread):
         pipe.setsockopt(zmq.SNDHWM, PIPE_HWM)
         pipe.setsockopt(zmq.RCVHWM, PIPE_HWM)
         pipe.bind(self.pipe_endpoint)
+        metrics_pipe = self.ctx.socket(zmq.PULL)
+        metrics_pipe.setsockopt(zmq.LINGER, 0)
+        metrics_pipe.setsockopt(zmq.RCVHWM, METRICS_PIPE_HWM)
+        metrics_pipe.bind(metrics_pipe_endpoint(self.pipe_endpoint))
         self.bound.set()
         ident = self.instance.instance_id
-        stmgr = connect_dealer(self.ctx, self.stmgr_endpoint, ident, sndhwm=100, rcvhwm=100)
+        stmgr = connect_dealer(self.ctx, self.stmgr_endpoint, ident, sndhwm=DATA_HWM,
+                               rcvhwm=DATA_HWM)
         metrics = connect_dealer(self.ctx, self.metrics_endpoint, ident, sndhwm=100, rcvhwm=100)
         try:
-            self._loop(pipe, stmgr, metrics)
+            self._loop(pipe, stmgr, metrics, metrics_pipe)
         except BaseException as exc:  # engine bug: tell the executor, never die silently
             log.exception("gateway failed")
             self.error = exc
@@ -74,7 +88,7 @@ class Gateway(threading.Thread):
             except zmq.ZMQError:
                 pass
         finally:
-            for sock in (stmgr, metrics, pipe):
+            for sock in (stmgr, metrics, pipe, metrics_pipe):
                 sock.close(linger=200)
 
     def _register(self, stmgr: zmq.Socket) -> None:
@@ -83,7 +97,8 @@ class Gateway(threading.Thread):
         request.instance.CopyFrom(self.instance)
         stmgr.send_multipart(encode(request), zmq.NOBLOCK)
 
-    def _loop(self, pipe: zmq.Socket, stmgr: zmq.Socket, metrics: zmq.Socket) -> None:
+    def _loop(self, pipe: zmq.Socket, stmgr: zmq.Socket, metrics: zmq.Socket,
+              metrics_pipe: zmq.Socket) -> None:
         try:
             self._register(stmgr)
         except zmq.Again:
@@ -114,6 +129,7 @@ class Gateway(threading.Thread):
                 if pipe_flags:
                     poller.register(pipe, pipe_flags)
                 poller.register(metrics, zmq.POLLIN)
+                poller.register(metrics_pipe, zmq.POLLIN)
                 poller_cache[key] = poller
             events = dict(poller.poll(500))
             if to_executor is not None and events.get(pipe, 0) & zmq.POLLOUT:
@@ -161,12 +177,27 @@ class Gateway(threading.Thread):
                             pass  # metrics are periodic snapshots: the next one replaces it
                     elif where == STOP:
                         self._drain_to_stmgr(stmgr, to_stmgr)
+                        self._relay_metrics(metrics_pipe, metrics)  # the last snapshot
                         return
+            if events.get(metrics_pipe, 0) & zmq.POLLIN:
+                self._relay_metrics(metrics_pipe, metrics)
             if events.get(metrics, 0) & zmq.POLLIN:
                 try:
                     metrics.recv_multipart(zmq.NOBLOCK)  # register responses: nothing to do
                 except zmq.Again:
                     pass
+
+    @staticmethod
+    def _relay_metrics(metrics_pipe: zmq.Socket, metrics: zmq.Socket) -> None:
+        while True:
+            try:
+                frames = metrics_pipe.recv_multipart(zmq.NOBLOCK, copy=False)
+            except zmq.Again:
+                return
+            try:
+                metrics.send_multipart(frames, zmq.NOBLOCK, copy=False)
+            except zmq.Again:
+                pass  # periodic snapshots: the next one replaces it
 
     def _from_stmgr(self, frames: list[Any]) -> list[Any] | None:
         """Frames to relay to the executor, or None for messages the gateway handles."""

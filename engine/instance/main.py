@@ -28,7 +28,7 @@ from engine.grouping import build_grouping
 from engine.instance.capture import InstanceCapture
 from engine.instance.collector import InstanceCollector, StreamOut
 from engine.instance.executor import BoltLoop, SpoutLoop, TaskGaveUp
-from engine.instance.gateway import Gateway
+from engine.instance.gateway import PIPE_HWM, Gateway, metrics_pipe_endpoint
 from engine.launch import (LaunchSpec, instance_id, local_socket_name, metrics_socket_name,
                            stmgr_id)
 from engine.messages import metrics_pb2, physical_plan_pb2
@@ -118,9 +118,6 @@ def run(args: argparse.Namespace, stopping: threading.Event) -> int:
     conf = with_defaults(plan.config)
     conf["topology.name"] = plan.name
     conf.update(comp.config)
-    if reliability(conf).acking and comp.kind == "spout":
-        log.warning("this topology asks for acking; the heron engine runs it at-most-once "
-                    "for now (at-least-once arrives with the next release)")
     serializer = serializer_for_config(conf)
     me = physical_plan_pb2.Instance(instance_id=instance_id(args.container, comp.name, args.task),
                                     stmgr_id=stmgr_id(args.container))
@@ -142,14 +139,20 @@ def run(args: argparse.Namespace, stopping: threading.Event) -> int:
     gateway.bound.wait(10)
     pipe = ctx.socket(zmq.PAIR)
     pipe.setsockopt(zmq.LINGER, 0)
-    pipe.setsockopt(zmq.SNDHWM, 64)
-    pipe.setsockopt(zmq.RCVHWM, 64)
+    pipe.setsockopt(zmq.SNDHWM, PIPE_HWM)
+    pipe.setsockopt(zmq.RCVHWM, PIPE_HWM)
     pipe.connect(pipe_endpoint)
+    metrics_pipe = ctx.socket(zmq.PUSH)
+    metrics_pipe.setsockopt(zmq.LINGER, 0)
+    metrics_pipe.setsockopt(zmq.SNDHWM, 4)
+    metrics_pipe.connect(metrics_pipe_endpoint(pipe_endpoint))
     try:
-        return _run_task(spec, loaded, plan, comp, task, conf, serializer, pipe, stopping)
+        return _run_task(spec, loaded, plan, comp, task, conf, serializer, pipe, stopping,
+                         metrics_pipe)
     finally:
         gateway.join(5)
         pipe.close(linger=0)
+        metrics_pipe.close(linger=0)
         ctx.term()
 
 
@@ -162,7 +165,8 @@ def _wait_for_plan(pipe: zmq.Socket, stopping: threading.Event) -> Any:
 
 
 def _run_task(spec: LaunchSpec, loaded: Any, plan: Any, comp: Any, task: TaskInfo,
-              conf: dict, serializer: Any, pipe: zmq.Socket, stopping: threading.Event) -> int:
+              conf: dict, serializer: Any, pipe: zmq.Socket, stopping: threading.Event,
+              metrics_pipe: zmq.Socket | None = None) -> int:
     first = _wait_for_plan(pipe, stopping)
     if first is None:
         pipe.send_multipart([b"X"])
@@ -222,8 +226,9 @@ def _run_task(spec: LaunchSpec, loaded: Any, plan: Any, comp: Any, task: TaskInf
     def send(frames: list[bytes]) -> None:
         holder["loop"].send_data(frames)
 
+    rel = reliability(conf)
     collector = InstanceCollector(comp.name, task.task_id, streams, serializer, stats, logger,
-                                  send, batch_size, capture)
+                                  send, batch_size, capture, acking=rel.acking)
     shell = _shell_command(spec, loaded, comp)
     factory = _factory(spec, loaded, comp, conf, context, collector, logger, shell)
 
@@ -232,10 +237,13 @@ def _run_task(spec: LaunchSpec, loaded: Any, plan: Any, comp: Any, task: TaskInf
 
     if comp.kind == "spout":
         wait = float(conf.get("topology.sleep.spout.wait.strategy.time.ms", 1)) / 1000.0
-        loop: Any = SpoutLoop(pipe, task, factory, collector, running, wait_secs=wait)
+        loop: Any = SpoutLoop(pipe, task, factory, collector, running, wait_secs=wait,
+                              max_pending=rel.max_spout_pending,
+                              timeout_secs=rel.message_timeout_secs if rel.timeouts_enabled else None)
     else:
         loop = BoltLoop(pipe, task, factory, collector, running, loads=serializer.loads,
                         tick_secs=tick_frequency(conf), shell=shell is not None)
+    loop.metrics_pipe = metrics_pipe
     holder["loop"] = loop
     code = 0
     try:

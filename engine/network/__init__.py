@@ -9,7 +9,8 @@ socket (zmq may drop the last messages of a socket closed right after sending).
 
 from engine.network.codec import MalformedMessage, decode, encode, type_frame
 from engine.network.endpoints import ipc_endpoint, ipc_dir
-from engine.network.sockets import (bind_router, connect_dealer, request, new_context)
+from engine.network.sockets import (DATA_HWM, bind_router, connect_dealer, new_context,
+                                    request)
 
-__all__ = ["MalformedMessage", "bind_router", "connect_dealer", "decode", "encode",
+__all__ = ["DATA_HWM", "MalformedMessage", "bind_router", "connect_dealer", "decode", "encode",
            "ipc_dir", "ipc_endpoint", "new_context", "request", "type_frame"]

@@ -13,6 +13,13 @@ from engine.network.codec import MalformedMessage, decode, encode
 LINGER_MS = 1000
 
 
+#: messages a data socket holds each way (each message is a batch of up to
+#: ``heron.instance.batch.size`` tuples). Small on purpose: what waits in zmq is invisible
+#: to the Stream Manager's watermarks, so deep socket buffers would let a slow bolt hide
+#: tens of megabytes from backpressure. A few batches in flight keep every path busy.
+DATA_HWM = 16
+
+
 def new_context() -> zmq.Context:
     return zmq.Context()
 

@@ -14,8 +14,11 @@ from engine.launch import (LaunchSpec, local_socket_name, metrics_socket_name,
                            stmgr_id)
 from engine.messages import (metrics_pb2, stmgr_pb2, tmanager_pb2,
                              topology_pb2, tuple_pb2)
-from engine.network import (MalformedMessage, bind_router, connect_dealer, decode, encode,
+from engine.network import (DATA_HWM, MalformedMessage, bind_router, connect_dealer, decode, encode,
                             ipc_endpoint, type_frame)
+from compat.storm_api.config import reliability, with_defaults
+from engine.stmgr.acking import AckTracker
+from engine.stmgr.backpressure import Backpressure, watermarks
 from engine.stmgr.outbox import Outbox
 from engine.stmgr.routing import build_routes, rebatch, split_batch
 
@@ -25,6 +28,8 @@ TUPLE_BATCH = type_frame(tuple_pb2.TupleBatch)
 TASK_DONE = type_frame(tuple_pb2.TaskDone)
 CONTROL_BATCH = type_frame(tuple_pb2.ControlBatch)
 STREAM_MESSAGE = type_frame(stmgr_pb2.TupleStreamMessage)
+START_BACKPRESSURE = type_frame(stmgr_pb2.StartBackPressureMessage)
+STOP_BACKPRESSURE = type_frame(stmgr_pb2.StopBackPressureMessage)
 REGISTER_INSTANCE = type_frame(stmgr_pb2.RegisterInstanceRequest)
 NEW_PPLAN = type_frame(stmgr_pb2.NewPhysicalPlanMessage)
 STMGR_REGISTER_RESPONSE = type_frame(tmanager_pb2.StMgrRegisterResponse)
@@ -33,9 +38,6 @@ HEARTBEAT_RESPONSE = type_frame(tmanager_pb2.StMgrHeartbeatResponse)
 HEARTBEAT_SECS = 5.0
 LOCATION_CHECK_SECS = 2.0
 METRICS_SECS = 1.0
-#: stop reading from local spouts above this many buffered bytes, resume below the low mark
-HIGH_WATERMARK = 32 * 1024 * 1024
-LOW_WATERMARK = 16 * 1024 * 1024
 
 
 class StreamManager:
@@ -51,10 +53,13 @@ class StreamManager:
         self.ctx = zmq.Context()
         tid = spec.topology_id
         self.local, self.local_endpoint = bind_router(
-            self.ctx, ipc_endpoint(tid, local_socket_name(container, spout=False)), sndhwm=50, rcvhwm=50)
+            self.ctx, ipc_endpoint(tid, local_socket_name(container, spout=False)), sndhwm=DATA_HWM,
+            rcvhwm=DATA_HWM)
         self.spouts, _ = bind_router(
-            self.ctx, ipc_endpoint(tid, local_socket_name(container, spout=True)), sndhwm=50, rcvhwm=50)
-        self.data, self.data_endpoint = bind_router(self.ctx, "tcp://127.0.0.1:0", sndhwm=100, rcvhwm=100)
+            self.ctx, ipc_endpoint(tid, local_socket_name(container, spout=True)), sndhwm=DATA_HWM,
+            rcvhwm=DATA_HWM)
+        self.data, self.data_endpoint = bind_router(self.ctx, "tcp://127.0.0.1:0",
+                                                     sndhwm=DATA_HWM, rcvhwm=DATA_HWM)
         self.metrics = connect_dealer(self.ctx, ipc_endpoint(tid, metrics_socket_name(container)),
                                       self.id, sndhwm=10)
         self.outbox = Outbox()
@@ -69,7 +74,11 @@ class StreamManager:
         self.task_stmgr: dict[int, str] = {}
         self.routes: dict[tuple[str, str], list] = {}
         self.downstream: dict[str, list[int]] = {}
-        self.spouts_paused = False
+        high, low = watermarks(dict(plan.config))
+        self.bp = Backpressure(high, low)
+        #: at-least-once tracking (None when the topology does not ack)
+        self.acks: AckTracker | None = None
+        self._reliability = reliability(with_defaults(dict(plan.config)))
         self.counts = {"tuples_in": 0, "tuples_out": 0, "batches_in": 0, "dropped": 0,
                        "malformed": 0}
         self._warned: set[Any] = set()
@@ -83,19 +92,20 @@ class StreamManager:
         while running():
             poller = zmq.Poller()
             poller.register(self.local, zmq.POLLIN)
-            poller.register(self.data, zmq.POLLIN)
-            if not self.spouts_paused:
+            if not self._instances_congested():
+                poller.register(self.data, zmq.POLLIN)
+            if not self.bp.paused:
                 poller.register(self.spouts, zmq.POLLIN)
             if self.tm is not None:
                 poller.register(self.tm, zmq.POLLIN)
             poller.register(self.metrics, zmq.POLLIN)
             events = dict(poller.poll(2 if self.outbox.pending() else 100))
             if events.get(self.data):
-                self._drain(self.data, self._from_peer)
+                self._drain(self.data, self._from_peer, stop=self._instances_congested)
             if events.get(self.local):
                 self._drain(self.local, self._from_instance)
             if events.get(self.spouts):
-                self._drain(self.spouts, self._from_instance)
+                self._drain(self.spouts, self._from_instance, stop=self._spouts_must_wait)
             if self.tm is not None and events.get(self.tm):
                 self._drain_tm()
             if events.get(self.metrics):
@@ -103,6 +113,8 @@ class StreamManager:
                     self.metrics.recv_multipart(zmq.NOBLOCK)
                 except zmq.Again:
                     pass
+            if self.acks is not None:
+                self._send_control()
             if self.outbox.pending():
                 self.outbox.retry()
             self._backpressure()
@@ -117,8 +129,11 @@ class StreamManager:
                 next_metrics = now + METRICS_SECS
                 self._publish_metrics()
 
-    def _drain(self, sock: zmq.Socket, handler: Any, limit: int = 256) -> None:
+    def _drain(self, sock: zmq.Socket, handler: Any, limit: int = 256,
+               stop: Any = None) -> None:
         for _ in range(limit):
+            if stop is not None and stop():
+                return
             try:
                 frames = sock.recv_multipart(zmq.NOBLOCK, copy=False)
             except zmq.Again:
@@ -133,14 +148,39 @@ class StreamManager:
                 log.warning("dropped a message from %r that could not be handled: %s: %s",
                             frames[0].bytes[:80], type(exc).__name__, exc)
 
+    def _instances_congested(self) -> bool:
+        """A local instance has more than the high watermark waiting: stop reading from
+        peers until it is under it (their own queues to us then grow, and they pause their
+        spouts), so what waits here stays within the watermark plus one message."""
+        return self.outbox.largest_instance_queue() >= self.bp.high
+
+    def _spouts_must_wait(self) -> bool:
+        """Checked before each spout message: one batch past the watermark at most."""
+        self._backpressure()
+        return self.bp.paused
+
     def _backpressure(self) -> None:
-        buffered = self.outbox.buffered_bytes
-        if not self.spouts_paused and buffered > HIGH_WATERMARK:
-            self.spouts_paused = True
-            log.info("backpressure: %d bytes buffered, not reading from local spouts", buffered)
-        elif self.spouts_paused and buffered < LOW_WATERMARK:
-            self.spouts_paused = False
-            log.info("backpressure cleared")
+        key, waiting = self.outbox.largest_queue()
+        change = self.bp.update(waiting)
+        if change is None:
+            return
+        if change == "start":
+            log.info("backpressure: %d bytes waiting for %s; local spouts paused, telling %d "
+                     "peer(s)", waiting, key, len(self.peers))
+            message = stmgr_pb2.StartBackPressureMessage()
+        else:
+            log.info("backpressure over")
+            message = stmgr_pb2.StopBackPressureMessage()
+        message.topology_name = self.spec.topology_name
+        message.topology_id = self.spec.topology_id
+        message.stmgr = self.id
+        message.message_id = str(self.bp.episodes)
+        frames = encode(message)
+        for peer_id, (_, sock) in self.peers.items():
+            try:  # ahead of the data queued for that peer, when there is room
+                sock.send_multipart(frames, zmq.NOBLOCK)
+            except zmq.Again:
+                self.outbox.send(peer_id, sock, frames)
 
     # -- local instances ---------------------------------------------------------------
     def _from_instance(self, sock: zmq.Socket, frames: list[Any]) -> None:
@@ -155,7 +195,7 @@ class StreamManager:
         elif kind == REGISTER_INSTANCE:
             self._register_instance(sock, identity, decode([kind, frames[2].bytes]))
         elif kind == CONTROL_BATCH:
-            self._warn_once("control", "acks and fails are not tracked yet (at-most-once); dropped")
+            self._on_control(frames[2].bytes)
         else:
             raise MalformedMessage(f"unexpected message type {kind[:60]!r} from an instance")
 
@@ -200,6 +240,10 @@ class StreamManager:
             self._warn_once(key, f"nobody to send tuples of {key} to (no plan yet, or a leaf stream)")
             self.counts["dropped"] += n
             return
+        if self.acks is not None and len(batch.root_counts):
+            for task, part, count in self.acks.route_tracked(batch, routes):
+                self._deliver(task, TUPLE_BATCH, part, count, batch.src_task_id, "data")
+            return
         for task, part in split_batch(batch, payload, routes):
             if isinstance(part, list):
                 count = len(part)
@@ -236,6 +280,9 @@ class StreamManager:
         self.counts["tuples_out"] += count
 
     def _from_peer(self, sock: zmq.Socket, frames: list[Any]) -> None:
+        if len(frames) == 3 and frames[1].bytes in (START_BACKPRESSURE, STOP_BACKPRESSURE):
+            self._peer_backpressure(frames[1].bytes, frames[2].bytes)
+            return
         if len(frames) != 3 or frames[1].bytes != STREAM_MESSAGE:
             raise MalformedMessage("a peer stream manager sent something other than a TupleStreamMessage")
         message = stmgr_pb2.TupleStreamMessage.FromString(frames[2].bytes)
@@ -246,9 +293,49 @@ class StreamManager:
         elif which == "done":
             self._deliver(message.task_id, TASK_DONE, message.done, 0, message.src_task_id, "done")
         elif which == "control":
-            self._warn_once("control", "acks and fails are not tracked yet (at-most-once); dropped")
+            self._on_control(message.control)
         else:
             raise MalformedMessage("TupleStreamMessage without a payload")
+
+    def _peer_backpressure(self, kind: bytes, payload: bytes) -> None:
+        message = decode([kind, payload])
+        if message.topology_id != self.spec.topology_id or message.stmgr not in self.peers:
+            raise MalformedMessage(f"backpressure message from {message.stmgr!r} of topology "
+                                   f"{message.topology_id!r}: not a peer of this topology")
+        if kind == START_BACKPRESSURE:
+            if message.stmgr not in self.bp.from_peers:
+                log.info("%s is in backpressure: local spouts paused", message.stmgr)
+            self.bp.peer_started(message.stmgr)
+        else:
+            self.bp.peer_stopped(message.stmgr)
+            log.info("%s is out of backpressure", message.stmgr)
+
+    # -- acking ------------------------------------------------------------------------
+    def _on_control(self, payload: bytes) -> None:
+        if self.acks is None:
+            self._warn_once("control", "acks and fails arrived but this topology does not ack "
+                                       "(topology.acker.executors is 0); dropped")
+            return
+        self.acks.on_control(tuple_pb2.ControlBatch.FromString(payload))
+
+    def _send_control(self) -> None:
+        peers, spouts = self.acks.take_outgoing()
+        for owner, entries in peers.items():
+            peer = self.peers.get(owner)
+            if peer is None:
+                self.counts["dropped"] += len(entries)
+                self._warn_once(("peer-control", owner), f"no connection to {owner}; acks dropped")
+                continue
+            message = stmgr_pb2.TupleStreamMessage(task_id=-1, src_task_id=-1,
+                                                   control=entries.encode(-1))
+            self.outbox.send(owner, peer[1], encode(message))
+        for task, entries in spouts.items():
+            identity = self.task_identity.get(task)
+            if identity is None:
+                self.counts["dropped"] += len(entries)
+                continue
+            self.outbox.send(identity, self.instances[identity][0],
+                             [identity, CONTROL_BATCH, entries.encode(-1)])
 
     # -- the Topology Master -----------------------------------------------------------
     def _check_tmanager(self) -> None:
@@ -324,7 +411,7 @@ class StreamManager:
         request = tmanager_pb2.StMgrHeartbeatRequest(heartbeat_time=int(time.time()))
         request.stats.tuples_received = self.counts["tuples_in"]
         request.stats.tuples_sent = self.counts["tuples_out"]
-        request.stats.in_backpressure = self.spouts_paused
+        request.stats.in_backpressure = self.bp.initiated
         try:
             self.tm.send_multipart(encode(request), zmq.NOBLOCK)
         except zmq.Again:
@@ -342,6 +429,11 @@ class StreamManager:
             tasks_by_component.setdefault(inst.info.component_name, []).append(inst.info.task_id)
             self.task_stmgr[inst.info.task_id] = inst.stmgr_id
         local = {t for t, s in self.task_stmgr.items() if s == self.id}
+        if self._reliability.acking and self.acks is None:
+            spouts = [t for c, ts in tasks_by_component.items() for t in ts
+                      if self.plan.components[c].kind == "spout" and t in local]
+            self.acks = AckTracker(self.id, spouts, self._reliability.message_timeout_secs,
+                                   lambda task: self.task_stmgr.get(task))
         if first or set(tasks_by_component) != set(self._tasks_by_component):
             self.routes = build_routes(self.plan, tasks_by_component, local)
         self._tasks_by_component = tasks_by_component
@@ -352,6 +444,7 @@ class StreamManager:
                 for consumer, _ in self.plan.consumers(comp.name, stream.name):
                     targets.update(tasks_by_component.get(consumer.name, ()))
             self.downstream[comp.name] = sorted(targets)
+        self.bp.keep_peers({r.id for r in pplan.stmgrs if r.id != self.id})
         for record in pplan.stmgrs:
             if record.id == self.id:
                 continue
@@ -361,7 +454,7 @@ class StreamManager:
             if current is not None:
                 self.outbox.forget(record.id)
                 current[1].close(linger=0)
-            sock = connect_dealer(self.ctx, record.data_endpoint, self.id, sndhwm=100)
+            sock = connect_dealer(self.ctx, record.data_endpoint, self.id, sndhwm=DATA_HWM)
             self.peers[record.id] = (record.data_endpoint, sock)
             log.info("connected to %s at %s", record.id, record.data_endpoint)
         state = topology_pb2.TopologyState.Name(pplan.topology.state)
@@ -376,13 +469,26 @@ class StreamManager:
     # -- metrics -----------------------------------------------------------------------
     def _publish_metrics(self) -> None:
         message = metrics_pb2.MetricPublisherPublishMessage()
+        initiated, paused = self.bp.totals()
         for name, value in (("__tuples-received", self.counts["tuples_in"]),
                             ("__tuples-sent", self.counts["tuples_out"]),
                             ("__tuples-dropped", self.counts["dropped"] + self.outbox.dropped),
                             ("__malformed-messages", self.counts["malformed"]),
                             ("__buffered-bytes", self.outbox.buffered_bytes),
-                            ("__backpressure", int(self.spouts_paused))):
+                            ("__backpressure", int(self.bp.paused)),
+                            ("__backpressure-initiated", int(self.bp.initiated)),
+                            ("__time-spent-back-pressure-initiated-ms", int(initiated * 1000)),
+                            ("__time-spouts-paused-ms", int(paused * 1000)),
+                            ("__largest-queue-bytes", self.outbox.largest_queue()[1]),
+                            ("__largest-queue-bytes-max", self.bp.max_queue_bytes)):
             message.metrics.add(name=name, value=str(value))
+        if self.acks is not None:
+            acks = self.acks
+            for name, value in (("__trees-pending", acks.xor.pending()),
+                                ("__trees-completed", acks.counts["completed"]),
+                                ("__trees-failed", acks.counts["failed"]),
+                                ("__trees-forgotten", acks.xor.forgotten)):
+                message.metrics.add(name=name, value=str(value))
         try:
             self.metrics.send_multipart(encode(message), zmq.NOBLOCK)
         except zmq.Again:

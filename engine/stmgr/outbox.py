@@ -3,7 +3,8 @@
 A send never blocks the Stream Manager's loop: when a peer's socket is full the message
 waits in that destination's queue (and everything later for that destination queues
 behind it, so order per path is kept). The bytes waiting are what backpressure is
-measured on.
+measured on: per destination (a slow instance or peer is what backpressure reacts to)
+and in total (what the Stream Manager holds).
 """
 
 from __future__ import annotations
@@ -22,26 +23,44 @@ class Outbox:
         self._queues: dict[Hashable, collections.deque] = {}
         self._sockets: dict[Hashable, zmq.Socket] = {}
         self.buffered_bytes = 0
+        #: bytes waiting per destination (only destinations with a queue)
+        self.queued_bytes: dict[Hashable, int] = {}
         self.dropped = 0
 
     def send(self, key: Hashable, sock: zmq.Socket, frames: list[Any]) -> None:
         queue = self._queues.get(key)
         if queue:
             queue.append(frames)
-            self.buffered_bytes += _size(frames)
+            size = _size(frames)
+            self.buffered_bytes += size
+            self.queued_bytes[key] += size
             return
         try:
             sock.send_multipart(frames, zmq.NOBLOCK, copy=False)
         except zmq.Again:
             self._queues.setdefault(key, collections.deque()).append(frames)
             self._sockets[key] = sock
-            self.buffered_bytes += _size(frames)
+            size = _size(frames)
+            self.buffered_bytes += size
+            self.queued_bytes[key] = size
         except zmq.ZMQError as exc:
             self.dropped += 1
             log.warning("dropped a message to %s: %s", key, exc)
 
     def pending(self) -> bool:
         return self.buffered_bytes > 0
+
+    def largest_instance_queue(self) -> int:
+        """Bytes waiting for the most backed-up local instance (keys that are instance
+        identities, bytes; peers are keyed by their id, str)."""
+        return max((n for k, n in self.queued_bytes.items() if isinstance(k, bytes)), default=0)
+
+    def largest_queue(self) -> tuple[Hashable | None, int]:
+        """The destination with the most bytes waiting, and how many."""
+        if not self.queued_bytes:
+            return None, 0
+        key = max(self.queued_bytes, key=self.queued_bytes.__getitem__)
+        return key, self.queued_bytes[key]
 
     def retry(self) -> None:
         """Send what waits, in order, until each destination is full again."""
@@ -57,15 +76,19 @@ class Outbox:
                     self.dropped += 1
                     log.warning("dropped a queued message to %s: %s", key, exc)
                 queue.popleft()
-                self.buffered_bytes -= _size(frames)
+                size = _size(frames)
+                self.buffered_bytes -= size
+                self.queued_bytes[key] -= size
             if not queue:
                 del self._queues[key]
                 del self._sockets[key]
+                del self.queued_bytes[key]
 
     def forget(self, key: Hashable) -> None:
         """A destination went away (socket replaced): its queue cannot be delivered."""
         queue = self._queues.pop(key, None)
         self._sockets.pop(key, None)
+        self.queued_bytes.pop(key, None)
         if queue:
             self.buffered_bytes -= sum(_size(f) for f in queue)
             self.dropped += len(queue)

@@ -154,3 +154,68 @@ def rebatch(batch: Any, values: list[bytes]) -> bytes:
     out = tuple_pb2.TupleBatch(src_task_id=batch.src_task_id, values=values)
     out.stream.CopyFrom(batch.stream)
     return out.SerializeToString()
+
+
+def split_indices(batch: Any, routes: Iterable[ConsumerRoute]) -> list[tuple[int, list[int]]]:
+    """``[(task, row indices)]``: the tracked (at-least-once) path, where every copy needs
+    its own key and its tuple's roots, so destinations are worked out per row."""
+    routes = list(routes)
+    n = len(batch.values)
+    if not n:
+        return []
+    per_task: dict[int, list[int]] = {}
+    counts = batch.dest_counts
+    explicit = len(counts) > 0
+    dests = batch.dest_tasks
+    width = batch.key_hash_width or 1
+    hashes = batch.key_hashes
+    src = batch.src_task_id
+    if not explicit:
+        # whole-batch decisions, as split_batch makes them, on row indices
+        for route in routes:
+            tasks = route.tasks
+            nt = len(tasks)
+            kind = route.kind
+            if kind == ALL:
+                for t in tasks:
+                    per_task.setdefault(t, []).extend(range(n))
+            elif kind == LOWEST or (nt == 1 and kind != DIRECT):
+                per_task.setdefault(tasks[0], []).extend(range(n))
+            elif kind == SHUFFLE:
+                start = route.start_for(src)
+                for k in range(min(nt, n)):
+                    per_task.setdefault(tasks[(start + k) % nt], []).extend(range(k, n, nt))
+                route.next_by_src[src] = (start + n) % nt
+            elif kind == FIELDS:
+                column = hashes if width == 1 else hashes[route.key_column::width]
+                for i, h in enumerate(column):
+                    per_task.setdefault(tasks[h % nt], []).append(i)
+        for rows in per_task.values():
+            rows.sort()  # several routes to one task: keep emit order
+        return list(per_task.items())
+    pos = 0
+    for i in range(n):
+        c = counts[i]
+        if c:
+            for t in dests[pos:pos + c]:
+                per_task.setdefault(t, []).append(i)
+            pos += c
+            continue
+        for route in routes:
+            tasks = route.tasks
+            nt = len(tasks)
+            if route.kind == ALL:
+                chosen: Iterable[int] = tasks
+            elif route.kind == LOWEST or (nt == 1 and route.kind != DIRECT):
+                chosen = (tasks[0],)
+            elif route.kind == SHUFFLE:
+                start = route.start_for(src)
+                chosen = (tasks[start % nt],)
+                route.next_by_src[src] = (start + 1) % nt
+            elif route.kind == FIELDS:
+                chosen = (tasks[hashes[i * width + route.key_column] % nt],)
+            else:
+                chosen = ()
+            for t in chosen:
+                per_task.setdefault(t, []).append(i)
+    return list(per_task.items())

@@ -9,7 +9,6 @@ routed, tuples executed) moved between two snapshots a metrics interval apart.
 from __future__ import annotations
 
 import time
-from typing import Any
 
 from engine.messages import tmanager_pb2
 from engine.network.sockets import RequestTimeout, request

@@ -1,0 +1,185 @@
+"""The Stream Manager's part of at-least-once: keys for every copy, emits and acks
+routed to the Stream Manager of each tree's spout, and completion or failure reported
+to the spout instance.
+
+Batches carry tuple trees as columns (``root_counts``/``root_tasks``/``root_keys`` per
+row; ``edge_keys`` per delivered copy), so a batch with no tracked rows costs nothing
+here. For each copy sent, a random 64-bit key goes into the copy (the receiving bolt
+acks it) and is XORed into every root of the row: directly into this manager's
+:class:`XorManager` for its own spouts, otherwise as an ``EMIT`` entry to the root's
+Stream Manager. Entries for one peer are kept in order in one pending batch, so a bolt's
+emits always reach the root's manager before that bolt's ack of the anchoring tuple.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from random import getrandbits
+from typing import Any, Callable
+
+from engine.messages import tuple_pb2
+from engine.stmgr.routing import ConsumerRoute, split_indices
+from engine.stmgr.xor import XorManager
+
+ACK, FAIL, EMIT = tuple_pb2.ACK, tuple_pb2.FAIL, tuple_pb2.EMIT
+
+
+@dataclass
+class ControlOut:
+    """Control entries waiting to go to one destination (a peer or a local spout)."""
+
+    kinds: list[int] = field(default_factory=list)
+    root_tasks: list[int] = field(default_factory=list)
+    root_keys: list[int] = field(default_factory=list)
+    tuple_keys: list[int] = field(default_factory=list)
+
+    def add(self, kind: int, task: int, root: int, key: int) -> None:
+        self.kinds.append(kind)
+        self.root_tasks.append(task)
+        self.root_keys.append(root)
+        self.tuple_keys.append(key)
+
+    def __len__(self) -> int:
+        return len(self.kinds)
+
+    def encode(self, src_task: int) -> bytes:
+        n = len(self.kinds)
+        return tuple_pb2.ControlBatch(src_task_id=src_task, kinds=self.kinds,
+                                      root_counts=[1] * n, root_tasks=self.root_tasks,
+                                      root_keys=self.root_keys,
+                                      tuple_keys=self.tuple_keys).SerializeToString()
+
+
+class AckTracker:
+    """Everything acking needs in one Stream Manager; the manager owns the sockets and
+    asks :meth:`take_outgoing` for what to send."""
+
+    def __init__(self, my_id: str, spout_tasks: list[int], timeout_secs: float,
+                 owner_of: Callable[[int], str | None], buckets: int = 3) -> None:
+        self.id = my_id
+        self.xor = XorManager(spout_tasks, timeout_secs, buckets)
+        self._owner_of = owner_of
+        #: peer stream manager id -> entries for the roots it tracks
+        self.to_peers: dict[str, ControlOut] = {}
+        #: local spout task -> completed (ACK) or failed (FAIL) roots
+        self.to_spouts: dict[int, ControlOut] = {}
+        self.counts = {"acks_in": 0, "fails_in": 0, "completed": 0, "failed": 0,
+                       "unknown_root": 0}
+
+    # -- data ----------------------------------------------------------------------------
+    def route_tracked(self, batch: Any, routes: list[ConsumerRoute]) -> list[tuple[int, bytes, int]]:
+        """Split a batch that has tracked rows: ``[(task, sub-batch bytes, rows)]``, each
+        copy with its own key, each root told of the copies."""
+        root_counts = batch.root_counts
+        root_tasks = batch.root_tasks
+        root_keys = batch.root_keys
+        n = len(batch.values)
+        # where each row's roots start in the flattened root columns
+        starts = [0] * n
+        pos = 0
+        for i in range(n):
+            starts[i] = pos
+            pos += root_counts[i]
+        combined = [0] * n  # XOR of the keys of every copy of row i
+        out: list[tuple[int, bytes, int]] = []
+        values = batch.values
+        for task, rows in split_indices(batch, routes):
+            sub = tuple_pb2.TupleBatch(src_task_id=batch.src_task_id)
+            sub.stream.CopyFrom(batch.stream)
+            sub_values = sub.values
+            counts: list[int] = []
+            tasks: list[int] = []
+            keys: list[int] = []
+            edges: list[int] = []
+            for i in rows:
+                sub_values.append(values[i])
+                c = root_counts[i]
+                counts.append(c)
+                if c:
+                    s = starts[i]
+                    tasks.extend(root_tasks[s:s + c])
+                    keys.extend(root_keys[s:s + c])
+                    edge = getrandbits(64) or 1
+                    combined[i] ^= edge
+                    edges.append(edge)
+                else:
+                    edges.append(0)
+            sub.root_counts.extend(counts)
+            sub.root_tasks.extend(tasks)
+            sub.root_keys.extend(keys)
+            sub.edge_keys.extend(edges)
+            out.append((task, sub.SerializeToString(), len(rows)))
+        from_spout = batch.src_task_id
+        for i in range(n):
+            c = root_counts[i]
+            if not c:
+                continue
+            key = combined[i]
+            s = starts[i]
+            for j in range(s, s + c):
+                task = root_tasks[j]
+                # a spout's row sent nowhere still registers (key 0): its tree is complete
+                # at once; a bolt's row sent nowhere changes nothing
+                if key or task == from_spout:
+                    self._apply(EMIT, task, root_keys[j], key)
+        return out
+
+    # -- control -------------------------------------------------------------------------
+    def on_control(self, batch: Any) -> None:
+        """Entries from a local bolt (ACK/FAIL, maybe several roots each) or from a peer
+        (EMIT/ACK/FAIL, one root each), applied in order."""
+        kinds = batch.kinds
+        counts = batch.root_counts
+        tasks = batch.root_tasks
+        roots = batch.root_keys
+        keys = batch.tuple_keys
+        pos = 0
+        for i, kind in enumerate(kinds):
+            c = counts[i] if i < len(counts) else 1
+            key = keys[i] if i < len(keys) else 0
+            if kind == ACK:
+                self.counts["acks_in"] += 1
+            elif kind == FAIL:
+                self.counts["fails_in"] += 1
+            for j in range(pos, pos + c):
+                self._apply(kind, tasks[j], roots[j], key)
+            pos += c
+
+    def _apply(self, kind: int, task: int, root: int, key: int) -> None:
+        xor = self.xor
+        if xor.tracks(task):
+            if kind == FAIL:
+                if xor.fail(task, root):
+                    self._to_spout(task).add(FAIL, task, root, 0)
+                    self.counts["failed"] += 1
+            elif xor.xor(task, root, key):
+                self._to_spout(task).add(ACK, task, root, 0)
+                self.counts["completed"] += 1
+            return
+        owner = self._owner_of(task)
+        if owner is None or owner == self.id:
+            self.counts["unknown_root"] += 1
+            return
+        pending = self.to_peers.get(owner)
+        if pending is None:
+            pending = self.to_peers[owner] = ControlOut()
+        pending.add(kind, task, root, key)
+
+    def _to_spout(self, task: int) -> ControlOut:
+        pending = self.to_spouts.get(task)
+        if pending is None:
+            pending = self.to_spouts[task] = ControlOut()
+        return pending
+
+    def take_outgoing(self) -> tuple[dict[str, ControlOut], dict[int, ControlOut]]:
+        """What waits for peers and for local spouts; the caller sends it."""
+        self.xor.maybe_rotate()
+        peers, spouts = self.to_peers, self.to_spouts
+        if peers:
+            self.to_peers = {}
+        if spouts:
+            self.to_spouts = {}
+        return peers, spouts
+
+    def has_outgoing(self) -> bool:
+        return bool(self.to_peers or self.to_spouts)

@@ -1,0 +1,110 @@
+"""Spout backpressure, Heron's way: when anything this Stream Manager sends to (a local
+instance or a peer Stream Manager) has more than the high watermark waiting, it stops
+reading from its local spouts and tells every other Stream Manager to do the same; when
+every queue is back under the low watermark it tells them it is over. Spouts here read
+again only when neither this manager nor any peer is in backpressure, so one slow bolt
+slows every spout in the topology and no process buffers without bound.
+
+Defaults are sized for Python processes (Heron's are 100 MB / 50 MB per connection for
+C++ Stream Managers): a Stream Manager holds at most about the high watermark per slow
+destination, plus the zmq socket buffers.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Callable, Mapping
+
+HIGH_KEY = "heron.streammgr.network.backpressure.highwatermark.mb"
+LOW_KEY = "heron.streammgr.network.backpressure.lowwatermark.mb"
+DEFAULT_HIGH_MB = 8.0
+DEFAULT_LOW_MB = 4.0
+
+
+class BackpressureConfigError(ValueError):
+    pass
+
+
+def watermarks(config: Mapping[str, Any]) -> tuple[int, int]:
+    """(high, low) in bytes from the topology's config, checked."""
+    def read(key: str, default: float) -> float:
+        value = config.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+            raise BackpressureConfigError(f"{key} must be a positive number of megabytes, "
+                                          f"got {value!r}")
+        return float(value)
+    high, low = read(HIGH_KEY, DEFAULT_HIGH_MB), read(LOW_KEY, DEFAULT_LOW_MB)
+    if low >= high:
+        raise BackpressureConfigError(f"{LOW_KEY} ({low:g}) must be below {HIGH_KEY} ({high:g})")
+    return int(high * 1024 * 1024), int(low * 1024 * 1024)
+
+
+class Backpressure:
+    """Whether local spouts may be read, and for how long they were not."""
+
+    def __init__(self, high: int, low: int, clock: Callable[[], float] = time.monotonic) -> None:
+        self.high = high
+        self.low = low
+        self._clock = clock
+        #: this manager has announced backpressure (one of its queues is too long)
+        self.initiated = False
+        #: peers that announced backpressure and have not yet said it is over
+        self.from_peers: set[str] = set()
+        self._initiated_since: float | None = None
+        self._paused_since: float | None = None
+        self.initiated_secs = 0.0
+        self.paused_secs = 0.0
+        self.episodes = 0
+        #: the most bytes ever seen waiting for one destination
+        self.max_queue_bytes = 0
+
+    @property
+    def paused(self) -> bool:
+        return self.initiated or bool(self.from_peers)
+
+    def update(self, largest_queue_bytes: int) -> str | None:
+        """"start" or "stop" when this manager's own state changes (announce it)."""
+        change = None
+        if largest_queue_bytes > self.max_queue_bytes:
+            self.max_queue_bytes = largest_queue_bytes
+        if not self.initiated and largest_queue_bytes >= self.high:
+            self.initiated = True
+            self.episodes += 1
+            self._initiated_since = self._clock()
+            change = "start"
+        elif self.initiated and largest_queue_bytes < self.low:
+            self.initiated = False
+            self.initiated_secs += self._clock() - (self._initiated_since or self._clock())
+            self._initiated_since = None
+            change = "stop"
+        self._track_pause()
+        return change
+
+    def peer_started(self, peer: str) -> None:
+        self.from_peers.add(peer)
+        self._track_pause()
+
+    def peer_stopped(self, peer: str) -> None:
+        self.from_peers.discard(peer)
+        self._track_pause()
+
+    def keep_peers(self, peers: set[str]) -> None:
+        """A new physical plan: a peer that is gone cannot say its backpressure is over."""
+        self.from_peers &= peers
+        self._track_pause()
+
+    def _track_pause(self) -> None:
+        now = self._clock()
+        if self.paused and self._paused_since is None:
+            self._paused_since = now
+        elif not self.paused and self._paused_since is not None:
+            self.paused_secs += now - self._paused_since
+            self._paused_since = None
+
+    def totals(self) -> tuple[float, float]:
+        """(seconds this manager caused backpressure, seconds its spouts were paused),
+        including a running episode."""
+        now = self._clock()
+        initiated = self.initiated_secs + (now - self._initiated_since if self._initiated_since else 0.0)
+        paused = self.paused_secs + (now - self._paused_since if self._paused_since else 0.0)
+        return initiated, paused

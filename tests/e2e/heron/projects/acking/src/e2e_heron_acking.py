@@ -1,0 +1,128 @@
+"""Components of the at-least-once fixture topologies (tests/e2e/heron/test_acking.py).
+
+The spout keeps its own ledger of what happened to every message id (each ack and each
+fail, in order) and writes it, as JSON lines, to ``e2e.out/<task>.jsonl``: the test
+reads what the spout saw, not what the engine says it did.
+"""
+
+import json
+import os
+import time
+
+from compat.storm_api import Bolt, Spout
+
+
+class LedgerSpout(Spout):
+    """Emits ids ``0..e2e.limit-1`` once each, replays an id when it fails, and is
+    exhausted when every id has been acked."""
+
+    outputs = ["n"]
+
+    def initialize(self, conf, ctx):
+        self.task = ctx["taskid"]
+        self.limit = int(conf.get("e2e.limit", 100))
+        self.per_call = int(conf.get("e2e.per_call", 1))
+        self.todo = list(range(self.limit))
+        self.todo.reverse()
+        self.in_flight = set()
+        self.acked = set()
+        self.max_in_flight = 0
+        out = conf["e2e.out"]
+        os.makedirs(out, exist_ok=True)
+        self.ledger = open(os.path.join(out, f"{self.task}.jsonl"), "a", buffering=1)
+
+    def next_tuple(self):
+        for _ in range(self.per_call):
+            if not self.todo:
+                return
+            n = self.todo.pop()
+            self.in_flight.add(n)
+            self.max_in_flight = max(self.max_in_flight, len(self.in_flight))
+            self.emit([n], tup_id=n)
+            self.ledger.write(json.dumps({"event": "emit", "id": n,
+                                          "in_flight": len(self.in_flight)}) + "\n")
+
+    def ack(self, tup_id):
+        self.in_flight.discard(tup_id)
+        self.acked.add(tup_id)
+        self.ledger.write(json.dumps({"event": "ack", "id": tup_id}) + "\n")
+
+    def fail(self, tup_id):
+        self.in_flight.discard(tup_id)
+        self.todo.append(tup_id)  # replay
+        self.ledger.write(json.dumps({"event": "fail", "id": tup_id}) + "\n")
+
+    def is_exhausted(self):
+        return len(self.acked) >= self.limit and not self.todo
+
+    def close(self):
+        self.ledger.close()
+
+
+class Flaky(Bolt):
+    """The first time it sees an id from a spout task: fails ids ending in 3, silently drops ids ending in
+    7 (they time out), passes the rest on; every later time, passes the id on."""
+
+    outputs = ["n"]
+    auto_ack = False
+    auto_fail = False
+
+    def initialize(self, conf, ctx):
+        self.seen = set()
+
+    def process(self, tup):
+        n = tup.values[0]
+        key = (tup.task, n)  # each spout task emits every id
+        first = key not in self.seen
+        self.seen.add(key)
+        if first and n % 10 == 3:
+            self.fail(tup)
+            return
+        if first and n % 10 == 7:
+            return  # neither acked nor failed: the tree times out at the spout
+        self.emit([n], anchors=[tup])
+        self.ack(tup)
+
+
+class Sink(Bolt):
+    """Passes each id on to a leaf stream (captured); auto-acked."""
+
+    outputs = ["n"]
+
+    def process(self, tup):
+        self.emit([tup.values[0]])
+
+
+class SlowSink(Bolt):
+    """Takes ``e2e.delay`` seconds per tuple."""
+
+    outputs = ["n"]
+
+    def initialize(self, conf, ctx):
+        self.delay = float(conf.get("e2e.delay", 0.005))
+
+    def process(self, tup):
+        time.sleep(self.delay)
+        self.emit([tup.values[0]])
+
+
+class Firehose(Spout):
+    """Emits ``[n, padding]`` as fast as it is allowed to, for ``e2e.seconds``."""
+
+    outputs = ["n", "padding"]
+
+    def initialize(self, conf, ctx):
+        self.seconds = float(conf.get("e2e.seconds", 5))
+        self.padding = "x" * int(conf.get("e2e.padding", 100))
+        self.started = None
+        self.n = 0
+
+    def next_tuple(self):
+        if self.started is None:
+            self.started = time.monotonic()
+        for _ in range(100):
+            self.emit([self.n, self.padding])
+            self.n += 1
+
+    def is_exhausted(self):
+        return self.started is not None and time.monotonic() - self.started > self.seconds

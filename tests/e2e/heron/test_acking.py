@@ -1,0 +1,135 @@
+"""At-least-once on the heron engine, seen from the spout: fails and timeouts reach the
+spout's ``fail``, replays arrive, every id is acked exactly once in the end, and
+``topology.max.spout.pending`` bounds what is in flight."""
+
+from __future__ import annotations
+
+import collections
+import json
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from tests.e2e.heron.helpers import PROJECTS, HeronRun, leaf_tuples
+
+pytestmark = pytest.mark.timeout(180)
+
+ACKING = PROJECTS / "acking"
+
+
+def ledger(directory: Path) -> dict[int, list[dict]]:
+    """Spout task -> its events, in order."""
+    out = {}
+    for path in sorted(directory.glob("*.jsonl")):
+        out[int(path.stem)] = [json.loads(line) for line in path.read_text().splitlines()]
+    return out
+
+
+def test_fails_and_timeouts_are_replayed_until_every_id_is_acked_once(tmp_path, isolated_imports):
+    limit = 120
+    out = tmp_path / "ledger"
+    run = HeronRun(ACKING, "e2e_replay", tmp_path / "run",
+                   options={"e2e.limit": limit, "e2e.out": str(out)})
+    try:
+        run.start()
+        result = run.finish(time_limit=120)
+    finally:
+        run.close()
+    assert result.reason == "finished", (result.error, result.log_dir)
+    events = ledger(out)
+    assert len(events) == 2  # both spout tasks wrote their ledger
+    for task, task_events in events.items():
+        acks = collections.Counter(e["id"] for e in task_events if e["event"] == "ack")
+        fails = collections.Counter(e["id"] for e in task_events if e["event"] == "fail")
+        emits = collections.Counter(e["id"] for e in task_events if e["event"] == "emit")
+        # every id acked exactly once
+        assert acks == collections.Counter(range(limit)), task
+        # failed by the bolt (…3) or timed out (…7): failed at least once, then replayed
+        for n in range(limit):
+            if n % 10 in (3, 7):
+                assert fails[n] >= 1, (task, n, task_events)
+                assert emits[n] == fails[n] + 1, (task, n)
+                first_fail = next(i for i, e in enumerate(task_events)
+                                  if e["id"] == n and e["event"] == "fail")
+                ack = next(i for i, e in enumerate(task_events)
+                           if e["id"] == n and e["event"] == "ack")
+                assert first_fail < ack
+            else:
+                assert fails[n] == 0, (task, n)
+                assert emits[n] == 1, (task, n)
+    # downstream saw each id of each spout task exactly once (failures emitted nothing)
+    sink = collections.Counter(row[0] for row in leaf_tuples(result, "sink"))
+    assert sink == collections.Counter({n: 2 for n in range(limit)})
+    spout = result.components["source"]
+    assert spout.acked == 2 * limit
+    assert spout.failed == 2 * sum(1 for n in range(limit) if n % 10 in (3, 7))
+    assert run.alive() == []
+
+
+def test_max_spout_pending_bounds_the_trees_in_flight(tmp_path, isolated_imports):
+    limit, max_pending = 300, 8
+    out = tmp_path / "ledger"
+    run = HeronRun(ACKING, "e2e_pending", tmp_path / "run",
+                   options={"e2e.limit": limit, "e2e.out": str(out), "e2e.per_call": 5,
+                            "e2e.delay": 0.002})
+    try:
+        run.start()
+        result = run.finish(time_limit=120)
+    finally:
+        run.close()
+    assert result.reason == "finished", (result.error, result.log_dir)
+    (events,) = ledger(out).values()
+    in_flight = [e["in_flight"] for e in events if e["event"] == "emit"]
+    assert len(in_flight) == limit
+    # next_tuple emits up to 5 at a time; it is only called with fewer than 8 pending
+    assert max(in_flight) <= max_pending - 1 + 5
+    assert max(in_flight) >= max_pending  # the bound was reached, so it was what held
+    acks = collections.Counter(e["id"] for e in events if e["event"] == "ack")
+    assert acks == collections.Counter(range(limit))
+
+
+def test_a_slow_bolt_pauses_every_spout_and_nothing_grows_without_bound(tmp_path,
+                                                                       isolated_imports):
+    high = 1024 * 1024          # the topology's high watermark (1 MB)
+    batch_bytes = 1024 * 160    # one full batch of [n, 100-char padding] rows, generously
+    run = HeronRun(ACKING, "e2e_backpressure", tmp_path / "run", keep_all=False,
+                   options={"e2e.seconds": 30, "e2e.delay": 0.0005})
+    samples: list[dict] = []
+    emitted: list[int] = []
+    peak_rss: dict[str, int] = {}
+    try:
+        run.start()
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            metrics = run.metrics()
+            samples.append({sid: dict(metrics.get(sid, {})) for sid in ("stmgr-1", "stmgr-2")})
+            emitted.append(run.emitted("firehose"))
+            for name, proc in run.record_processes().items():
+                try:
+                    peak_rss[name] = max(peak_rss.get(name, 0), proc.memory_info().rss)
+                except psutil.Error:
+                    pass
+            time.sleep(0.5)
+        result = run.finish(time_limit=0.1)
+    finally:
+        run.close()
+    assert result.error is None, (result.error, result.log_dir)
+    last = samples[-1]
+    for sid in ("stmgr-1", "stmgr-2"):
+        # the most ever waiting for one destination: the watermark plus the batch in hand
+        assert 0 < int(last[sid]["__largest-queue-bytes-max"]) <= high + batch_bytes, last[sid]
+        # every spout was paused at some point (its own manager's or its peer's doing)
+        assert int(last[sid]["__time-spouts-paused-ms"]) > 0, last[sid]
+    # somebody caused it, and the spouts were let go again (the spout kept emitting)
+    assert any(int(last[s]["__time-spent-back-pressure-initiated-ms"]) > 0 for s in last)
+    # ...and the spouts were let go again: they emitted more after the first pause
+    first_pause = next(i for i, s in enumerate(samples)
+                       if any(s[sid].get("__backpressure") == "1" for sid in s))
+    assert emitted[-1] > emitted[first_pause], (first_pause, emitted, samples[-1], result.components["slow"])
+    # the spouts emitted far less than they could: they followed the bolt
+    bolt = result.components["slow"].executed
+    assert result.components["firehose"].emitted < bolt + 2 * 400 * 1024
+    assert peak_rss and max(peak_rss.values()) < 300 * 1024 * 1024, peak_rss
+    assert run.alive() == []
