@@ -37,8 +37,7 @@ def _encode(value: Any) -> Any:
     if isinstance(value, (bytes, bytearray, memoryview)):
         return {"$bytes": bytes(value).hex()}
     if isinstance(value, (set, frozenset)):
-        members = [_encode(v) for v in value]
-        return sorted(members, key=lambda v: json.dumps(v, sort_keys=True, default=repr))
+        return sorted(value, key=lambda v: json.dumps(v, sort_keys=True, default=_encode))
     return {"$repr": repr(value)}
 
 

@@ -1,0 +1,59 @@
+"""Word count over a fixture of sentences, written to survive replays.
+
+``SentenceSpout`` is a ReliableSpout emitting ``[sid, sentence]`` with ``sid`` as the
+tuple id; ``SplitSentence`` emits ``[sid, position, word]`` anchored to the sentence;
+``CountWords`` (fields-grouped on the word) counts each ``(sid, position)`` once and
+emits the word's running count for every word it receives. A replayed sentence thus
+emits running counts again, but never counts a word twice: the final count per word
+is exact even under at-least-once with failures.
+"""
+
+import json
+from collections import Counter
+
+from compat.storm_api import Bolt, ReliableSpout
+
+
+class SentenceSpout(ReliableSpout):
+    outputs = ["sid", "sentence"]
+
+    def initialize(self, conf, ctx):
+        path = conf.get(f"conformance.input.{self.component_name}") or conf.get("conformance.input")
+        if not path:
+            raise ValueError(f"spout {self.component_name!r}: set the option conformance.input")
+        with open(path, encoding="utf-8") as fh:
+            self.rows = [json.loads(line)["values"] for line in fh if line.strip()]
+        self.position = 0
+
+    def next_tuple(self):
+        if self.position < len(self.rows):
+            sid, sentence = self.rows[self.position]
+            self.position += 1
+            self.emit([sid, sentence], tup_id=sid)
+
+    def is_exhausted(self):
+        return self.position >= len(self.rows)
+
+
+class SplitSentence(Bolt):
+    outputs = ["sid", "position", "word"]
+
+    def process(self, tup):
+        sid, sentence = tup.values
+        for position, word in enumerate(sentence.split()):
+            self.emit([sid, position, word])
+
+
+class CountWords(Bolt):
+    outputs = ["word", "count"]
+
+    def initialize(self, conf, ctx):
+        self.counts = Counter()
+        self.seen = set()
+
+    def process(self, tup):
+        sid, position, word = tup.values
+        if (sid, position) not in self.seen:
+            self.seen.add((sid, position))
+            self.counts[word] += 1
+        self.emit([word, self.counts[word]])

@@ -1,0 +1,373 @@
+"""Engine adapters: one interface to run a case's topology on an engine and capture
+every tuple every component emitted.
+
+``EngineAdapter.run(case, run_id=..., capture_path=..., work_dir=...)`` loads the
+case's project with its fixtures as options, runs it until it ends by itself (every
+spout exhausted and, under at-least-once, every tuple acked or failed), writes the
+capture through :class:`conformance.capture.CaptureWriter` and says how the run ended.
+A run that passes the case's time bound is stopped and reported, never waited on.
+
+- :class:`StormAdapter`: the in-process ``storm`` engine (``LocalCluster``), the
+  reference. It can inject a failure: one task of a bolt crashes at its N-th tuple and
+  is restarted, losing what it held, as a worker crash would.
+- :class:`HeronAdapter`: the ``heron`` engine's real processes
+  (``HeronLocalRun``). At-most-once for now: it lacks the ``acking`` and
+  ``failure-injection`` capabilities, so the runner skips cases that need them.
+"""
+
+from __future__ import annotations
+
+import abc
+import contextlib
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from conformance.capture import CaptureWriter
+from conformance.catalogue.case import CAPABILITIES, Case, Kill
+
+__all__ = ["ENGINES", "EngineAdapter", "EngineOutput", "HarnessError", "HeronAdapter",
+           "StormAdapter", "adapter_for", "isolated_imports"]
+
+
+class HarnessError(Exception):
+    """The harness cannot run a case on an engine (names case, engine and why)."""
+
+
+class InjectedFailure(RuntimeError):
+    """The failure ``--inject-failures`` (or a failure-injection case) puts into a task."""
+
+
+@dataclass
+class EngineOutput:
+    """What one run of a case on an engine produced."""
+
+    engine: str
+    #: "finished" | "time limit" | "error"
+    reason: str
+    capture: Path
+    records: int
+    elapsed: float
+    log_dir: Path | None = None
+    error: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def finished(self) -> bool:
+        return self.reason == "finished"
+
+
+@contextlib.contextmanager
+def isolated_imports(*roots: Path) -> Iterator[None]:
+    """Undo what loading a project does to ``sys.path`` and ``sys.modules``.
+
+    Projects (original and migrated copies, catalogue projects) reuse module names
+    (``spouts.words``); each run must import its own files. Only modules added from
+    under ``roots`` (and the fixture wrapper's copies of users' topology files) are
+    forgotten: library modules imported during the run stay, so their classes keep one
+    identity."""
+    saved_path = list(sys.path)
+    saved = set(sys.modules)
+    resolved = [Path(r).resolve() for r in roots]
+    try:
+        yield
+    finally:
+        sys.path[:] = saved_path
+        for name in set(sys.modules) - saved:
+            module = sys.modules.get(name)
+            file = getattr(module, "__file__", None)
+            if name.startswith("_conformance_original_") or (
+                    file and _under(Path(file), resolved)):
+                del sys.modules[name]
+
+
+def _under(path: Path, roots: list[Path]) -> bool:
+    try:
+        resolved = path.resolve()
+    except OSError:
+        return False
+    return any(resolved == root or root in resolved.parents for root in roots)
+
+
+def _project_roots(project: Path) -> list[Path]:
+    project = Path(project)
+    return [project, *(p for p in (project / "src", project / "topologies") if p.exists())]
+
+
+def case_options(case: Case) -> dict[str, Any]:
+    """The ``-o`` options of a case's run: its own, and its fixtures by spout."""
+    options = dict(case.options)
+    for spout, path in case.fixtures.items():
+        options[f"conformance.input.{spout}"] = str(Path(path).resolve())
+    return options
+
+
+class EngineAdapter(abc.ABC):
+    """Runs a case on one engine and captures everything it emitted."""
+
+    name: str = ""
+    #: capability tags (``conformance.catalogue.CAPABILITIES``) this engine has
+    capabilities: frozenset[str] = frozenset()
+
+    def __init__(self, *, label: str | None = None, project: Path | None = None) -> None:
+        """``label`` names the adapter in results and captures (default: the engine);
+        ``project`` runs that project instead of the case's (``heron-conformance
+        migrate`` runs the original on one adapter, the migrated copy on another)."""
+        if label:
+            self.name = label
+        self.project = Path(project) if project is not None else None
+
+    def _variant(self, case: Case) -> Case:
+        return replace(case, project=self.project) if self.project is not None else case
+
+    def missing(self, case: Case, kill: Kill | None = None) -> list[str]:
+        """The capabilities a run of ``case`` (with ``kill`` injected) needs that this
+        engine lacks."""
+        needed = list(case.needs())
+        if kill is not None:
+            needed += [t for t in ("acking", "failure-injection") if t not in needed]
+        return [t for t in needed if t not in self.capabilities]
+
+    def skip_reason(self, case: Case, kill: Kill | None = None) -> str | None:
+        missing = self.missing(case, kill)
+        if not missing:
+            return None
+        return "; ".join(f"needs capability {CAPABILITIES[t]}" for t in missing)
+
+    @abc.abstractmethod
+    def run(self, case: Case, *, run_id: str, capture_path: Path, work_dir: Path,
+            kill: Kill | None = None, time_limit: float | None = None) -> EngineOutput:
+        """Run ``case`` once; the capture goes to ``capture_path``, logs under
+        ``work_dir``. Raises :class:`HarnessError` when the topology cannot be loaded
+        or started; a run that fails or hangs is an :class:`EngineOutput` saying so."""
+
+    # -- shared ---------------------------------------------------------------------
+    def _load(self, case: Case) -> Any:
+        from engine.submission import load_topology
+
+        try:
+            return load_topology(case.project, name=case.topology, env=case.env,
+                                 cli_options=case_options(case), workers=case.workers)
+        except Exception as exc:
+            raise HarnessError(f"case {case.name} on {self.name}: cannot load topology "
+                               f"{case.topology or ''} of {case.project}: {exc}") from exc
+
+    def _time_limit(self, case: Case, time_limit: float | None) -> float:
+        return float(time_limit if time_limit is not None else case.time_limit)
+
+    def _hang(self, case: Case, limit: float, log_dir: Path | None) -> str:
+        return (f"case {case.name} on engine {self.name} did not finish within {limit:g}s "
+                "(the time bound): a spout never reported exhaustion or tuples stayed in "
+                f"flight; logs in {log_dir}")
+
+
+def _first_bolt(plan: Any) -> str:
+    for comp in plan.components.values():
+        if comp.kind == "bolt":
+            return comp.name
+    raise HarnessError(f"topology {plan.name} has no bolt to inject a failure into")
+
+
+class StormAdapter(EngineAdapter):
+    """The ``storm`` engine: Storm's model in this process; every capability."""
+
+    name = "storm"
+    capabilities = frozenset(CAPABILITIES)
+
+    def run(self, case: Case, *, run_id: str, capture_path: Path, work_dir: Path,
+            kill: Kill | None = None, time_limit: float | None = None) -> EngineOutput:
+        from compat.storm_api.local import LocalCluster, OutputCapture
+
+        case = self._variant(case)
+        limit = self._time_limit(case, time_limit)
+        log_dir = Path(work_dir) / "logs"
+        with isolated_imports(*_project_roots(case.project)):
+            loaded = self._load(case)
+            writer = CaptureWriter(capture_path, engine=self.name, case=case.name, run_id=run_id)
+            failures: list[str] = []
+            capture = OutputCapture(max_samples=0, all_streams=True, sink=writer)
+            serializer = str(loaded.project.config.get("serializer") or "json")
+            try:
+                cluster = LocalCluster(loaded.compiled, log_dir=log_dir, capture=capture,
+                                       multilang=case.multilang,
+                                       shell_cwd=loaded.project.root / "src",
+                                       multilang_serializer=serializer,
+                                       on_task_failure=failures.append)
+                began = time.monotonic()
+                cluster.start()
+            except Exception as exc:
+                writer.close()
+                raise HarnessError(f"case {case.name} on {self.name}: the topology did not "
+                                   f"start: {exc}; logs in {log_dir}") from exc
+            metadata: dict[str, Any] = {"topology": loaded.plan.name}
+            injection = self._arm_kill(cluster, kill, loaded.plan) if kill else None
+            try:
+                result = cluster.run(time_limit=limit)
+            finally:
+                writer.close()
+            elapsed = time.monotonic() - began
+        if result.reason == "interrupted":
+            raise KeyboardInterrupt
+        if injection is not None:
+            metadata["injected failure"] = injection.describe()
+        if failures:
+            metadata["task failures"] = failures[:20]
+        error = result.error
+        reason = result.reason
+        if reason == "time limit":
+            error = self._hang(case, limit, log_dir)
+        elif reason == "finished" and injection is not None and not injection.fired:
+            reason, error = "error", (
+                f"case {case.name} on engine {self.name}: the failure was not injected: "
+                f"{injection.describe()}")
+        return EngineOutput(self.name, reason, Path(capture_path), writer.count, elapsed,
+                            log_dir=log_dir, error=error, metadata=metadata)
+
+    def _arm_kill(self, cluster: Any, kill: Kill, plan: Any) -> _StormKill:
+        component = kill.component or _first_bolt(plan)
+        tasks = sorted((t for t in cluster.tasks if t.component == component),
+                       key=lambda t: t.task)
+        if not tasks:
+            cluster.stop()
+            raise HarnessError(f"cannot inject a failure into {component!r}: no such bolt in "
+                               f"topology {plan.name}")
+        injection = _StormKill(component, tasks[0], kill.after)
+        injection.arm()
+        return injection
+
+
+class _Killed(BaseException):
+    """Unwinds user code at the moment of an injected kill. A BaseException, so the
+    component's own error handling (auto-fail) never sees it: a killed process acks
+    and fails nothing."""
+
+
+class _StormKill:
+    """Kills one task in the middle of its ``after``-th tuple (ticks not counted),
+    once: right after that tuple's first emit has been delivered (or after the tuple,
+    when it emits nothing). The executor restarts the task with a fresh instance; the
+    killed tuple is neither acked nor failed and what the old instance held is lost, so
+    under at-least-once the roots time out and are replayed, as after a worker crash."""
+
+    def __init__(self, component: str, task: Any, after: int) -> None:
+        self.component = component
+        self.task = task
+        self.after = max(1, int(after))
+        self.seen = 0
+        self.fired = False
+        self.how = ""
+
+    def arm(self) -> None:
+        from compat.storm_api.exceptions import ComponentFailure
+
+        hosted = self.task.hosted
+        collector = self.task.collector
+        original_execute = hosted.execute
+        original_emit = collector.emit
+        dying = [False]
+
+        def emit(*args: Any, **kwargs: Any) -> Any:
+            result = original_emit(*args, **kwargs)
+            if dying[0]:
+                raise _Killed
+            return result
+
+        def execute(tup: Any) -> Any:
+            if self.fired or tup.stream == "__tick":
+                return original_execute(tup)
+            self.seen += 1
+            if self.seen < self.after:
+                return original_execute(tup)
+            self.fired = True
+            dying[0] = True
+            collector.emit = emit
+            try:
+                original_execute(tup)
+                self.how = "after it (it emitted nothing)"
+            except _Killed:
+                self.how = "right after its first emit"
+            finally:
+                del collector.emit  # the collector outlives the killed instance
+                hosted.execute = original_execute
+            error = InjectedFailure(f"heron-conformance killed {self.component} task "
+                                    f"{self.task.task} at its tuple {self.seen}")
+            raise ComponentFailure(self.component, self.task.task, error,
+                                   f"{error} (injected failure)")
+
+        hosted.execute = execute
+
+    def describe(self) -> str:
+        if self.fired:
+            return (f"killed task {self.task.task} of {self.component} during its tuple "
+                    f"{self.after}, {self.how}; restarted with what it held lost")
+        return (f"{self.component} task {self.task.task} received only {self.seen} "
+                f"tuple(s), fewer than the {self.after} at which it was to be killed")
+
+
+class HeronAdapter(EngineAdapter):
+    """The ``heron`` engine: Topology Master, Stream Managers and one process per task.
+
+    At-most-once until the acking and recovery issues land: cases that need
+    ``acking`` or ``failure-injection`` are skipped, with the capability named."""
+
+    name = "heron"
+    capabilities = frozenset({"multilang", "ticks", "direct"})
+
+    def run(self, case: Case, *, run_id: str, capture_path: Path, work_dir: Path,
+            kill: Kill | None = None, time_limit: float | None = None) -> EngineOutput:
+        from engine.launch import Submission
+        from engine.local_run import HeronLocalRun
+
+        case = self._variant(case)
+        if kill is not None:
+            raise HarnessError(f"case {case.name}: the heron engine cannot inject failures "
+                               f"yet ({self.skip_reason(case, kill)})")
+        limit = self._time_limit(case, time_limit)
+        work_dir = Path(work_dir)
+        with isolated_imports(*_project_roots(case.project)):
+            loaded = self._load(case)
+        serializer = str(loaded.project.config.get("serializer") or "json")
+        submission = Submission(project=str(Path(case.project).resolve()),
+                                name=loaded.plan.name, env=case.env,
+                                options=case_options(case), workers=case.workers)
+        writer = CaptureWriter(capture_path, engine=self.name, case=case.name, run_id=run_id)
+        runner = HeronLocalRun(loaded, submission, working_dir=work_dir,
+                               multilang=case.multilang, multilang_serializer=serializer,
+                               capture_all_streams=True, capture_sink=writer)
+        began = time.monotonic()
+        try:
+            result = runner.run(time_limit=limit)
+        except Exception as exc:
+            raise HarnessError(f"case {case.name} on {self.name}: the topology did not "
+                               f"run: {type(exc).__name__}: {exc}; logs in "
+                               f"{work_dir / 'logs'}") from exc
+        finally:
+            writer.close()
+        elapsed = time.monotonic() - began
+        if result.reason == "interrupted":
+            raise KeyboardInterrupt
+        error = result.error
+        if result.reason == "time limit":
+            error = self._hang(case, limit, result.log_dir)
+        metadata: dict[str, Any] = {"topology": loaded.plan.name}
+        from compat.storm_api.config import reliability, with_defaults
+        if reliability(with_defaults(loaded.plan.config)).acking:
+            metadata["note"] = ("the topology asks for acking; the heron engine runs it "
+                                "at-most-once for now")
+        return EngineOutput(self.name, result.reason, Path(capture_path), writer.count,
+                            elapsed, log_dir=result.log_dir, error=error, metadata=metadata)
+
+
+#: the engines ``--engines`` can name
+ENGINES: dict[str, type[EngineAdapter]] = {"storm": StormAdapter, "heron": HeronAdapter}
+
+
+def adapter_for(name: str, *, label: str | None = None,
+                project: Path | None = None) -> EngineAdapter:
+    try:
+        return ENGINES[name](label=label, project=project)
+    except KeyError:
+        raise HarnessError(f"unknown engine {name!r}; engines: {', '.join(ENGINES)}") from None
