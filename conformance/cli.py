@@ -301,7 +301,8 @@ def _execute(*, cases: list[Case], adapters: list[EngineAdapter], report_dir: Pa
     from compat.spark_session import spark_session
     from conformance.report import write_report
 
-    console = Console(stderr=True)
+    # a log (CI) gets the whole summary table rather than one cut to 80 columns
+    console = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
     started: list[Any] = []
 
     def spark() -> Any:

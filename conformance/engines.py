@@ -10,9 +10,9 @@ A run that passes the case's time bound is stopped and reported, never waited on
 - :class:`StormAdapter`: the in-process ``storm`` engine (``LocalCluster``), the
   reference. It can inject a failure: one task of a bolt crashes at its N-th tuple and
   is restarted, losing what it held, as a worker crash would.
-- :class:`HeronAdapter`: the ``heron`` engine's real processes
-  (``HeronLocalRun``). At-most-once for now: it lacks the ``acking`` and
-  ``failure-injection`` capabilities, so the runner skips cases that need them.
+- :class:`HeronAdapter`: the ``heron`` engine's real processes (``HeronLocalRun``),
+  at-least-once included. It lacks ``failure-injection`` until the recovery issue
+  lands, so the runner skips cases that need it.
 """
 
 from __future__ import annotations
@@ -310,11 +310,11 @@ class _StormKill:
 class HeronAdapter(EngineAdapter):
     """The ``heron`` engine: Topology Master, Stream Managers and one process per task.
 
-    At-most-once until the acking and recovery issues land: cases that need
-    ``acking`` or ``failure-injection`` are skipped, with the capability named."""
+    Without failure injection until the recovery issue lands: cases that need
+    ``failure-injection`` are skipped, with the capability named."""
 
     name = "heron"
-    capabilities = frozenset({"multilang", "ticks", "direct"})
+    capabilities = frozenset({"acking", "multilang", "ticks", "direct"})
 
     def run(self, case: Case, *, run_id: str, capture_path: Path, work_dir: Path,
             kill: Kill | None = None, time_limit: float | None = None) -> EngineOutput:
@@ -353,10 +353,6 @@ class HeronAdapter(EngineAdapter):
         if result.reason == "time limit":
             error = self._hang(case, limit, result.log_dir)
         metadata: dict[str, Any] = {"topology": loaded.plan.name}
-        from compat.storm_api.config import reliability, with_defaults
-        if reliability(with_defaults(loaded.plan.config)).acking:
-            metadata["note"] = ("the topology asks for acking; the heron engine runs it "
-                                "at-most-once for now")
         return EngineOutput(self.name, result.reason, Path(capture_path), writer.count,
                             elapsed, log_dir=result.log_dir, error=error, metadata=metadata)
 

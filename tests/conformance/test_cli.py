@@ -95,20 +95,22 @@ def test_a_topology_that_never_ends_is_a_harness_error_naming_case_and_engine(us
 @pytest.mark.timeout(300)
 def test_catalogue_subset_on_both_engines_writes_the_report_and_exits_0(spark, tmp_path):
     report = tmp_path / "report"
-    result = invoke("run", "--cases", "^(grouping_global|bolt_emits_twice|reliable_spout_failing_bolt)$",
+    result = invoke("run", "--cases", "^(grouping_global|bolt_emits_twice|replay_after_kill)$",
                     "--report", str(report))
     assert result.exit_code == 0, result.stderr
     for name in ("index.html", "results.json", "junit.xml"):
         assert (report / name).is_file()
     data = results(report)
     assert [c["case"] for c in data["cases"]] == ["grouping_global", "bolt_emits_twice",
-                                                  "reliable_spout_failing_bolt"]
+                                                  "replay_after_kill"]
     assert [c["verdict"] for c in data["cases"]] == ["pass", "pass", "skipped"]
     # the one-screen summary: a row per case, a column per engine and the pair, totals
     err = result.stderr
     assert "storm vs heron" in err
+    assert "replay_after_kill  pass at-least-once superset  skipped" in err
     assert "3 case run(s): 2 pass, 1 skipped" in err
-    assert "skipped on heron: needs capability at-least-once acking" in err
+    assert ("skipped on heron: needs capability failure injection and recovery (issue: heron "
+            "failure recovery) (1 case(s): replay_after_kill)") in err
     assert f"report: {report / 'index.html'}" in err
     # a second run into the same report directory replaces the earlier report
     again = invoke("run", "--cases", "^grouping_global$", "--engines", "storm",

@@ -88,8 +88,8 @@ def test_a_run_that_ends_badly_is_a_harness_error(spark, scripted, tmp_path):
 
 def test_an_engine_without_a_needed_capability_is_skipped_and_not_run(spark, scripted,
                                                                       tmp_path):
-    full = scripted("storm", lambda c: ROWS)
-    partial = scripted("heron", lambda c: ROWS, capabilities=frozenset({"multilang"}))
+    full = scripted("full", lambda c: ROWS)
+    partial = scripted("partial", lambda c: ROWS, capabilities=frozenset({"multilang"}))
     case = simple_case(tags=("acking",))
     suite = Runner([full, partial], spark=spark, report_dir=tmp_path).run([case])
     run = suite.cases[0].runs[1]
