@@ -97,6 +97,11 @@ from engine.cli.topology_commands import register as _register_topology_commands
 
 _register_topology_commands(main)
 
+# tracker, ui, open
+from engine.cli.tracker_commands import register as _register_tracker_commands  # noqa: E402
+
+_register_tracker_commands(main)
+
 
 if __name__ == "__main__":  # pragma: no cover
     main()

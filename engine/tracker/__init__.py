@@ -1,0 +1,21 @@
+"""The Heron Tracker: a REST API over the state manager and the Topology Masters.
+
+``heron tracker`` serves it (FastAPI on uvicorn, loopback by default). Layout:
+
+- ``app.py``: ``create_app(state_spec)``, the FastAPI application and its error replies;
+- ``routes.py``: the endpoints, Heron's tracker names (``/topologies/logicalplan``...);
+- ``service.py``: the ``Tracker`` (state reads, Topology Master requests, the poller)
+  and the answers built from them;
+- ``tmanager_client.py``: metric and exception requests to a Topology Master;
+- ``history.py``: the snapshot ring buffer that time windows are computed from;
+- ``dag.py``: the logical plan laid out for the page's SVG;
+- ``logs.py``: finding and tailing a topology's log files;
+- ``models.py``: the response shapes; ``errors.py``: 404/422/503 as exceptions.
+
+The web page lives in ``engine.ui`` and is mounted on the same app.
+"""
+
+from engine.tracker.app import create_app
+from engine.tracker.service import Tracker, TrackerSettings
+
+__all__ = ["Tracker", "TrackerSettings", "create_app"]

@@ -1,0 +1,87 @@
+"""Talking to a topology's Topology Master: metrics and exception queries.
+
+The Topology Master keeps only the latest value of every metric, per instance; this
+client asks for them with ``MetricRequest`` / ``ExceptionLogRequest`` over its
+controller socket (zmq + protobuf, as the CLI does), bounded by a timeout, and turns a
+silent or absent Topology Master into :class:`~engine.tracker.errors.Unavailable`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import zmq
+
+from engine.messages import common_pb2, tmanager_pb2
+from engine.network.sockets import RequestTimeout, request
+from engine.tracker.errors import Unavailable
+
+
+@dataclass
+class MetricsSnapshot:
+    """Every metric of a topology at one moment, as the Topology Master had it.
+
+    ``values`` maps instance id (or Stream Manager id) to {metric name: value text};
+    ``components`` maps the same ids to their component (``__stmgr__`` for Stream
+    Managers). ``time`` is the tracker's wall clock when the answer arrived.
+    """
+
+    time: float
+    values: dict[str, dict[str, str]] = field(default_factory=dict)
+    components: dict[str, str] = field(default_factory=dict)
+
+
+class TManagerClient:
+    """Bounded requests to one Topology Master's controller endpoint."""
+
+    def __init__(self, topology: str, endpoint: str, timeout: float) -> None:
+        self.topology = topology
+        self.endpoint = endpoint
+        self.timeout = timeout
+
+    def _ask(self, message: Any) -> Any:
+        try:
+            response = request(self.endpoint, message, self.timeout)
+        except RequestTimeout:
+            raise Unavailable(f"the Topology Master of {self.topology!r} did not answer within "
+                              f"{self.timeout:g}s ({self.endpoint})") from None
+        except zmq.ZMQError as exc:  # a malformed endpoint, an unreachable host
+            raise Unavailable(f"the Topology Master of {self.topology!r} at {self.endpoint} "
+                              f"cannot be reached: {exc}") from None
+        status = getattr(response, "status", None)
+        if status is not None and status.HasField("status") and status.status != common_pb2.OK:
+            raise Unavailable(f"the Topology Master of {self.topology!r} refused the request: "
+                              f"{status.message or common_pb2.StatusCode.Name(status.status)}")
+        return response
+
+    def metrics(self, component: str | None = None, instances: Iterable[str] = (),
+                names: Iterable[str] = ()) -> MetricsSnapshot:
+        """The latest metrics, optionally of one component, some instances, some names."""
+        response = self._ask(tmanager_pb2.MetricRequest(
+            component_name=component or "", instance_id=list(instances), metric=list(names)))
+        if not isinstance(response, tmanager_pb2.MetricResponse):
+            raise Unavailable(f"the Topology Master of {self.topology!r} answered a metrics "
+                              f"request with {response.DESCRIPTOR.name}")
+        snapshot = MetricsSnapshot(time=time.time())
+        for task_metric in response.metric:
+            values = snapshot.values.setdefault(task_metric.instance_id, {})
+            for metric in task_metric.metric:
+                # The Topology Master names each metric "<component>/<metric>".
+                owner, _, name = metric.name.partition("/")
+                snapshot.components[task_metric.instance_id] = owner
+                values[name] = metric.value
+        return snapshot
+
+    def exceptions(self, component: str | None = None,
+                   instances: Iterable[str] = ()) -> list[Any]:
+        """The deduplicated exception logs (``TmanagerExceptionLog``) it holds."""
+        response = self._ask(tmanager_pb2.ExceptionLogRequest(
+            component_name=component or "", instances=list(instances)))
+        if not isinstance(response, tmanager_pb2.ExceptionLogResponse):
+            raise Unavailable(f"the Topology Master of {self.topology!r} answered an exceptions "
+                              f"request with {response.DESCRIPTOR.name}")
+        wanted = set(instances)
+        return [e for e in response.exceptions if not wanted or e.instance_id in wanted]

@@ -1,0 +1,14 @@
+"""The Heron UI: a small static front end (``static/``: one HTML shell, one script, one
+stylesheet; no external library, nothing fetched from another origin) that reads the
+tracker's REST API and refreshes itself.
+
+- ``pages.py`` mounts the page on an app: ``/ui/`` (topology list),
+  ``/ui/topologies/<name>`` (one topology), ``/static/*``. The tracker mounts it on its
+  own app, so ``heron tracker`` alone serves the page.
+- ``app.py`` is ``heron ui``: the same page on its own port, with the API requests
+  forwarded to a tracker (``--tracker URL``), as Heron's UI talks to its tracker.
+
+The DAG is laid out by the tracker (``engine.tracker.dag``) and drawn by the script as
+inline SVG with DOM calls; every value from the API is set as text, never as markup, and
+the page is served with a Content-Security-Policy allowing only its own origin.
+"""

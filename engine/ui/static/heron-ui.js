@@ -1,0 +1,432 @@
+/* Heron UI: the topology list and one topology's page, drawn from the tracker's REST API
+ * (same origin) and refreshed in place. No libraries; every value from the API is set as
+ * text (textContent / attributes), never parsed as markup. The DAG is inline SVG built
+ * from the layout the tracker computes (/topologies/logicalplan/layout). */
+"use strict";
+
+(function () {
+  const REFRESH_MS = 2000;
+  const LIST_REFRESH_MS = 5000;
+  const INFO_REFRESH_MS = 10000;
+  const WINDOWS = [[60, "1 min"], [600, "10 min"], [3600, "1 h"], [10800, "3 h"], [-1, "all time"]];
+  const RATE_WINDOW = 60;
+  const SVG_NS = "http://www.w3.org/2000/svg";
+
+  // -- small helpers ------------------------------------------------------------------
+  function el(tag, props, ...children) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(props || {})) {
+      if (value === null || value === undefined) continue;
+      if (key === "text") node.textContent = value;
+      else if (key === "class") node.className = value;
+      else node.setAttribute(key, value);
+    }
+    for (const child of children) if (child) node.append(child);
+    return node;
+  }
+
+  function svg(tag, attrs, ...children) {
+    const node = document.createElementNS(SVG_NS, tag);
+    for (const [key, value] of Object.entries(attrs || {})) {
+      if (key === "text") node.textContent = value;
+      else node.setAttribute(key, String(value));
+    }
+    for (const child of children) if (child) node.append(child);
+    return node;
+  }
+
+  function fmtInt(n) {
+    if (n === null || n === undefined || n === "" || Number.isNaN(Number(n))) return "–";
+    return Math.round(Number(n)).toLocaleString("en-US");
+  }
+  function fmtRate(n) {
+    if (n === null || n === undefined || !Number.isFinite(n)) return "–";
+    return n >= 100 ? fmtInt(n) : n.toFixed(1);
+  }
+  function fmtMs(n) {
+    if (n === null || n === undefined || !Number.isFinite(Number(n))) return "–";
+    return Number(n).toFixed(Number(n) >= 100 ? 0 : 2);
+  }
+  function fmtBytes(n) {
+    if (n === null || n === undefined || Number.isNaN(Number(n))) return "–";
+    const units = ["B", "KiB", "MiB", "GiB"];
+    let value = Number(n);
+    let unit = 0;
+    while (value >= 1024 && unit < units.length - 1) { value /= 1024; unit += 1; }
+    return (unit ? value.toFixed(1) : String(value)) + " " + units[unit];
+  }
+  function fmtTime(unix) {
+    if (!unix) return "–";
+    const d = new Date(Number(unix) * 1000);
+    return Number.isNaN(d.getTime()) ? String(unix) : d.toLocaleString();
+  }
+  function q(params) {
+    const search = new URLSearchParams();
+    for (const [k, v] of Object.entries(params)) if (v !== null && v !== undefined) search.append(k, v);
+    return search.toString();
+  }
+  function num(v) { const n = Number(v); return Number.isFinite(n) ? n : 0; }
+
+  class ApiError extends Error {
+    constructor(status, detail) { super(detail); this.status = status; }
+  }
+
+  async function getJSON(path) {
+    let response;
+    try {
+      response = await fetch(path, { headers: { Accept: "application/json" }, cache: "no-store" });
+    } catch (err) {
+      throw new ApiError(0, "the server did not answer (" + err.message + ")");
+    }
+    let body = null;
+    try { body = await response.json(); } catch (err) { body = null; }
+    if (!response.ok) {
+      const detail = body && typeof body.detail === "string" ? body.detail : response.statusText;
+      throw new ApiError(response.status, detail || ("HTTP " + response.status));
+    }
+    return body;
+  }
+
+  function setStatus(node, error, text) {
+    node.className = error ? "status error" : "status";
+    node.textContent = text;
+  }
+
+  const app = document.getElementById("app");
+
+  // -- the topology list -----------------------------------------------------------------
+  function listPage() {
+    document.title = "Topologies · Heron UI";
+    const status = el("p", { class: "status", text: "loading…" });
+    const body = el("tbody");
+    const table = el("table", { id: "topologies" },
+      el("thead", {}, el("tr", {}, ...["name", "cluster", "environ", "role", "state", "submitted",
+        "Topology Master"].map((h) => el("th", { text: h })))), body);
+    app.replaceChildren(el("h1", { text: "Topologies" }), status,
+      el("section", { class: "card" }, table));
+
+    async function refresh() {
+      try {
+        const states = await getJSON("/topologies/states");
+        const rows = [];
+        for (const [cluster, environs] of Object.entries(states)) {
+          for (const [environ, topologies] of Object.entries(environs)) {
+            for (const [name, t] of Object.entries(topologies)) rows.push([cluster, environ, name, t]);
+          }
+        }
+        rows.sort((a, b) => a[2].localeCompare(b[2]));
+        body.replaceChildren(...rows.map(([cluster, environ, name, t]) => el("tr", { "data-topology": name },
+          el("td", {}, el("a", { href: "/ui/topologies/" + encodeURIComponent(name), text: name })),
+          el("td", { text: cluster }), el("td", { text: environ }), el("td", { text: t.role }),
+          el("td", {}, el("span", { class: "badge " + t.state, text: t.state })),
+          el("td", { text: fmtTime(t.submission_time) }),
+          el("td", { text: t.has_tmanager_location ? "running" : "not running" }))));
+        if (!rows.length) body.replaceChildren(el("tr", {}, el("td", { colspan: "7", class: "muted", text: "no topologies" })));
+        setStatus(status, false, "updated " + new Date().toLocaleTimeString());
+      } catch (err) {
+        setStatus(status, true, err.message);
+      }
+      setTimeout(refresh, LIST_REFRESH_MS);
+    }
+    refresh();
+  }
+
+  // -- one topology ------------------------------------------------------------------------
+  function topologyPage(name) {
+    document.title = name + " · Heron UI";
+    const params = new URLSearchParams(location.search);
+    const S = {
+      name, info: null, layout: null, signature: "", window: Number(params.get("window")) || 600,
+      logfiles: [], lastInfo: 0, layoutId: null,
+    };
+
+    const status = el("p", { class: "status", id: "status", text: "loading…" });
+    const badge = el("span", { class: "badge", id: "state" });
+    const meta = el("p", { class: "meta", id: "meta" });
+    const windows = el("div", { class: "windows" }, el("span", { class: "muted", text: "window:" }));
+    for (const [secs, label] of WINDOWS) {
+      const button = el("button", { type: "button", "data-window": String(secs), text: label });
+      button.addEventListener("click", () => {
+        S.window = secs;
+        const url = new URL(location.href);
+        url.searchParams.set("window", String(secs));
+        history.replaceState(null, "", url);
+        markWindow();
+        refresh();
+      });
+      windows.append(button);
+    }
+    function markWindow() {
+      for (const b of windows.querySelectorAll("button")) b.classList.toggle("active", Number(b.dataset.window) === S.window);
+    }
+    markWindow();
+
+    const dagBox = el("div", { id: "dag" });
+    const compBody = el("tbody");
+    const compTable = el("table", { id: "components" }, el("thead", {}, el("tr", {},
+      ...[["component"], ["kind"], ["tasks", "num"], ["emitted", "num"], ["executed", "num"], ["acked", "num"],
+        ["failed", "num"], ["emit/s", "num"], ["execute/s", "num"], ["complete latency ms", "num"],
+        ["restarts", "num"], ["last error"]].map(([h, c]) => el("th", { class: c || null, text: h })))), compBody);
+    const containersBox = el("div", { class: "containers", id: "containers" });
+    const excBody = el("tbody");
+    const excTable = el("table", { id: "exceptions" }, el("thead", {}, el("tr", {},
+      ...["instance", "count", "last seen", "exception", "log"].map((h) => el("th", { text: h })))), excBody);
+    const logsBody = el("tbody");
+    const logsTable = el("table", { id: "logfiles" }, el("thead", {}, el("tr", {},
+      ...["file", "process", "container", "size", "modified"].map((h) => el("th", { text: h })))), logsBody);
+    const windowNote = el("span", { class: "muted", id: "window-note" });
+
+    app.replaceChildren(
+      el("p", {}, el("a", { href: "/ui/", text: "← topologies" })),
+      el("h1", {}, el("span", { id: "topology-name", text: name }), badge), meta, status, windows,
+      el("section", { class: "card", id: "logical-plan" }, el("h2", { text: "Logical plan" }), dagBox),
+      el("section", { class: "card" }, el("h2", {}, "Components ", windowNote), compTable),
+      el("section", { class: "card", id: "physical-plan" }, el("h2", { text: "Physical plan" }), containersBox),
+      el("section", { class: "card" }, el("h2", { text: "Exceptions" }), excTable),
+      el("section", { class: "card" }, el("h2", { text: "Log files" }), logsTable));
+
+    // -- structure: built when the plans change --------------------------------------------
+    function drawDag(layout) {
+      const root = svg("svg", {
+        class: "dag", viewBox: `0 0 ${layout.width} ${layout.height}`, width: layout.width,
+        height: layout.height, role: "img", "aria-label": "logical plan of " + name,
+      });
+      root.append(svg("defs", {}, svg("marker", {
+        id: "arrow", viewBox: "0 0 10 10", refX: "10", refY: "5", markerWidth: "8",
+        markerHeight: "8", orient: "auto-start-reverse",
+      }, svg("path", { d: "M 0 0 L 10 5 L 0 10 z" }))));
+      for (const edge of layout.edges) {
+        root.append(svg("g", { class: "dag-edge" + (edge.back ? " back" : ""), "data-source": edge.source, "data-target": edge.target },
+          svg("path", { d: edge.path, "marker-end": "url(#arrow)" }),
+          svg("text", { x: edge.label_x, y: edge.label_y, "text-anchor": "middle", text: edge.label })));
+      }
+      for (const node of layout.nodes) {
+        root.append(svg("g", { class: "dag-node " + node.kind, "data-component": node.name, transform: `translate(${node.x} ${node.y})` },
+          svg("title", { text: `${node.name} (${node.kind}, ${node.parallelism} task${node.parallelism === 1 ? "" : "s"})` }),
+          svg("rect", { width: node.width, height: node.height, rx: 8, ry: 8 }),
+          svg("text", { class: "name", x: 12, y: 21, text: node.name }),
+          svg("text", { class: "kind", x: 12, y: 39, text: `${node.kind} × ${node.parallelism}` }),
+          svg("text", { class: "live", x: 12, y: 57, text: "–" })));
+      }
+      dagBox.replaceChildren(root);
+    }
+
+    function buildTables(info) {
+      const lp = info.logical_plan;
+      const rows = lp.component_order.map((c) => {
+        const kind = c in lp.spouts ? "spout" : "bolt";
+        const par = (lp.spouts[c] || lp.bolts[c]).parallelism;
+        const cells = ["emitted", "executed", "acked", "failed", "emit-rate", "execute-rate", "latency", "restarts"]
+          .map((k) => el("td", { class: "num " + k, text: "–" }));
+        return el("tr", { "data-component": c }, el("td", { text: c }), el("td", { text: kind }),
+          el("td", { class: "num", text: String(par) }), ...cells, el("td", { class: "last-error muted", text: "" }));
+      });
+      compBody.replaceChildren(...rows);
+
+      const pp = info.physical_plan;
+      if (!pp) {
+        containersBox.replaceChildren(el("p", { class: "muted", text: "The physical plan is not built yet (waiting for every Stream Manager)." }));
+        return;
+      }
+      const logsByOwner = {};
+      for (const f of S.logfiles) logsByOwner[f.owner] = f.url;
+      const boxes = [];
+      const tmLinks = el("div", { class: "logs" });
+      for (const owner of ["heron-tmanager", "executor-0", "scheduler"]) {
+        if (logsByOwner[owner]) tmLinks.append(el("a", { href: logsByOwner[owner], target: "_blank", rel: "noopener", text: owner + ".log" }));
+      }
+      const tm = info.tmanager_location;
+      boxes.push(el("div", { class: "container", "data-container": "0" },
+        el("h3", {}, "container 0 · Topology Master",
+          el("span", { class: "badge " + (tm ? "ok" : "bad"), text: tm ? "running" : "not running" })),
+        tm ? el("p", { class: "muted", text: "controller " + tm.controller_endpoint }) : null, tmLinks));
+      const stmgrs = Object.values(pp.stmgrs).sort((a, b) => (a.container ?? 0) - (b.container ?? 0));
+      for (const sm of stmgrs) {
+        const links = el("div", { class: "logs" });
+        for (const [proc, url] of Object.entries(sm.logfiles)) links.append(el("a", { href: url, target: "_blank", rel: "noopener", text: proc + ".log" }));
+        const ibody = el("tbody");
+        for (const id of sm.instance_ids) {
+          const inst = pp.instances[id];
+          ibody.append(el("tr", { "data-instance": id },
+            el("td", { text: id }), el("td", { text: inst.name }), el("td", { class: "num", text: String(inst.task_id) }),
+            ...["emitted", "executed", "emit-rate", "execute-rate", "latency"].map((k) => el("td", { class: "num " + k, text: "–" })),
+            el("td", { class: "bp", text: "–" }),
+            el("td", {}, inst.logfile ? el("a", { href: inst.logfile, target: "_blank", rel: "noopener", text: "log" }) : el("span", { class: "muted", text: "–" }))));
+        }
+        boxes.push(el("div", { class: "container", "data-stmgr": sm.id, "data-container": String(sm.container) },
+          el("h3", {}, `container ${sm.container} · ${sm.id}`, el("span", { class: "muted", text: sm.pid ? "pid " + sm.pid : "" }),
+            el("span", { class: "badge bp-state", text: "–" }), el("span", { class: "muted buffered", text: "" })),
+          links,
+          el("table", {}, el("thead", {}, el("tr", {}, ...[["instance"], ["component"], ["task", "num"], ["emitted", "num"],
+            ["executed", "num"], ["emit/s", "num"], ["execute/s", "num"], ["latency ms", "num"], ["backpressure"], ["log"]]
+            .map(([h, c]) => el("th", { class: c || null, text: h })))), ibody)));
+      }
+      containersBox.replaceChildren(...boxes);
+    }
+
+    function drawLogs() {
+      logsBody.replaceChildren(...S.logfiles.map((f) => el("tr", {},
+        el("td", {}, el("a", { href: f.url, target: "_blank", rel: "noopener", text: f.name })),
+        el("td", { text: f.owner }), el("td", { text: f.container === null ? "–" : String(f.container) }),
+        el("td", { class: "num", text: fmtBytes(f.size) }), el("td", { text: fmtTime(f.mtime) }))));
+      if (!S.logfiles.length) logsBody.replaceChildren(el("tr", {}, el("td", { colspan: "5", class: "muted", text: "no log files found" })));
+    }
+
+    async function loadInfo() {
+      const [info, logfiles] = await Promise.all([
+        getJSON("/topologies/info?" + q({ topology: name })),
+        getJSON("/topologies/logfiles?" + q({ topology: name })),
+      ]);
+      S.info = info;
+      S.logfiles = logfiles;
+      S.lastInfo = Date.now();
+      badge.textContent = info.state;
+      badge.className = "badge " + info.state;
+      const e = info.execution_state;
+      meta.replaceChildren(el("span", { text: "id " + info.id }),
+        el("span", { text: `${info.cluster} / ${info.environ} / ${info.role}` }),
+        el("span", { text: "submitted " + fmtTime(e ? e.submission_time : null) }),
+        info.working_dir ? el("span", { text: info.working_dir }) : null);
+      const pp = info.physical_plan;
+      const signature = JSON.stringify([info.id, pp ? Object.keys(pp.instances).sort() : null,
+        pp ? Object.values(pp.stmgrs).map((s) => [s.id, s.pid]) : null, !!info.tmanager_location,
+        logfiles.map((f) => f.name)]);
+      if (S.layoutId !== info.id) {  // a resubmitted topology may have another plan
+        S.layout = await getJSON("/topologies/logicalplan/layout?" + q({ topology: name }));
+        S.layoutId = info.id;
+        drawDag(S.layout);
+      }
+      if (signature !== S.signature) {
+        S.signature = signature;
+        buildTables(info);
+      }
+      drawLogs();
+    }
+
+    // -- numbers: updated on every refresh ----------------------------------------------------
+    function perComponent(metricsAnswer) {
+      const out = {};
+      for (const [metric, byInstance] of Object.entries(metricsAnswer.metrics)) {
+        for (const [instance, value] of Object.entries(byInstance)) {
+          const comp = metricsAnswer.components[instance];
+          const c = (out[comp] = out[comp] || { sums: {}, latencies: [], errors: [] });
+          if (metric === "__complete-latency") c.latencies.push(num(value));
+          else if (metric === "__last-error") { if (value) c.errors.push(String(value)); }
+          else c.sums[metric] = (c.sums[metric] || 0) + num(value);
+        }
+      }
+      return out;
+    }
+    function value(answer, metric, instance) {
+      const byInstance = answer.metrics[metric];
+      return byInstance && instance in byInstance ? byInstance[instance] : null;
+    }
+    function setCell(row, cls, text) {
+      const cell = row && row.querySelector("." + cls);
+      if (cell && cell.textContent !== text) cell.textContent = text;
+    }
+
+    function updateNumbers(all, win, bp) {
+      const span = win.starttime !== null ? win.endtime - win.starttime : 0;
+      const rate = (v) => (span > 0 && v !== null ? num(v) / span : null);
+      const shown = S.window > 0 ? win : all;
+      windowNote.textContent = S.window > 0
+        ? `(counts over the last ${Math.round(span)} s of ${S.window} s asked; rates over ${Math.round(span)} s)`
+        : `(counts since start; rates over the last ${Math.round(span)} s)`;
+      const compAll = perComponent(all);
+      const compShown = perComponent(shown);
+      const compWin = perComponent(win);
+      const lp = S.info.logical_plan;
+      for (const c of lp.component_order) {
+        const spout = c in lp.spouts;
+        const a = (compAll[c] || { sums: {}, latencies: [], errors: [] });
+        const s = (compShown[c] || { sums: {}, latencies: [], errors: [] });
+        const w = (compWin[c] || { sums: {}, latencies: [], errors: [] });
+        const row = compBody.querySelector(`tr[data-component="${CSS.escape(c)}"]`);
+        setCell(row, "emitted", fmtInt(s.sums["__emit-count"] ?? null));
+        setCell(row, "executed", fmtInt(s.sums["__execute-count"] ?? null));
+        setCell(row, "acked", fmtInt(s.sums["__ack-count"] ?? null));
+        setCell(row, "failed", fmtInt(s.sums["__fail-count"] ?? null));
+        setCell(row, "emit-rate", fmtRate(rate(w.sums["__emit-count"] ?? null)));
+        setCell(row, "execute-rate", fmtRate(rate(w.sums["__execute-count"] ?? null)));
+        const lat = a.latencies.length ? a.latencies.reduce((x, y) => x + y, 0) / a.latencies.length : null;
+        setCell(row, "latency", fmtMs(lat));
+        setCell(row, "restarts", fmtInt(a.sums["__restart-count"] ?? null));
+        setCell(row, "last-error", a.errors[0] || "");
+        const node = dagBox.querySelector(`g.dag-node[data-component="${CSS.escape(c)}"]`);
+        if (node) {
+          const emitted = a.sums["__emit-count"] || 0;
+          const executed = a.sums["__execute-count"] || 0;
+          node.setAttribute("data-emitted", String(emitted));
+          node.setAttribute("data-executed", String(executed));
+          const r = rate(spout ? (w.sums["__emit-count"] ?? null) : (w.sums["__execute-count"] ?? null));
+          const live = spout ? `${fmtInt(emitted)} emitted · ${fmtRate(r)}/s` : `${fmtInt(executed)} executed · ${fmtRate(r)}/s`;
+          const text = node.querySelector("text.live");
+          if (text.textContent !== live) text.textContent = live;
+        }
+      }
+      for (const row of containersBox.querySelectorAll("tr[data-instance]")) {
+        const id = row.dataset.instance;
+        setCell(row, "emitted", fmtInt(value(shown, "__emit-count", id)));
+        setCell(row, "executed", fmtInt(value(shown, "__execute-count", id)));
+        setCell(row, "emit-rate", fmtRate(rate(value(win, "__emit-count", id))));
+        setCell(row, "execute-rate", fmtRate(rate(value(win, "__execute-count", id))));
+        setCell(row, "latency", fmtMs(value(all, "__complete-latency", id)));
+        const b = bp.instances[id];
+        if (b) {
+          const label = b.throttled ? "spout throttled" : (b.stmgr_initiated ? "stmgr initiated" : "none");
+          setCell(row, "bp", label);
+          row.classList.toggle("bp-throttled", b.throttled);
+          row.classList.toggle("bp-initiated", !b.throttled && b.stmgr_initiated);
+        }
+      }
+      const pressured = new Set();
+      for (const box of containersBox.querySelectorAll("div[data-stmgr]")) {
+        const sm = bp.stmgrs[box.dataset.stmgr];
+        if (!sm) continue;
+        const state = box.querySelector(".bp-state");
+        const paused = sm.time_paused_ms === null ? "" : ` · spouts paused ${fmtInt(sm.time_paused_ms)} ms`;
+        state.textContent = (sm.initiated ? "backpressure (initiated)" : sm.paused ? "backpressure" : "no backpressure") + paused;
+        state.className = "badge bp-state " + (sm.initiated ? "bad" : sm.paused ? "warn" : "ok");
+        box.querySelector(".buffered").textContent = "buffered " + fmtBytes(sm.buffered_bytes);
+        if (sm.initiated) for (const id of sm.instance_ids) pressured.add(bp.instances[id] ? bp.instances[id].component : "");
+      }
+      for (const node of dagBox.querySelectorAll("g.dag-node")) node.classList.toggle("backpressure", pressured.has(node.dataset.component));
+    }
+
+    function drawExceptions(list) {
+      list.sort((a, b) => num(b.lasttime) - num(a.lasttime));
+      excBody.replaceChildren(...list.map((e) => el("tr", { "data-instance": e.instance_id },
+        el("td", { text: e.instance_id }), el("td", { class: "num", text: fmtInt(e.count) }),
+        el("td", { text: fmtTime(e.lasttime) }), el("td", {}, el("pre", { class: "trace", text: e.stacktrace })),
+        el("td", {}, e.logfile ? el("a", { href: e.logfile, target: "_blank", rel: "noopener", text: "log" }) : null))));
+      if (!list.length) excBody.replaceChildren(el("tr", {}, el("td", { colspan: "5", class: "muted", text: "no exceptions reported" })));
+    }
+
+    async function refresh() {
+      clearTimeout(S.timer);
+      try {
+        if (!S.info || Date.now() - S.lastInfo > INFO_REFRESH_MS) await loadInfo();
+        const win = S.window > 0 ? S.window : RATE_WINDOW;
+        const [all, windowed, bp, exc] = await Promise.all([
+          getJSON("/topologies/metrics?" + q({ topology: name })),
+          getJSON("/topologies/metrics?" + q({ topology: name, interval: win })),
+          getJSON("/topologies/backpressure?" + q({ topology: name, interval: win })),
+          getJSON("/topologies/exceptions?" + q({ topology: name })),
+        ]);
+        updateNumbers(all, windowed, bp);
+        drawExceptions(exc);
+        setStatus(status, false, "live · updated " + new Date().toLocaleTimeString());
+      } catch (err) {
+        if (err.status === 404) S.info = null;  // killed or resubmitted: reload the plans
+        setStatus(status, true, (err.status ? `HTTP ${err.status}: ` : "") + err.message);
+      }
+      S.timer = setTimeout(refresh, REFRESH_MS);
+    }
+    refresh();
+  }
+
+  const match = location.pathname.match(/^\/ui\/topologies\/([^/]+)\/?$/);
+  if (match) topologyPage(decodeURIComponent(match[1]));
+  else listPage();
+})();
