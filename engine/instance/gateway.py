@@ -16,6 +16,7 @@ import time
 from typing import Any
 
 import zmq
+from zmq.utils.monitor import recv_monitor_message
 
 from engine.messages import metrics_pb2, stmgr_pb2
 from engine.network import (DATA_HWM, MalformedMessage, connect_dealer, decode, encode,
@@ -77,6 +78,9 @@ class Gateway(threading.Thread):
         ident = self.instance.instance_id
         stmgr = connect_dealer(self.ctx, self.stmgr_endpoint, ident, sndhwm=DATA_HWM,
                                rcvhwm=DATA_HWM)
+        # A restarted Stream Manager knows nothing of us: zmq reconnects by itself, and the
+        # connection events tell us to register again.
+        self.monitor = stmgr.get_monitor_socket(zmq.EVENT_CONNECTED | zmq.EVENT_DISCONNECTED)
         metrics = connect_dealer(self.ctx, self.metrics_endpoint, ident, sndhwm=100, rcvhwm=100)
         try:
             self._loop(pipe, stmgr, metrics, metrics_pipe)
@@ -88,7 +92,11 @@ class Gateway(threading.Thread):
             except zmq.ZMQError:
                 pass
         finally:
-            for sock in (stmgr, metrics, pipe, metrics_pipe):
+            try:
+                stmgr.disable_monitor()
+            except zmq.ZMQError:
+                pass
+            for sock in (self.monitor, stmgr, metrics, pipe, metrics_pipe):
                 sock.close(linger=200)
 
     def _register(self, stmgr: zmq.Socket) -> None:
@@ -130,6 +138,7 @@ class Gateway(threading.Thread):
                     poller.register(pipe, pipe_flags)
                 poller.register(metrics, zmq.POLLIN)
                 poller.register(metrics_pipe, zmq.POLLIN)
+                poller.register(self.monitor, zmq.POLLIN)
                 poller_cache[key] = poller
             events = dict(poller.poll(500))
             if to_executor is not None and events.get(pipe, 0) & zmq.POLLOUT:
@@ -179,6 +188,13 @@ class Gateway(threading.Thread):
                         self._drain_to_stmgr(stmgr, to_stmgr)
                         self._relay_metrics(metrics_pipe, metrics)  # the last snapshot
                         return
+            if events.get(self.monitor, 0) & zmq.POLLIN:
+                if self._connection_events():
+                    try:
+                        self._register(stmgr)
+                    except zmq.Again:
+                        pass
+                    register_sent = time.monotonic()
             if events.get(metrics_pipe, 0) & zmq.POLLIN:
                 self._relay_metrics(metrics_pipe, metrics)
             if events.get(metrics, 0) & zmq.POLLIN:
@@ -186,6 +202,22 @@ class Gateway(threading.Thread):
                     metrics.recv_multipart(zmq.NOBLOCK)  # register responses: nothing to do
                 except zmq.Again:
                     pass
+
+    def _connection_events(self) -> bool:
+        """Read the Stream Manager connection's events; True when it (re)connected after
+        we had registered, so the registration must be sent again."""
+        again = False
+        while True:
+            try:
+                event = recv_monitor_message(self.monitor, zmq.NOBLOCK)
+            except zmq.Again:
+                return again
+            if event["event"] == zmq.EVENT_DISCONNECTED:
+                if self.registered:
+                    log.warning("lost the stream manager; will register again when it is back")
+                self.registered = False
+            elif event["event"] == zmq.EVENT_CONNECTED and not self.registered:
+                again = True
 
     @staticmethod
     def _relay_metrics(metrics_pipe: zmq.Socket, metrics: zmq.Socket) -> None:

@@ -27,11 +27,19 @@ class LedgerSpout(Spout):
         self.in_flight = set()
         self.acked = set()
         self.max_in_flight = 0
+        #: tuples per second for this task (0: as fast as next_tuple is called)
+        self.interval = 1.0 / float(conf["e2e.rate"]) if conf.get("e2e.rate") else 0.0
+        self.next_at = 0.0
         out = conf["e2e.out"]
         os.makedirs(out, exist_ok=True)
         self.ledger = open(os.path.join(out, f"{self.task}.jsonl"), "a", buffering=1)
 
     def next_tuple(self):
+        if self.interval:
+            now = time.monotonic()
+            if now < self.next_at:
+                return
+            self.next_at = max(self.next_at, now - 0.1) + self.interval * self.per_call
         for _ in range(self.per_call):
             if not self.todo:
                 return
@@ -126,3 +134,12 @@ class Firehose(Spout):
 
     def is_exhausted(self):
         return self.started is not None and time.monotonic() - self.started > self.seconds
+
+
+class Pass(Bolt):
+    """Passes each id on, anchored (auto-anchor, auto-ack)."""
+
+    outputs = ["n"]
+
+    def process(self, tup):
+        self.emit([tup.values[0]])

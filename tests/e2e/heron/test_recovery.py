@@ -1,0 +1,83 @@
+"""Failure recovery on the heron engine: ``kill -9`` one process of each kind while an
+at-least-once topology runs; it is restarted, re-registers, the plan is redistributed,
+and every id the spouts emitted is acked in the end (replayed where a tree was lost).
+Recovery time (kill until the spouts' acks move again) is printed."""
+
+from __future__ import annotations
+
+import collections
+import json
+import signal
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from tests.e2e.heron.helpers import PROJECTS, HeronRun, leaf_tuples, wait_until
+
+pytestmark = pytest.mark.timeout(240)
+
+ACKING = PROJECTS / "acking"
+LIMIT = 600
+RATE = 100  # ids per second per spout task: the run lasts about six seconds
+
+
+def acked_ids(directory: Path) -> dict[int, collections.Counter]:
+    out = {}
+    for path in sorted(directory.glob("*.jsonl")):
+        events = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        out[int(path.stem)] = collections.Counter(e["id"] for e in events if e["event"] == "ack")
+    return out
+
+
+def victim(run: HeronRun, kind: str) -> str:
+    names = sorted(run.record_processes())
+    wanted = {
+        "bolt instance": lambda n: n.startswith("container_") and "_relay_" in n,
+        "spout instance": lambda n: n.startswith("container_") and "_source_" in n,
+        "stream manager": lambda n: n.startswith("stmgr-"),
+        "metrics manager": lambda n: n.startswith("metricsmgr-"),
+        "topology master": lambda n: n == "heron-tmanager",
+        "executor": lambda n: n.startswith("executor-") and n != "executor-0",
+    }[kind]
+    matching = [n for n in names if wanted(n)]
+    assert matching, f"no {kind} among {names}"
+    return matching[-1]
+
+
+@pytest.mark.parametrize("kind", ["bolt instance", "spout instance", "stream manager",
+                                  "metrics manager", "topology master", "executor"])
+def test_a_killed_process_comes_back_and_every_id_is_acked(kind, tmp_path, isolated_imports):
+    out = tmp_path / "ledger"
+    run = HeronRun(ACKING, "e2e_recovery", tmp_path / "run",
+                   options={"e2e.limit": LIMIT, "e2e.out": str(out), "e2e.rate": RATE})
+    try:
+        run.start()
+        assert wait_until(lambda: sum(sum(c.values()) for c in acked_ids(out).values()) > 100,
+                          timeout=30), "the topology did not get going"
+        name = victim(run, kind)
+        proc = run.processes[name]
+        before = sum(sum(c.values()) for c in acked_ids(out).values())
+        killed_at = time.monotonic()
+        proc.send_signal(signal.SIGKILL)
+        psutil.wait_procs([proc], timeout=5)
+        # acks move again: counted from the spouts' own ledgers
+        assert wait_until(lambda: sum(sum(c.values()) for c in acked_ids(out).values())
+                          > before + 50, timeout=60), f"no progress after killing {name}"
+        recovery = time.monotonic() - killed_at
+        print(f"\nrecovery after killing the {kind} ({name}): {recovery:.1f}s")
+        result = run.finish(time_limit=120)
+    finally:
+        run.close()
+    assert result.reason == "finished", (
+        result.reason, result.error, result.log_dir,
+        {i: (v.get("__done"), v.get("__pending")) for i, v in run.runner.instances.items()},
+        {t: LIMIT - len(c) for t, c in acked_ids(out).items()})
+    acked = acked_ids(out)
+    assert len(acked) == 2
+    for task, counts in acked.items():
+        assert set(counts) == set(range(LIMIT)), (task, sorted(set(range(LIMIT)) - set(counts))[:20])
+    sink = collections.Counter(row[0] for row in leaf_tuples(result, "sink"))
+    assert all(sink[n] >= 2 for n in range(LIMIT))  # each id of both spout tasks, at least once
+    assert run.alive() == []
