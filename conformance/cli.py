@@ -33,7 +33,6 @@ import click
 from rich.console import Console
 from rich.progress import (
     BarColumn,
-    MofNCompleteColumn,
     Progress,
     SpinnerColumn,
     TaskID,
@@ -69,7 +68,7 @@ class RichProgress:
         self.console = console
         self.repeat = repeat
         self.progress = Progress(SpinnerColumn(), TextColumn("{task.description}"),
-                                 BarColumn(bar_width=24), MofNCompleteColumn(),
+                                 BarColumn(bar_width=24), TextColumn("{task.fields[count]}"),
                                  TimeElapsedColumn(), console=console, transient=True)
         self.total: TaskID | None = None
         self.current: TaskID | None = None
@@ -82,8 +81,9 @@ class RichProgress:
         self.progress.stop()
 
     def suite_started(self, total_runs: int) -> None:
-        self.total = self.progress.add_task("runs", total=total_runs)
-        self.current = self.progress.add_task("", total=None)
+        self.total = self.progress.add_task("all runs", total=total_runs,
+                                            count=f"0/{total_runs}")
+        self.current = self.progress.add_task("", total=None, count="")
 
     def run_started(self, label: str, engine: str, repeat: int) -> None:
         where = f"[{repeat + 1}/{self.repeat}] " if self.repeat > 1 else ""
@@ -94,13 +94,19 @@ class RichProgress:
                      elapsed: float) -> None:
         assert self.total is not None
         self.progress.advance(self.total)
+        task = self.progress.tasks[self.total]
+        self.progress.update(self.total, count=f"{int(task.completed)}/{int(task.total or 0)}")
         if outcome == "error":
             self.progress.console.print(Text(f"  {label} on {engine}: error after "
                                              f"{elapsed:.1f}s", style="magenta"))
 
-    def case_finished(self, result: CaseResult) -> None:
+    def comparing(self, case: str, repeat: int) -> None:
         assert self.current is not None
-        self.progress.update(self.current, description=f"comparing {result.case}")
+        where = f"[{repeat + 1}/{self.repeat}] " if self.repeat > 1 else ""
+        self.progress.reset(self.current, description=f"{where}comparing {case} (Spark)")
+
+    def case_finished(self, result: CaseResult) -> None:
+        pass
 
 
 # -- summary ------------------------------------------------------------------------------------
@@ -498,7 +504,7 @@ def _user_command(case: Case, engine: str, injected: bool) -> str:
     args = list(sys.argv[1:])
     out: list[str] = []
     skip = False
-    for i, arg in enumerate(args):
+    for arg in args:
         if skip:
             skip = False
             continue

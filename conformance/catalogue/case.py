@@ -83,10 +83,6 @@ class Case:
     time_limit: float = 60.0
     #: run Python components with shell specs as multi-lang subprocesses
     multilang: bool = False
-    #: replace the topology's spouts by the fixture spout (``--topology ... --input``)
-    fixture_spout: Path | None = None
-    #: bound the topology's own spouts to this many tuples per task (``--max-tuples``)
-    max_tuples: int | None = None
 
     def needs(self) -> list[str]:
         """The capability tags this case needs an engine to have."""
@@ -112,5 +108,4 @@ class Case:
         return (str(self.project), self.topology, tuple(sorted((k, str(v)) for k, v in
                                                                self.fixtures.items())),
                 tuple(sorted((k, repr(v)) for k, v in self.options.items())),
-                self.env, self.workers, self.multilang, str(self.fixture_spout),
-                self.max_tuples, self.injected_kill(inject_failures))
+                self.env, self.workers, self.multilang, self.injected_kill(inject_failures))

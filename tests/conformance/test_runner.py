@@ -166,6 +166,9 @@ def test_progress_hears_of_every_run_and_case(spark, scripted, tmp_path):
         def run_finished(self, label, engine, repeat, outcome, elapsed):
             events.append(("end", label, engine, outcome))
 
+        def comparing(self, case, repeat):
+            events.append(("compare", case))
+
         def case_finished(self, result):
             events.append(("case", result.case, result.verdict.value))
 
@@ -174,7 +177,7 @@ def test_progress_hears_of_every_run_and_case(spark, scripted, tmp_path):
     runner.run([simple_case()])
     assert events == [("suite", 2), ("start", "simple", "a"), ("end", "simple", "a", "ran"),
                       ("start", "simple", "b"), ("end", "simple", "b", "ran"),
-                      ("case", "simple", "pass")]
+                      ("compare", "simple"), ("case", "simple", "pass")]
 
 
 # -- the real engines: time bounds and failure injection ---------------------------------------
@@ -353,3 +356,20 @@ def test_max_tuples_bounds_a_users_own_endless_spout(user_project, tmp_path):
     assert out.finished, out.error
     records = list(read_capture(out.capture))
     assert Counter(r["component"] for r in records) == {"words": 7, "upper": 7}
+
+
+def test_only_at_least_once_user_topologies_take_injected_failures(tmp_path):
+    from tests.conformance.conftest import write_user_project
+
+    acking = write_user_project(tmp_path / "a", {"topology.acker.executors": 1})
+    quiet = write_user_project(tmp_path / "b", {"topology.acker.executors": 0})
+    case = topology_case(acking, "shout", work_dir=tmp_path / "w1", inject=Kill("upper"))
+    assert case.allowed_under_failure is SemanticClass.AT_LEAST_ONCE
+    assert case.injected_kill(True) == Kill("upper")
+    per_key = topology_case(acking, "shout", work_dir=tmp_path / "w2",
+                            comparison=Comparison(kind="per_key", key_columns=(0,),
+                                                  value_column=1))
+    assert per_key.allowed_under_failure is SemanticClass.EXACT
+    at_most_once = topology_case(quiet, "shout", work_dir=tmp_path / "w3")
+    assert at_most_once.allowed_under_failure is None
+    assert at_most_once.injected_kill(True) is None
