@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 import psutil
 
-from engine.launch import Submission
+from engine.launch import StateManagerSpec, Submission
 from engine.local_run import HeronLocalRun, HeronRunResult
 from engine.process.spawn import read_pid_file
 from engine.submission import load_topology
@@ -66,6 +66,8 @@ class HeronRun:
     workers: int | None = None
     multilang: bool = False
     keep_all: bool = True
+    #: where the run keeps its state (default: a local state manager in the working dir)
+    state_spec: StateManagerSpec | None = None
 
     def __post_init__(self) -> None:
         self.loaded = load_topology(self.project, name=self.name, cli_options=self.options,
@@ -73,7 +75,8 @@ class HeronRun:
         submission = Submission(project=str(self.project), name=self.name,
                                 options=dict(self.options), workers=self.workers)
         self.runner = HeronLocalRun(self.loaded, submission, working_dir=self.working_dir,
-                                    multilang=self.multilang, keep_all=self.keep_all)
+                                    multilang=self.multilang, keep_all=self.keep_all,
+                                    state_spec=self.state_spec)
         self.pplan: Any = None
         self.placement: Placement | None = None
         #: every process seen in the run's pid files: name -> psutil.Process

@@ -9,11 +9,13 @@ import collections
 import json
 import signal
 import time
+import uuid
 from pathlib import Path
 
 import psutil
 import pytest
 
+from engine.launch import StateManagerSpec
 from tests.e2e.heron.helpers import PROJECTS, HeronRun, leaf_tuples, wait_until
 
 pytestmark = pytest.mark.timeout(240)
@@ -80,4 +82,38 @@ def test_a_killed_process_comes_back_and_every_id_is_acked(kind, tmp_path, isola
         assert set(counts) == set(range(LIMIT)), (task, sorted(set(range(LIMIT)) - set(counts))[:20])
     sink = collections.Counter(row[0] for row in leaf_tuples(result, "sink"))
     assert all(sink[n] >= 2 for n in range(LIMIT))  # each id of both spout tasks, at least once
+    assert run.alive() == []
+
+
+def test_on_zookeeper_a_killed_topology_master_recreates_its_location_and_reuses_the_plan(
+        zookeeper, tmp_path, isolated_imports):
+    out = tmp_path / "ledger"
+    spec = StateManagerSpec(kind="zookeeper", zk_hosts=zookeeper.hosts,
+                            zk_root=f"/heron-recovery-{uuid.uuid4().hex[:8]}")
+    run = HeronRun(ACKING, "e2e_recovery", tmp_path / "run", state_spec=spec,
+                   options={"e2e.limit": LIMIT, "e2e.out": str(out), "e2e.rate": RATE})
+    try:
+        run.start()
+        assert wait_until(lambda: sum(sum(c.values()) for c in acked_ids(out).values()) > 100,
+                          timeout=30)
+        old = run.location
+        plan_before = run.state.get("pplans", "e2e_recovery")
+        proc = run.processes["heron-tmanager"]
+        proc.send_signal(signal.SIGKILL)
+        psutil.wait_procs([proc], timeout=5)
+        # the ephemeral location goes with the dead session's process and comes back
+        # from the restarted Topology Master, on new ports
+        relocated = wait_until(lambda: (loc := run.location) is not None
+                               and loc.controller_endpoint != old.controller_endpoint and loc,
+                               timeout=60)
+        assert relocated, "the Topology Master's location was not re-created"
+        assert run.state.get("pplans", "e2e_recovery").topology.id == plan_before.topology.id
+        result = run.finish(time_limit=120)
+    finally:
+        run.close()
+    assert result.reason == "finished", (result.reason, result.error, result.log_dir)
+    tm_log = (run.log_dir / "heron-tmanager.log").read_text()
+    assert "adopted the stored physical plan" in tm_log
+    for task, counts in acked_ids(out).items():
+        assert set(counts) == set(range(LIMIT)), task
     assert run.alive() == []
