@@ -408,7 +408,8 @@ def _common(fn: Any) -> Any:
 def _comparison_options(fn: Any) -> Any:
     for option in reversed([
         click.option("--stream", "streams", multiple=True, metavar="COMPONENT[/STREAM]",
-                     help="Compare only these streams (repeatable; default: every stream)."),
+                     help="Compare only these streams (repeatable; default: every stream, "
+                          "with --per-key the topology's result streams)."),
         click.option("--ignore-column", "ignore", multiple=True, type=int, metavar="N",
                      help="Drop value column N (0 is the first) before comparing (task ids, "
                           "timestamps). Repeatable."),

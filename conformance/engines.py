@@ -160,8 +160,9 @@ class EngineAdapter(abc.ABC):
 
     def _hang(self, case: Case, limit: float, log_dir: Path | None) -> str:
         return (f"case {case.name} on engine {self.name} did not finish within {limit:g}s "
-                "(the time bound): a spout never reported exhaustion or tuples stayed in "
-                f"flight; logs in {log_dir}")
+                "(the time bound): a spout never reported exhaustion (is_exhausted()) or "
+                "tuples stayed in flight; bound the spouts with --max-tuples N, --input "
+                f"FIXTURE or the project's own options (-o); logs in {log_dir}")
 
 
 def _first_bolt(plan: Any) -> str:

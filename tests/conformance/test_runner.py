@@ -370,6 +370,8 @@ def test_only_at_least_once_user_topologies_take_injected_failures(tmp_path):
                             comparison=Comparison(kind="per_key", key_columns=(0,),
                                                   value_column=1))
     assert per_key.allowed_under_failure is SemanticClass.EXACT
+    # per key without --stream: the result streams only (the spout's has no value column)
+    assert per_key.comparison.streams == (("upper", "default"),)
     at_most_once = topology_case(quiet, "shout", work_dir=tmp_path / "w3")
     assert at_most_once.allowed_under_failure is None
     assert at_most_once.injected_kill(True) is None
