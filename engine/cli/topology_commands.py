@@ -530,5 +530,7 @@ COMMANDS = (submit_command, kill_command, activate_command, deactivate_command,
 
 def register(group: click.Group) -> None:
     """Add the topology commands to the ``heron`` group."""
-    for command in COMMANDS:
+    from engine.cli.metrics_command import metrics_command
+
+    for command in (*COMMANDS, metrics_command):
         group.add_command(command)

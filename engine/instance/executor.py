@@ -12,6 +12,7 @@ once every upstream task has sent one.
 from __future__ import annotations
 
 import logging
+import resource
 import time
 from typing import Any, Callable
 
@@ -183,6 +184,8 @@ class ExecutorLoop:
             message.metrics.add(name="__last-error", value=s.last_error)
         for name, value in self.extra_metrics():
             message.metrics.add(name=name, value=str(value))
+        for name, value in self.process_metrics():
+            message.metrics.add(name=name, value=str(value))
         for name, value in self.collector.user_metrics.items():
             message.metrics.add(name=f"user/{name}", value=str(value))
         for text, count in self.exceptions:
@@ -200,6 +203,19 @@ class ExecutorLoop:
     def extra_metrics(self) -> list[tuple[str, Any]]:
         """Metrics only one kind of task has."""
         return []
+
+    @staticmethod
+    def process_metrics() -> list[tuple[str, Any]]:
+        """CPU seconds and memory of this process (one task per process: the task's)."""
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        rss = 0
+        try:
+            with open("/proc/self/statm", "rb") as statm:
+                rss = int(statm.read().split()[1]) * resource.getpagesize()
+        except (OSError, ValueError, IndexError):
+            rss = usage.ru_maxrss * 1024
+        return [("__cpu-seconds", round(usage.ru_utime + usage.ru_stime, 3)),
+                ("__rss-bytes", rss), ("__peak-rss-bytes", usage.ru_maxrss * 1024)]
 
     def control(self, frames: list[Any]) -> bool:
         """Handle a non-data message; False when the loop must stop."""
@@ -423,6 +439,9 @@ class BoltLoop(ExecutorLoop):
         self.upstream_done: set[int] = set()
         self._counter = 0
         self.malformed = 0
+        #: time in the component's execute and tuples executed since the last publish
+        self._exec_secs = 0.0
+        self._exec_tuples = 0
 
     def on_deactivate(self) -> None:
         self.collector.flush()
@@ -441,7 +460,23 @@ class BoltLoop(ExecutorLoop):
             log.warning("dropped %s that does not decode (%d so far): %s: %s", what,
                         self.malformed, type(exc).__name__, exc)
 
+    def extra_metrics(self) -> list[tuple[str, Any]]:
+        if not self._exec_tuples:
+            return []
+        latency = self._exec_secs / self._exec_tuples * 1000.0
+        self._exec_secs, self._exec_tuples = 0.0, 0
+        return [("__execute-latency", round(latency, 4))]
+
     def _process_batch(self, payload: bytes) -> None:
+        began = time.perf_counter()
+        executed = self.stats.executed
+        try:
+            self._execute_batch(payload)
+        finally:
+            self._exec_secs += time.perf_counter() - began
+            self._exec_tuples += self.stats.executed - executed
+
+    def _execute_batch(self, payload: bytes) -> None:
         try:
             batch = tuple_pb2.TupleBatch.FromString(payload)
         except DecodeError as exc:

@@ -1,15 +1,19 @@
-"""Latest metrics per publisher, forwarded to the Topology Master every interval."""
+"""Latest metrics per publisher, forwarded to the Topology Master every interval and
+served in Prometheus text format on the manager's own port."""
 
 from __future__ import annotations
 
 import logging
+import os
 import time
-from typing import Any
+from pathlib import Path
+from typing import Any, Iterator
 
 import zmq
 
 from engine.launch import LaunchSpec, metricsmgr_id, metrics_socket_name
 from engine.messages import metrics_pb2, tmanager_pb2
+from engine.metricsmgr.prometheus import LatestMetricsCollector, PrometheusEndpoint
 from engine.network import MalformedMessage, bind_router, connect_dealer, decode, encode, ipc_endpoint
 
 log = logging.getLogger("heron.metricsmgr")
@@ -30,6 +34,27 @@ class MetricsManager:
         self.exceptions: dict[bytes, list[Any]] = {}
         self.tm: zmq.Socket | None = None
         self.tm_endpoint: str | None = None
+        self.prometheus = PrometheusEndpoint(LatestMetricsCollector(
+            spec.topology_name, container, self._snapshot))
+        self.url_file = self._publish_url()
+        log.info("Prometheus metrics at %s", self.prometheus.url)
+
+    def _publish_url(self) -> Path:
+        """Where people and tools find the endpoint: a file beside the logs."""
+        directory = Path(self.spec.working_dir) / "metrics"
+        directory.mkdir(parents=True, exist_ok=True)
+        target = directory / f"{self.id}.url"
+        tmp = directory / f".{self.id}.url.{os.getpid()}"
+        tmp.write_text(self.prometheus.url + "\n")
+        os.replace(tmp, target)
+        return target
+
+    def _snapshot(self) -> Iterator[tuple[str, str, dict[str, str]]]:
+        """(component, instance, metrics) of every publisher, and this manager's own."""
+        for sender, values in list(self.latest.items()):
+            publisher = self.publishers.get(sender)
+            component = publisher.component_name if publisher is not None else "?"
+            yield component, sender.decode(errors="replace"), dict(values)
 
     def serve(self, running: Any) -> None:
         next_forward = time.monotonic() + FORWARD_SECS
@@ -93,6 +118,9 @@ class MetricsManager:
             return
         message = tmanager_pb2.PublishMetrics()
         now = int(time.time())
+        message.metrics.add(component_name="__metricsmgr__", instance_id=self.id,
+                            name="__prometheus-port", value=str(self.prometheus.port),
+                            timestamp=now)
         for sender, values in self.latest.items():
             publisher = self.publishers.get(sender)
             component = publisher.component_name if publisher is not None else "?"
@@ -110,6 +138,11 @@ class MetricsManager:
             pass
 
     def close(self) -> None:
+        self.prometheus.close()
+        try:
+            self.url_file.unlink()
+        except OSError:
+            pass
         self.sock.close(linger=0)
         if self.tm is not None:
             self.tm.close(linger=200)

@@ -1,0 +1,156 @@
+"""``heron metrics NAME [COMPONENT]``: a running topology's metrics, aggregated by the
+Topology Master's rules (counts summed over instances, latencies averaged, backpressure
+time summed), one row per component, or per instance with ``--instances``.
+
+The Topology Master holds the latest value of every metric of every instance (the
+Metrics Managers forward them each second); each Metrics Manager also serves them in
+Prometheus text format, and the table ends with those endpoints.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+import click
+
+from engine.cli.topology_commands import (TM_TIMEOUT_SECS, CommandError, Env, _require_topology,
+                                          common_options)
+
+#: (metric, column, how instances combine)
+COLUMNS = (("__emit-count", "emitted", "sum"), ("__execute-count", "executed", "sum"),
+           ("__ack-count", "acked", "sum"), ("__fail-count", "failed", "sum"),
+           ("__timeout-count", "timed out", "sum"),
+           ("__execute-latency", "execute ms", "avg"),
+           ("__complete-latency", "complete ms", "avg"),
+           ("__pending", "pending", "sum"),
+           ("__cpu-seconds", "cpu s", "sum"), ("__rss-bytes", "rss MB", "sum"))
+STMGR_COMPONENT = "__stmgr__"
+METRICSMGR_COMPONENT = "__metricsmgr__"
+
+
+@dataclass
+class Row:
+    name: str
+    instances: int = 0
+    values: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+
+    def add(self, metrics: dict[str, str]) -> None:
+        self.instances += 1
+        for metric, _, _ in COLUMNS:
+            try:
+                self.values[metric].append(float(metrics[metric]))
+            except (KeyError, ValueError):
+                pass
+
+    def cell(self, metric: str, how: str) -> float | None:
+        values = self.values.get(metric)
+        if not values:
+            return None
+        return sum(values) if how == "sum" else sum(values) / len(values)
+
+
+def fetch(env: Env, name: str, component: str | None) -> dict[tuple[str, str], dict[str, str]]:
+    """{(component, instance): {metric: value}} from the topology's Topology Master."""
+    from engine.messages import tmanager_pb2
+    from engine.network.sockets import RequestTimeout, request
+
+    state = env.open_state()
+    try:
+        _require_topology(state, name)
+        tm = state.get("tmanagers", name)
+    finally:
+        state.close()
+    if tm is None or not tm.controller_endpoint:
+        raise CommandError(f"no metrics for {name!r}: its Topology Master is not running "
+                           f"(no tmanagers/{name} in {env.state_spec().describe()})")
+    try:
+        response = request(tm.controller_endpoint, tmanager_pb2.MetricRequest(),
+                           timeout=TM_TIMEOUT_SECS)
+    except RequestTimeout:
+        raise CommandError(f"no metrics for {name!r}: its Topology Master at "
+                           f"{tm.controller_endpoint} did not answer within "
+                           f"{TM_TIMEOUT_SECS:g}s") from None
+    out: dict[tuple[str, str], dict[str, str]] = {}
+    for task_metric in response.metric:
+        for metric in task_metric.metric:
+            comp, _, metric_name = metric.name.partition("/")
+            if component is not None and comp != component:
+                continue
+            out.setdefault((comp, task_metric.instance_id), {})[metric_name] = metric.value
+    if component is not None and not out:
+        raise CommandError(f"topology {name!r} has no metrics for component {component!r} "
+                           "(yet: metrics arrive about once a second)")
+    return out
+
+
+def _fmt(value: float | None, metric: str) -> str:
+    if value is None:
+        return "-"
+    if metric == "__rss-bytes":
+        return f"{value / 1e6:,.1f}"
+    if metric.endswith("latency") or metric == "__cpu-seconds":
+        return f"{value:,.3f}"
+    return f"{int(value):,}"
+
+
+@click.command("metrics")
+@click.argument("name")
+@click.argument("component", required=False)
+@click.option("--instances", is_flag=True, help="One row per instance instead of per component.")
+@click.option("--json", "as_json", is_flag=True, help="Print the raw metrics as JSON.")
+@common_options
+def metrics_command(name: str, component: str | None, instances: bool, as_json: bool,
+                    env: Env) -> None:
+    """Metrics of topology NAME (optionally only COMPONENT)."""
+    from rich.table import Table
+
+    from engine.cli.display import make_console
+
+    metrics = fetch(env, name, component)
+    if as_json:
+        click.echo(json.dumps({f"{c}/{i}": v for (c, i), v in sorted(metrics.items())},
+                              indent=2, sort_keys=True))
+        return
+    rows: dict[str, Row] = {}
+    managers: list[tuple[str, dict[str, str]]] = []
+    endpoints: list[str] = []
+    for (comp, instance), values in sorted(metrics.items()):
+        if comp == STMGR_COMPONENT:
+            managers.append((instance, values))
+            continue
+        if comp == METRICSMGR_COMPONENT:
+            if values.get("__prometheus-port"):
+                endpoints.append(f"{instance}: http://127.0.0.1:{values['__prometheus-port']}/metrics")
+            continue
+        key = instance if instances else comp
+        rows.setdefault(key, Row(key)).add(values)
+    console = make_console()
+    if not console.is_terminal:
+        console.width = max(console.width, 150)  # piped: room for every column
+    table = Table(title=f"{name}: metrics", title_justify="left")
+    table.add_column("instance" if instances else "component", overflow="fold", min_width=12)
+    table.add_column("tasks", justify="right")
+    for _, column, _ in COLUMNS:
+        table.add_column(column, justify="right")
+    for key in sorted(rows):
+        row = rows[key]
+        table.add_row(key, str(row.instances),
+                      *(_fmt(row.cell(metric, how), metric) for metric, _, how in COLUMNS))
+    console.print(table)
+    if managers and component is None:
+        bp = Table(title="stream managers", title_justify="left")
+        for column in ("stream manager", "backpressure", "spouts paused s", "caused s",
+                       "largest queue KB", "trees pending"):
+            bp.add_column(column, justify="right")
+        for sid, values in managers:
+            bp.add_row(sid, "yes" if values.get("__backpressure") == "1" else "no",
+                       f"{int(values.get('__time-spouts-paused-ms', 0)) / 1000:,.1f}",
+                       f"{int(values.get('__time-spent-back-pressure-initiated-ms', 0)) / 1000:,.1f}",
+                       f"{int(values.get('__largest-queue-bytes', 0)) / 1024:,.0f}",
+                       values.get("__trees-pending", "-"))
+        console.print(bp)
+    for endpoint in endpoints:
+        console.print(f"Prometheus {endpoint}")
