@@ -1,10 +1,15 @@
-"""Platforms that run a Summingbird job: ``MemoryPlatform`` (the oracle) and
-``BatchPlatform`` (PySpark). Both take the same graph and options."""
+"""Platforms that run a Summingbird job: ``MemoryPlatform`` (the oracle), ``BatchPlatform``
+(PySpark) and ``StreamingPlatform`` (a topology on the storm or heron engine). All take
+the same graph and options."""
 
 from .base import Platform, RunResult
 from .memory import MemoryPlan, MemoryPlatform
 
-__all__ = ["BatchPlatform", "MemoryPlan", "MemoryPlatform", "Platform", "RunResult"]
+__all__ = ["BatchPlatform", "MemoryPlan", "MemoryPlatform", "Platform", "RunResult",
+           "StreamingPlatform", "plan_topology", "run_streaming"]
+
+_STREAMING = ("StreamingPlatform", "StreamingPlan", "StreamingResult", "run_streaming",
+              "plan_topology", "AllowNonCommutative")
 
 
 def __getattr__(name: str) -> object:
@@ -13,4 +18,9 @@ def __getattr__(name: str) -> object:
         from . import batch
 
         return getattr(batch, name)
+    # The streaming platform brings the Storm API and the engines: also on first use.
+    if name in _STREAMING:
+        from . import streaming
+
+        return getattr(streaming, name)
     raise AttributeError(name)

@@ -1,0 +1,131 @@
+"""The streaming platform on the storm engine (one process): same results as the oracles."""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+from collections import Counter, defaultdict
+
+import pytest
+
+from compat.summingbird import (
+    CacheSize,
+    CollectorSink,
+    FlatMapParallelism,
+    FlushFrequency,
+    InMemoryStore,
+    JobRuntimeError,
+    MemoryPlatform,
+    Options,
+    PlanningError,
+    SQLiteStore,
+    SummerParallelism,
+    source,
+)
+from compat.summingbird.monoids import Sum
+from compat.summingbird.platforms import StreamingPlatform, run_streaming
+from compat.summingbird.testing import (
+    CATALOGUE,
+    FIRST_AND_LAST,
+    WORD_COUNT,
+    differences,
+    run_job,
+    words_of,
+)
+
+ONLINE = [job for job in CATALOGUE if job is not FIRST_AND_LAST]
+PARALLEL = {"DEFAULT": Options(SummerParallelism(2), FlatMapParallelism(2), CacheSize(4),
+                               FlushFrequency(0.2))}
+
+
+@pytest.mark.parametrize("job", ONLINE, ids=[job.name for job in ONLINE])
+def test_the_catalogue_on_the_storm_engine_matches_the_oracle(job):
+    for seed in (1, 2):
+        inputs = job.sample(random.Random(seed), 50)
+        outcome = run_job(StreamingPlatform(PARALLEL, engine="storm"), job, inputs)
+        assert differences(job, outcome, job.expected(inputs)) == []
+
+
+@pytest.mark.parametrize("job", ONLINE[:5], ids=[job.name for job in ONLINE[:5]])
+def test_sqlite_stores_are_merged_in_place(job, tmp_path):
+    inputs = job.sample(random.Random(5), 40)
+    outcome = run_job(StreamingPlatform(PARALLEL, engine="storm"), job, inputs,
+                      store_factory=lambda name: SQLiteStore(tmp_path / "s.db", table=name))
+    assert differences(job, outcome, job.expected(inputs)) == []
+    with sqlite3.connect(tmp_path / "s.db") as conn:
+        tables = [t for (t,) in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+    assert tables and not [t for t in tables if t.endswith("__sb_merged")]  # ledger dropped
+
+
+def test_non_commutative_jobs_are_refused_before_anything_runs():
+    inputs = FIRST_AND_LAST.sample(random.Random(1), 10)
+    with pytest.raises(PlanningError, match="not commutative"):
+        run_job(StreamingPlatform(engine="storm"), FIRST_AND_LAST, inputs)
+
+
+def test_each_key_is_merged_by_one_summer_task_and_every_input_once(tmp_path):
+    lines = [" ".join(random.Random(i).choices("abcdefghij", k=6)) for i in range(80)]
+    store = SQLiteStore(tmp_path / "counts.db")
+    job = source(lines).flat_map(words_of).sum_by_key(store, Sum()).name("counts")
+    result = run_streaming(job, "storm", {"counts": Options(SummerParallelism(3), CacheSize(5))},
+                           record_merges=True)
+    assert store.contents() == dict(Counter(w for line in lines for w in line.split()))
+    (merges,) = result.merges.values()
+    assert len(merges) == sum(len(line.split()) for line in lines)
+    tasks_of = defaultdict(set)
+    for _, _, key, task in merges:
+        tasks_of[key].add(task)
+    assert all(len(tasks) == 1 for tasks in tasks_of.values())
+    assert len({t for tasks in tasks_of.values() for t in tasks}) > 1  # the keys are spread
+
+
+def test_caches_that_never_fill_are_flushed_by_time():
+    store = InMemoryStore()
+    job = source(["a b a", "c"]).flat_map(words_of).sum_by_key(store, Sum()).name("counts")
+    result = run_streaming(job, "storm", {"counts": Options(CacheSize(1000), FlushFrequency(0.3))})
+    assert store.contents() == {"a": 2, "b": 1, "c": 1}
+    assert result.reason == "finished"
+
+
+def test_the_tail_outputs_and_sinks_match_the_memory_platform_as_multisets():
+    def job(sink, store):
+        return (source(["x y", "y z", "x"]).flat_map(words_of).write(sink)
+                .sum_by_key(store, Sum()))
+
+    memory_sink, streaming_sink = CollectorSink(), CollectorSink()
+    memory = MemoryPlatform().execute(job(memory_sink, InMemoryStore()))
+    streaming = run_streaming(job(streaming_sink, InMemoryStore()), "storm",
+                              {"DEFAULT": FlatMapParallelism(2)})
+    assert Counter(streaming_sink.items) == Counter(memory_sink.items)
+    assert streaming_sink.items == memory_sink.items  # once each, in lineage order
+    # One (key, (previous, delta)) per input, as on the memory platform. With every delta 1
+    # (as in Summingbird's StormLaws) that multiset does not depend on arrival order.
+    assert sorted(streaming.outputs, key=repr) == sorted(memory.outputs, key=repr)
+
+
+def test_at_most_once_runs_give_the_same_stores_when_nothing_fails():
+    inputs = WORD_COUNT.sample(random.Random(9), 30)
+    outcome = run_job(StreamingPlatform(PARALLEL, engine="storm", reliability="at_most_once"),
+                      WORD_COUNT, inputs)
+    assert differences(WORD_COUNT, outcome, WORD_COUNT.expected(inputs)) == []
+
+
+def shout(line: str) -> list[tuple[str, int]]:
+    if "boom" in line:
+        raise ValueError(f"cannot shout {line!r}")
+    return words_of(line)
+
+
+def test_an_error_in_user_code_ends_the_run_naming_the_component_and_the_node():
+    job = source(["fine", "boom here"]).flat_map(shout).sum_by_key(InMemoryStore(), Sum())
+    with pytest.raises(JobRuntimeError) as info:
+        run_streaming(job, "storm", time_limit=60)
+    text = str(info.value)
+    assert "failed on the storm engine: flat_map-1." in text
+    assert "ValueError: cannot shout 'boom here' (in Summingbird node 'flat_map' (node " in text
+    assert "test_storm_engine.py:" in text
+
+
+def test_an_unknown_engine_is_refused():
+    with pytest.raises(PlanningError, match="engine must be one of storm, heron"):
+        StreamingPlatform(engine="flink")
