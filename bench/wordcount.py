@@ -1,12 +1,16 @@
-"""Word-count benchmark: the heron engine, the storm engine and a single-process ceiling.
+"""Word-count benchmark: the heron engine, the storm engine and a single-process ceiling,
+at-most-once and at-least-once, and a backpressure scenario.
 
     python bench/wordcount.py [--words N] [--workers N] [--engines heron,storm]
+                              [--reliability at-most-once|at-least-once|both]
+                              [--max-pending N] [--alo-storm-words N]
+                              [--backpressure SECS] [--bolt-cost-us US]
                               [--quick] [--json] [--rate N] [--seed N]
                               [--work-dir DIR] [--keep] [--time-limit SECS]
 
-One seeded, finite word-count topology (bench/projects/wordcount_bench: a spout picking
-words from a 175,000-word vocabulary, fields grouping on the word, two counting tasks,
-acking off) is run three ways, in this order:
+**At-most-once.** One seeded, finite word-count topology (bench/projects/wordcount_bench:
+a spout picking words from a 175,000-word vocabulary, fields grouping on the word, two
+counting tasks, acking off) is run three ways, in this order:
 
 1. **single process** (the ceiling): the same spout and bolt classes, hosted exactly as
    the engines host them, driven in a tight loop in this process with a minimal
@@ -24,6 +28,24 @@ counts them in a dict, with no component API at all: the yardstick of the design
 performance budget ("pick a random word and count it"), shown for context, and an oracle
 for the counts.
 
+**At-least-once** (``wordcount_bench_reliable``): the same words, but the spout emits
+each with a message id and keeps it for replay until it is acked, the bolt acks and
+anchors (auto-ack, auto-anchor), one acker, and ``topology.max.spout.pending``
+(``--max-pending``) bounds the trees in flight, as a Storm user of a reliable spout sets
+it. Heron runs the full word count; storm's acking path is slower, so it gets
+``--alo-storm-words``. Besides throughput, the spout measures **complete latency** from
+its own view (emit to ``ack()``, for the stamped words) and emits it on a leaf stream.
+Without failures at-least-once counts exactly, so the counts are checked as before; the
+goal is heron at-least-once >= 0.4x heron at-most-once with p99 complete latency < 50 ms.
+
+**Backpressure** (``wordcount_bench_backpressure``, heron only, ``--backpressure SECS``):
+the at-most-once spout into counting bolts that take ``--bolt-cost-us`` per word (about
+ten times slower than the spout), for a fixed time. It reports the spout's emit rate
+against the bolts' execute rate (throughput must follow the bolt), how long the Stream
+Managers kept the spouts paused, the largest queue each Stream Manager held against the
+high watermark, and the peak RSS of each process kind in the first, middle and last
+third of the run (it must stay flat: nothing buffers without bound).
+
 Throughput is measured where the words are counted: the counting bolt records the wall
 clock of its first and (to within one sample interval) last stamped tuple, and tuples/s
 is words counted over that window, so process start-up and shutdown are left out. The
@@ -39,6 +61,7 @@ the figures for that reason.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import logging
 import math
@@ -67,6 +90,11 @@ from rich.text import Text
 
 PROJECT = Path(__file__).resolve().parent / "projects" / "wordcount_bench"
 TOPOLOGY = "wordcount_bench"
+#: the at-least-once variant: message ids, acks, one acker
+TOPOLOGY_ALO = "wordcount_bench_reliable"
+#: the backpressure scenario: the at-most-once spout into slow counting bolts
+TOPOLOGY_BP = "wordcount_bench_backpressure"
+RELIABILITIES = ("at-most-once", "at-least-once")
 SPOUT = "word_spout"
 BOLT = "count_bolt"
 ENGINES = ("heron", "storm")
@@ -85,6 +113,25 @@ MAX_SAMPLES = 50_000
 GOAL_RATIO = 0.5
 #: a heron per-task capture keeps at most this many distinct keys (OutputCapture default)
 HERON_CAPTURE_MAX_KEYS = 100_000
+#: topology.max.spout.pending for the at-least-once runs (per spout task)
+DEFAULT_MAX_PENDING = 1024
+#: the at-least-once goals: this share of heron's at-most-once throughput or better...
+GOAL_ALO_RATIO = 0.4
+#: ...with the p99 complete latency under this many milliseconds
+GOAL_COMPLETE_P99_MS = 50.0
+#: the backpressure scenario's length, counted from the spout's first word
+DEFAULT_BP_SECONDS = 20.0
+QUICK_BP_SECONDS = 6.0
+#: the slow bolt's cost per word and task (2 tasks: at most 20,000 words/s in all)
+DEFAULT_BOLT_COST_US = 100.0
+#: the backpressure scenario's high watermark (the low one is half): a word is about 20
+#: bytes queued, so at the bolts' 20,000 words/s the engine's default 8 MB / 4 MB would
+#: release the spout about once every 14 s, more than the scenario lasts; 1 MB / 0.5 MB
+#: cycles every 2 s or so and shows the same bound
+DEFAULT_BP_HIGH_MB = 1.0
+#: the backpressure scenario's vocabulary: small, so the counting state is complete within
+#: a second and the memory figures show buffering, not a growing dict
+BP_VOCABULARY = 1_000
 
 log = logging.getLogger("bench.wordcount")
 
@@ -113,6 +160,16 @@ class RunFigures:
     counts: dict[str, int] = field(default_factory=dict, repr=False)
     #: keys a capture could not keep (then the counts cannot be compared)
     keys_dropped: int = 0
+    #: "at-most-once" or "at-least-once"
+    reliability: str = "at-most-once"
+    #: at-least-once: emit-to-ack delay of the stamped words, from the spout's own view
+    complete_latency_ms: dict[str, float] = field(default_factory=dict)
+    complete_samples: int = 0
+    #: at-least-once: trees the spout saw acked and failed (timeouts included)
+    acked: int | None = None
+    failed: int | None = None
+    #: at-least-once on heron: the spout instance's own complete-latency metrics
+    engine_complete_ms: dict[str, float] = field(default_factory=dict)
 
     def as_json(self) -> dict[str, Any]:
         out = asdict(self)
@@ -201,12 +258,18 @@ def figures_from_capture(run: str, reason: str, words: int, wall: float, capture
         return streams.get((BOLT, name))
 
     default, latency, clock = stream("default"), stream("latency"), stream("clock")
-    dropped = sum(s.keys_dropped for s in (default, latency, clock) if s is not None)
-    return figures_from_leaves(
+    complete = streams.get((SPOUT, "complete"))
+    dropped = sum(s.keys_dropped for s in (default, latency, clock, complete) if s is not None)
+    figures = figures_from_leaves(
         run, reason, words, wall,
         default.latest if default else {}, default.count if default else 0,
         latency.latest if latency else {}, clock.latest if clock else {},
         keys_dropped=dropped, error=error, log_dir=log_dir)
+    if complete is not None:
+        samples = list(complete.latest.values())
+        figures.complete_latency_ms = latency_figures(samples)
+        figures.complete_samples = len(samples)
+    return figures
 
 
 def check_counts(runs: Sequence[RunFigures], words: int) -> CountCheck:
@@ -279,9 +342,14 @@ class ProcessSampler:
     directory is listed at each sweep; a restarted process gets a new pid and is kept
     apart. Peak RSS comes from ``VmHWM``, so a short spike between sweeps is not missed;
     CPU time is the last one seen, so it is short by at most one interval per process.
+
+    With ``series`` it also keeps every sweep's *current* RSS per process (with the
+    ``time.monotonic()`` of the sweep), so the peak of any window of the run can be had
+    (:meth:`window_figures`): ``VmHWM`` only ever grows, so it cannot show whether the
+    memory of a long run is flat.
     """
 
-    def __init__(self, pid_dir: Path, interval: float = 0.2) -> None:
+    def __init__(self, pid_dir: Path, interval: float = 0.2, series: bool = False) -> None:
         from engine.process.spawn import read_pid_file
 
         self._read_pid_file = read_pid_file
@@ -290,6 +358,8 @@ class ProcessSampler:
         #: (stem, pid) -> [peak rss bytes, cpu seconds]
         self.seen: dict[tuple[str, int], list[float]] = {}
         self._procs: dict[str, psutil.Process] = {}
+        #: (monotonic time, stem, pid, current rss bytes) per process and sweep
+        self.series: list[tuple[float, str, int, int]] | None = [] if series else None
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="bench-process-sampler",
                                         daemon=True)
@@ -310,6 +380,7 @@ class ProcessSampler:
             self._stop.wait(self.interval)
 
     def sample(self) -> None:
+        now = time.monotonic()
         for path in self.pid_dir.glob("*.pid"):
             stem = path.stem
             proc = self._procs.get(stem)
@@ -322,27 +393,48 @@ class ProcessSampler:
                 with proc.oneshot():
                     rss = _peak_rss(proc)
                     times = proc.cpu_times()
+                    current = proc.memory_info().rss if self.series is not None else 0
             except psutil.Error:
                 continue
             entry = self.seen.setdefault((stem, proc.pid), [0, 0.0])
             entry[0] = max(entry[0], rss)
             entry[1] = times.user + times.system
+            if self.series is not None:
+                self.series.append((now, stem, proc.pid, current))
 
     def figures(self) -> list[KindFigures]:
         kinds: dict[str, list[list[float]]] = {}
         for (stem, _pid), entry in self.seen.items():
             kinds.setdefault(process_kind(stem), []).append(entry)
-        order = ["Topology Master", "Stream Manager", "Metrics Manager", "executor", "scheduler"]
-
-        def rank(kind: str) -> tuple[int, str]:
-            return (order.index(kind) if kind in order else len(order), kind)
-
         mb = 1024 * 1024
         return [KindFigures(kind=kind, processes=len(entries),
                             peak_rss_mb=max(e[0] for e in entries) / mb,
                             total_peak_rss_mb=sum(e[0] for e in entries) / mb,
                             cpu_seconds=sum(e[1] for e in entries))
-                for kind, entries in sorted(kinds.items(), key=lambda kv: rank(kv[0]))]
+                for kind, entries in sorted(kinds.items(), key=lambda kv: _kind_rank(kv[0]))]
+
+    def window_figures(self, start: float, end: float) -> dict[str, dict[str, float]]:
+        """Per process kind, the peak *current* RSS seen in ``[start, end)`` (monotonic
+        seconds): of the largest process (``peak_rss_mb``) and of each process added up
+        (``total_peak_rss_mb``); needs ``series``."""
+        peaks: dict[tuple[str, int], int] = {}
+        for t, stem, pid, rss in self.series or ():
+            if start <= t < end:
+                peaks[(stem, pid)] = max(peaks.get((stem, pid), 0), rss)
+        kinds: dict[str, list[int]] = {}
+        for (stem, _pid), rss in peaks.items():
+            kinds.setdefault(process_kind(stem), []).append(rss)
+        mb = 1024 * 1024
+        return {kind: {"processes": len(values), "peak_rss_mb": max(values) / mb,
+                       "total_peak_rss_mb": sum(values) / mb}
+                for kind, values in sorted(kinds.items(), key=lambda kv: _kind_rank(kv[0]))}
+
+
+_KIND_ORDER = ["Topology Master", "Stream Manager", "Metrics Manager", "executor", "scheduler"]
+
+
+def _kind_rank(kind: str) -> tuple[int, str]:
+    return (_KIND_ORDER.index(kind) if kind in _KIND_ORDER else len(_KIND_ORDER), kind)
 
 
 # -- the runs ------------------------------------------------------------------------------
@@ -350,11 +442,11 @@ class ProcessSampler:
 ProgressFn = Callable[[str, Mapping[str, Any], float], None]
 
 
-def load(options: Mapping[str, Any], workers: int) -> Any:
-    """Load and compile the bench topology with this benchmark's options."""
+def load(options: Mapping[str, Any], workers: int, topology: str = TOPOLOGY) -> Any:
+    """Load and compile one of the bench project's topologies with these options."""
     from engine.submission import load_topology
 
-    return load_topology(PROJECT, name=TOPOLOGY, cli_options=dict(options), workers=workers)
+    return load_topology(PROJECT, name=topology, cli_options=dict(options), workers=workers)
 
 
 class _BoltSink:
@@ -479,37 +571,81 @@ def run_bare_loop(loaded: Any, words: int, seed: int) -> RunFigures:
                       tuples_per_second=words / wall if wall > 0 else 0.0, counts=counts)
 
 
+def reliability_of(loaded: Any) -> str:
+    """"at-least-once" when the loaded topology tracks tuple trees (ackers), else
+    "at-most-once"."""
+    ackers = loaded.plan.config.get("topology.acker.executors")
+    return "at-least-once" if ackers else "at-most-once"
+
+
+def _median(values: Sequence[float]) -> float:
+    ordered = sorted(values)
+    return percentile(ordered, 0.5) if ordered else math.nan
+
+
 def run_heron(loaded: Any, options: Mapping[str, Any], workers: int, work_dir: Path,
-              time_limit: float, progress: ProgressFn) -> tuple[RunFigures, list[KindFigures]]:
-    """The real heron processes, with every process's peak RSS and CPU time sampled."""
+              time_limit: float, progress: ProgressFn,
+              name: str = "heron") -> tuple[RunFigures, list[KindFigures]]:
+    """The real heron processes, with every process's peak RSS and CPU time sampled.
+
+    At-least-once, the spout instance's own per-second complete-latency metrics
+    (``__complete-latency-p50``/``-p99``) are collected too, as a cross-check of the
+    spout's view (``engine_complete_ms``: the median of the per-second values and the
+    largest per-second p99)."""
     from engine.launch import Submission
     from engine.local_run import HeronLocalRun
 
     words = int(options["bench.words"])
-    submission = Submission(project=str(PROJECT), name=TOPOLOGY, options=dict(options),
-                            workers=workers)
+    submission = Submission(project=str(PROJECT), name=loaded.compiled.plan.name,
+                            options=dict(options), workers=workers)
     runner = HeronLocalRun(loaded, submission, working_dir=work_dir)
     sampler = ProcessSampler(work_dir / "pids")
+    reported: dict[str, list[float]] = {"p50": [], "p99": []}
+    seen_marks: set[tuple[str, str]] = set()
+
+    def on_progress(stats: Mapping[str, Any], elapsed: float) -> None:
+        for instance, values in runner.instances.items():
+            if values.get("component") != SPOUT or "__complete-latency-p99" not in values:
+                continue
+            # one value per published second: skip a poll that saw the same publication
+            mark = (instance, values.get("__ack-count", ""))
+            if mark in seen_marks:
+                continue
+            seen_marks.add(mark)
+            for q in ("p50", "p99"):
+                try:
+                    reported[q].append(float(values[f"__complete-latency-{q}"]))
+                except (KeyError, ValueError):
+                    pass
+        progress(name, stats, elapsed)
+
     began = time.monotonic()
     sampler.start()
     try:
-        result = runner.run(time_limit=time_limit,
-                            on_progress=lambda stats, elapsed: progress("heron", stats, elapsed))
+        result = runner.run(time_limit=time_limit, on_progress=on_progress)
     finally:
         runner.stop()  # idempotent; run() already stopped unless start-up raised
         sampler.stop()
     wall = time.monotonic() - began
-    figures = figures_from_capture("heron", result.reason, words, wall, result.capture,
+    figures = figures_from_capture(name, result.reason, words, wall, result.capture,
                                    error=result.error, log_dir=str(result.log_dir))
+    figures.reliability = reliability_of(loaded)
     executed = result.components[BOLT].executed
     if result.reason == "finished" and executed != figures.counted:
         figures.error = (f"the Topology Master's metrics say count_bolt executed {executed:,} "
                          f"tuples, its outputs say {figures.counted:,}")
+    if figures.reliability == "at-least-once":
+        spout = result.components[SPOUT]
+        figures.acked, figures.failed = spout.acked, spout.failed
+        if reported["p99"]:
+            figures.engine_complete_ms = {
+                "p50_median": _median(reported["p50"]), "p99_median": _median(reported["p99"]),
+                "p99_max": max(reported["p99"]), "seconds": len(reported["p99"])}
     return figures, sampler.figures()
 
 
 def run_storm(loaded: Any, words: int, log_dir: Path, time_limit: float,
-              progress: ProgressFn) -> RunFigures:
+              progress: ProgressFn, name: str = "storm") -> RunFigures:
     """Storm's model in this process, the reference engine."""
     from compat.storm_api.local import LocalCluster, OutputCapture
 
@@ -518,10 +654,192 @@ def run_storm(loaded: Any, words: int, log_dir: Path, time_limit: float,
     cluster = LocalCluster(loaded.compiled, log_dir=log_dir, capture=capture)
     began = time.monotonic()
     result = cluster.run(time_limit=time_limit,
-                         on_progress=lambda stats, elapsed: progress("storm", stats, elapsed))
+                         on_progress=lambda stats, elapsed: progress(name, stats, elapsed))
     wall = time.monotonic() - began
-    return figures_from_capture("storm", result.reason, words, wall, result.capture,
-                                error=result.error, log_dir=str(result.log_dir))
+    figures = figures_from_capture(name, result.reason, words, wall, result.capture,
+                                   error=result.error, log_dir=str(result.log_dir))
+    figures.reliability = reliability_of(loaded)
+    if figures.reliability == "at-least-once":
+        spout = result.components[SPOUT]
+        figures.acked, figures.failed = spout.acked, spout.failed
+    return figures
+
+
+# -- the backpressure scenario -------------------------------------------------------------
+
+@dataclass
+class BackpressureFigures:
+    """What the backpressure scenario measured (heron, at-most-once, fixed duration)."""
+
+    reason: str
+    #: from the spout's first word to the end of the scenario
+    seconds: float
+    bolt_cost_us: float
+    bolt_tasks: int
+    #: what the bolt tasks can count at most: tasks x 1e6 / cost
+    bolt_capacity: float
+    high_watermark_mb: float
+    low_watermark_mb: float
+    #: one per third of the run and one ("steady") from the first time the spouts were
+    #: paused (the queues had filled) to the end: {"window", "start", "end",
+    #: "spout_per_second", "bolt_per_second", "in_flight"}
+    rates: list[dict[str, Any]] = field(default_factory=list)
+    #: totals at the last metrics poll
+    emitted: int = 0
+    executed: int = 0
+    #: per Stream Manager: {"stmgr", "spouts_paused_ms", "initiated_ms",
+    #: "largest_queue_bytes_max", "backpressure_now"}
+    stmgrs: list[dict[str, Any]] = field(default_factory=list)
+    #: per third of the run, per process kind: peak current RSS (see ProcessSampler)
+    rss_windows: list[dict[str, Any]] = field(default_factory=list)
+    #: the whole run's VmHWM and CPU time per process kind
+    processes: list[KindFigures] = field(default_factory=list)
+    error: str | None = None
+    log_dir: str | None = None
+
+    def steady(self) -> dict[str, Any]:
+        return next((r for r in self.rates if r["window"] == "steady"), {})
+
+    def as_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _interpolate(samples: Sequence[tuple[float, int, int]], t: float, column: int) -> float:
+    """A counter's value at time ``t``, linearly between the polls around it."""
+    if not samples:
+        return 0.0
+    if t <= samples[0][0]:
+        return float(samples[0][column])
+    for before, after in itertools.pairwise(samples):
+        if before[0] <= t <= after[0]:
+            span = after[0] - before[0]
+            share = (t - before[0]) / span if span > 0 else 1.0
+            return before[column] + share * (after[column] - before[column])
+    return float(samples[-1][column])
+
+
+def window_rates(samples: Sequence[tuple[float, int, int]], start: float,
+                 end: float) -> dict[str, Any]:
+    """Words emitted by the spout and executed by the bolts per second over a window, and
+    the words in flight (emitted, not yet executed) at its end, from (time, emitted,
+    executed) polls of the metrics."""
+    span = end - start
+    emitted, executed = _interpolate(samples, end, 1), _interpolate(samples, end, 2)
+    in_flight = round(emitted - executed)
+    if span <= 0:
+        return {"spout_per_second": 0.0, "bolt_per_second": 0.0, "in_flight": in_flight}
+    return {"spout_per_second": (emitted - _interpolate(samples, start, 1)) / span,
+            "bolt_per_second": (executed - _interpolate(samples, start, 2)) / span,
+            "in_flight": in_flight}
+
+
+def _int_metric(values: Mapping[str, Any], name: str) -> int:
+    try:
+        return int(float(values.get(name, 0) or 0))
+    except ValueError:
+        return 0
+
+
+def run_backpressure(loaded: Any, options: Mapping[str, Any], workers: int, seconds: float,
+                     work_dir: Path, time_limit: float,
+                     status: Callable[[str], None]) -> BackpressureFigures:
+    """The spout floods bolts that take ``bench.bolt_cost_us`` per word, for ``seconds``
+    from its first word; then the topology is stopped (not drained: the point is what
+    the run held while it ran, and the queues would take long to empty at the bolt's
+    pace). The Topology Master's metrics are polled every half second."""
+    from engine.launch import Submission
+    from engine.local_run import HeronLocalRun
+    from engine.stmgr.backpressure import watermarks
+
+    high, low = watermarks(loaded.plan.config)
+    cost = float(options["bench.bolt_cost_us"])
+    tasks = loaded.plan.components[BOLT].parallelism
+    submission = Submission(project=str(PROJECT), name=loaded.compiled.plan.name,
+                            options=dict(options), workers=workers)
+    runner = HeronLocalRun(loaded, submission, working_dir=work_dir)
+    sampler = ProcessSampler(work_dir / "pids", series=True)
+    samples: list[tuple[float, int, int]] = []
+    reason, error = "finished", None
+    first_word: float | None = None
+    first_pause: float | None = None
+    began = time.monotonic()
+    sampler.start()
+    try:
+        runner.start()
+        while True:
+            time.sleep(0.5)
+            runner.poll_metrics()
+            now = time.monotonic()
+            error = runner.failure()
+            if error:
+                reason = "error"
+                break
+            stats = runner.snapshot()
+            emitted, executed = stats[SPOUT].emitted, stats[BOLT].executed
+            if first_word is None and emitted > 0:
+                first_word = now  # to within a metrics interval (1 s)
+            if first_pause is None and any(
+                    v.get("component") == "__stmgr__"
+                    and (_int_metric(v, "__backpressure")
+                         or _int_metric(v, "__time-spouts-paused-ms"))
+                    for v in runner.instances.values()):
+                first_pause = now
+            if first_word is not None:
+                samples.append((now, emitted, executed))
+                elapsed = now - first_word
+                status(f"backpressure {elapsed:5.1f}/{seconds:.0f}s  {SPOUT} emitted "
+                       f"{emitted:,}, {BOLT} executed {executed:,}")
+                if elapsed >= seconds:
+                    break
+            else:
+                status(f"backpressure: starting {workers} containers "
+                       f"({now - began:.1f}s)")
+            if now - began >= time_limit:
+                reason = "time limit"
+                break
+    except KeyboardInterrupt:
+        reason = "interrupted"
+    finally:
+        try:
+            runner.poll_metrics()
+        except Exception:  # the figures so far are still worth showing
+            log.debug("the last metrics poll failed", exc_info=True)
+        end = time.monotonic()
+        runner.stop(drain=0.0)
+        sampler.stop()
+    stmgrs = []
+    for instance, values in sorted(runner.instances.items()):
+        if values.get("component") != "__stmgr__":
+            continue
+        stmgrs.append({
+            "stmgr": instance,
+            "spouts_paused_ms": _int_metric(values, "__time-spouts-paused-ms"),
+            "initiated_ms": _int_metric(values, "__time-spent-back-pressure-initiated-ms"),
+            "largest_queue_bytes_max": _int_metric(values, "__largest-queue-bytes-max"),
+            "backpressure_now": _int_metric(values, "__backpressure")})
+    figures = BackpressureFigures(
+        reason=reason, seconds=(end - first_word) if first_word is not None else 0.0,
+        bolt_cost_us=cost, bolt_tasks=tasks, bolt_capacity=tasks * 1e6 / cost,
+        high_watermark_mb=high / 2**20, low_watermark_mb=low / 2**20,
+        emitted=samples[-1][1] if samples else 0, executed=samples[-1][2] if samples else 0,
+        stmgrs=stmgrs, processes=sampler.figures(), error=error,
+        log_dir=str(runner.spec.log_dir) if runner.spec else None)
+    if first_word is not None and end > first_word:
+        third = (end - first_word) / 3
+        bounds = [first_word + i * third for i in range(4)]
+        for i, label in enumerate(("first third", "middle third", "last third")):
+            start, stop = bounds[i], bounds[i + 1]
+            figures.rates.append({"window": label, "start": start - first_word,
+                                  "end": stop - first_word,
+                                  **window_rates(samples, start, stop)})
+            figures.rss_windows.append({"window": label, "start": start - first_word,
+                                        "end": stop - first_word,
+                                        "kinds": sampler.window_figures(start, stop)})
+        if first_pause is not None and first_pause < end:
+            figures.rates.append({"window": "steady", "start": first_pause - first_word,
+                                  "end": end - first_word,
+                                  **window_rates(samples, first_pause, end)})
+    return figures
 
 
 # -- presentation -----------------------------------------------------------------------
@@ -530,11 +848,15 @@ class Status:
     """The live status line: which run is going and how far its counting bolt got."""
 
     def __init__(self, words: int) -> None:
+        #: the words of the run going now (the at-least-once storm run has fewer)
         self.words = words
         self.text = Text("starting")
 
     def phase(self, label: str) -> None:
         self.text = Text(f"{label} ...", style="bold")
+
+    def line(self, text: str) -> None:
+        self.text = Text(text)
 
     def progress(self, engine: str, stats: Mapping[str, Any], elapsed: float) -> None:
         bolt = stats.get(BOLT)
@@ -556,49 +878,190 @@ def _fmt_ms(value: float | None) -> str:
     return f"{value:,.1f}" if value >= 10 else f"{value:,.3f}"
 
 
+def _fmt_mb(nbytes: float) -> str:
+    return f"{nbytes / 2**20:,.2f}"
+
+
+def _table(title: str, columns: Sequence[tuple[str, str]]) -> Table:
+    table = Table(title=title)
+    for name, justify in columns:
+        table.add_column(name, justify=justify, no_wrap=True)
+    return table
+
+
+def _result(run: RunFigures) -> str:
+    return run.reason if not run.error else f"{run.reason}: {run.error}"
+
+
 def results_renderable(report: dict[str, Any], runs: Sequence[RunFigures],
-                       kinds: Sequence[KindFigures], check: CountCheck) -> Group:
-    """The figures table, heron's per-process-kind table and the summary lines."""
+                       kinds: Sequence[KindFigures], check: CountCheck,
+                       alo_runs: Sequence[RunFigures] = (),
+                       bp: BackpressureFigures | None = None,
+                       alo_kinds: Sequence[KindFigures] = ()) -> Group:
+    """The figures tables (at-most-once, heron's processes, at-least-once, backpressure)
+    and the summary lines."""
     parts: list[Any] = []
     ceiling = next((r for r in runs if r.run == "single process"), None)
-    table = Table(title=f"word count: {report['words']:,} words, vocabulary "
-                        f"{report['vocabulary']:,}, seed {report['seed']}, "
-                        f"{report['workers']} containers, acking off"
-                        + (f", offered {report['rate']:,.0f} words/s" if report["rate"] else ""))
-    for name, justify in (("run", "left"), ("tuples/s", "right"), ("x ceiling", "right"),
-                          ("window s", "right"), ("wall s", "right"),
-                          ("latency p50 ms", "right"), ("p95 ms", "right"),
-                          ("p99 ms", "right"), ("samples", "right"), ("result", "left")):
-        table.add_column(name, justify=justify, no_wrap=True)
-    for run in runs:
-        ratio = (run.tuples_per_second / ceiling.tuples_per_second
-                 if ceiling and ceiling.tuples_per_second else math.nan)
-        table.add_row(run.run, f"{run.tuples_per_second:,.0f}",
-                      "-" if math.isnan(ratio) else f"{ratio:.2f}",
-                      f"{run.window_seconds:.2f}", f"{run.wall_seconds:.2f}",
-                      _fmt_ms(run.latency_ms.get("p50")), _fmt_ms(run.latency_ms.get("p95")),
-                      _fmt_ms(run.latency_ms.get("p99")), f"{run.latency_samples:,}",
-                      run.reason if not run.error else f"{run.reason}: {run.error}")
-    parts.append(table)
+    if len(runs) > 1 or not alo_runs:
+        table = _table(
+            f"word count: {report['words']:,} words, vocabulary {report['vocabulary']:,}, "
+            f"seed {report['seed']}, {report['workers']} containers, at-most-once (acking off)"
+            + (f", offered {report['rate']:,.0f} words/s" if report["rate"] else ""),
+            (("run", "left"), ("tuples/s", "right"), ("x ceiling", "right"),
+             ("window s", "right"), ("wall s", "right"), ("latency p50 ms", "right"),
+             ("p95 ms", "right"), ("p99 ms", "right"), ("samples", "right"),
+             ("result", "left")))
+        for run in runs:
+            ratio = (run.tuples_per_second / ceiling.tuples_per_second
+                     if ceiling and ceiling.tuples_per_second else math.nan)
+            table.add_row(run.run, f"{run.tuples_per_second:,.0f}",
+                          "-" if math.isnan(ratio) else f"{ratio:.2f}",
+                          f"{run.window_seconds:.2f}", f"{run.wall_seconds:.2f}",
+                          _fmt_ms(run.latency_ms.get("p50")), _fmt_ms(run.latency_ms.get("p95")),
+                          _fmt_ms(run.latency_ms.get("p99")), f"{run.latency_samples:,}",
+                          _result(run))
+        parts.append(table)
     if kinds:
-        procs = Table(title="heron: peak RSS (VmHWM) and CPU time per process kind")
-        for name, justify in (("process kind", "left"), ("processes", "right"),
-                              ("peak RSS MB (largest)", "right"),
-                              ("peak RSS MB (all)", "right"), ("CPU s", "right")):
-            procs.add_column(name, justify=justify, no_wrap=True)
-        for k in kinds:
-            procs.add_row(k.kind, str(k.processes), f"{k.peak_rss_mb:,.1f}",
-                          f"{k.total_peak_rss_mb:,.1f}", f"{k.cpu_seconds:,.1f}")
-        procs.add_row("all", str(sum(k.processes for k in kinds)), "",
-                      f"{sum(k.total_peak_rss_mb for k in kinds):,.1f}",
-                      f"{sum(k.cpu_seconds for k in kinds):,.1f}", style="bold")
-        parts.append(procs)
-    parts.extend(summary_lines(report, runs, check))
+        parts.append(kinds_table("heron, at-most-once: peak RSS (VmHWM) and CPU time per "
+                                 "process kind", kinds, report["words"]))
+    if alo_runs:
+        alo = report["at_least_once"]
+        table = _table(
+            f"word count, at-least-once: message ids, acks, 1 acker, "
+            f"topology.max.spout.pending {alo['max_pending']:,}"
+            + (f", offered {report['rate']:,.0f} words/s" if report["rate"] else ""),
+            (("run", "left"), ("words", "right"), ("tuples/s", "right"),
+             ("x at-most-once", "right"), ("window s", "right"),
+             ("complete p50 ms", "right"), ("p95 ms", "right"), ("p99 ms", "right"),
+             ("samples", "right"), ("failed", "right"), ("result", "left")))
+        for run in alo_runs:
+            engine = run.run.split()[0]
+            base = next((r for r in runs if r.run == engine), None)
+            ratio = (f"{run.tuples_per_second / base.tuples_per_second:.2f}"
+                     if base and base.tuples_per_second else "-")
+            table.add_row(engine, f"{run.words:,}", f"{run.tuples_per_second:,.0f}", ratio,
+                          f"{run.window_seconds:.2f}",
+                          _fmt_ms(run.complete_latency_ms.get("p50")),
+                          _fmt_ms(run.complete_latency_ms.get("p95")),
+                          _fmt_ms(run.complete_latency_ms.get("p99")),
+                          f"{run.complete_samples:,}",
+                          "-" if run.failed is None else f"{run.failed:,}", _result(run))
+        parts.append(table)
+        if alo_kinds:
+            parts.append(cpu_table(kinds, alo_kinds, report["words"]))
+    if bp is not None:
+        parts.extend(backpressure_renderables(bp))
+    parts.extend(summary_lines(report, runs, check, alo_runs, bp))
     return Group(*parts)
 
 
+def kinds_table(title: str, kinds: Sequence[KindFigures], words: int) -> Table:
+    procs = _table(title, (("process kind", "left"), ("processes", "right"),
+                           ("peak RSS MB (largest)", "right"), ("peak RSS MB (all)", "right"),
+                           ("CPU s", "right"), ("CPU µs/word", "right")))
+    for k in kinds:
+        procs.add_row(k.kind, str(k.processes), f"{k.peak_rss_mb:,.1f}",
+                      f"{k.total_peak_rss_mb:,.1f}", f"{k.cpu_seconds:,.1f}",
+                      f"{k.cpu_seconds * 1e6 / words:,.2f}")
+    cpu = sum(k.cpu_seconds for k in kinds)
+    procs.add_row("all", str(sum(k.processes for k in kinds)), "",
+                  f"{sum(k.total_peak_rss_mb for k in kinds):,.1f}", f"{cpu:,.1f}",
+                  f"{cpu * 1e6 / words:,.2f}", style="bold")
+    return procs
+
+
+def cpu_table(amo: Sequence[KindFigures], alo: Sequence[KindFigures], words: int) -> Table:
+    """CPU time per word of each heron process kind, at-most-once against at-least-once:
+    what acking costs, less dependent on other work on the machine than words/s."""
+    table = _table("heron: CPU µs per word (start-up included), at-most-once against "
+                   "at-least-once",
+                   (("process kind", "left"), ("at-most-once", "right"),
+                    ("at-least-once", "right"), ("at-least-once peak RSS MB", "right")))
+    by_kind = {k.kind: k for k in amo}
+    for k in alo:
+        base = by_kind.get(k.kind)
+        table.add_row(k.kind, f"{base.cpu_seconds * 1e6 / words:,.2f}" if base else "-",
+                      f"{k.cpu_seconds * 1e6 / words:,.2f}", f"{k.peak_rss_mb:,.1f}")
+    table.add_row("all", f"{sum(k.cpu_seconds for k in amo) * 1e6 / words:,.2f}" if amo else "-",
+                  f"{sum(k.cpu_seconds for k in alo) * 1e6 / words:,.2f}", "", style="bold")
+    return table
+
+
+def backpressure_renderables(bp: BackpressureFigures) -> list[Any]:
+    """The backpressure scenario's three tables: rates, Stream Managers, memory."""
+    title = (f"backpressure (heron, at-most-once): {bp.bolt_tasks} counting tasks at "
+             f"{bp.bolt_cost_us:g} µs a word (at most {bp.bolt_capacity:,.0f} words/s), "
+             f"{bp.seconds:.1f} s from the first word"
+             + ("" if bp.reason == "finished" else f" [{bp.reason}]"))
+    rates = _table(title, (("window", "left"), ("s", "right"),
+                           (f"{SPOUT} emitted/s", "right"), (f"{BOLT} executed/s", "right"),
+                           ("spout / bolt", "right"), ("words in flight at the end", "right")))
+    for r in bp.rates:
+        ratio = (f"{r['spout_per_second'] / r['bolt_per_second']:.2f}"
+                 if r["bolt_per_second"] else "-")
+        rates.add_row(r["window"] if r["window"] != "steady" else "since the first pause",
+                      f"{r['start']:.1f}–{r['end']:.1f}", f"{r['spout_per_second']:,.0f}",
+                      f"{r['bolt_per_second']:,.0f}", ratio, f"{r['in_flight']:,}",
+                      style="bold" if r["window"] == "steady" else None)
+    out: list[Any] = [rates]
+    if bp.stmgrs:
+        managers = _table(
+            f"backpressure: Stream Managers (high watermark {bp.high_watermark_mb:g} MB, "
+            f"low {bp.low_watermark_mb:g} MB)",
+            (("stream manager", "left"), ("initiated s", "right"), ("spouts paused s", "right"),
+             ("paused % of run", "right"), ("largest queue max MB", "right"),
+             ("x high watermark", "right")))
+        for m in bp.stmgrs:
+            paused = m["spouts_paused_ms"] / 1000
+            managers.add_row(m["stmgr"], f"{m['initiated_ms'] / 1000:,.1f}", f"{paused:,.1f}",
+                             f"{100 * paused / bp.seconds:.0f}" if bp.seconds else "-",
+                             _fmt_mb(m["largest_queue_bytes_max"]),
+                             f"{m['largest_queue_bytes_max'] / (bp.high_watermark_mb * 2**20):.2f}")
+        out.append(managers)
+    if bp.rss_windows:
+        labels = [w["window"] for w in bp.rss_windows]
+        memory = _table("backpressure: peak RSS MB of the largest process of each kind, per "
+                        "third of the run (sampled every 0.2 s)",
+                        (("process kind", "left"), ("processes", "right"),
+                         *((label, "right") for label in labels),
+                         ("last - first", "right")))
+        kinds = list(dict.fromkeys(k for w in bp.rss_windows for k in w["kinds"]))
+        for kind in kinds:
+            peaks = [w["kinds"].get(kind, {}).get("peak_rss_mb") for w in bp.rss_windows]
+            processes = max(w["kinds"].get(kind, {}).get("processes", 0)
+                            for w in bp.rss_windows)
+            change = (f"{peaks[-1] - peaks[0]:+,.1f}"
+                      if peaks[0] is not None and peaks[-1] is not None else "-")
+            memory.add_row(kind, str(processes),
+                           *("-" if p is None else f"{p:,.1f}" for p in peaks), change)
+        totals = [sum(k["total_peak_rss_mb"] for k in w["kinds"].values())
+                  for w in bp.rss_windows]
+        memory.add_row("all (each process's peak, added up)", "",
+                       *(f"{t:,.1f}" for t in totals), f"{totals[-1] - totals[0]:+,.1f}",
+                       style="bold")
+        out.append(memory)
+    return out
+
+
+def alo_goal(report: dict[str, Any]) -> tuple[bool | None, str]:
+    """Whether heron's at-least-once run met its goal, and the sentence saying so."""
+    alo = report.get("at_least_once") or {}
+    heron = (alo.get("runs") or {}).get("heron (at-least-once)")
+    ratio = alo.get("heron_over_at_most_once")
+    if not heron or heron["reason"] != "finished":
+        return None, ""
+    p99 = heron["complete_latency_ms"].get("p99", math.nan)
+    fast = p99 < GOAL_COMPLETE_P99_MS
+    if ratio is None:
+        return None, f"p99 complete latency {_fmt_ms(p99)} ms"
+    met = ratio >= GOAL_ALO_RATIO and fast
+    return met, (f"{ratio:.2f}x heron at-most-once, p99 complete latency {_fmt_ms(p99)} ms; "
+                 f"goal >= {GOAL_ALO_RATIO}x with p99 < {GOAL_COMPLETE_P99_MS:g} ms")
+
+
 def summary_lines(report: dict[str, Any], runs: Sequence[RunFigures],
-                  check: CountCheck) -> list[Text]:
+                  check: CountCheck, alo_runs: Sequence[RunFigures] = (),
+                  bp: BackpressureFigures | None = None) -> list[Text]:
     """A few sentences a person can act on."""
     by_name = {r.run: r for r in runs}
     ceiling, heron, storm = (by_name.get("single process"), by_name.get("heron"),
@@ -638,6 +1101,28 @@ def summary_lines(report: dict[str, Any], runs: Sequence[RunFigures],
         if heron and heron.tuples_per_second:
             line += f"; heron is {heron.tuples_per_second / storm.tuples_per_second:.1f}x that"
         lines.append(Text(line))
+    alo_heron = next((r for r in alo_runs if r.run == "heron (at-least-once)"), None)
+    if alo_heron and alo_heron.tuples_per_second:
+        met, sentence = alo_goal(report)
+        parts: list[Any] = [
+            "heron at-least-once counts ", (f"{alo_heron.tuples_per_second:,.0f} words/s", "bold"),
+            f" (max spout pending {report['at_least_once']['max_pending']:,}), {sentence}"]
+        if met is not None and not paced:
+            parts += [": ", ("met", "green") if met else ("not met", "red")]
+        lines.append(Text.assemble(*parts))
+        if alo_heron.engine_complete_ms:
+            e = alo_heron.engine_complete_ms
+            lines.append(Text(
+                f"heron's spout instance reports complete latency per second: median p50 "
+                f"{_fmt_ms(e['p50_median'])} ms, median p99 {_fmt_ms(e['p99_median'])} ms, "
+                f"worst second's p99 {_fmt_ms(e['p99_max'])} ms", style="dim"))
+    for run in alo_runs:
+        if run.failed:
+            lines.append(Text(f"{run.run}: {run.failed:,} trees failed or timed out and were "
+                              "replayed (at-least-once may then count a word twice)",
+                              style="yellow"))
+    if bp is not None:
+        lines.extend(backpressure_lines(bp))
     lines.append(Text.assemble(("✓ " if check.ok else "✗ ", "green" if check.ok else "bold red"),
                                "counts: ", check.detail))
     load = report.get("load_average_before")
@@ -650,25 +1135,88 @@ def summary_lines(report: dict[str, Any], runs: Sequence[RunFigures],
     return lines
 
 
+def backpressure_lines(bp: BackpressureFigures) -> list[Text]:
+    lines: list[Text] = []
+    if bp.error:
+        lines.append(Text(f"backpressure scenario: {bp.reason}: {bp.error}", style="bold red"))
+    steady = bp.steady()
+    if steady and steady["bolt_per_second"]:
+        ratio = steady["spout_per_second"] / steady["bolt_per_second"]
+        verdict = (("throughput follows the bolt", "green") if 0.5 <= ratio <= 2 else
+                   (f"too short a window against the queues' fill-and-drain cycle "
+                    f"({steady['in_flight']:,} words in flight): run longer", "yellow"))
+        lines.append(Text.assemble(
+            "backpressure: from the spouts' first pause to the end the spout emitted ",
+            (f"{steady['spout_per_second']:,.0f} words/s", "bold"), " and the bolts counted ",
+            (f"{steady['bolt_per_second']:,.0f}/s", "bold"),
+            f" (ratio {ratio:.2f}; the bolts can do at most {bp.bolt_capacity:,.0f}/s): ",
+            verdict))
+    if bp.stmgrs and bp.seconds:
+        paused = max(m["spouts_paused_ms"] for m in bp.stmgrs) / 1000
+        queue = max(m["largest_queue_bytes_max"] for m in bp.stmgrs)
+        lines.append(Text(
+            f"backpressure: spouts paused {paused:,.1f} s of {bp.seconds:,.1f} s; the largest "
+            f"queue a Stream Manager held was {_fmt_mb(queue)} MB against a high watermark of "
+            f"{bp.high_watermark_mb:g} MB"))
+    thirds = [r["in_flight"] for r in bp.rates if r["window"] != "steady"]
+    if thirds:
+        lines.append(Text(
+            "backpressure: words emitted but not yet counted at the end of each third: "
+            + ", ".join(f"{n:,}" for n in thirds)
+            + " (bounded by the watermarks and the zmq buffers: the spout is held back, "
+              "nothing piles up)"))
+    if len(bp.rss_windows) >= 2:
+        first, last = bp.rss_windows[0]["kinds"], bp.rss_windows[-1]["kinds"]
+        changes = {k: last[k]["peak_rss_mb"] - first[k]["peak_rss_mb"]
+                   for k in first if k in last}
+        if changes:
+            kind = max(changes, key=lambda k: abs(changes[k]))
+            lines.append(Text(
+                f"backpressure: peak RSS per process kind, last third against first: largest "
+                f"change {changes[kind]:+,.1f} MB ({kind})", style="dim"))
+    return lines
+
+
 def build_report(args: argparse.Namespace, runs: Sequence[RunFigures],
-                 kinds: Sequence[KindFigures], check: CountCheck,
+                 kinds: Sequence[KindFigures], check: CountCheck | None,
                  load_before: Sequence[float], load_after: Sequence[float],
-                 work_dir: str | None) -> dict[str, Any]:
+                 work_dir: str | None, alo_runs: Sequence[RunFigures] = (),
+                 alo_check: CountCheck | None = None,
+                 bp: BackpressureFigures | None = None,
+                 alo_kinds: Sequence[KindFigures] = ()) -> dict[str, Any]:
     """The machine-readable figures (``--json``)."""
     by_name = {r.run: r for r in runs}
     ceiling, heron = by_name.get("single process"), by_name.get("heron")
     ratio = (heron.tuples_per_second / ceiling.tuples_per_second
              if heron and ceiling and ceiling.tuples_per_second else None)
-    return {
+    checks = [c for c in (check, alo_check) if c is not None]
+    report: dict[str, Any] = {
         "words": args.words, "seed": args.seed, "workers": args.workers, "rate": args.rate,
         "vocabulary": VOCABULARY, "sample_every": sample_every_for(args.words),
-        "engines": list(args.engines), "cpus": os.cpu_count(),
+        "engines": list(args.engines), "reliability": list(args.reliability),
+        "cpus": os.cpu_count(),
         "load_average_before": list(load_before), "load_average_after": list(load_after),
         "runs": {r.run: r.as_json() for r in runs},
         "heron_over_ceiling": ratio, "goal_ratio": GOAL_RATIO,
         "heron_processes": [asdict(k) for k in kinds],
-        "counts_match": check.ok, "counts_detail": check.detail, "work_dir": work_dir,
+        "at_least_once": None, "backpressure": bp.as_json() if bp else None,
+        "counts_match": all(c.ok for c in checks),
+        "counts_detail": "; ".join(c.detail for c in checks), "work_dir": work_dir,
     }
+    if alo_runs:
+        alo_heron = next((r for r in alo_runs if r.run == "heron (at-least-once)"), None)
+        alo_ratio = (alo_heron.tuples_per_second / heron.tuples_per_second
+                     if alo_heron and heron and heron.tuples_per_second else None)
+        report["at_least_once"] = {
+            "max_pending": args.max_pending, "storm_words": args.alo_storm_words,
+            "runs": {r.run: r.as_json() for r in alo_runs},
+            "heron_processes": [asdict(k) for k in alo_kinds],
+            "heron_over_at_most_once": alo_ratio, "goal_ratio": GOAL_ALO_RATIO,
+            "goal_complete_p99_ms": GOAL_COMPLETE_P99_MS,
+            "counts_match": alo_check.ok if alo_check else None,
+            "counts_detail": alo_check.detail if alo_check else None}
+        report["at_least_once"]["goal_met"] = alo_goal(report)[0]
+    return report
 
 
 # -- command line --------------------------------------------------------------------------
@@ -677,7 +1225,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python bench/wordcount.py",
         description="Word-count throughput, latency and memory on the heron and storm "
-                    "engines, against a single-process ceiling.")
+                    "engines, against a single-process ceiling; at-most-once, at-least-once "
+                    "and under backpressure.")
     parser.add_argument("--words", type=int, default=None,
                         help=f"words the spout emits (default {DEFAULT_WORDS:,}; "
                              f"--quick: {QUICK_WORDS:,})")
@@ -686,8 +1235,29 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--engines", default=",".join(ENGINES),
                         help="comma-separated engines to run: heron, storm (default "
                              "%(default)s); the single-process ceiling always runs")
+    parser.add_argument("--reliability", default="both",
+                        choices=[*RELIABILITIES, "both"],
+                        help="at-most-once (acking off), at-least-once (message ids, acks, "
+                             "max spout pending) or both (default)")
+    parser.add_argument("--max-pending", type=int, default=DEFAULT_MAX_PENDING,
+                        help="topology.max.spout.pending of the at-least-once runs "
+                             "(default %(default)s)")
+    parser.add_argument("--alo-storm-words", type=int, default=None,
+                        help="words for storm's at-least-once run (default: a fifth of "
+                             "--words; storm's acking path is slow)")
+    parser.add_argument("--backpressure", type=float, default=None, metavar="SECS",
+                        help=f"run the backpressure scenario on heron for SECS seconds "
+                             f"(default {DEFAULT_BP_SECONDS:g}; --quick: {QUICK_BP_SECONDS:g}; "
+                             "0: skip it)")
+    parser.add_argument("--bolt-cost-us", type=float, default=DEFAULT_BOLT_COST_US,
+                        help="the backpressure scenario's counting cost per word and task, "
+                             "in microseconds (default %(default)s)")
+    parser.add_argument("--watermark-mb", type=float, default=DEFAULT_BP_HIGH_MB,
+                        help="the backpressure scenario's high watermark in MB; the low one "
+                             "is half (default %(default)s; the engine's default is 8)")
     parser.add_argument("--quick", action="store_true",
-                        help=f"a small run ({QUICK_WORDS:,} words) that shows every figure")
+                        help=f"a small run ({QUICK_WORDS:,} words, a {QUICK_BP_SECONDS:g} s "
+                             "backpressure scenario) that shows every figure")
     parser.add_argument("--json", action="store_true",
                         help="print the figures as JSON on stdout (status goes to stderr)")
     parser.add_argument("--rate", type=float, default=0.0,
@@ -712,14 +1282,42 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         parser.error(f"--rate must be positive (or 0: unlimited), got {args.rate}")
     if args.workers < 1:
         parser.error(f"--workers must be at least 1, got {args.workers}")
+    if args.max_pending < 1:
+        parser.error(f"--max-pending must be at least 1, got {args.max_pending}")
+    if args.alo_storm_words is None:
+        args.alo_storm_words = max(1, args.words // 5)
+    if args.alo_storm_words < 1:
+        parser.error(f"--alo-storm-words must be at least 1, got {args.alo_storm_words}")
+    if args.backpressure is None:
+        args.backpressure = QUICK_BP_SECONDS if args.quick else DEFAULT_BP_SECONDS
+    if args.backpressure < 0:
+        parser.error(f"--backpressure must be positive (or 0: skip), got {args.backpressure}")
+    if args.bolt_cost_us <= 0:
+        parser.error(f"--bolt-cost-us must be positive, got {args.bolt_cost_us}")
+    if args.watermark_mb <= 0:
+        parser.error(f"--watermark-mb must be positive, got {args.watermark_mb}")
     engines = [e.strip() for e in args.engines.split(",") if e.strip()]
     unknown = [e for e in engines if e not in ENGINES]
     if unknown:
         parser.error(f"unknown engine(s) {', '.join(unknown)}; choose from {', '.join(ENGINES)}")
     args.engines = [e for e in ENGINES if e in engines]  # always heron before storm
+    args.reliability = (list(RELIABILITIES) if args.reliability == "both"
+                        else [args.reliability])
+    if "heron" not in args.engines:
+        args.backpressure = 0.0  # a heron scenario
     if args.time_limit is None:
         args.time_limit = 60.0 + args.words / 10_000
     return args
+
+
+def check_groups(groups: Sequence[tuple[Sequence[RunFigures], int]]) -> CountCheck:
+    """:func:`check_counts` for several sets of runs (each with its word count): ok when
+    every set agrees within itself."""
+    checks = [check_counts(group, words) for group, words in groups if len(group) > 1]
+    if not checks:
+        return CountCheck(False, "nothing to compare")
+    failed = [c for c in checks if not c.ok]
+    return CountCheck(not failed, "; ".join(c.detail for c in (failed or checks)))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -736,33 +1334,91 @@ def main(argv: Sequence[str] | None = None) -> int:
     loaded = load(options, args.workers)
     status = Status(args.words)
     runs: list[RunFigures] = []
+    alo_runs: list[RunFigures] = []
     kinds: list[KindFigures] = []
+    alo_kinds: list[KindFigures] = []
+    groups: list[tuple[list[RunFigures], int]] = []
+    alo_groups: list[tuple[list[RunFigures], int]] = []
+    bp: BackpressureFigures | None = None
+    amo = "at-most-once" in args.reliability
+    alo = "at-least-once" in args.reliability
+
+    def interrupted() -> bool:
+        return any(r.reason == "interrupted" for r in (*runs, *alo_runs))
+
     load_before = os.getloadavg()
     with Live(status, console=status_console, refresh_per_second=4, transient=True):
         status.phase(f"bare loop: picking and counting {args.words:,} words")
-        runs.append(run_bare_loop(loaded, args.words, args.seed))
-        status.phase(f"single process: {args.words:,} words through the spout and bolt "
-                     "code with no engine")
-        runs.append(run_ceiling(loaded, args.words))
-        if "heron" in args.engines:
-            status.phase(f"heron: starting {args.workers} containers")
-            figures, kinds = run_heron(loaded, options, args.workers, work_dir / "heron",
-                                       args.time_limit, status.progress)
-            runs.append(figures)
-        if "storm" in args.engines and not any(r.reason == "interrupted" for r in runs):
-            status.phase("storm: starting")
-            runs.append(run_storm(loaded, args.words, work_dir / "storm", args.time_limit,
-                                  status.progress))
+        bare = run_bare_loop(loaded, args.words, args.seed)
+        runs.append(bare)
+        if amo:
+            status.phase(f"single process: {args.words:,} words through the spout and bolt "
+                         "code with no engine")
+            runs.append(run_ceiling(loaded, args.words))
+            if "heron" in args.engines:
+                status.phase(f"heron: starting {args.workers} containers")
+                figures, kinds = run_heron(loaded, options, args.workers, work_dir / "heron",
+                                           args.time_limit, status.progress)
+                runs.append(figures)
+            if "storm" in args.engines and not interrupted():
+                status.phase("storm: starting")
+                runs.append(run_storm(loaded, args.words, work_dir / "storm", args.time_limit,
+                                      status.progress))
+            groups.append((runs, args.words))
+        if alo and "heron" in args.engines and not interrupted():
+            alo_options = {**options, "topology.max.spout.pending": args.max_pending}
+            alo_loaded = load(alo_options, args.workers, TOPOLOGY_ALO)
+            status.phase(f"heron at-least-once: starting {args.workers} containers")
+            figures, alo_kinds = run_heron(alo_loaded, alo_options, args.workers,
+                                   work_dir / "heron-alo", args.time_limit, status.progress,
+                                   name="heron (at-least-once)")
+            alo_runs.append(figures)
+            alo_groups.append(([bare, figures], args.words))
+        if alo and "storm" in args.engines and not interrupted():
+            words = args.alo_storm_words
+            storm_options = {**bench_options(words, args.seed, args.rate),
+                             "topology.max.spout.pending": args.max_pending}
+            storm_loaded = load(storm_options, args.workers, TOPOLOGY_ALO)
+            # the same spout tasks and words as the at-most-once topology's
+            oracle = bare if words == args.words else run_bare_loop(loaded, words, args.seed)
+            status.words = words
+            status.phase("storm at-least-once: starting")
+            figures = run_storm(storm_loaded, words, work_dir / "storm-alo",
+                                60.0 + words / 2_000, status.progress,
+                                name="storm (at-least-once)")
+            alo_runs.append(figures)
+            alo_groups.append(([oracle, figures], words))
+            status.words = args.words
+        if args.backpressure > 0 and not interrupted():
+            # a small vocabulary: the counting tasks' dicts are full at once, so what
+            # their memory does over the run is what the engine buffers
+            bp_options = {**bench_options(10**12, args.seed),
+                          "bench.vocabulary": BP_VOCABULARY,
+                          "bench.bolt_cost_us": args.bolt_cost_us,
+                          "heron.streammgr.network.backpressure.highwatermark.mb":
+                              args.watermark_mb,
+                          "heron.streammgr.network.backpressure.lowwatermark.mb":
+                              args.watermark_mb / 2}
+            bp_loaded = load(bp_options, args.workers, TOPOLOGY_BP)
+            bp = run_backpressure(bp_loaded, bp_options, args.workers, args.backpressure,
+                                  work_dir / "heron-backpressure", 60.0 + args.backpressure,
+                                  status.line)
     load_after = os.getloadavg()
-    check = check_counts(runs, args.words)
-    clean = check.ok and all(r.reason == "finished" and not r.error for r in runs)
+    check = check_groups(groups) if groups else None
+    alo_check = check_groups(alo_groups) if alo_groups else None
+    all_runs = [*runs, *alo_runs] if (groups or alo_groups) else runs
+    clean = (all(c is None or c.ok for c in (check, alo_check))
+             and (check is not None or alo_check is not None)
+             and all(r.reason == "finished" and not r.error for r in all_runs)
+             and (bp is None or (bp.reason == "finished" and not bp.error)))
     keep = args.keep or not own_dir or not clean
     report = build_report(args, runs, kinds, check, load_before, load_after,
-                          str(work_dir) if keep else None)
+                          str(work_dir) if keep else None, alo_runs, alo_check, bp, alo_kinds)
     if args.json:
         print(json.dumps(report, indent=2, default=str))
     else:
-        out.print(results_renderable(report, runs, kinds, check))
+        shown = CountCheck(report["counts_match"], report["counts_detail"])
+        out.print(results_renderable(report, runs, kinds, shown, alo_runs, bp, alo_kinds))
     if not keep:
         shutil.rmtree(work_dir, ignore_errors=True)
     return 0 if clean else 1

@@ -1,7 +1,8 @@
 """The word-count benchmark (bench/wordcount.py) on tiny settings: it completes, reports
-every figure (throughput, latency percentiles, peak RSS per heron process kind), the
-engines' counts agree, and no process outlives it. Nothing here asserts on speed:
-timings depend on the machine and on what else runs on it."""
+every figure (throughput, latency percentiles, peak RSS per heron process kind; at-least-
+once throughput and complete latency; the backpressure scenario's rates, pauses, queues
+and memory over time), the engines' counts agree, and no process outlives it. Nothing
+here asserts on speed: timings depend on the machine and on what else runs on it."""
 
 from __future__ import annotations
 
@@ -16,13 +17,19 @@ import psutil
 import pytest
 
 from bench.wordcount import (
+    DEFAULT_BOLT_COST_US,
+    DEFAULT_BP_HIGH_MB,
+    DEFAULT_MAX_PENDING,
+    ProcessSampler,
     RunFigures,
     check_counts,
+    check_groups,
     latency_figures,
     main,
     parse_args,
     percentile,
     process_kind,
+    window_rates,
 )
 
 REPO = Path(__file__).resolve().parents[2]
@@ -47,17 +54,23 @@ def processes_naming(path: Path) -> list[str]:
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(300)
-def test_json_figures_for_both_engines_and_the_ceiling(tmp_path, capsys, isolated_imports):
-    words, workers = 20_000, 2
+@pytest.mark.timeout(400)
+def test_json_figures_for_every_mode(tmp_path, capsys, isolated_imports):
+    """Both engines at-most-once and at-least-once, the ceiling, and the backpressure
+    scenario, on tiny sizes: every figure is there and the counts agree."""
+    words, alo_storm_words, workers, bp_seconds = 20_000, 5_000, 2, 8
     work = tmp_path / "bench"
     code = main(["--words", str(words), "--workers", str(workers), "--json",
+                 "--alo-storm-words", str(alo_storm_words), "--backpressure", str(bp_seconds),
                  "--work-dir", str(work)])
     report = json.loads(capsys.readouterr().out)
     assert code == 0, json.dumps(report, indent=2)
     assert report["counts_match"] is True, report["counts_detail"]
     assert (report["words"], report["workers"], report["engines"]) == (words, workers,
                                                                        ["heron", "storm"])
+    assert report["reliability"] == ["at-most-once", "at-least-once"]
+
+    # -- at-most-once
     runs = report["runs"]
     assert list(runs) == ["bare Python loop", "single process", "heron", "storm"]
     distinct = {run["distinct_words"] for run in runs.values()}
@@ -65,13 +78,14 @@ def test_json_figures_for_both_engines_and_the_ceiling(tmp_path, capsys, isolate
     for name in ("single process", "heron", "storm"):
         run = runs[name]
         assert (run["reason"], run["error"], run["keys_dropped"]) == ("finished", None, 0), run
-        assert run["counted"] == words
+        assert run["counted"] == words and run["reliability"] == "at-most-once"
         assert run["tuples_per_second"] > 0 and run["window_seconds"] > 0
         # the spout stamps its first word and every 100th after it
         assert run["latency_samples"] == math.ceil(words / report["sample_every"])
         latency = run["latency_ms"]
         assert set(latency) == {"p50", "p95", "p99", "max"}
         assert 0 <= latency["p50"] <= latency["p95"] <= latency["p99"] <= latency["max"]
+        assert run["complete_latency_ms"] == {} and run["complete_samples"] == 0
     assert report["heron_over_ceiling"] == pytest.approx(
         runs["heron"]["tuples_per_second"] / runs["single process"]["tuples_per_second"])
     kinds = {k["kind"]: k for k in report["heron_processes"]}
@@ -83,29 +97,113 @@ def test_json_figures_for_both_engines_and_the_ceiling(tmp_path, capsys, isolate
     assert kinds["instance: count_bolt"]["processes"] == 2
     for kind in kinds.values():
         assert 0 < kind["peak_rss_mb"] <= kind["total_peak_rss_mb"], kind
+
+    # -- at-least-once: exact counts (no failures), complete latency from the spout
+    alo = report["at_least_once"]
+    assert alo["counts_match"] is True, alo["counts_detail"]
+    assert alo["max_pending"] == DEFAULT_MAX_PENDING and alo["storm_words"] == alo_storm_words
+    assert list(alo["runs"]) == ["heron (at-least-once)", "storm (at-least-once)"]
+    for name, n in (("heron (at-least-once)", words), ("storm (at-least-once)", alo_storm_words)):
+        run = alo["runs"][name]
+        assert (run["reason"], run["error"], run["keys_dropped"]) == ("finished", None, 0), run
+        assert run["reliability"] == "at-least-once"
+        assert run["counted"] == run["words"] == n
+        assert run["tuples_per_second"] > 0 and run["window_seconds"] > 0
+        # every word's tree was acked, none failed; one complete-latency sample per stamp
+        assert (run["acked"], run["failed"]) == (n, 0), run
+        assert run["complete_samples"] == math.ceil(n / 100)
+        complete = run["complete_latency_ms"]
+        assert set(complete) == {"p50", "p95", "p99", "max"}
+        assert 0 < complete["p50"] <= complete["p95"] <= complete["p99"] <= complete["max"]
+    assert alo["heron_over_at_most_once"] == pytest.approx(
+        alo["runs"]["heron (at-least-once)"]["tuples_per_second"]
+        / runs["heron"]["tuples_per_second"])
+    assert alo["goal_met"] in (True, False)
+    assert {k["kind"] for k in alo["heron_processes"]} == HERON_KINDS
+
+    # -- backpressure: the spout follows the slow bolt, the queues stay bounded
+    bp = report["backpressure"]
+    assert (bp["reason"], bp["error"]) == ("finished", None), bp
+    assert bp["seconds"] >= bp_seconds and bp["bolt_cost_us"] == DEFAULT_BOLT_COST_US
+    assert bp["high_watermark_mb"] == DEFAULT_BP_HIGH_MB
+    assert 0 < bp["executed"] <= bp["emitted"]
+    windows = [r["window"] for r in bp["rates"]]
+    assert windows == ["first third", "middle third", "last third", "steady"], bp["rates"]
+    steady = bp["rates"][-1]
+    assert steady["bolt_per_second"] > 0
+    # no timing assertions, but a spout that were not held back would emit several
+    # hundred thousand words a second against the bolts' 20,000 at most
+    assert steady["spout_per_second"] <= 5 * steady["bolt_per_second"], bp["rates"]
+    assert bp["emitted"] <= 10 * bp["executed"], (bp["emitted"], bp["executed"])
+    assert len(bp["stmgrs"]) == workers
+    high = bp["high_watermark_mb"] * 2**20
+    for manager in bp["stmgrs"]:
+        assert manager["spouts_paused_ms"] > 0, manager
+        # at most the watermark plus the message in hand (a batch of 1,024 words)
+        assert 0 < manager["largest_queue_bytes_max"] <= high + 64 * 1024, manager
+    assert [w["window"] for w in bp["rss_windows"]] == ["first third", "middle third",
+                                                        "last third"]
+    for window in bp["rss_windows"]:
+        assert set(window["kinds"]) == HERON_KINDS, window
+        for kind in window["kinds"].values():
+            assert 0 < kind["peak_rss_mb"] <= kind["total_peak_rss_mb"]
+    assert {k["kind"] for k in bp["processes"]} == HERON_KINDS
+
     # a clean run given --work-dir keeps the logs there, and leaves no process behind
-    assert report["work_dir"] == str(work) and (work / "heron" / "logs").is_dir()
+    assert report["work_dir"] == str(work)
+    for run_dir in ("heron", "heron-alo", "heron-backpressure"):
+        assert (work / run_dir / "logs").is_dir(), run_dir
+    assert processes_naming(work) == []
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_the_script_prints_the_tables_and_the_count_check(tmp_path):
+    work = tmp_path / "bench"
+    proc = subprocess.run(
+        [sys.executable, str(SCRIPT), "--words", "5000", "--backpressure", "5",
+         "--work-dir", str(work)],
+        capture_output=True, text=True, timeout=280, cwd=tmp_path, check=False,
+        env={**os.environ, "COLUMNS": "160"})
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 0, output
+    for header in ("tuples/s", "x ceiling", "window s", "latency p50 ms", "p95 ms", "p99 ms",
+                   "peak RSS MB (largest)", "CPU s", "CPU µs/word",
+                   "at-least-once: message ids, acks", "topology.max.spout.pending 1,024",
+                   "x at-most-once", "complete p50 ms", "failed",
+                   "CPU µs per word", "backpressure (heron, at-most-once)",
+                   "word_spout emitted/s", "count_bolt executed/s", "since the first pause",
+                   "spouts paused s", "largest queue max MB", "first third", "last third"):
+        assert header in proc.stdout, (header, output)
+    for row in ("bare Python loop", "single process", "heron", "storm", *HERON_KINDS):
+        assert row in proc.stdout, (row, output)
+    assert "✓ counts: bare Python loop = single process = heron = storm" in proc.stdout, output
+    assert "= heron (at-least-once)" in proc.stdout, output
+    assert "the single-process ceiling" in proc.stdout
+    assert "heron at-least-once counts" in proc.stdout
+    assert "from the spouts' first pause to the end the spout emitted" in proc.stdout
     assert processes_naming(work) == []
 
 
 @pytest.mark.slow
 @pytest.mark.timeout(240)
-def test_the_script_prints_the_tables_and_the_count_check(tmp_path):
-    work = tmp_path / "bench"
-    proc = subprocess.run(
-        [sys.executable, str(SCRIPT), "--words", "5000", "--work-dir", str(work)],
-        capture_output=True, text=True, timeout=220, cwd=tmp_path, check=False,
-        env={**os.environ, "COLUMNS": "160"})
-    output = proc.stdout + proc.stderr
-    assert proc.returncode == 0, output
-    for header in ("tuples/s", "x ceiling", "window s", "latency p50 ms", "p95 ms", "p99 ms",
-                   "peak RSS MB (largest)", "CPU s"):
-        assert header in proc.stdout, (header, output)
-    for row in ("bare Python loop", "single process", "heron", "storm", *HERON_KINDS):
-        assert row in proc.stdout, (row, output)
-    assert "✓ counts: bare Python loop = single process = heron = storm" in proc.stdout, output
-    assert "the single-process ceiling" in proc.stdout
-    assert processes_naming(work) == []
+def test_at_least_once_alone_on_heron(tmp_path, capsys, isolated_imports):
+    """``--reliability at-least-once``: no ceiling and no at-most-once engine runs, the
+    bare loop is the oracle, and the figures say what max spout pending was used."""
+    words = 10_000
+    code = main(["--words", str(words), "--engines", "heron", "--reliability",
+                 "at-least-once", "--max-pending", "64", "--backpressure", "0", "--json",
+                 "--work-dir", str(tmp_path / "bench")])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 0, json.dumps(report, indent=2)
+    assert list(report["runs"]) == ["bare Python loop"]
+    assert report["heron_processes"] == [] and report["backpressure"] is None
+    alo = report["at_least_once"]
+    assert alo["max_pending"] == 64 and alo["heron_over_at_most_once"] is None
+    run = alo["runs"]["heron (at-least-once)"]
+    assert (run["counted"], run["acked"], run["failed"]) == (words, words, 0)
+    assert report["counts_match"] is True
+    assert "bare Python loop = heron (at-least-once)" in report["counts_detail"]
 
 
 def figures(run: str, counts: dict[str, int], reason: str = "finished") -> RunFigures:
@@ -156,3 +254,58 @@ def test_bad_arguments_are_refused_with_a_message(capsys):
         parse_args(["--words", "0"])
     assert parse_args(["--quick"]).words == 100_000
     assert parse_args(["--engines", "storm,heron"]).engines == ["heron", "storm"]
+
+
+def test_count_checks_over_several_word_counts():
+    a, b = figures("bare", {"dog": 2, "cat": 1}), figures("heron", {"dog": 2, "cat": 1})
+    small, storm = figures("bare", {"dog": 1}), figures("storm", {"dog": 1})
+    both = check_groups([([a, b], 3), ([small, storm], 1)])
+    assert both.ok and "bare = heron" in both.detail and "bare = storm" in both.detail
+    wrong = check_groups([([a, b], 3), ([small, figures("storm", {"cat": 1})], 1)])
+    assert not wrong.ok and "storm and bare differ on 2 words" in wrong.detail
+    assert "bare = heron" not in wrong.detail  # only what failed is named
+    assert not check_groups([([a], 3)]).ok  # nothing to compare
+
+
+def test_window_rates_interpolate_between_metric_polls():
+    # (time, spout emitted, bolt executed): the spout stops at t=2, the bolt keeps going
+    polls = [(0.0, 0, 0), (1.0, 100, 10), (2.0, 200, 20), (4.0, 200, 40)]
+    first = window_rates(polls, 0.0, 2.0)
+    assert first == {"spout_per_second": 100.0, "bolt_per_second": 10.0, "in_flight": 180}
+    assert window_rates(polls, 0.5, 1.5)["spout_per_second"] == pytest.approx(100.0)
+    late = window_rates(polls, 2.0, 4.0)
+    assert late == {"spout_per_second": 0.0, "bolt_per_second": 10.0, "in_flight": 160}
+    # outside the polls: the nearest poll's value
+    assert window_rates(polls, 4.0, 9.0)["bolt_per_second"] == 0.0
+
+
+def test_rss_windows_take_each_process_peak_inside_the_window(tmp_path):
+    sampler = ProcessSampler(tmp_path, series=True)
+    mb = 2**20
+    sampler.series = [(0.5, "stmgr-1", 10, 30 * mb), (1.5, "stmgr-1", 10, 40 * mb),
+                      (1.6, "stmgr-2", 11, 35 * mb), (2.5, "stmgr-1", 10, 31 * mb),
+                      (1.7, "container_1_count_bolt_2", 12, 50 * mb)]
+    first = sampler.window_figures(0.0, 1.0)
+    assert first == {"Stream Manager": {"processes": 1, "peak_rss_mb": 30.0,
+                                        "total_peak_rss_mb": 30.0}}
+    second = sampler.window_figures(1.0, 2.0)
+    assert list(second) == ["Stream Manager", "instance: count_bolt"]
+    assert second["Stream Manager"] == {"processes": 2, "peak_rss_mb": 40.0,
+                                        "total_peak_rss_mb": 75.0}
+    assert ProcessSampler(tmp_path).window_figures(0.0, 9.0) == {}  # no series kept
+
+
+def test_new_arguments_and_their_defaults(capsys):
+    args = parse_args([])
+    assert args.reliability == ["at-most-once", "at-least-once"]
+    assert (args.max_pending, args.backpressure) == (DEFAULT_MAX_PENDING, 20.0)
+    assert args.alo_storm_words == args.words // 5
+    quick = parse_args(["--quick"])
+    assert (quick.words, quick.backpressure, quick.alo_storm_words) == (100_000, 6.0, 20_000)
+    assert parse_args(["--reliability", "at-least-once"]).reliability == ["at-least-once"]
+    assert parse_args(["--engines", "storm"]).backpressure == 0.0  # a heron scenario
+    for bad in (["--max-pending", "0"], ["--backpressure", "-1"], ["--bolt-cost-us", "0"],
+                ["--reliability", "exactly-once"], ["--watermark-mb", "0"]):
+        with pytest.raises(SystemExit):
+            parse_args(bad)
+    capsys.readouterr()
