@@ -17,6 +17,7 @@ from __future__ import annotations
 import ipaddress
 import json
 import logging
+import signal
 import socket
 import sys
 import threading
@@ -64,7 +65,7 @@ def check_host(host: str, allow_remote: bool) -> None:
 
 
 def bind_socket(host: str, port: int) -> socket.socket:
-    """A listening-ready socket on ``host:port`` (port 0 picks one), bound here so a port
+    """A listening socket on ``host:port`` (port 0 picks one), bound here so a port
     in use is a clear error and the real port is known before the server starts."""
     family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
@@ -74,6 +75,9 @@ def bind_socket(host: str, port: int) -> socket.socket:
     except OSError as exc:
         sock.close()
         raise CommandError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    # Listening now: a client that connects as soon as the URL is printed waits in the
+    # backlog until uvicorn accepts, rather than being refused.
+    sock.listen(2048)
     sock.set_inheritable(True)
     return sock
 
@@ -111,7 +115,20 @@ def serve(app: Any, sock: socket.socket, *, open_url: str | None = None) -> None
                     return
                 threading.Event().wait(0.1)
         threading.Thread(target=open_when_started, name="open-browser", daemon=True).start()
-    server.run(sockets=[sock])
+    # uvicorn stops gracefully on SIGINT/SIGTERM, then raises the signal again once its
+    # own handlers are gone; these handlers take that second delivery, so a requested stop
+    # ends the command normally (exit 0) instead of by the signal or a KeyboardInterrupt.
+    def stop(signum: int, frame: Any) -> None:
+        server.should_exit = True
+
+    watched = (signal.SIGINT, signal.SIGTERM)
+    previous = ({s: signal.signal(s, stop) for s in watched}
+                if threading.current_thread() is threading.main_thread() else {})
+    try:
+        server.run(sockets=[sock])
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 def _run(fn: Any, *args: Any, **kwargs: Any) -> Any:

@@ -56,7 +56,7 @@ class ServedApp:
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]},
                                        name="uvicorn-test", daemon=True)
 
-    def start(self, timeout: float = 20.0) -> "ServedApp":
+    def start(self, timeout: float = 20.0) -> ServedApp:
         self.thread.start()
         if not wait_until(lambda: self.server.started or not self.thread.is_alive(), timeout, 0.05) \
                 or not self.server.started:
@@ -114,6 +114,7 @@ class RunningTopology:
 
 
 def spout_emitted(state_spec: StateManagerSpec, name: str) -> int:
+    from engine.tracker.errors import Unavailable
     from engine.tracker.tmanager_client import TManagerClient
 
     with state_spec.open() as state:
@@ -122,7 +123,7 @@ def spout_emitted(state_spec: StateManagerSpec, name: str) -> int:
         return 0
     try:
         snapshot = TManagerClient(name, location.controller_endpoint, 2.0).metrics()
-    except Exception:
+    except Unavailable:
         return 0
     return sum(int(v.get("__emit-count", 0)) for i, v in snapshot.values.items()
                if snapshot.components.get(i) == "sentence_spout")

@@ -4,7 +4,15 @@ at or before the window's start, and bounded memory."""
 
 from __future__ import annotations
 
-from engine.tracker.history import MetricsHistory, TopologyHistory, is_counter, parse_value, window
+import itertools
+
+from engine.tracker.history import (
+    MetricsHistory,
+    TopologyHistory,
+    is_counter,
+    parse_value,
+    window,
+)
 from engine.tracker.tmanager_client import MetricsSnapshot
 
 
@@ -63,12 +71,12 @@ def test_the_baseline_is_the_newest_snapshot_at_or_before_the_window_start():
 
 def test_history_is_bounded_in_age_and_spacing():
     history = TopologyHistory("id-1", max_age=30, min_spacing=5)
-    for t in range(0, 100):
+    for t in range(100):
         history.add(snap(float(t), a={"__emit-count": str(t)}))
     times = [s.time for s in history.snapshots]
     assert times[-1] == 99.0
     assert times[0] >= 99 - 30
-    assert all(b - a >= 5 for a, b in zip(times[:-2], times[1:-1]))
+    assert all(b - a >= 5 for a, b in itertools.pairwise(times[:-1]))
     assert len(times) <= 30 // 5 + 2
     history.add(snap(50.0, a={"__emit-count": "1"}))  # an answer older than the newest
     assert history.snapshots[-1].time == 99.0

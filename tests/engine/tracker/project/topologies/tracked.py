@@ -1,8 +1,8 @@
 """spout -> split (shuffle) -> count (fields) over two containers, with acking."""
 
-from compat.storm_api import Grouping, Topology
-
 from tracker_parts import CountBolt, SentenceSpout, SplitBolt
+
+from compat.storm_api import Grouping, Topology
 
 
 class Tracked(Topology):

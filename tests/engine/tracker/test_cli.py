@@ -1,0 +1,121 @@
+"""`heron tracker`, `heron ui` and `heron open`: a real tracker process that serves and
+stops on SIGTERM, loopback unless --allow-remote, the UI server forwarding to a tracker,
+and opening the page of a running topology."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from engine.cli.main import main
+from engine.cli.tracker_commands import is_loopback
+from engine.ui.app import create_ui_app
+from tests.engine.tracker.conftest import NAME, client, tracker_app, wait_until
+
+pytestmark = pytest.mark.timeout(90)
+REPO = Path(__file__).resolve().parents[3]
+
+
+def heron(*args: str):
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_heron_tracker_serves_the_api_and_the_page_and_stops_on_sigterm(tmp_path):
+    log = tmp_path / "tracker.err"
+    env = {**os.environ, "HERON_HOME": str(tmp_path / "home"), "PYTHONPATH": str(REPO)}
+    with open(log, "w") as err:
+        proc = subprocess.Popen([sys.executable, "-m", "engine.cli.main", "tracker", "--port", "0",
+                                 "--poll-interval", "1"], cwd=REPO, env=env,
+                                stdout=subprocess.DEVNULL, stderr=err, start_new_session=True)
+    try:
+        found = wait_until(lambda: re.search(r"serving on (http://127\.0\.0\.1:\d+)",
+                                             log.read_text()), 30)
+        assert found, f"no 'serving on' line: {log.read_text()}"
+        url = found.group(1)
+        assert f"local {tmp_path / 'home' / 'state'}" in log.read_text()
+        with client(url) as http:
+            assert wait_until(lambda: http.get("/health").status_code == 200, 10)
+            assert http.get("/topologies").json() == {}
+            assert http.get("/ui/").status_code == 200
+            assert "/topologies/metrics" in http.get("/openapi.json").json()["paths"]
+            missing = http.get("/topologies/info", params={"topology": "nope"})
+            assert missing.status_code == 404 and "no topology named 'nope'" in missing.text
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=15) == 0, log.read_text()
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(10)
+
+
+def test_serving_beyond_loopback_needs_allow_remote(tmp_path):
+    assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost")
+    assert is_loopback("127.3.4.5") and not is_loopback("0.0.0.0")
+    assert not is_loopback("192.0.2.7") and not is_loopback("example.org")
+    for command in (["tracker", "--state-root", str(tmp_path)], ["ui"]):
+        result = heron(*command, "--host", "0.0.0.0", "--port", "0")
+        assert result.exit_code == 2, result.output
+        assert "refusing to serve on 0.0.0.0" in result.output and "--allow-remote" in result.output
+    result = heron("tracker", "--state-manager", "zookeeper")
+    assert result.exit_code == 2 and "needs --zk HOST:PORT" in result.output
+    result = heron("ui", "--tracker", "127.0.0.1:8888")
+    assert result.exit_code == 2 and "http://" in result.output
+
+
+def test_a_port_in_use_is_a_clear_error(tmp_path):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = heron("tracker", "--state-root", str(tmp_path), "--port", str(port))
+    assert result.exit_code == 1
+    assert f"cannot listen on 127.0.0.1:{port}" in result.output
+
+
+def test_heron_ui_forwards_to_the_tracker_and_names_a_tracker_that_is_down(local_topology, serve):
+    tracker = serve(tracker_app(local_topology.state_spec))
+    ui = serve(create_ui_app(tracker.url, timeout=5))
+    with client(ui.url) as http:
+        page = http.get(f"/ui/topologies/{NAME}")
+        assert page.status_code == 200 and "content-security-policy" in page.headers
+        plan = http.get("/topologies/logicalplan", params={"topology": NAME})
+        assert plan.status_code == 200 and "sentence_spout" in plan.json()["spouts"]
+        metrics = http.get("/topologies/metrics", params={"topology": NAME, "interval": "30"})
+        assert metrics.status_code == 200 and metrics.json()["interval"] == 30
+        bad = http.get("/topologies/metrics", params={"topology": NAME, "interval": "x"})
+        assert bad.status_code == 422 and "parameter 'interval'" in bad.json()["detail"]
+        assert http.get("/topologies/info", params={"topology": "nope"}).status_code == 404
+    dead = f"http://127.0.0.1:{free_port()}"
+    orphan = serve(create_ui_app(dead, timeout=2))
+    with client(orphan.url) as http:
+        answer = http.get("/topologies")
+        assert answer.status_code == 502 and f"the tracker at {dead} did not answer" in answer.text
+        assert http.get("/ui/").status_code == 200  # the page itself still loads
+
+
+def test_heron_open_names_the_page_of_a_running_topology(local_topology, serve):
+    tracker = serve(tracker_app(local_topology.state_spec))
+    result = heron("open", NAME, "--url", tracker.url, "--print-only")
+    assert result.exit_code == 0, result.output
+    assert result.output.strip() == f"{tracker.url}/ui/topologies/{NAME}"
+    unknown = heron("open", "nope", "--url", tracker.url, "--print-only")
+    assert unknown.exit_code == 2 and "no topology named 'nope'" in unknown.output
+    began = time.monotonic()
+    nobody = heron("open", NAME, "--url", f"http://127.0.0.1:{free_port()}", "--print-only")
+    assert nobody.exit_code == 1 and "no tracker answers at" in nobody.output
+    assert "heron tracker" in nobody.output and time.monotonic() - began < 15

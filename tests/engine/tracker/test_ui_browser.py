@@ -1,0 +1,122 @@
+"""The web page in a real browser: headless Chromium loads the page of the running
+topology from the tracker, finds the DAG with every component, sees the counts grow
+without a reload, shows the physical plan, exceptions and logs, raises no console error,
+and leaves a screenshot (``$HERON_TEST_ARTIFACTS/tracker-ui.png`` when that is set).
+The topology list is loaded through `heron ui` (the page served apart from the tracker).
+
+scripts/test.sh installs Chromium; without it these tests are skipped with the reason.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from engine.ui.app import create_ui_app
+from tests.browser import Chromium, find_chromium, png_size, wait_for
+from tests.engine.tracker.conftest import COMPONENTS, NAME, tracker_app
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
+
+
+@pytest.fixture
+def browser(tmp_path):
+    path = find_chromium()
+    if path is None:
+        pytest.skip("Debian's chromium is not installed (scripts/test.sh installs it: "
+                    "apt-get install chromium); the page's browser test is skipped")
+    chrome = Chromium(path, tmp_path / "chromium")
+    try:
+        yield chrome
+    finally:
+        chrome.close()
+
+
+def artifact(tmp_path: Path, name: str) -> Path:
+    directory = Path(os.environ.get("HERON_TEST_ARTIFACTS") or tmp_path)
+    directory.mkdir(parents=True, exist_ok=True)
+    return directory / name
+
+
+def emitted(browser: Chromium, session: str) -> int:
+    return int(browser.evaluate(session, """Number(document.querySelector(
+        'svg.dag g.dag-node[data-component="sentence_spout"]').dataset.emitted || 0)"""))
+
+
+def test_the_topology_page_shows_the_dag_and_live_counts(local_topology, serve, browser,
+                                                         tmp_path, record_property):
+    served = serve(tracker_app(local_topology.state_spec))
+    session = browser.open_page(f"{served.url}/ui/topologies/{NAME}")
+    browser.evaluate(session, "window.__sameDocument = true")
+
+    wait_for(browser, session, "document.querySelectorAll('svg.dag g.dag-node').length === 3")
+    dag = json.loads(browser.evaluate(session, """JSON.stringify({
+        nodes: [...document.querySelectorAll('svg.dag g.dag-node')].map(g => [
+            g.dataset.component, g.querySelector('text.name').textContent]),
+        edges: [...document.querySelectorAll('svg.dag g.dag-edge')].map(g => [
+            g.dataset.source, g.dataset.target, g.querySelector('text').textContent])})"""))
+    assert sorted(n[0] for n in dag["nodes"]) == sorted(COMPONENTS)
+    assert all(component == label for component, label in dag["nodes"])
+    assert sorted(dag["edges"]) == [["sentence_spout", "split_bolt", "shuffle"],
+                                    ["split_bolt", "count_bolt", "fields(word)"]]
+
+    wait_for(browser, session, """Number(document.querySelector(
+        'svg.dag g.dag-node[data-component="sentence_spout"]').dataset.emitted || 0) > 0""")
+    first = emitted(browser, session)
+    wait_for(browser, session, f"""Number(document.querySelector(
+        'svg.dag g.dag-node[data-component="sentence_spout"]').dataset.emitted || 0) > {first}""",
+             timeout=20)
+    second = emitted(browser, session)
+    assert second > first
+    assert browser.evaluate(session, "window.__sameDocument") is True  # no reload happened
+
+    wait_for(browser, session, "document.querySelectorAll('#exceptions tr[data-instance]').length > 0")
+    page = json.loads(browser.evaluate(session, """JSON.stringify({
+        components: [...document.querySelectorAll('#components tbody tr')].map(r => [
+            r.dataset.component, r.querySelector('.emitted').textContent,
+            r.querySelector('.executed').textContent]),
+        containers: [...document.querySelectorAll('#containers [data-stmgr]')].map(c => [
+            c.dataset.stmgr, c.querySelectorAll('tr[data-instance]').length,
+            c.querySelector('.bp-state').textContent]),
+        instanceLogs: [...document.querySelectorAll('#containers tr[data-instance] a')].map(
+            a => a.getAttribute('href')),
+        latency: document.querySelector('#components tr[data-component="sentence_spout"] .latency').textContent,
+        exceptions: [...document.querySelectorAll('#exceptions tr[data-instance]')].map(r => r.textContent),
+        logfiles: document.querySelectorAll('#logfiles a').length,
+        status: document.getElementById('status').textContent,
+        state: document.getElementById('state').textContent})"""))
+    assert [c[0] for c in page["components"]] == list(COMPONENTS)
+    spout_row = page["components"][0]
+    assert spout_row[1] != "–" and int(spout_row[1].replace(",", "")) > 0
+    assert sorted((c[0], c[1]) for c in page["containers"]) == [("stmgr-1", 3), ("stmgr-2", 2)]
+    assert all("backpressure" in c[2] for c in page["containers"])
+    assert len(page["instanceLogs"]) == 5 and all(h.startswith("/topologies/logfile?")
+                                                 for h in page["instanceLogs"])
+    assert page["latency"] != "–"
+    assert any("splitter refuses" in e for e in page["exceptions"])
+    assert page["logfiles"] >= 10
+    assert page["status"].startswith("live") and page["state"] == "RUNNING"
+
+    shot = browser.screenshot(session, artifact(tmp_path, "tracker-ui.png"))
+    record_property("screenshot", str(shot))
+    width, height = png_size(shot.read_bytes())
+    assert width >= 800 and height >= 600 and shot.stat().st_size > 20_000
+    assert browser.problems(session) == [], browser.log_tail()
+
+
+def test_the_topology_list_through_heron_ui(local_topology, serve, browser, tmp_path):
+    tracker = serve(tracker_app(local_topology.state_spec))
+    ui = serve(create_ui_app(tracker.url))
+    session = browser.open_page(f"{ui.url}/ui/")
+    wait_for(browser, session, f"!!document.querySelector('tr[data-topology=\"{NAME}\"]')")
+    row = json.loads(browser.evaluate(session, f"""JSON.stringify((() => {{
+        const r = document.querySelector('tr[data-topology="{NAME}"]');
+        return [r.querySelector('a').getAttribute('href'), r.textContent];
+    }})())"""))
+    assert row[0] == f"/ui/topologies/{NAME}"
+    assert "RUNNING" in row[1] and "running" in row[1]
+    browser.screenshot(session, artifact(tmp_path, "tracker-ui-list.png"))
+    assert browser.problems(session) == [], browser.log_tail()
