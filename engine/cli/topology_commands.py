@@ -531,6 +531,7 @@ COMMANDS = (submit_command, kill_command, activate_command, deactivate_command,
 def register(group: click.Group) -> None:
     """Add the topology commands to the ``heron`` group."""
     from engine.cli.metrics_command import metrics_command
+    from engine.cli.update_command import update_command
 
-    for command in (*COMMANDS, metrics_command):
+    for command in (*COMMANDS, metrics_command, update_command):
         group.add_command(command)

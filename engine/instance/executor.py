@@ -43,6 +43,10 @@ SPOUT_BURST_SECS = 0.01
 MAX_RESTARTS = 10
 
 
+def _task_layout(pplan: Any) -> set[tuple[str, int]]:
+    return {(i.info.component_name, i.info.task_id) for i in pplan.instances}
+
+
 class TaskGaveUp(Exception):
     """The component keeps failing; the process exits and its executor restarts it."""
 
@@ -68,6 +72,8 @@ class ExecutorLoop:
         self._next_metrics = 0.0
         #: where metrics snapshots go (a PUSH socket to the gateway; None: through ``send``)
         self.metrics_pipe: zmq.Socket | None = None
+        #: called with a new physical plan whose task layout changed (``heron update``)
+        self.on_new_layout: Callable[[Any], None] | None = None
 
     # -- plumbing ----------------------------------------------------------------------
     def send(self, frames: list[Any]) -> None:
@@ -90,7 +96,11 @@ class ExecutorLoop:
 
     def handle_plan(self, payload: bytes) -> None:
         message = stmgr_pb2.NewInstanceAssignmentMessage.FromString(payload)
+        previous = self.pplan
         self.pplan = message.pplan
+        if (previous is not None and self.on_new_layout is not None
+                and _task_layout(previous) != _task_layout(message.pplan)):
+            self.on_new_layout(message.pplan)
         running = message.pplan.topology.state == topology_pb2.RUNNING
         if self.hosted is None:
             if not running:

@@ -24,6 +24,7 @@ from compat.storm_api.config import reliability, tick_frequency, with_defaults
 from compat.storm_api.local.layout import SYSTEM_COMPONENT, SYSTEM_TASK_ID, TaskLayout, build_context
 from compat.storm_api.local.logs import task_logger
 from compat.storm_api.local.stats import TaskStats
+from compat.storm_api.updatable import Updatable
 from engine.grouping import build_grouping
 from engine.instance.capture import InstanceCapture
 from engine.instance.collector import InstanceCollector, StreamOut
@@ -178,30 +179,16 @@ def _run_task(spec: LaunchSpec, loaded: Any, plan: Any, comp: Any, task: TaskInf
         return 1
     from engine.messages import stmgr_pb2
     pplan = stmgr_pb2.NewInstanceAssignmentMessage.FromString(first[1].bytes).pplan
-    tasks_by_component: dict[str, list[int]] = {}
-    container_of: dict[int, str] = {}
-    for inst in pplan.instances:
-        tasks_by_component.setdefault(inst.info.component_name, []).append(inst.info.task_id)
-        container_of[inst.info.task_id] = inst.stmgr_id
-    for ids in tasks_by_component.values():
-        ids.sort()
+    tasks_by_component, container_of = _layout(pplan)
     for inp in comp.inputs:
         task.upstream_tasks.update(tasks_by_component.get(inp.source, []))
-    layout = TaskLayout(dict(tasks_by_component))
-    layout.tasks_by_component[SYSTEM_COMPONENT] = [SYSTEM_TASK_ID]
-    context = build_context(plan, layout, comp.name, task.task_id)
-    my_stmgr = container_of[task.task_id]
+    context = _context(plan, comp, task, tasks_by_component)
     streams: dict[str, StreamOut] = {}
     captured_fields: dict[str, tuple[str, ...]] = {}
+    all_groupings = _groupings(plan, comp, task, tasks_by_component, container_of)
     for stream in comp.outputs.values():
         consumers = plan.consumers(comp.name, stream.name)
-        groupings = []
-        for consumer, inp in consumers:
-            ctasks = tasks_by_component[consumer.name]
-            groupings.append(build_grouping(
-                inp.grouping, ctasks, stream_fields=stream.fields, grouping_fields=inp.fields,
-                local_tasks=[t for t in ctasks if container_of.get(t) == my_stmgr],
-                consumer=consumer.name))
+        groupings = all_groupings[stream.name]
         key_sets = plan.key_field_sets(comp.name, stream.name)
         key_indices = [tuple(list(stream.fields).index(f) for f in fs) for fs in key_sets]
         captured = not consumers or spec.capture_all_streams
@@ -244,6 +231,29 @@ def _run_task(spec: LaunchSpec, loaded: Any, plan: Any, comp: Any, task: TaskInf
         loop = BoltLoop(pipe, task, factory, collector, running, loads=serializer.loads,
                         tick_secs=tick_frequency(conf), shell=shell is not None)
     loop.metrics_pipe = metrics_pipe
+
+    def on_new_layout(new_pplan: Any) -> None:
+        """``heron update`` changed parallelism: route direct and task-id emits to the new
+        tasks, expect end-of-stream from the new upstream tasks, tell Updatable components."""
+        new_tasks, new_containers = _layout(new_pplan)
+        for name, groupings in _groupings(plan, comp, task, new_tasks, new_containers).items():
+            streams[name].groupings = groupings
+        task.upstream_tasks = {t for inp in comp.inputs for t in new_tasks.get(inp.source, [])}
+        hosted = loop.hosted
+        component = getattr(hosted, "component", None)
+        if isinstance(component, Updatable):
+            from compat.storm_api.exceptions import ComponentFailure
+            from compat.storm_api.hosting import handle_component_exception
+            try:
+                try:
+                    component.update(_context(plan, comp, task, new_tasks))
+                except Exception as exc:
+                    handle_component_exception(component, exc)
+            except ComponentFailure as failure:
+                loop.restart(failure)
+        log.info("parallelism changed: %s", {c: len(t) for c, t in sorted(new_tasks.items())})
+
+    loop.on_new_layout = on_new_layout
     holder["loop"] = loop
     code = 0
     try:
@@ -256,6 +266,42 @@ def _run_task(spec: LaunchSpec, loaded: Any, plan: Any, comp: Any, task: TaskInf
     finally:
         loop.close()
     return code
+
+
+def _layout(pplan: Any) -> tuple[dict[str, list[int]], dict[int, str]]:
+    """(component -> sorted task ids, task id -> stream manager id) of a physical plan."""
+    tasks_by_component: dict[str, list[int]] = {}
+    container_of: dict[int, str] = {}
+    for inst in pplan.instances:
+        tasks_by_component.setdefault(inst.info.component_name, []).append(inst.info.task_id)
+        container_of[inst.info.task_id] = inst.stmgr_id
+    for ids in tasks_by_component.values():
+        ids.sort()
+    return tasks_by_component, container_of
+
+
+def _context(plan: Any, comp: Any, task: TaskInfo, tasks_by_component: dict[str, list[int]]) -> dict:
+    layout = TaskLayout(dict(tasks_by_component))
+    layout.tasks_by_component[SYSTEM_COMPONENT] = [SYSTEM_TASK_ID]
+    return build_context(plan, layout, comp.name, task.task_id)
+
+
+def _groupings(plan: Any, comp: Any, task: TaskInfo, tasks_by_component: dict[str, list[int]],
+               container_of: dict[int, str]) -> dict[str, list[Any]]:
+    """Per output stream, the groupings this task computes targets with itself (direct
+    and need_task_ids emits), one per consumer."""
+    my_stmgr = container_of[task.task_id]
+    out: dict[str, list[Any]] = {}
+    for stream in comp.outputs.values():
+        groupings = []
+        for consumer, inp in plan.consumers(comp.name, stream.name):
+            ctasks = tasks_by_component[consumer.name]
+            groupings.append(build_grouping(
+                inp.grouping, ctasks, stream_fields=stream.fields, grouping_fields=inp.fields,
+                local_tasks=[t for t in ctasks if container_of.get(t) == my_stmgr],
+                consumer=consumer.name))
+        out[stream.name] = groupings
+    return out
 
 
 def args_container(pplan: Any, task: TaskInfo) -> int:

@@ -123,6 +123,25 @@ class LocalScheduler:
             log.info("restarting container %d", c)
             supervisor.restart(executor_name(c), grace=self.grace)
 
+    def update(self, proposed: PackingPlan) -> tuple[list[int], list[int]]:
+        """Move to a new packing plan (``heron update``): start executors for containers
+        it adds, stop those of containers it drops; the executors of the others follow
+        the stored plan themselves. Returns (added, removed) container indexes."""
+        supervisor = self._require_launched()
+        with self._lock:
+            before = set(self.containers)
+            self.packing = proposed
+            after = set(self.containers)
+        added = sorted(after - before)
+        removed = sorted(before - after, reverse=True)
+        for c in removed:
+            log.info("update: stopping container %d", c)
+            supervisor.remove(executor_name(c), grace=self.grace)
+        for c in added:
+            log.info("update: starting container %d", c)
+            supervisor.add(executor_process(self.spec, c, modules=self._modules))
+        return added, removed
+
     def stop(self) -> None:
         """Stop every executor (containers 1..N first, the Topology Master last); the
         stored state is left alone. Idempotent."""

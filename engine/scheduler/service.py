@@ -30,6 +30,7 @@ from engine.launch import LaunchError, LaunchSpec
 from engine.messages import common_pb2, scheduler_pb2
 from engine.network import MalformedMessage, bind_router, decode, encode
 from engine.process import write_pid_file
+from engine.packing.plan import PackingPlan
 from engine.scheduler.local import LocalScheduler
 
 log = logging.getLogger("heron.scheduler")
@@ -134,6 +135,8 @@ class SchedulerService:
                     return 0
             elif isinstance(message, scheduler_pb2.RestartTopologyRequest):
                 self._reply(sock, sender, self._restart(message))
+            elif isinstance(message, scheduler_pb2.UpdateTopologyRequest):
+                self._reply(sock, sender, self._update(message))
             else:
                 log.warning("unsupported request %s from %r", message.DESCRIPTOR.full_name,
                             sender)
@@ -170,6 +173,18 @@ class SchedulerService:
             return _response(common_pb2.NOTOK, str(exc))
         what = "every container" if index == -1 else f"container {index}"
         return _response(common_pb2.OK, f"restarted {what} of {name}")
+
+    def _update(self, request: scheduler_pb2.UpdateTopologyRequest
+                ) -> scheduler_pb2.SchedulerResponse:
+        if not request.HasField("proposed_packing_plan"):
+            return _response(common_pb2.NOTOK, "an update needs the proposed packing plan")
+        proposed = PackingPlan.from_proto(request.proposed_packing_plan)
+        try:
+            added, removed = self.scheduler.update(proposed)
+        except (ValueError, RuntimeError) as exc:
+            return _response(common_pb2.NOTOK, str(exc))
+        return _response(common_pb2.OK, f"packing plan {proposed.id}: containers added "
+                                        f"{added or 'none'}, removed {removed or 'none'}")
 
     @staticmethod
     def _reply(sock: zmq.Socket, sender: bytes, response: Any) -> None:

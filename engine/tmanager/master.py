@@ -16,6 +16,8 @@ from engine.statemgr import NodeExistsError
 
 log = logging.getLogger("heron.tmanager")
 
+#: how often the stored packing plan is checked for `heron update`
+PACKING_CHECK_SECS = 1.0
 #: Heron's heron.tmanager.establish.retry.times / interval.sec
 ESTABLISH_RETRIES = 30
 ESTABLISH_INTERVAL = 1.0
@@ -89,12 +91,52 @@ class TopologyMaster:
         poller = zmq.Poller()
         poller.register(self.server, zmq.POLLIN)
         poller.register(self.controller, zmq.POLLIN)
+        next_packing_check = time.monotonic() + PACKING_CHECK_SECS
         while running():
             events = dict(poller.poll(200))
+            if time.monotonic() >= next_packing_check:
+                next_packing_check = time.monotonic() + PACKING_CHECK_SECS
+                self._check_packing()
             if events.get(self.server):
                 self._drain(self.server, self._on_server)
             if events.get(self.controller):
                 self._drain(self.controller, self._on_control)
+
+    def _check_packing(self) -> None:
+        """``heron update`` stores a new packing plan: Stream Managers of dropped
+        containers are forgotten, new ones are waited for, and the physical plan is built
+        again once every instance of the new plan is registered (each executor restarts
+        its Stream Manager, which registers its new instance set)."""
+        try:
+            stored = self.state.get("packingplans", self.name)
+            topology = self.state.get("topologies", self.name)
+        except Exception as exc:  # a state-store hiccup is not a plan change
+            log.warning("cannot read the packing plan: %s", exc)
+            return
+        if stored is None or stored.id == self.packing.id:
+            return
+        log.info("new packing plan %s (was %s)", stored.id, self.packing.id)
+        self.packing = stored
+        if topology is not None and topology.id == self.spec.topology_id:
+            state = self.topology.state
+            self.topology = topology
+            self.topology.state = state
+        expected = {stmgr_id(c.id) for c in stored.container_plans if c.id != 0}
+        for sid in set(self.stmgrs) - expected:
+            del self.stmgrs[sid]
+            self.last_heartbeat.pop(sid, None)
+        for key in [k for k in self.metrics if k[1] not in self._live_instance_ids(stored)
+                    and k[0] not in ("__stmgr__", "__metricsmgr__")]:
+            del self.metrics[key]
+        self.absent = expected - set(self.stmgrs)
+        if not self.absent:
+            self._make_pplan()
+
+    @staticmethod
+    def _live_instance_ids(packing: Any) -> set[str]:
+        from engine.launch import instance_id
+        return {instance_id(c.id, i.component_name, i.task_id)
+                for c in packing.container_plans for i in c.instance_plans}
 
     def _drain(self, sock: zmq.Socket, handler: Any) -> None:
         while True:

@@ -143,3 +143,30 @@ class Pass(Bolt):
 
     def process(self, tup):
         self.emit([tup.values[0]])
+
+
+class Words(Bolt):
+    """Emits ``(word, 1)`` per input id, anchored: ``w<n % 13>``."""
+
+    outputs = ["word", "one"]
+
+    def process(self, tup):
+        self.emit([f"w{tup.values[0] % 13}", 1])
+
+
+class WordLedger(Bolt):
+    """Appends every word it receives to ``e2e.out/sink-<task>.txt``."""
+
+    outputs = []
+
+    def initialize(self, conf, ctx):
+        out = conf["e2e.out"]
+        os.makedirs(out, exist_ok=True)
+        self.file = open(os.path.join(out, f"sink-{ctx['taskid']}.txt"), "a", buffering=1)
+
+    def process(self, tup):
+        word, one = tup.values
+        self.file.write(f"{word} {one}\n")
+
+    def close(self):
+        self.file.close()

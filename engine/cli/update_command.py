@@ -1,0 +1,88 @@
+"""``heron update NAME --component-parallelism COMPONENT:N [...] [--container-number N]
+[--dry-run]``: change a running topology's parallelism (see engine/update.py)."""
+
+from __future__ import annotations
+
+import click
+
+from engine.cli.topology_commands import BadInput, CommandError, Env, common_options
+
+UPDATE_TIMEOUT_SECS = 30.0
+
+
+@click.command("update")
+@click.argument("name")
+@click.option("--component-parallelism", "parallelism", multiple=True, metavar="COMPONENT:N",
+              help="New parallelism of a component (repeatable).")
+@click.option("--container-number", type=int, default=None,
+              help="New number of containers (Stream Managers).")
+@click.option("--dry-run", is_flag=True, help="Print the proposed packing plan and change nothing.")
+@common_options
+def update_command(name: str, parallelism: tuple[str, ...], container_number: int | None,
+                   dry_run: bool, env: Env) -> None:
+    """Change the parallelism of running topology NAME through a new packing plan."""
+    from rich.table import Table
+
+    from engine.cli.display import make_console
+    from engine.messages import common_pb2, scheduler_pb2
+    from engine.network import request
+    from engine.network.sockets import RequestTimeout
+    from engine.update import UpdateError, apply_update, parse_parallelism, plan_update
+
+    try:
+        wanted = parse_parallelism(parallelism)
+    except UpdateError as exc:
+        raise BadInput(str(exc)) from None
+    state = env.open_state()
+    try:
+        try:
+            plan = plan_update(state, name, wanted, container_number)
+        except UpdateError as exc:
+            raise BadInput(f"cannot update {name!r}: {exc}") from None
+        scheduler = state.get("schedulers", name)
+        if not dry_run:
+            if scheduler is None or not scheduler.http_endpoint:
+                raise CommandError(f"the scheduler of {name!r} is not running (no "
+                                   f"schedulers/{name}); `heron update` works on topologies "
+                                   "started with `heron submit`")
+            apply_update(state, plan)
+    finally:
+        state.close()
+
+    console = make_console()
+    table = Table(title=f"{name}: {'proposed' if dry_run else 'new'} packing plan "
+                        f"{plan.proposed.id}", title_justify="left")
+    for column in ("container", "instances"):
+        table.add_column(column, overflow="fold")
+    for container in plan.proposed.containers:
+        table.add_row(str(container.id), ", ".join(f"{i.component}[{i.task_id}]"
+                                                   for i in container.instances))
+    console.print(table)
+    for component in sorted(plan.after):
+        if plan.after[component] != plan.before[component]:
+            console.print(f"{component}: parallelism {plan.before[component]} -> "
+                          f"{plan.after[component]}")
+    if len(plan.proposed.containers) != len(plan.current.containers):
+        console.print(f"containers: {len(plan.current.containers)} -> "
+                      f"{len(plan.proposed.containers)}")
+    changes = plan.changes
+    console.print(f"tasks added {changes['added'] or 'none'}, removed "
+                  f"{changes['removed'] or 'none'}, moved {changes['moved'] or 'none'}")
+    for consumer in plan.rekeyed:
+        console.print(f"note: {consumer!r} is fields-grouped: its keys move between tasks "
+                      "(state kept per key does not follow; see compat.storm_api.updatable)")
+    if dry_run:
+        console.print("dry run: nothing changed")
+        return
+    try:
+        response = request(scheduler.http_endpoint, scheduler_pb2.UpdateTopologyRequest(
+            current_packing_plan=plan.current.to_proto(),
+            proposed_packing_plan=plan.proposed.to_proto()), timeout=UPDATE_TIMEOUT_SECS)
+    except RequestTimeout:
+        raise CommandError(f"the scheduler of {name!r} did not answer within "
+                           f"{UPDATE_TIMEOUT_SECS:g}s; the new packing plan is stored and the "
+                           "running containers follow it") from None
+    if response.status.status != common_pb2.OK:
+        raise CommandError(f"the scheduler of {name!r} refused the update: "
+                           f"{response.status.message}")
+    click.echo(f"updated {name!r}: {response.status.message}")
