@@ -344,11 +344,11 @@
         const w = (compWin[c] || { sums: {}, latencies: [], errors: [] });
         const row = compBody.querySelector(`tr[data-component="${CSS.escape(c)}"]`);
         setCell(row, "emitted", fmtInt(s.sums["__emit-count"] ?? null));
-        setCell(row, "executed", fmtInt(s.sums["__execute-count"] ?? null));
+        setCell(row, "executed", spout ? "–" : fmtInt(s.sums["__execute-count"] ?? null));
         setCell(row, "acked", fmtInt(s.sums["__ack-count"] ?? null));
         setCell(row, "failed", fmtInt(s.sums["__fail-count"] ?? null));
         setCell(row, "emit-rate", fmtRate(rate(w.sums["__emit-count"] ?? null)));
-        setCell(row, "execute-rate", fmtRate(rate(w.sums["__execute-count"] ?? null)));
+        setCell(row, "execute-rate", spout ? "–" : fmtRate(rate(w.sums["__execute-count"] ?? null)));
         const lat = a.latencies.length ? a.latencies.reduce((x, y) => x + y, 0) / a.latencies.length : null;
         setCell(row, "latency", fmtMs(lat));
         setCell(row, "restarts", fmtInt(a.sums["__restart-count"] ?? null));
@@ -365,12 +365,14 @@
           if (text.textContent !== live) text.textContent = live;
         }
       }
+      const instances = S.info.physical_plan ? S.info.physical_plan.instances : {};
       for (const row of containersBox.querySelectorAll("tr[data-instance]")) {
         const id = row.dataset.instance;
+        const spout = instances[id] ? instances[id].name in lp.spouts : false;
         setCell(row, "emitted", fmtInt(value(shown, "__emit-count", id)));
-        setCell(row, "executed", fmtInt(value(shown, "__execute-count", id)));
+        setCell(row, "executed", spout ? "–" : fmtInt(value(shown, "__execute-count", id)));
         setCell(row, "emit-rate", fmtRate(rate(value(win, "__emit-count", id))));
-        setCell(row, "execute-rate", fmtRate(rate(value(win, "__execute-count", id))));
+        setCell(row, "execute-rate", spout ? "–" : fmtRate(rate(value(win, "__execute-count", id))));
         setCell(row, "latency", fmtMs(value(all, "__complete-latency", id)));
         const b = bp.instances[id];
         if (b) {
