@@ -25,8 +25,9 @@ from conformance.runner import Runner, expected_records, fixture_inputs
 #: what the heron engine cannot do yet, and how the skip says so
 HERON_SKIPS = {"failure-injection"}
 SKIP_REASON = {
-    "failure-injection": "needs capability failure injection and recovery "
-                         "(issue: heron failure recovery)",
+    "failure-injection": "needs capability failure injection by the harness (heron recovers "
+                         "from killed processes, tests/e2e/heron/test_recovery.py, but the "
+                         "harness cannot yet kill a task at a chosen tuple there)",
 }
 
 
