@@ -368,8 +368,13 @@ class SummingbirdSummerBolt(_Task, Bolt):
 
     def _flush(self) -> None:
         entries, held = self._entries, self._held
+        replays = self._ledger.replays
         try:
             previous = self._ledger.merge(entries)
+            if self._ledger.replays > replays:
+                self.logger.info("%s: %d replayed input(s) had been merged already: not merged "
+                                 "again", self.sb_node.summer.label,  # type: ignore[union-attr]
+                                 self._ledger.replays - replays)
             for entry, before in zip(entries, previous):
                 self._sb_output(self._paths[entry.lineage], (entry.key, (before, entry.delta)),
                                 self._anchors[entry.lineage])

@@ -74,6 +74,9 @@ def _plus(semigroup: Any, before: Any, delta: Any, label: str) -> Any:
 class Ledger:
     """Merges batches of entries, each at most once per scope; returns the previous values."""
 
+    #: entries recognised as already merged (replays), since this ledger was opened
+    replays: int = 0
+
     def merge(self, entries: Sequence[Entry]) -> list[Any]:  # pragma: no cover - abstract
         """The value just before each entry's delta (for a replayed entry: the one recorded
         when it was first merged, ``None`` when previous values are not kept)."""
@@ -134,6 +137,7 @@ class SQLiteLedger(Ledger):
         try:
             seen = self._seen(conn, list({e.lineage for e in entries}))
             fresh = [e for e in entries if e.lineage not in seen]
+            self.replays += len(entries) - len(fresh)
             key_texts = list(dict.fromkeys(e.key_text for e in fresh))
             running = self.table.select(conn, key_texts)
             previous: dict[str, Any] = {}
@@ -173,6 +177,7 @@ class MemoryLedger(Ledger):
 
     def merge(self, entries: Sequence[Entry]) -> list[Any]:
         fresh = [e for e in entries if e.lineage not in self.seen]
+        self.replays += len(entries) - len(fresh)
         sums: dict[str, Any] = {}
         keys: dict[str, Hashable] = {}
         for entry in fresh:
