@@ -1,4 +1,5 @@
-"""python -m examples.summingbird_wordcount [--platform memory|batch] [--input FILE.jsonl]"""
+"""python -m examples.summingbird_wordcount [--platform memory|batch|streaming]
+[--engine storm|heron] [--input FILE.jsonl]"""
 
 from __future__ import annotations
 
@@ -25,8 +26,11 @@ SAMPLE = Path(__file__).parent / "data" / "lines.jsonl"
 
 
 @click.command()
-@click.option("--platform", type=click.Choice(["memory", "batch"]), default="memory",
-              show_default=True, help="memory: the in-process oracle; batch: PySpark.")
+@click.option("--platform", type=click.Choice(["memory", "batch", "streaming"]), default="memory",
+              show_default=True, help="memory: the in-process oracle; batch: PySpark; "
+                                      "streaming: a topology on --engine.")
+@click.option("--engine", type=click.Choice(["storm", "heron"]), default="storm",
+              show_default=True, help="Engine for --platform streaming.")
 @click.option("--spark-master", default="local[2]", show_default=True,
               help="Spark master for --platform batch.")
 @click.option("--input", "input_path", type=click.Path(exists=True, dir_okay=False),
@@ -38,15 +42,20 @@ SAMPLE = Path(__file__).parent / "data" / "lines.jsonl"
               help="Summer parallelism, given to the job's 'word-counts' name.")
 @click.option("--top", type=int, default=10, show_default=True, help="How many words to print.")
 @click.option("--json", "as_json", is_flag=True, help="Print every count as JSON.")
-def main(platform: str, spark_master: str, input_path: str, store_path: str | None,
-         parallelism: int | None, top: int, as_json: bool) -> None:
-    """Count words with a Summingbird job on the memory or the batch platform."""
+def main(platform: str, engine: str, spark_master: str, input_path: str,
+         store_path: str | None, parallelism: int | None, top: int, as_json: bool) -> None:
+    """Count words with a Summingbird job on the memory, batch or streaming platform."""
     store = SQLiteStore(store_path) if store_path else InMemoryStore()
     options = {"word-counts": Options(SummerParallelism(parallelism))} if parallelism else {}
     job = word_count(source(JsonLinesSource(input_path)), store)
     try:
         if platform == "memory":
             MemoryPlatform(options).execute(job)
+        elif platform == "streaming":
+            from compat.summingbird.platforms.streaming import StreamingPlatform
+
+            StreamingPlatform(options, engine=engine).execute(job)
+            platform = f"streaming on {engine}"
         else:
             from compat.summingbird.platforms.batch import BatchPlatform
 

@@ -129,3 +129,22 @@ def test_an_error_in_user_code_ends_the_run_naming_the_component_and_the_node():
 def test_an_unknown_engine_is_refused():
     with pytest.raises(PlanningError, match="engine must be one of storm, heron"):
         StreamingPlatform(engine="flink")
+
+
+@pytest.mark.parametrize("engine", ["storm", pytest.param("heron", marks=pytest.mark.slow)])
+def test_the_word_count_example_runs_on_the_streaming_platform(engine):
+    import json
+    import re
+
+    from click.testing import CliRunner
+
+    from examples.summingbird_wordcount.__main__ import SAMPLE
+    from examples.summingbird_wordcount.__main__ import main as wordcount
+
+    result = CliRunner().invoke(wordcount, ["--platform", "streaming", "--engine", engine,
+                                            "--parallelism", "2", "--json"],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    lines = [json.loads(line) for line in SAMPLE.read_text(encoding="utf-8").splitlines()]
+    assert json.loads(result.output) == dict(
+        Counter(w for line in lines for w in re.findall(r"[a-z']+", line.lower())))
