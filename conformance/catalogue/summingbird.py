@@ -62,15 +62,16 @@ def _streaming_options() -> dict[str, Any]:
         FlatMapParallelism,
         FlushFrequency,
         Options,
+        SourceParallelism,
         SummerParallelism,
     )
 
-    return {"DEFAULT": Options(SummerParallelism(2), FlatMapParallelism(2), CacheSize(4),
-                               FlushFrequency(0.2))}
+    return {"DEFAULT": Options(SourceParallelism(2), SummerParallelism(2),
+                               FlatMapParallelism(2), CacheSize(4), FlushFrequency(0.2))}
 
 
-#: Options the streaming runs use: two tasks per bolt and summer caches, so fields
-#: grouping, cache flushes by size and by time all take part.
+#: Options the streaming runs use: two tasks per component and summer caches, so split
+#: sources, fields grouping, cache flushes by size and by time all take part.
 STREAMING_OPTIONS = _streaming_options()
 
 

@@ -18,6 +18,7 @@ from compat.summingbird import (
     MemoryPlatform,
     Options,
     PlanningError,
+    SourceParallelism,
     SQLiteStore,
     SummerParallelism,
     source,
@@ -34,8 +35,8 @@ from compat.summingbird.testing import (
 )
 
 ONLINE = [job for job in CATALOGUE if job is not FIRST_AND_LAST]
-PARALLEL = {"DEFAULT": Options(SummerParallelism(2), FlatMapParallelism(2), CacheSize(4),
-                               FlushFrequency(0.2))}
+PARALLEL = {"DEFAULT": Options(SourceParallelism(2), SummerParallelism(2),
+                               FlatMapParallelism(2), CacheSize(4), FlushFrequency(0.2))}
 
 
 @pytest.mark.parametrize("job", ONLINE, ids=[job.name for job in ONLINE])
@@ -77,6 +78,22 @@ def test_each_key_is_merged_by_one_summer_task_and_every_input_once(tmp_path):
         tasks_of[key].add(task)
     assert all(len(tasks) == 1 for tasks in tasks_of.values())
     assert len({t for tasks in tasks_of.values() for t in tasks}) > 1  # the keys are spread
+
+
+def keyed(n: int) -> tuple[int, int]:
+    return (n % 4, n)
+
+
+def test_a_stream_merged_with_itself_counts_twice_as_on_the_memory_platform():
+    def job(store):
+        numbers = source(range(30)).map(keyed)
+        return (numbers + numbers).sum_by_key(store, Sum())
+
+    memory, streaming = InMemoryStore(), InMemoryStore()
+    MemoryPlatform().execute(job(memory))
+    run_streaming(job(streaming), "storm", {"DEFAULT": FlatMapParallelism(2)})
+    assert streaming.contents() == memory.contents() == {
+        k: 2 * sum(n for n in range(30) if n % 4 == k) for k in range(4)}
 
 
 def test_caches_that_never_fill_are_flushed_by_time():

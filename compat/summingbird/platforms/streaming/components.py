@@ -225,11 +225,8 @@ class SummingbirdSpout(_Task, Spout):
                 outputs = self._sb_run_ops(node.ops, (node.source_ordinal, index), element)
                 if not outputs:
                     continue
-                lineage, value = outputs[0]
+                lineage, value = outputs[0]  # option-maps only: one output at most
                 payload = serial.dumps((lineage, value), node.name)
-                if node.is_tail and self.sb_spool is not None:
-                    self.sb_spool.write(TAIL, payload)
-                    self.sb_spool.flush()
                 key = self._sb_key(value) if node.keyed_output else ""
                 self._unacked[index] = [key, payload]
                 self.emit([key, payload], tup_id=index)
@@ -328,7 +325,8 @@ class SummingbirdSummerBolt(_Task, Bolt):
         self._ledger: Ledger = open_ledger(
             spec.store, scope=self.sb_scope, summer=self.sb_node.name, task=self.sb_task,
             semigroup=spec.semigroup, label=spec.label,
-            keep_previous=self.sb_node.emits or self.sb_node.is_tail)
+            keep_previous=self.sb_node.emits or (self.sb_node.is_tail
+                                                 and self.sb_spool is not None))
         self._entries: list[Entry] = []
         self._paths: dict[str, tuple[int, ...]] = {}
         self._anchors: dict[str, list[Tuple]] = {}
