@@ -11,8 +11,9 @@ A run that passes the case's time bound is stopped and reported, never waited on
   reference. It can inject a failure: one task of a bolt crashes at its N-th tuple and
   is restarted, losing what it held, as a worker crash would.
 - :class:`HeronAdapter`: the ``heron`` engine's real processes (``HeronLocalRun``),
-  at-least-once included. It lacks ``failure-injection`` until the recovery issue
-  lands, so the runner skips cases that need it.
+  at-least-once included. It injects a failure by making one task's OS process kill
+  itself (``SIGKILL``) at its N-th tuple; the executor restarts it
+  (:mod:`conformance.kill_wrapper`).
 """
 
 from __future__ import annotations
@@ -311,11 +312,27 @@ class _StormKill:
 class HeronAdapter(EngineAdapter):
     """The ``heron`` engine: Topology Master, Stream Managers and one process per task.
 
-    Without failure injection until the recovery issue lands: cases that need
-    ``failure-injection`` are skipped, with the capability named."""
+    Failure injection kills a real process: the run's topology is a generated wrapper
+    (:mod:`conformance.kill_wrapper`) whose target bolt's first task sends itself
+    ``SIGKILL`` at its ``after``-th tuple, once per run; its container's executor
+    restarts it and under at-least-once the lost roots time out and replay. Only
+    Python bolts can be killed so: a multi-lang target is skipped, saying so."""
 
     name = "heron"
-    capabilities = frozenset({"acking", "multilang", "ticks", "direct"})
+    capabilities = frozenset({"acking", "multilang", "ticks", "direct", "failure-injection"})
+
+    def skip_reason(self, case: Case, kill: Kill | None = None) -> str | None:
+        reason = super().skip_reason(case, kill)
+        if reason is not None or kill is None:
+            return reason
+        variant = self._variant(case)
+        try:
+            with isolated_imports(*_project_roots(variant.project)):
+                loaded = self._load(variant)
+            component = kill.component or _first_bolt(loaded.plan)
+        except HarnessError:
+            return None  # run() reports it as an error, with the cause
+        return _not_killable(variant, loaded, component)
 
     def run(self, case: Case, *, run_id: str, capture_path: Path, work_dir: Path,
             kill: Kill | None = None, time_limit: float | None = None) -> EngineOutput:
@@ -323,22 +340,28 @@ class HeronAdapter(EngineAdapter):
         from engine.local_run import HeronLocalRun
 
         case = self._variant(case)
-        if kill is not None:
-            raise HarnessError(f"case {case.name}: the heron engine cannot inject failures "
-                               f"yet ({self.skip_reason(case, kill)})")
         limit = self._time_limit(case, time_limit)
         work_dir = Path(work_dir)
         with isolated_imports(*_project_roots(case.project)):
             loaded = self._load(case)
+        injection: _HeronKill | None = None
+        run_case = case
+        if kill is not None:
+            injection = _HeronKill.prepare(case, kill, loaded, work_dir)
+            run_case = injection.case
+            with isolated_imports(*_project_roots(run_case.project),
+                                  *_project_roots(case.project)):
+                loaded = self._load(run_case)
         serializer = str(loaded.project.config.get("serializer") or "json")
-        submission = Submission(project=str(Path(case.project).resolve()),
-                                name=loaded.plan.name, env=case.env,
-                                options=case_options(case), workers=case.workers)
+        submission = Submission(project=str(Path(run_case.project).resolve()),
+                                name=loaded.plan.name, env=run_case.env,
+                                options=case_options(run_case), workers=run_case.workers)
         writer = CaptureWriter(capture_path, engine=self.name, case=case.name, run_id=run_id)
         runner = HeronLocalRun(loaded, submission, working_dir=work_dir,
                                multilang=case.multilang, multilang_serializer=serializer,
                                capture_all_streams=True, capture_sink=writer)
         began = time.monotonic()
+        began_wall = time.time()
         try:
             result = runner.run(time_limit=limit)
         except Exception as exc:
@@ -351,11 +374,142 @@ class HeronAdapter(EngineAdapter):
         if result.reason == "interrupted":
             raise KeyboardInterrupt
         error = result.error
-        if result.reason == "time limit":
-            error = self._hang(case, limit, result.log_dir)
+        reason = result.reason
         metadata: dict[str, Any] = {"topology": loaded.plan.name}
-        return EngineOutput(self.name, result.reason, Path(capture_path), writer.count,
+        if injection is not None:
+            injection.observe(result.log_dir, runner.instances, began_wall)
+            metadata["injected failure"] = injection.describe()
+            if injection.log_lines:
+                metadata["task failures"] = injection.log_lines[:20]
+        if reason == "time limit":
+            error = self._hang(case, limit, result.log_dir)
+        elif reason == "finished" and injection is not None and not injection.fired:
+            reason, error = "error", (
+                f"case {case.name} on engine {self.name}: the failure was not injected: "
+                f"{injection.describe()}")
+        return EngineOutput(self.name, reason, Path(capture_path), writer.count,
                             elapsed, log_dir=result.log_dir, error=error, metadata=metadata)
+
+
+def _not_killable(case: Case, loaded: Any, component: str) -> str | None:
+    """Why bolt ``component`` cannot be killed at a tuple on heron (None: it can)."""
+    comp = loaded.plan.components.get(component)
+    if comp is None or comp.kind != "bolt":
+        return None  # run() reports the missing bolt as an error, as StormAdapter does
+    in_process = component in loaded.compiled.component_classes
+    if not in_process or (case.multilang and comp.shell):
+        return (f"needs failure injection into a multi-lang component: the heron engine "
+                f"kills a task at a chosen tuple only in a Python bolt class, and "
+                f"{component!r} runs as a multi-lang subprocess")
+    return None
+
+
+class _HeronKill:
+    """One kill on the heron engine: the wrapper project that arms it, and afterwards
+    what the killed process recorded (its marker) and what its executor logged."""
+
+    def __init__(self, case: Case, component: str, after: int, marker: Path) -> None:
+        self.case = case
+        self.component = component
+        self.after = after
+        self.marker = marker
+        self.record: dict[str, Any] | None = None
+        self.began_wall = 0.0
+        self.seen: int | None = None
+        self.task: int | None = None
+        self.log_lines: list[str] = []
+        self.restart: str | None = None
+
+    @classmethod
+    def prepare(cls, case: Case, kill: Kill, loaded: Any, work_dir: Path) -> _HeronKill:
+        from conformance.kill_wrapper import (
+            KILL_AFTER,
+            KILL_COMPONENT,
+            KILL_MARKER,
+            wrap_project_for_kill,
+        )
+
+        plan = loaded.plan
+        component = kill.component or _first_bolt(plan)
+        comp = plan.components.get(component)
+        if comp is None or comp.kind != "bolt":
+            raise HarnessError(f"cannot inject a failure into {component!r}: no such bolt in "
+                               f"topology {plan.name}")
+        why = _not_killable(case, loaded, component)
+        if why is not None:
+            raise HarnessError(f"case {case.name} on heron: {why}")
+        root = Path(work_dir) / "kill"
+        root.mkdir(parents=True, exist_ok=True)
+        marker = root / "killed.json"
+        marker.unlink(missing_ok=True)
+        project = wrap_project_for_kill(loaded.project.root, loaded.topology_file, component,
+                                        root / "project")
+        after = max(1, int(kill.after))
+        options = {**case.options, KILL_COMPONENT: component, KILL_AFTER: after,
+                   KILL_MARKER: str(marker)}
+        return cls(replace(case, project=project, options=options), component, after, marker)
+
+    @property
+    def fired(self) -> bool:
+        return self.record is not None
+
+    def observe(self, log_dir: Path | None, instances: dict[str, dict[str, str]],
+                began_wall: float) -> None:
+        """After the run: the marker, the executor's log lines about the killed
+        process, and (when the kill never happened) how many tuples the task got."""
+        import re
+
+        from conformance.kill_wrapper import read_marker
+
+        self.began_wall = began_wall
+        self.record = read_marker(self.marker)
+        pattern = re.compile(rf"container_(\d+)_{re.escape(self.component)}_(\d+)")
+        tasks: dict[int, dict[str, str]] = {}
+        for instance, values in instances.items():
+            match = pattern.fullmatch(instance)
+            if match and values.get("component", self.component) == self.component:
+                tasks[int(match.group(2))] = values
+        if self.record is not None:
+            self.task = int(self.record["task"])
+        elif tasks:
+            self.task = min(tasks)
+        if self.task is not None and self.task in tasks:
+            try:
+                self.seen = int(tasks[self.task].get("__execute-count", ""))
+            except ValueError:
+                self.seen = None
+        if self.record is None or log_dir is None:
+            return
+        process = re.compile(rf"\bcontainer_\d+_{re.escape(self.component)}_{self.task}\b")
+        for path in sorted(Path(log_dir).glob("executor-*.log")):
+            try:
+                text = path.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            for line in text.splitlines():
+                if process.search(line) and ("exited with status" in line
+                                             or "restarted" in line
+                                             or "giving up" in line):
+                    self.log_lines.append(line.strip())
+                    found = re.search(r"restarted (\S+) \((restart \d+ of \d+)\), pid (\d+)",
+                                      line)
+                    if found and self.restart is None:
+                        self.restart = (f"its executor restarted {found.group(1)} "
+                                        f"({found.group(2)}, pid {found.group(3)})")
+
+    def describe(self) -> str:
+        if self.record is not None:
+            when = max(0.0, float(self.record.get("time", self.began_wall)) - self.began_wall)
+            restart = self.restart or "no restart of the process was logged by its executor"
+            return (f"killed task {self.task} of {self.component} during its tuple "
+                    f"{self.record.get('tuple', self.after)}, before processing it: its "
+                    f"process (pid {self.record.get('pid')}) sent itself SIGKILL "
+                    f"{when:.1f}s into the run; {restart}, with what it held lost")
+        task = f"task {self.task}" if self.task is not None else "its first task"
+        seen = (f"received only {self.seen} tuple(s)" if self.seen is not None
+                else "received too few tuples")
+        return (f"{self.component} {task} {seen}, fewer than the {self.after} at which it "
+                "was to be killed")
 
 
 #: the engines ``--engines`` can name

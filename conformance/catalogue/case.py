@@ -26,9 +26,8 @@ FIXTURES = CATALOGUE_DIR / "fixtures"
 #: capability tags an engine may lack, and how a skipped verdict names them
 CAPABILITIES: dict[str, str] = {
     "acking": "at-least-once acking (issue: heron acking/backpressure)",
-    "failure-injection": ("failure injection by the harness (heron recovers from killed "
-                          "processes, tests/e2e/heron/test_recovery.py, but the harness "
-                          "cannot yet kill a task at a chosen tuple there)"),
+    "failure-injection": ("failure injection by the harness (killing a task at a chosen "
+                          "tuple and restarting it with what it held lost)"),
     "multilang": "multi-lang components",
     "ticks": "tick tuples",
     "direct": "direct grouping",
