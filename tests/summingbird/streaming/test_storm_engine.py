@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 import sqlite3
 from collections import Counter, defaultdict
 
@@ -133,12 +134,13 @@ def shout(line: str) -> list[tuple[str, int]]:
     return words_of(line)
 
 
-def test_an_error_in_user_code_ends_the_run_naming_the_component_and_the_node():
+def test_an_error_in_user_code_ends_the_run_naming_the_component_and_the_node(tmp_path):
     job = source(["fine", "boom here"]).flat_map(shout).sum_by_key(InMemoryStore(), Sum())
     with pytest.raises(JobRuntimeError) as info:
-        run_streaming(job, "storm", time_limit=60)
+        run_streaming(job, "storm", time_limit=60, working_dir=tmp_path / "run")
     text = str(info.value)
-    assert "failed on the storm engine: flat_map-1." in text
+    assert re.search(r"failed on the storm engine: component 'flat_map-1' task \d+: ", text)
+    assert f"logs in {tmp_path / 'run'}" in text
     assert "ValueError: cannot shout 'boom here' (in Summingbird node 'flat_map' (node " in text
     assert "test_storm_engine.py:" in text
 
@@ -151,7 +153,6 @@ def test_an_unknown_engine_is_refused():
 @pytest.mark.parametrize("engine", ["storm", pytest.param("heron", marks=pytest.mark.slow)])
 def test_the_word_count_example_runs_on_the_streaming_platform(engine):
     import json
-    import re
 
     from click.testing import CliRunner
 

@@ -202,11 +202,17 @@ class StreamingRun:
 
     # -- running -------------------------------------------------------------------------
     def errors(self) -> list[str]:
-        """What tasks reported so far: ``component.task: error``."""
+        """What tasks reported so far: ``component C task T: error``."""
         if not self.error_dir.is_dir():
             return []
-        return [f"{path.name}: {path.read_text(encoding='utf-8').strip()}"
-                for path in sorted(self.error_dir.iterdir()) if not path.name.startswith(".")]
+        found = []
+        for path in sorted(self.error_dir.iterdir()):
+            if path.name.startswith("."):
+                continue
+            component, _, task = path.name.rpartition(".")
+            found.append(f"component {component!r} task {task}: "
+                         f"{path.read_text(encoding='utf-8').strip()}")
+        return found
 
     def finish(self, on_progress: Callable[[StreamingRun, dict[str, Any], float], None]
                | None = None) -> StreamingResult:
