@@ -7,6 +7,7 @@ Summingbird project, and a summer killed mid-run under at-least-once.
 from __future__ import annotations
 
 import json
+import logging
 import random
 import sqlite3
 import time
@@ -44,6 +45,16 @@ def expected_counts() -> dict[str, int]:
     return dict(Counter(w for line in LINES for w in line.split()))
 
 
+@pytest.fixture
+def heron_logging():
+    """The CLI points the ``heron`` logger at the console of its invocation; put it back,
+    so later tests do not log into a closed CliRunner stream."""
+    logger = logging.getLogger("heron")
+    saved = (list(logger.handlers), logger.level, logger.propagate)
+    yield
+    logger.handlers[:], logger.level, logger.propagate = saved[0], saved[1], saved[2]
+
+
 def heron_run(*args: str) -> dict:
     result = CliRunner().invoke(main, ["run", str(PROJECT), "--json", *args],
                                 catch_exceptions=False)
@@ -52,7 +63,7 @@ def heron_run(*args: str) -> dict:
 
 
 def test_heron_run_takes_a_summingbird_job_and_shows_its_planned_components(
-        tmp_path, monkeypatch, isolated_imports):
+        tmp_path, monkeypatch, isolated_imports, heron_logging):
     store = tmp_path / "counts.sqlite"
     monkeypatch.setenv("SB_WORDCOUNT_STORE", str(store))
     logs = ["--log-dir", str(tmp_path / "logs")]
