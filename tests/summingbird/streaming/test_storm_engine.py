@@ -168,3 +168,21 @@ def test_the_word_count_example_runs_on_the_streaming_platform(engine):
     print(repr(result.output[-3000:]))
     assert json.loads(result.output.strip().splitlines()[-1]) == dict(
         Counter(w for line in lines for w in re.findall(r"[a-z']+", line.lower())))
+
+
+def test_a_deployed_topology_calls_its_sinks_where_the_write_runs(tmp_path):
+    from compat.storm_api.local import LocalCluster
+    from compat.summingbird import JsonLinesSink
+    from compat.summingbird.platforms.streaming import plan_topology
+    from engine.plan.compiler import compile_topology
+
+    sink = JsonLinesSink(tmp_path / "words.jsonl")
+    store = SQLiteStore(tmp_path / "counts.db")
+    job = (source(["a b", "b c"]).flat_map(words_of).write(sink)
+           .sum_by_key(store, Sum()).name("counts"))
+    topology = plan_topology(job, {"DEFAULT": FlatMapParallelism(2)}, name="deployed")
+    cluster = LocalCluster(compile_topology(topology, name="deployed"), log_dir=tmp_path / "logs")
+    assert cluster.run(time_limit=60).reason == "finished"
+    assert Counter(map(tuple, sink.read())) == Counter(
+        [("a", 1), ("b", 1), ("b", 1), ("c", 1)])
+    assert store.contents() == {"a": 1, "b": 2, "c": 1}

@@ -91,7 +91,13 @@ class _Task:
                          or conf.get("topology.name") or "summingbird")
         spool = self.sb_run.spool_dir
         self.sb_spool = SpoolWriter(spool, component, task) if spool else None
-        self.sb_flush_sinks: set[Any] = set()
+        #: sinks with ``flush()`` that were written to, by ``id`` (sinks need not hash)
+        self.sb_flush_sinks: dict[int, Any] = {}
+        # Each task writes through its own copy of a sink, on the storm engine's threads as
+        # in the heron engine's processes: sinks are not thread-safe (a file opened lazily).
+        self.sb_sinks = {op.sink_id: serial.loads(serial.dumps(op.sink, op.label))
+                         for op in self.sb_node.ops
+                         if isinstance(op, WriteOp) and not isinstance(op.sink, SpoolSink)}
 
     def _sb_report(self, exc: BaseException) -> None:
         """Leave the error where ``run_streaming`` looks (atomically: it polls)."""
@@ -114,14 +120,12 @@ class _Task:
             raise JobRuntimeError(f"{exc}: the key routes the element to its summer task, so "
                                   "it needs a canonical form") from None
 
-    def _sb_output(self, lineage: tuple[int, ...], element: Any, anchors: list[Tuple],
-                   payload: bytes | None = None) -> None:
+    def _sb_output(self, lineage: tuple[int, ...], element: Any, anchors: list[Tuple]) -> None:
         """Collect the tail's output and emit downstream, if anyone listens."""
         node = self.sb_node
         if not node.emits and not (node.is_tail and self.sb_spool is not None):
             return
-        if payload is None:
-            payload = serial.dumps((lineage, element), node.name)
+        payload = serial.dumps((lineage, element), node.name)
         if node.is_tail and self.sb_spool is not None:
             self.sb_spool.write(TAIL, payload)
         if node.emits:
@@ -132,7 +136,7 @@ class _Task:
         """Make writes survive this process before its inputs are acked."""
         if self.sb_spool is not None:
             self.sb_spool.flush()
-        for sink in self.sb_flush_sinks:
+        for sink in self.sb_flush_sinks.values():
             sink.flush()
 
     def _sb_run_ops(self, ops: tuple[Any, ...], lineage: tuple[int, ...],
@@ -168,6 +172,7 @@ class _Task:
             for lin, value in items:
                 self.sb_spool.write(sink.sink_id, serial.dumps((lin, value), op.label))
             return
+        sink = self.sb_sinks[op.sink_id]
         for _, value in items:
             try:
                 sink(value)
@@ -175,11 +180,15 @@ class _Task:
                 _note(exc, op.label)
                 raise
         if callable(getattr(sink, "flush", None)):
-            self.sb_flush_sinks.add(sink)
+            self.sb_flush_sinks[id(sink)] = sink
 
     def _sb_close(self) -> None:
         if self.sb_spool is not None:
             self.sb_spool.close()
+        for sink in self.sb_sinks.values():
+            close = getattr(sink, "close", None)
+            if callable(close):
+                close()
 
 
 class SummingbirdSpout(_Task, Spout):
