@@ -94,10 +94,14 @@ class _Task:
         #: sinks with ``flush()`` that were written to, by ``id`` (sinks need not hash)
         self.sb_flush_sinks: dict[int, Any] = {}
         # Each task writes through its own copy of a sink, on the storm engine's threads as
-        # in the heron engine's processes: sinks are not thread-safe (a file opened lazily).
+        # in the heron engine's processes: sinks need not be thread-safe (a lazily opened
+        # file is not).
         self.sb_sinks = {op.sink_id: serial.loads(serial.dumps(op.sink, op.label))
                          for op in self.sb_node.ops
                          if isinstance(op, WriteOp) and not isinstance(op.sink, SpoolSink)}
+        # Services too: a SQLite service's connection must not be shared by threads.
+        self.sb_services = {id(op): serial.loads(serial.dumps(op.service, op.label))
+                            for op in self.sb_node.ops if isinstance(op, JoinOp)}
 
     def _sb_report(self, exc: BaseException) -> None:
         """Leave the error where ``run_streaming`` looks (atomically: it polls)."""
@@ -156,7 +160,7 @@ class _Task:
                 items = expanded
             elif isinstance(op, JoinOp):
                 try:
-                    items = list(join_partition(op.service, op.label, items))
+                    items = list(join_partition(self.sb_services[id(op)], op.label, items))
                 except Exception as exc:
                     _note(exc, op.label)
                     raise
