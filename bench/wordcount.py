@@ -689,8 +689,10 @@ class BackpressureFigures:
     #: totals at the last metrics poll
     emitted: int = 0
     executed: int = 0
-    #: per Stream Manager: {"stmgr", "spouts_paused_ms", "initiated_ms",
-    #: "largest_queue_bytes_max", "backpressure_now"}
+    #: per Stream Manager: {"stmgr", "spouts_paused_ms", "initiated_ms" (since it
+    #: started), "paused_in_run_ms", "initiated_in_run_ms" (within ``seconds``: the
+    #: counters' growth since the poll that saw the first word), "largest_queue_bytes_max",
+    #: "backpressure_now"}
     stmgrs: list[dict[str, Any]] = field(default_factory=list)
     #: per third of the run, per process kind: peak current RSS (see ProcessSampler)
     rss_windows: list[dict[str, Any]] = field(default_factory=list)
@@ -764,6 +766,7 @@ def run_backpressure(loaded: Any, options: Mapping[str, Any], workers: int, seco
     reason, error = "finished", None
     first_word: float | None = None
     first_pause: float | None = None
+    at_first_word: dict[str, tuple[int, int]] = {}
     began = time.monotonic()
     sampler.start()
     try:
@@ -780,6 +783,10 @@ def run_backpressure(loaded: Any, options: Mapping[str, Any], workers: int, seco
             emitted, executed = stats[SPOUT].emitted, stats[BOLT].executed
             if first_word is None and emitted > 0:
                 first_word = now  # to within a metrics interval (1 s)
+                at_first_word = {
+                    i: (_int_metric(v, "__time-spouts-paused-ms"),
+                        _int_metric(v, "__time-spent-back-pressure-initiated-ms"))
+                    for i, v in runner.instances.items() if v.get("component") == "__stmgr__"}
             if first_pause is None and any(
                     v.get("component") == "__stmgr__"
                     and (_int_metric(v, "__backpressure")
@@ -813,10 +820,13 @@ def run_backpressure(loaded: Any, options: Mapping[str, Any], workers: int, seco
     for instance, values in sorted(runner.instances.items()):
         if values.get("component") != "__stmgr__":
             continue
+        paused = _int_metric(values, "__time-spouts-paused-ms")
+        initiated = _int_metric(values, "__time-spent-back-pressure-initiated-ms")
+        paused_before, initiated_before = at_first_word.get(instance, (0, 0))
         stmgrs.append({
-            "stmgr": instance,
-            "spouts_paused_ms": _int_metric(values, "__time-spouts-paused-ms"),
-            "initiated_ms": _int_metric(values, "__time-spent-back-pressure-initiated-ms"),
+            "stmgr": instance, "spouts_paused_ms": paused, "initiated_ms": initiated,
+            "paused_in_run_ms": paused - paused_before,
+            "initiated_in_run_ms": initiated - initiated_before,
             "largest_queue_bytes_max": _int_metric(values, "__largest-queue-bytes-max"),
             "backpressure_now": _int_metric(values, "__backpressure")})
     figures = BackpressureFigures(
@@ -1017,9 +1027,10 @@ def backpressure_renderables(bp: BackpressureFigures) -> list[Any]:
              ("paused % of run", "right"), ("largest queue max MB", "right"),
              ("x high watermark", "right")))
         for m in bp.stmgrs:
-            paused = m["spouts_paused_ms"] / 1000
-            managers.add_row(m["stmgr"], f"{m['initiated_ms'] / 1000:,.1f}", f"{paused:,.1f}",
-                             f"{100 * paused / bp.seconds:.0f}" if bp.seconds else "-",
+            paused = m["paused_in_run_ms"] / 1000
+            managers.add_row(m["stmgr"], f"{m['initiated_in_run_ms'] / 1000:,.1f}",
+                             f"{paused:,.1f}",
+                             f"{min(100.0, 100 * paused / bp.seconds):.0f}" if bp.seconds else "-",
                              _fmt_mb(m["largest_queue_bytes_max"]),
                              f"{m['largest_queue_bytes_max'] / (bp.high_watermark_mb * 2**20):.2f}")
         out.append(managers)
@@ -1158,7 +1169,9 @@ def backpressure_lines(bp: BackpressureFigures) -> list[Text]:
             f" (ratio {ratio:.2f}; the bolts can do at most {bp.bolt_capacity:,.0f}/s): ",
             verdict))
     if bp.stmgrs and bp.seconds:
-        paused = max(m["spouts_paused_ms"] for m in bp.stmgrs) / 1000
+        # both counters are read from metrics up to a publish interval old, so the
+        # pauses can come out a little longer than the run: no more than all of it
+        paused = min(bp.seconds, max(m["paused_in_run_ms"] for m in bp.stmgrs) / 1000)
         queue = max(m["largest_queue_bytes_max"] for m in bp.stmgrs)
         first = ("" if bp.first_pause is None
                  else f" (first seen {bp.first_pause:,.1f} s after the first word)")

@@ -140,6 +140,7 @@ def test_json_figures_for_every_mode(tmp_path, capsys, isolated_imports):
     high = bp["high_watermark_mb"] * 2**20
     for manager in bp["stmgrs"]:
         assert manager["spouts_paused_ms"] > 0, manager
+        assert 0 <= manager["paused_in_run_ms"] <= manager["spouts_paused_ms"], manager
         # at most the watermark plus the message in hand (a batch of 1,024 words)
         assert 0 < manager["largest_queue_bytes_max"] <= high + 64 * 1024, manager
     assert [w["window"] for w in bp["rss_windows"]] == ["first third", "middle third",
