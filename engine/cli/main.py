@@ -10,6 +10,7 @@ import logging
 import sys
 import traceback
 from pathlib import Path
+from typing import Callable
 
 import click
 
@@ -58,7 +59,7 @@ def run_command(project: Path, name: str | None, env: str | None, engine: str, t
     """
     from engine.cli.run import run_foreground
 
-    _configure_logging()
+    restore = _configure_logging()
     try:
         code = run_foreground(project=project, name=name, env=env, engine=engine,
                               time_limit=time_limit, options=options, ackers=ackers,
@@ -69,10 +70,15 @@ def run_command(project: Path, name: str | None, env: str | None, engine: str, t
         _fail(exc, 2, show_traceback)
     except cli_errors.RUN_ERRORS as exc:
         _fail(exc, 1, show_traceback)
+    finally:
+        restore()
     sys.exit(code)
 
 
-def _configure_logging() -> None:
+def _configure_logging() -> Callable[[], None]:
+    """Engine log lines through rich on stderr for the command's duration; returns the
+    function that puts the previous setup back (the CLI also runs inside other programs
+    and test processes, whose logging must not be left pointing at a closed stream)."""
     from rich.logging import RichHandler
 
     from engine.cli.display import make_console
@@ -80,9 +86,15 @@ def _configure_logging() -> None:
     handler = RichHandler(show_path=False, show_time=False, markup=False,
                           console=make_console(stderr=True))
     engine_log = logging.getLogger("heron")
+    saved = (list(engine_log.handlers), engine_log.level, engine_log.propagate)
     engine_log.handlers[:] = [handler]
     engine_log.setLevel(logging.INFO)
     engine_log.propagate = False
+
+    def restore() -> None:
+        engine_log.handlers[:], level, engine_log.propagate = saved[0], saved[1], saved[2]
+        engine_log.setLevel(level)
+    return restore
 
 
 def _fail(exc: BaseException, code: int, show_traceback: bool) -> None:

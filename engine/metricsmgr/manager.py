@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import time
 from pathlib import Path
 from typing import Any, Iterator
@@ -19,6 +20,22 @@ from engine.network import MalformedMessage, bind_router, connect_dealer, decode
 log = logging.getLogger("heron.metricsmgr")
 
 FORWARD_SECS = 1.0
+#: process names (engine.launch): instances and Stream Managers
+_INSTANCE_ID = re.compile(r"^container_\d+_(?P<component>.+)_\d+$")
+_STMGR_ID = re.compile(r"^stmgr-\d+$")
+
+
+def component_of(sender: bytes) -> str:
+    """The component of a publisher that never registered with this manager: one that
+    registered with the process this one replaced (a restarted Metrics Manager). Process
+    names say it: ``container_<c>_<component>_<task>``, ``stmgr-<c>``."""
+    name = sender.decode(errors="replace")
+    match = _INSTANCE_ID.match(name)
+    if match:
+        return match.group("component")
+    if _STMGR_ID.match(name):
+        return "__stmgr__"
+    return "?"
 
 
 class MetricsManager:
@@ -53,7 +70,7 @@ class MetricsManager:
         """(component, instance, metrics) of every publisher, and this manager's own."""
         for sender, values in list(self.latest.items()):
             publisher = self.publishers.get(sender)
-            component = publisher.component_name if publisher is not None else "?"
+            component = publisher.component_name if publisher is not None else component_of(sender)
             yield component, sender.decode(errors="replace"), dict(values)
 
     def serve(self, running: Any) -> None:
@@ -123,7 +140,7 @@ class MetricsManager:
                             timestamp=now)
         for sender, values in self.latest.items():
             publisher = self.publishers.get(sender)
-            component = publisher.component_name if publisher is not None else "?"
+            component = publisher.component_name if publisher is not None else component_of(sender)
             instance = sender.decode(errors="replace")
             for name, value in values.items():
                 message.metrics.add(component_name=component, instance_id=instance, name=name,

@@ -53,7 +53,12 @@ def test_starts_all_with_logs_pid_files_and_own_sessions(tmp_path: Path, events)
             assert (tmp_path / "pids" / f"{name}.pid").read_text().split()[0] == str(pid)
             assert (tmp_path / "logs" / f"{name}.log").exists()
             assert os.getsid(pid) == pid  # its own session
-            env = psutil.Process(pid).environ()
+            # between fork and exec the child still has this process's environment
+            proc = psutil.Process(pid)
+            deadline = time.monotonic() + 10
+            while proc.cmdline() != list(SLEEPER) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            env = proc.environ()
             assert env["HERON_PARENT_PID"] == str(os.getpid())
         assert [e.kind for e in events] == ["started", "started"]
     finally:
