@@ -2,7 +2,7 @@
 (``--remote-debugging-pipe``: no network port, no extra dependency), for tests that load
 a page and check what a person would see: console errors, the DOM, a screenshot.
 
-Shared by browser tests; the same approach as tests/conformance/test_report_browser.py.
+Shared by the browser tests (the conformance report, the tracker page).
 Always :meth:`Chromium.close` a browser (it kills the browser and all it started).
 """
 

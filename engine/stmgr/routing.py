@@ -113,39 +113,8 @@ def split_batch(batch: Any, payload: bytes, routes: Iterable[ConsumerRoute]
 
 def _split_explicit(batch: Any, routes: Iterable[ConsumerRoute]) -> list[tuple[int, list[bytes]]]:
     """Per-tuple path for batches where some tuples name their destinations."""
-    routes = list(routes)
-    per_task: dict[int, list[bytes]] = {}
-    counts = batch.dest_counts
-    dests = batch.dest_tasks
-    width = batch.key_hash_width or 1
-    hashes = batch.key_hashes
-    src = batch.src_task_id
-    pos = 0
-    for i, value in enumerate(batch.values):
-        c = counts[i]
-        if c:
-            for t in dests[pos:pos + c]:
-                per_task.setdefault(t, []).append(value)
-            pos += c
-            continue
-        for route in routes:
-            tasks = route.tasks
-            nt = len(tasks)
-            if route.kind == ALL:
-                chosen: Iterable[int] = tasks
-            elif route.kind == LOWEST or (nt == 1 and route.kind != DIRECT):
-                chosen = (tasks[0],)
-            elif route.kind == SHUFFLE:
-                start = route.start_for(src)
-                chosen = (tasks[start % nt],)
-                route.next_by_src[src] = (start + 1) % nt
-            elif route.kind == FIELDS:
-                chosen = (tasks[hashes[i * width + route.key_column] % nt],)
-            else:
-                chosen = ()
-            for t in chosen:
-                per_task.setdefault(t, []).append(value)
-    return list(per_task.items())
+    values = batch.values
+    return [(task, [values[i] for i in rows]) for task, rows in split_indices(batch, routes)]
 
 
 def rebatch(batch: Any, values: list[bytes]) -> bytes:
