@@ -1,9 +1,11 @@
 """Rule ``cli``: ``sparse`` commands in shell scripts, Makefiles and fabfile/tasks.py.
 
-``sparse run`` has an exact equivalent, ``heron run``, with the same options (``-n -e -t
--o -a -w -d --config``); a call that uses only those is rewritten in shell scripts and
-Makefiles. Everything else (``submit``, ``kill``, ``list``, ``tail``, ``visualize``, other
-options, calls inside Python strings) is reported with its line for a person to port.
+Exact equivalents are rewritten in shell scripts and Makefiles: ``sparse run`` becomes
+``heron run`` (same options: ``-n -e -t -o -a -w -d --config``), ``sparse kill -n NAME
+[--wait S]`` becomes ``heron kill NAME [--wait S]`` and ``sparse list`` becomes ``heron
+list``. Everything else (``submit``, whose cluster options differ, ``tail``,
+``visualize``, a kill without ``-n`` or with an environment, other options, calls inside
+Python strings) is reported with its line for a person to port.
 ``pre_submit``/``post_submit`` hooks in ``fabfile.py``/``tasks.py`` are reported: nothing
 calls them here. The commands are found token by token on each line (these files are
 not Python), and Python files are read with libcst, so only string literals are scanned.
@@ -44,6 +46,31 @@ def _exact_run(args: str) -> bool:
             return False
         i += 1 if (name in FLAG_OPTIONS or "=" in token) else 2
     return True
+
+
+def _exact_kill(args: str) -> str | None:
+    """``heron kill`` arguments for a ``sparse kill`` call that names its topology and uses
+    nothing else but ``--wait``; None when there is no exact equivalent."""
+    try:
+        tokens = shlex.split(args)
+    except ValueError:
+        return None
+    name, wait = None, None
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        option, eq, inline = token.partition("=")
+        value = inline if eq else (tokens[i + 1] if i + 1 < len(tokens) else None)
+        if option in ("-n", "--name") and value:
+            name = value
+        elif option == "--wait" and value:
+            wait = value
+        else:
+            return None
+        i += 1 if eq else 2
+    if name is None:
+        return None
+    return shlex.quote(name) + (f" --wait {shlex.quote(wait)}" if wait else "")
 
 
 def _does_nothing(func: cst.FunctionDef) -> bool:
@@ -96,10 +123,23 @@ class SparseCommandsRule:
                     findings.append(self._finding(display, number, match.start() + 1, Level.INFO,
                                                   "sparse run became heron run", old, new.rstrip()))
                     return new
+                kill = _exact_kill(match["args"]) if match["sub"] == "kill" else None
+                if kill is not None:
+                    trailing = match["args"][len(match["args"].rstrip()):]
+                    new = f"heron kill {kill}{trailing}"
+                    findings.append(self._finding(display, number, match.start() + 1, Level.INFO,
+                                                  "sparse kill became heron kill", old, new.rstrip()))
+                    return new
+                if match["sub"] == "list" and not match["args"].strip():
+                    new = "heron list" + match["args"]
+                    findings.append(self._finding(display, number, match.start() + 1, Level.INFO,
+                                                  "sparse list became heron list", old, "heron list"))
+                    return new
                 findings.append(self._finding(
                     display, number, match.start() + 1, Level.WARNING,
                     f"sparse {match['sub']} has no exact heron equivalent", old, "",
-                    "port by hand: heron run for local runs; cluster commands come with the heron engine"))
+                    "port by hand: heron run for local runs, heron submit local PROJECT -n NAME "
+                    "for background runs, heron kill NAME, heron list"))
                 return match.group(0)
             lines[number - 1] = _SPARSE.sub(swap, line)
         new_text = "".join(lines)

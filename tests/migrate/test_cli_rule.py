@@ -53,3 +53,22 @@ def test_fabfile_hooks_and_sparse_strings_are_reported(tmp_path: Path) -> None:
 def test_words_containing_sparse_are_not_commands(tmp_path: Path) -> None:
     (tmp_path / "x.sh").write_text("echo sparsely run\n./bin/sparse-run x\nmysparse run\n")
     assert SparseCommandsRule().apply(tmp_path) == []
+
+
+def test_kill_and_list_with_exact_equivalents_are_rewritten(tmp_path):
+    from migrate.rules.sparse_commands import SparseCommandsRule
+
+    script = tmp_path / "ops.sh"
+    script.write_text("sparse kill -n wordcount --wait 5\nsparse list\n"
+                      "sparse kill -e prod -n wordcount\nsparse kill\n")
+    (outcome,) = SparseCommandsRule().apply(tmp_path)
+    assert outcome.migrated.splitlines() == [
+        "heron kill wordcount --wait 5", "heron list",
+        "sparse kill -e prod -n wordcount", "sparse kill"]
+    messages = [(f.line, f.level, f.message) for f in outcome.findings]
+    assert messages == [
+        (1, Level.INFO, "sparse kill became heron kill"),
+        (2, Level.INFO, "sparse list became heron list"),
+        (3, Level.WARNING, "sparse kill has no exact heron equivalent"),
+        (4, Level.WARNING, "sparse kill has no exact heron equivalent"),
+    ]
