@@ -23,6 +23,7 @@ COLUMNS = (("__emit-count", "emitted", "sum"), ("__execute-count", "executed", "
            ("__ack-count", "acked", "sum"), ("__fail-count", "failed", "sum"),
            ("__timeout-count", "timed out", "sum"),
            ("__execute-latency", "execute ms", "avg"),
+           ("__process-latency", "process ms", "avg"),
            ("__complete-latency", "complete ms", "avg"),
            ("__pending", "pending", "sum"),
            ("__cpu-seconds", "cpu s", "sum"), ("__rss-bytes", "rss MB", "sum"))

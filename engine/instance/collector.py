@@ -96,6 +96,11 @@ class InstanceCollector:
         self.pending_roots: dict[int, tuple[Any, float]] = {}
         #: bolt: input tuple id -> ((root task, root key)..., this copy's key) or UNTRACKED
         self.inflight: dict[str, Any] = {}
+        #: bolt: receive time of sampled inputs (the first of each batch), by tuple id, for
+        #: process latency (receipt to ack), and what was measured since the last publish
+        self.received: dict[str, float] = {}
+        self.process_secs = 0.0
+        self.processed = 0
         #: bolt: ACK/FAIL entries waiting to go to the Stream Manager, as columns
         self._ctl_kinds: list[int] = []
         self._ctl_counts: list[int] = []
@@ -306,11 +311,23 @@ class InstanceCollector:
         if self.acking:
             self._settle(tup_id, ACK, "acked")
         self.stats.acked += 1
+        if self.received:
+            received = self.received.pop(tup_id, None)
+            if received is not None:
+                self.process_secs += time.perf_counter() - received
+                self.processed += 1
+
+    def sample_received(self, tup_id: str, at: float) -> None:
+        """Remember when a sampled input arrived; inputs never acked do not pile up."""
+        if len(self.received) >= 1024:
+            self.received.clear()
+        self.received[tup_id] = at
 
     def fail(self, tup_id: Any) -> None:
         if self.acking:
             self._settle(tup_id, FAIL, "failed")
         self.stats.failed += 1
+        self.received.pop(tup_id, None)
 
     def _settle(self, tup_id: Any, kind: int, verb: str) -> None:
         entry = self.inflight.pop(tup_id, self)

@@ -471,15 +471,22 @@ class BoltLoop(ExecutorLoop):
                         self.malformed, type(exc).__name__, exc)
 
     def extra_metrics(self) -> list[tuple[str, Any]]:
-        if not self._exec_tuples:
-            return []
-        latency = self._exec_secs / self._exec_tuples * 1000.0
-        self._exec_secs, self._exec_tuples = 0.0, 0
-        return [("__execute-latency", round(latency, 4))]
+        out: list[tuple[str, Any]] = []
+        if self._exec_tuples:
+            latency = self._exec_secs / self._exec_tuples * 1000.0
+            self._exec_secs, self._exec_tuples = 0.0, 0
+            out.append(("__execute-latency", round(latency, 4)))
+        collector = self.collector
+        if collector.processed:
+            latency = collector.process_secs / collector.processed * 1000.0
+            collector.process_secs, collector.processed = 0.0, 0
+            out.append(("__process-latency", round(latency, 4)))
+        return out
 
     def _process_batch(self, payload: bytes) -> None:
         began = time.perf_counter()
         executed = self.stats.executed
+        self.collector.sample_received(str(self._counter + 1), began)
         try:
             self._execute_batch(payload)
         finally:

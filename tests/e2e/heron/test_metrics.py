@@ -53,6 +53,18 @@ def test_reported_counts_equal_what_happened_and_prometheus_serves_them(tmp_path
         assert wait_until(every_task_seen, timeout=30), sorted(scraped)[:20]
         assert all(scraped[(name, i)] > 0 for (name, i) in scraped
                    if name == "heron_rss_bytes"), "every instance reports its memory"
+        # bolts report execute and process latency, spouts complete latency (ms)
+        latencies = {}
+
+        def latencies_seen() -> bool:
+            latencies.clear()
+            for url in urls:
+                latencies.update({k: v for k, v in scrape(url).items() if "latency" in k[0]})
+            names = {(n, i.split("_")[2]) for n, i in latencies}
+            return {("heron_execute_latency", "relay"), ("heron_process_latency", "relay"),
+                    ("heron_complete_latency", "source")} <= names
+        assert wait_until(latencies_seen, timeout=20), sorted(latencies)
+        assert all(v >= 0 for v in latencies.values())
         # heron metrics, while it runs: per component and per instance, and as JSON
         cli = CliRunner()
         state = ["--state-root", str(run.working_dir / "state")]
@@ -73,16 +85,18 @@ def test_reported_counts_equal_what_happened_and_prometheus_serves_them(tmp_path
         run.close()
     assert result.reason == "finished", (result.error, result.log_dir)
     components = result.components
-    # what the spouts' ledgers say they did
+    # what the spouts' ledgers say they did (a tree that was slow to start can time out
+    # and replay: the counts must say so too)
     events = [json.loads(line) for path in sorted(out.glob("*.jsonl"))
               for line in Path(path).read_text().splitlines()]
     kinds = collections.Counter(e["event"] for e in events)
-    assert components["source"].emitted == kinds["emit"] == 2 * LIMIT
+    assert components["source"].emitted == kinds["emit"] >= 2 * LIMIT
     assert components["source"].acked == kinds["ack"] == 2 * LIMIT
-    assert components["source"].failed == kinds["fail"] == 0
-    # what the bolts executed and emitted: every tuple, once (nothing failed)
+    assert components["source"].failed == kinds["fail"] == kinds["emit"] - 2 * LIMIT
+    # what the bolts executed and emitted: one output per input, every input acked
     sink_rows = leaf_tuples(result, "sink")
-    assert components["relay"].executed == components["relay"].emitted == 2 * LIMIT
-    assert components["sink"].executed == len(sink_rows) == 2 * LIMIT
-    assert components["relay"].acked == components["sink"].acked == 2 * LIMIT
+    relay = components["relay"]
+    assert relay.executed == relay.emitted == relay.acked >= 2 * LIMIT
+    assert components["sink"].executed == len(sink_rows) == components["sink"].acked
+    assert {row[0] for row in sink_rows} == set(range(LIMIT))
     assert run.alive() == []

@@ -33,6 +33,7 @@ timeouts are still recognised, replays after the task's process died are not.
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -43,6 +44,8 @@ from . import serial
 
 LEDGER_SUFFIX = "__sb_merged"
 _CHUNK = 400
+#: a merge SQLite refuses as busy is retried this many times, backing off up to 1 s
+LOCK_RETRIES = 12
 
 
 @dataclass
@@ -130,14 +133,27 @@ class SQLiteLedger(Ledger):
         return found
 
     def merge(self, entries: Sequence[Entry]) -> list[Any]:
+        """Merge in one transaction; a transaction SQLite refuses as busy (another task's
+        writer, or a stale read snapshot of this connection) is rolled back whole and tried
+        again, so a retry can neither double-merge nor lose a merge."""
         if not entries:
             return []
+        for attempt in range(LOCK_RETRIES):
+            try:
+                return self._merge_once(entries)
+            except sqlite3.OperationalError as exc:
+                text = str(exc).lower()
+                if ("locked" not in text and "busy" not in text) or attempt == LOCK_RETRIES - 1:
+                    raise
+                time.sleep(min(1.0, 0.02 * 2 ** attempt))
+        raise AssertionError("unreachable")
+
+    def _merge_once(self, entries: Sequence[Entry]) -> list[Any]:
         conn = self._connection()
         conn.execute("BEGIN IMMEDIATE")
         try:
             seen = self._seen(conn, list({e.lineage for e in entries}))
             fresh = [e for e in entries if e.lineage not in seen]
-            self.replays += len(entries) - len(fresh)
             key_texts = list(dict.fromkeys(e.key_text for e in fresh))
             running = self.table.select(conn, key_texts)
             previous: dict[str, Any] = {}
@@ -155,9 +171,16 @@ class SQLiteLedger(Ledger):
             conn.executemany(f'INSERT INTO "{self.ledger}" (scope, summer, lineage, key, task, '
                              "prev) VALUES (?, ?, ?, ?, ?, ?)", ledger_rows)
         except BaseException:
-            conn.execute("ROLLBACK")
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
             raise
-        conn.execute("COMMIT")
+        try:
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        self.replays += len(entries) - len(fresh)
         return [previous[e.lineage] if e.lineage in previous else seen[e.lineage]
                 for e in entries]
 
