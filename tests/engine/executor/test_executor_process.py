@@ -70,10 +70,15 @@ def test_executor_starts_restarts_and_stops_its_container(launch_spec: LaunchSpe
     ex = start_executor(launch_spec, 1)
     children: dict = {}
     try:
-        assert wait_for(lambda: len(live_children(ex)) == 4), "container 1 should run 4 processes"
-        children = live_children(ex)
         names = ["stmgr-1", "metricsmgr-1", "container_1_word-spout_1", "container_1_count-bolt_3"]
-        assert all(pid_of(launch_spec, n) in children for n in names)
+
+        def all_running() -> bool:
+            # each pid file is written just after its process starts: wait for both
+            kids = live_children(ex)
+            return len(kids) == 4 and all(pid_of(launch_spec, n) in kids for n in names)
+        assert wait_for(all_running), (f"container 1 should run 4 processes named by pid "
+                                       f"files: {live_children(ex)}")
+        children = live_children(ex)
         assert (launch_spec.log_dir / "container_1_count-bolt_3.log").exists()
         # An instance that dies is restarted by the executor.
         victim = pid_of(launch_spec, "container_1_count-bolt_3")
