@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
+
 from compat.storm_api import ReliableSpout, Spout
 from compat.storm_api.local import LocalCluster, OutputCapture
 from engine.plan.compiler import compile_topology
@@ -49,5 +52,7 @@ def run_topology(topology_cls, conf=None, time_limit=30, failures=None):
     compiled = compile_topology(topology_cls, config=conf or {})
     capture = OutputCapture(keep_all=True)
     lines = failures if failures is not None else []
-    with LocalCluster(compiled, capture=capture, on_task_failure=lines.append) as cluster:
+    with tempfile.TemporaryDirectory(prefix="storm-test-logs-") as logs, \
+            LocalCluster(compiled, capture=capture, on_task_failure=lines.append,
+                         log_dir=Path(logs)) as cluster:
         return cluster.run(time_limit=time_limit)

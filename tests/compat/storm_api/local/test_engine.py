@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import collections
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -194,7 +196,8 @@ class IdSpout(ReliableSpout):
 def run_collecting_metrics(topology_cls, conf):
     compiled = compile_topology(topology_cls, config=conf)
     capture = OutputCapture(keep_all=True)
-    with LocalCluster(compiled, capture=capture) as cluster:
+    with tempfile.TemporaryDirectory(prefix="storm-test-logs-") as logs, \
+            LocalCluster(compiled, capture=capture, log_dir=Path(logs)) as cluster:
         result = cluster.run(time_limit=30)
         metrics = {k[0]: v for k, v in cluster.metrics.items()}
     return result, metrics
@@ -327,6 +330,7 @@ def test_acker_tasks_are_numbered_like_storm_tasks():
         tag = TaskTagBolt.spec(inputs=[nums])
 
     compiled = compile_topology(T, config={"topology.acker.executors": 2})
-    with LocalCluster(compiled) as cluster:
+    with tempfile.TemporaryDirectory(prefix="storm-test-logs-") as logs, \
+            LocalCluster(compiled, log_dir=Path(logs)) as cluster:
         assert cluster.layout.tasks_by_component["__acker"] == [1, 2]
         assert sorted(cluster.runtime.acker_tasks) == [1, 2]
