@@ -92,7 +92,7 @@ class StreamManager:
         while running():
             poller = zmq.Poller()
             poller.register(self.local, zmq.POLLIN)
-            if not self._instances_congested():
+            if self._may_read_peers():
                 poller.register(self.data, zmq.POLLIN)
             if not self.bp.paused:
                 poller.register(self.spouts, zmq.POLLIN)
@@ -100,14 +100,16 @@ class StreamManager:
                 poller.register(self.tm, zmq.POLLIN)
             poller.register(self.metrics, zmq.POLLIN)
             events = dict(poller.poll(2 if self.outbox.pending() else 100))
+            # The Topology Master first: a new physical plan must be in place before the
+            # tuples routed by it, which may already wait on the other sockets.
+            if self.tm is not None and events.get(self.tm):
+                self._drain_tm()
             if events.get(self.data):
                 self._drain(self.data, self._from_peer, stop=self._instances_congested)
             if events.get(self.local):
                 self._drain(self.local, self._from_instance)
             if events.get(self.spouts):
                 self._drain(self.spouts, self._from_instance, stop=self._spouts_must_wait)
-            if self.tm is not None and events.get(self.tm):
-                self._drain_tm()
             if events.get(self.metrics):
                 try:
                     self.metrics.recv_multipart(zmq.NOBLOCK)
@@ -147,6 +149,13 @@ class StreamManager:
                 self.counts["malformed"] += 1
                 log.warning("dropped a message from %r that could not be handled: %s: %s",
                             frames[0].bytes[:80], type(exc).__name__, exc)
+
+    def _may_read_peers(self) -> bool:
+        """Peers' tuples wait in the socket until this Stream Manager has a physical plan:
+        a peer whose spouts started first (it got the plan a moment earlier) would otherwise
+        have its tuples dropped here for want of a route. Also not while a local instance
+        is congested (see ``_instances_congested``)."""
+        return self.pplan is not None and not self._instances_congested()
 
     def _instances_congested(self) -> bool:
         """A local instance has more than the high watermark waiting: stop reading from

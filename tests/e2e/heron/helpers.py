@@ -180,3 +180,29 @@ def leaf_tuples(result: HeronRunResult, component: str, stream: str = "default")
     assert cap is not None, f"no capture of {component}/{stream}: {sorted(result.capture.streams)}"
     assert cap.tuples is not None, "run with keep_all=True to keep every tuple"
     return cap.tuples
+
+
+def log_warnings(result: HeronRunResult, limit: int = 25) -> str:
+    """The WARNING and ERROR lines of a run's process logs, for a failure message: a
+    CI log keeps little else of a run whose directory is gone by the time anyone looks."""
+    lines: list[str] = []
+    for path in sorted(Path(result.log_dir).glob("*.log")):
+        try:
+            text = path.read_text(errors="replace")
+        except OSError:
+            continue
+        for line in text.splitlines():
+            if " WARNING " in line or " ERROR " in line:
+                lines.append(f"{path.name}: {line[:240]}")
+    shown = lines[:limit]
+    if len(lines) > limit:
+        shown.append(f"... and {len(lines) - limit} more")
+    return "\n".join(shown) or "(no warnings in the logs)"
+
+
+def describe_run(result: HeronRunResult) -> str:
+    """How the run ended, in a few lines: reason, error, tasks not done, log warnings."""
+    not_done = sorted(t for t, done in result.tasks_done.items() if not done)
+    return (f"run ended: {result.reason} after {result.elapsed:.1f}s; error: {result.error}; "
+            f"tasks not done: {not_done or 'none'}; logs in {result.log_dir}\n"
+            f"{log_warnings(result)}")

@@ -14,7 +14,7 @@ import collections
 import pytest
 
 from engine.grouping import fields_key_hash
-from tests.e2e.heron.helpers import PROJECTS, HeronRun, leaf_tuples
+from tests.e2e.heron.helpers import PROJECTS, HeronRun, describe_run, leaf_tuples
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -52,6 +52,19 @@ def pairs(rows) -> collections.Counter:
     return collections.Counter((row[3], row[1]) for row in rows)
 
 
+def assert_each_tuple_once(rows, run, what: str) -> None:
+    """Every tuple of every spout task arrived exactly once; on failure, say which spout
+    tasks lost or repeated how many, and how the run ended (not a 1,000-line diff)."""
+    got, want = pairs(rows), expected_pairs(run)
+    if got == want:
+        return
+    missing, extra = want - got, got - want
+    lost = collections.Counter(src for src, _ in missing.elements())
+    repeated = collections.Counter(src for src, _ in extra.elements())
+    pytest.fail(f"{what}: missing per spout task {dict(lost)}, extra per spout task "
+                f"{dict(repeated)}\n{describe_run(run.result)}")
+
+
 # -- startup, steady state, shutdown -----------------------------------------------------
 def test_physical_plan_has_two_stream_managers_and_every_task(run):
     placement = run.placement
@@ -67,10 +80,9 @@ def test_physical_plan_has_two_stream_managers_and_every_task(run):
 
 def test_run_finished_with_every_task_done_and_all_tuples_through(run):
     result = run.result
-    assert result.reason == "finished", (result.error, result.log_dir)
-    assert result.error is None
+    assert result.reason == "finished" and result.error is None, describe_run(result)
     assert len(result.tasks_done) == 2 + sum(SINKS.values())
-    assert all(result.tasks_done.values()), result.tasks_done
+    assert all(result.tasks_done.values()), describe_run(result)
     stats = result.components
     assert stats["numbers"].emitted == 2 * 2 * LIMIT  # two tasks, two streams
     for sink in SINKS:
@@ -114,20 +126,20 @@ def assert_spread(rows, tasks, name):
 
 def test_shuffle_spreads_evenly_over_all_tasks(run):
     rows = leaf_tuples(run.result, "shuffle_sink")
-    assert pairs(rows) == expected_pairs(run)
+    assert_each_tuple_once(rows, run, "shuffle")
     assert_spread(rows, run.placement.tasks["shuffle_sink"], "shuffle")
 
 
 def test_none_behaves_as_shuffle(run):
     rows = leaf_tuples(run.result, "none_sink")
-    assert pairs(rows) == expected_pairs(run)
+    assert_each_tuple_once(rows, run, "none")
     assert_spread(rows, run.placement.tasks["none_sink"], "none")
 
 
 def test_fields_sends_each_key_to_one_task_chosen_by_the_fields_hash(run):
     rows = leaf_tuples(run.result, "fields_sink")
     tasks = run.placement.tasks["fields_sink"]
-    assert pairs(rows) == expected_pairs(run)
+    assert_each_tuple_once(rows, run, "fields")
     owners: dict[str, set[int]] = collections.defaultdict(set)
     for task, _, key, _ in rows:
         owners[key].add(task)
@@ -142,20 +154,20 @@ def test_all_copies_every_tuple_to_every_task(run):
     per_task = by_task(rows)
     assert sorted(per_task) == run.placement.tasks["all_sink"]
     for task, task_rows in per_task.items():
-        assert pairs(task_rows) == expected_pairs(run), task
+        assert_each_tuple_once(task_rows, run, f"all, task {task}")
 
 
 def test_global_sends_everything_to_the_lowest_task(run):
     rows = leaf_tuples(run.result, "global_sink")
     tasks = run.placement.tasks["global_sink"]
-    assert pairs(rows) == expected_pairs(run)
+    assert_each_tuple_once(rows, run, "global")
     assert {row[0] for row in rows} == {min(tasks)}
 
 
 def test_direct_reaches_exactly_the_named_task(run):
     rows = leaf_tuples(run.result, "direct_sink")
     tasks = run.placement.tasks["direct_sink"]
-    assert pairs(rows) == expected_pairs(run)
+    assert_each_tuple_once(rows, run, "direct")
     assert all(task == target for task, _, target, _ in rows)
     # the spout names tasks[n % 2]: both tasks, in both containers, got their share
     assert collections.Counter(row[0] for row in rows) == {t: LIMIT for t in tasks}
@@ -168,6 +180,6 @@ def test_local_or_shuffle_keeps_tuples_in_the_emitters_container(run):
     tasks = run.placement.tasks["local_sink"]
     # precondition: each container holds a spout task and a local_sink task
     assert {container_of[t] for t in tasks} == {"stmgr-1", "stmgr-2"}
-    assert pairs(rows) == expected_pairs(run)
+    assert_each_tuple_once(rows, run, "local")
     assert all(container_of[task] == container_of[src] for task, _, _, src in rows)
     assert set(collections.Counter(row[0] for row in rows)) == set(tasks)
