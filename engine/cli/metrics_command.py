@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import click
 
-from engine.cli.topology_commands import (TM_TIMEOUT_SECS, CommandError, Env, _require_topology,
+from engine.cli.topology_commands import (CommandError, Env, ask_topology_master,
                                           common_options)
 
 #: (metric, column, how instances combine)
@@ -55,24 +55,9 @@ class Row:
 def fetch(env: Env, name: str, component: str | None) -> dict[tuple[str, str], dict[str, str]]:
     """{(component, instance): {metric: value}} from the topology's Topology Master."""
     from engine.messages import tmanager_pb2
-    from engine.network.sockets import RequestTimeout, request
 
-    state = env.open_state()
-    try:
-        _require_topology(state, name)
-        tm = state.get("tmanagers", name)
-    finally:
-        state.close()
-    if tm is None or not tm.controller_endpoint:
-        raise CommandError(f"no metrics for {name!r}: its Topology Master is not running "
-                           f"(no tmanagers/{name} in {env.state_spec().describe()})")
-    try:
-        response = request(tm.controller_endpoint, tmanager_pb2.MetricRequest(),
-                           timeout=TM_TIMEOUT_SECS)
-    except RequestTimeout:
-        raise CommandError(f"no metrics for {name!r}: its Topology Master at "
-                           f"{tm.controller_endpoint} did not answer within "
-                           f"{TM_TIMEOUT_SECS:g}s") from None
+    response = ask_topology_master(env, name, lambda *_: tmanager_pb2.MetricRequest(),
+                                   f"no metrics for {name!r}")
     out: dict[tuple[str, str], dict[str, str]] = {}
     for task_metric in response.metric:
         for metric in task_metric.metric:

@@ -131,6 +131,30 @@ def _require_topology(state: Any, name: str) -> Any:
     return topology
 
 
+def ask_topology_master(env: Env, name: str, build: Callable[[Any, Any], Any],
+                        failing: str) -> Any:
+    """Send the message ``build(stored topology, TM location)`` to the running Topology
+    Master of ``name`` and return its answer. ``failing`` opens the CommandError raised
+    when there is no Topology Master or it does not answer ("cannot activate 'x'")."""
+    from engine.network import request
+    from engine.network.sockets import RequestTimeout
+
+    state = env.open_state()
+    try:
+        topology = _require_topology(state, name)
+        tm = state.get("tmanagers", name)
+    finally:
+        state.close()
+    if tm is None or not tm.controller_endpoint:
+        raise CommandError(f"{failing}: its Topology Master is not running "
+                           f"(no tmanagers/{name} in {env.state_spec().describe()})")
+    try:
+        return request(tm.controller_endpoint, build(topology, tm), timeout=TM_TIMEOUT_SECS)
+    except RequestTimeout:
+        raise CommandError(f"{failing}: its Topology Master at {tm.controller_endpoint} did "
+                           f"not answer within {TM_TIMEOUT_SECS:g}s") from None
+
+
 # -- submit --------------------------------------------------------------------------------
 @click.command("submit")
 @click.argument("cluster", type=click.Choice(["local"]))
@@ -305,28 +329,13 @@ def _kill_from_pid_files(env: Env, state: Any, name: str, topology_id: str) -> N
 # -- activate / deactivate -----------------------------------------------------------------
 def _control(env: Env, name: str, activate: bool) -> None:
     from engine.messages import common_pb2, tmanager_pb2
-    from engine.network import request
-    from engine.network.sockets import RequestTimeout
 
     verb = "activate" if activate else "deactivate"
-    state = env.open_state()
-    try:
-        topology = _require_topology(state, name)
-        tm = state.get("tmanagers", name)
-    finally:
-        state.close()
-    if tm is None or not tm.controller_endpoint:
-        raise CommandError(f"cannot {verb} {name!r}: its Topology Master is not running "
-                           f"(no tmanagers/{name} in {env.state_spec().describe()})")
     cls = tmanager_pb2.TopologyActivateRequest if activate else tmanager_pb2.TopologyDeactivateRequest
-    try:
-        response = request(tm.controller_endpoint,
-                           cls(topology_name=name, topology_id=tm.topology_id or topology.id),
-                           timeout=TM_TIMEOUT_SECS)
-    except RequestTimeout:
-        raise CommandError(f"cannot {verb} {name!r}: its Topology Master at "
-                           f"{tm.controller_endpoint} did not answer within "
-                           f"{TM_TIMEOUT_SECS:g}s") from None
+    response = ask_topology_master(
+        env, name, lambda topology, tm: cls(topology_name=name,
+                                            topology_id=tm.topology_id or topology.id),
+        f"cannot {verb} {name!r}")
     status = response.status.status
     if status == common_pb2.OK:
         click.echo(f"{verb}d topology {name!r}")

@@ -5,7 +5,9 @@ starts, closed when it stops). Every failure becomes a JSON ``{"detail": "..."}`
 names what went wrong with the status of :mod:`engine.tracker.errors`; FastAPI's own
 validation errors keep their 422 and list of errors, with a ``detail`` sentence naming
 the parameter. The web page (``engine.ui``) is served by the same app unless
-``ui=False``; OpenAPI is at ``/openapi.json`` and ``/docs``.
+``ui=False``; OpenAPI is at ``/openapi.json`` and ``/docs``, whose Swagger UI assets
+come from the ``swagger-ui-bundle`` package rather than a CDN (the tracker runs on
+machines without internet access).
 """
 
 from __future__ import annotations
@@ -70,12 +72,14 @@ def create_app(state_spec: Any, settings: TrackerSettings | None = None, *,
 
     app = FastAPI(
         title="Heron Tracker (heron-storm-compat)", version=_version(), lifespan=lifespan,
+        docs_url=None, redoc_url=None,
         description="Topologies, their logical, packing and physical plans, execution state, "
                     "metrics (per component and instance, over time windows), exceptions, "
                     "backpressure and log files, from the state manager "
                     f"({state_spec.describe()}) and the Topology Masters.")
     app.state.tracker = tracker
     app.include_router(routes.router)
+    _mount_api_docs(app)
 
     @app.exception_handler(TrackerError)
     async def tracker_error(request: Request, exc: TrackerError) -> JSONResponse:
@@ -104,6 +108,23 @@ def create_app(state_spec: Any, settings: TrackerSettings | None = None, *,
         return {"status": "ok"}
 
     return app
+
+
+def _mount_api_docs(app: FastAPI) -> None:
+    """Swagger UI at ``/docs``, every asset served from this origin."""
+    from fastapi.openapi.docs import get_swagger_ui_html
+    from fastapi.responses import HTMLResponse
+    from fastapi.staticfiles import StaticFiles
+    from swagger_ui_bundle import swagger_ui_path
+
+    app.mount("/docs/assets", StaticFiles(directory=str(swagger_ui_path)), name="docs-assets")
+
+    @app.get("/docs", include_in_schema=False)
+    def docs() -> HTMLResponse:
+        return get_swagger_ui_html(openapi_url="/openapi.json", title=f"{app.title}: API",
+                                   swagger_js_url="/docs/assets/swagger-ui-bundle.js",
+                                   swagger_css_url="/docs/assets/swagger-ui.css",
+                                   swagger_favicon_url="/docs/assets/favicon-32x32.png")
 
 
 __all__ = ["TrackerSettings", "create_app", "describe_validation"]

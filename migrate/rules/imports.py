@@ -68,12 +68,33 @@ class ImportsRule(Rule):
         source = get_full_name_for_node(updated_node.module)
         if not is_source_module(source):
             return updated_node
+        module_import = self._storm_module_import(original_node, source, updated_node.names)
+        if module_import is not None:
+            return module_import
         target = self._from_target(original_node, source, updated_node.names)
         if target is None:
             return updated_node
         new_node = updated_node.with_changes(module=cst.parse_expression(target))
         self.record(original_node, Level.INFO, f"import moved from {source} to {target}",
                     old=self.code_of(original_node), new=self.code_of(new_node))
+        return new_node
+
+    def _storm_module_import(self, node: cst.ImportFrom, source: str,
+                             names: Union[cst.ImportStar, Sequence[cst.ImportAlias]]
+                             ) -> cst.Import | None:
+        """``from streamparse import storm [as s]`` imports a module that collapses onto
+        compat.storm_api itself, so it becomes ``import compat.storm_api as storm`` (uses
+        such as ``storm.Bolt`` then need no change). None for any other import."""
+        if source != "streamparse" or isinstance(names, cst.ImportStar) or len(names) != 1:
+            return None
+        alias = names[0]
+        if get_full_name_for_node(alias.name) != "storm":
+            return None
+        local = alias.asname.name if alias.asname is not None else cst.Name("storm")
+        new_node = cst.Import(names=[cst.ImportAlias(name=cst.parse_expression(TARGET),
+                                                     asname=cst.AsName(name=local))])
+        self.record(node, Level.INFO, "import moved from streamparse.storm to compat.storm_api",
+                    old=self.code_of(node), new=self.code_of(new_node))
         return new_node
 
     def _from_target(self, node: cst.ImportFrom, source: str,
@@ -90,10 +111,13 @@ class ImportsRule(Rule):
             if candidate and all(has_name(candidate, name) for name in wanted):
                 return candidate
         missing = [n for n in wanted if not has_name(target or TARGET, n)]
+        manual = "replace these names by hand; the rest of the import is left as it was"
+        if source == "streamparse" and "storm" in missing:
+            manual = ("import the storm module on a line of its own (it becomes `import "
+                      "compat.storm_api as storm`), then run heron-migrate again")
         self.record(node, Level.ERROR,
                     f"{', '.join(missing)} not provided by {target or TARGET} (from {source})",
-                    old=self.code_of(node),
-                    manual="replace these names by hand; the rest of the import is left as it was")
+                    old=self.code_of(node), manual=manual)
         return None
 
     # -- uses ---------------------------------------------------------------------------
@@ -113,6 +137,7 @@ class ImportsRule(Rule):
             return updated  # the enclosing chain is handled as a whole
         text = get_full_name_for_node(original)
         if not is_source_module(text):
+            self._check_aliased_use(original, text)
             return updated
         qualified = self.get_metadata(QualifiedNameProvider, original, set())
         if not any(q.name == text and q.source is QualifiedNameSource.IMPORT for q in qualified):
@@ -128,3 +153,27 @@ class ImportsRule(Rule):
                         old=text, new=new_text, manual=f"check what replaces {first} in {module}")
         self.record(original, Level.INFO, "use moved to compat.storm_api", old=text, new=new_text)
         return cst.parse_expression(new_text)
+
+    def _check_aliased_use(self, original: Union[cst.Name, cst.Attribute], text: str | None) -> None:
+        """A chain through an aliased module import (``import streamparse as sp`` then
+        ``sp.Foo``) is left as written, since the alias now names compat.storm_api; warn
+        when that module has no ``Foo``, or the code fails only when it runs."""
+        if not text or "." not in text:
+            return
+        head, _, rest = text.partition(".")
+        for q in self.get_metadata(QualifiedNameProvider, original, set()):
+            if q.source is not QualifiedNameSource.IMPORT or not q.name.endswith("." + rest):
+                continue
+            module_source = q.name[: -len(rest) - 1]
+            if not is_source_module(module_source):
+                continue
+            module = target_module(module_source)
+            if module is None:
+                continue  # not a module alias (a class imported under a name), or reported
+            first = rest.split(".")[0]
+            if not has_name(module, first):
+                self.record(original, Level.WARNING,
+                            f"{module} has no {first} (used as {text}, where {head} is "
+                            f"{module_source})", old=text,
+                            manual=f"check what replaces {first} in {module}")
+            return

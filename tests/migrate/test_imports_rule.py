@@ -100,6 +100,49 @@ class ImportsRuleTest(CodemodTest):
             """,
         )
 
+    def test_from_streamparse_import_storm_becomes_a_module_import(self) -> None:
+        self.check(
+            """
+            from streamparse import storm
+            from streamparse import storm as st
+
+            class C(storm.Bolt):
+                s = st.Spout
+            """,
+            """
+            import compat.storm_api as storm
+            import compat.storm_api as st
+
+            class C(storm.Bolt):
+                s = st.Spout
+            """,
+        )
+
+    def test_storm_module_mixed_with_names_is_an_error_with_a_fix(self) -> None:
+        before = "from streamparse import storm, Bolt\n"
+        self.assertCodemod(before, before, expected_warnings=[
+            "ERROR: storm not provided by compat.storm_api (from streamparse)"])
+
+    def test_missing_name_through_a_module_alias_is_warned(self) -> None:
+        code = """
+            import streamparse as sp
+            import streamparse.storm as st
+            from streamparse import storm
+
+            a = sp.NoSuchThing.make()
+            b = st.Bolt
+            c = storm.AlsoMissing
+            """
+        after = code.replace("import streamparse as sp", "import compat.storm_api as sp").replace(
+            "import streamparse.storm as st", "import compat.storm_api as st").replace(
+            "from streamparse import storm", "import compat.storm_api as storm")
+        self.assertCodemod(code, after, expected_warnings=[
+            "WARNING: compat.storm_api has no NoSuchThing (used as sp.NoSuchThing.make, "
+            "where sp is streamparse)",
+            "WARNING: compat.storm_api has no AlsoMissing (used as storm.AlsoMissing, "
+            "where storm is streamparse.storm)",
+        ])
+
     def test_thrift_structs_come_from_compat_thrift(self) -> None:
         self.check(
             "from streamparse.thrift import GlobalStreamId\n",

@@ -79,6 +79,9 @@ def test_submit_list_refuse_restart_logs_kill(heron_home, sweep, isolated_import
     # The Topology Master is a stand-in: it never publishes a location.
     act = heron("activate", "wordcount")
     assert act.exit_code == 1 and "Topology Master is not running" in act.output
+    metrics = heron("metrics", "wordcount")
+    assert metrics.exit_code == 1
+    assert "no metrics for 'wordcount': its Topology Master is not running" in metrics.output
 
     assert wait_for(lambda: any("standin" in p.read_text()
                                 for p in (working / "logs").glob("container_*_count_bolt_*.log")))

@@ -4,6 +4,8 @@ controls (no engine processes): clear HTTP errors, and the server keeps serving.
 
 from __future__ import annotations
 
+import re
+
 import sys
 import threading
 import time
@@ -256,7 +258,14 @@ def test_openapi_and_the_page_are_served_from_this_origin_only(api):
                  "/topologies/metrics/timeline", "/topologies/exceptions",
                  "/topologies/backpressure", "/topologies/logfiles", "/topologies/logfile"):
         assert path in spec["paths"], path
-    assert api.get("/docs").status_code == 200
+    docs = api.get("/docs")
+    assert docs.status_code == 200
+    # Swagger UI from this origin, not a CDN: every src/href is a local path
+    linked = re.findall(r'(?:src|href)="([^"]*)"', docs.text) + \
+        re.findall(r"url: '([^']*)'", docs.text)
+    assert linked and all(u.startswith("/") for u in linked), linked
+    for url in linked:
+        assert api.get(url).status_code == 200, url
     page = api.get("/ui/topologies/" + NAME)
     assert page.status_code == 200 and "<main id=\"app\">" in page.text
     csp = page.headers["content-security-policy"]
