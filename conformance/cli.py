@@ -20,12 +20,16 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import platform
+import re
 import shlex
 import shutil
 import sys
+import time
 import traceback
 from collections import Counter
 from collections.abc import Iterator, Sequence
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -304,16 +308,38 @@ def _execute(*, cases: list[Case], adapters: list[EngineAdapter], report_dir: Pa
              as_json: bool, pairs: list[tuple[str, str]] | None = None,
              command_for: Any = None) -> int:
     """Run, write the report, print the summary; returns the exit code."""
-    from compat.spark_session import spark_session
     from conformance.report import write_report
 
+    console = _console()
+    command = " ".join(shlex.quote(a) for a in ["heron-conformance", *sys.argv[1:]])
+    with _spark_sessions(spark_master) as spark:
+        with RichProgress(console, repeat) as progress:
+            runner = Runner(adapters, spark=spark, report_dir=report_dir, repeat=repeat,
+                            inject_failures=inject_failures, time_limit=time_limit,
+                            progress=progress, pairs=pairs, command=command,
+                            command_for=command_for)
+            suite = runner.run(cases)
+        suite.environment["spark_master"] = spark_master
+        report = write_report(suite, report_dir)
+    return _finish(console, suite, report, as_json)
+
+
+def _console() -> Console:
     # a log (CI) gets the whole summary table rather than one cut to 80 columns
-    console = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
+    return Console(stderr=True, width=None if sys.stderr.isatty() else 160)
+
+
+@contextlib.contextmanager
+def _spark_sessions(spark_master: str) -> Iterator[Any]:
+    """A function returning the Spark session for the diffs, started on first use.
+
+    A session this process already runs (an embedding program, tests) is used and left
+    running; one started here is stopped at the end."""
+    from compat.spark_session import spark_session
+
     started: list[Any] = []
 
     def spark() -> Any:
-        # a session this process already runs (an embedding program, tests) is used and
-        # left running; one started here is stopped at the end
         from pyspark.sql import SparkSession
 
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
@@ -323,22 +349,18 @@ def _execute(*, cases: list[Case], adapters: list[EngineAdapter], report_dir: Pa
         started.append(session)
         return session
 
-    command = " ".join(shlex.quote(a) for a in ["heron-conformance", *sys.argv[1:]])
     try:
-        with RichProgress(console, repeat) as progress:
-            runner = Runner(adapters, spark=spark, report_dir=report_dir, repeat=repeat,
-                            inject_failures=inject_failures, time_limit=time_limit,
-                            progress=progress, pairs=pairs, command=command,
-                            command_for=command_for)
-            suite = runner.run(cases)
-        suite.environment["spark_master"] = spark_master
-        report = write_report(suite, report_dir)
+        yield spark
     finally:
         for session in started:
             try:
                 session.stop()
             except Exception as exc:  # the report is written; a stuck JVM is no failure
                 log.warning("stopping Spark failed: %s", exc)
+
+
+def _finish(console: Console, suite: SuiteResult, report: dict[str, Path], as_json: bool) -> int:
+    """Print the results (JSON on stdout when asked, the summary on stderr); the exit code."""
     if as_json:
         import json
         click.echo(json.dumps({"exit_code": suite.exit_code(),
@@ -573,6 +595,84 @@ def migrate_command(project: Path, engines: str, streams: tuple[str, ...],
                             repeat=repeat, inject_failures=False, time_limit=time_limit,
                             spark_master=spark_master, as_json=as_json, pairs=pairs,
                             command_for=_user_command)
+
+    _guard(debug, body)
+
+
+@main.command("summingbird")
+@click.option("--platforms", default="memory,batch,storm,heron", show_default=True,
+              help="Comma-separated platforms, each judged against the job's plain-Python "
+                   "oracle (and per-key outputs against the first platform's).")
+@click.option("--jobs", "pattern", metavar="REGEX", help="Only jobs whose name matches.")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed of the generated input (the same input on every platform).")
+@click.option("--size", type=click.IntRange(min=1), default=40, show_default=True,
+              help="Input events per source.")
+@click.option("--report", "report_dir", type=click.Path(path_type=Path),
+              default=Path("conformance-report"), show_default=True,
+              help="Report directory (index.html, results.json, junit.xml).")
+@click.option("--spark-master", default="local[2]", show_default=True, metavar="URL",
+              help="Spark master for the batch platform and the diffs.")
+@click.option("--time-limit", type=click.FloatRange(min=0.1), default=120.0,
+              show_default=True, metavar="SECS", help="Time bound per streaming run.")
+@click.option("--json", "as_json", is_flag=True, help="Also print the results as JSON on stdout.")
+@click.option("--debug", is_flag=True, help="Show tracebacks and engine logs.")
+def summingbird_command(platforms: str, pattern: str | None, seed: int, size: int,
+                        report_dir: Path, spark_master: str, time_limit: float, as_json: bool,
+                        debug: bool) -> None:
+    """Run the Summingbird job catalogue on the memory, batch (PySpark) and streaming
+    (storm, heron) platforms on one seeded input, and write a report: final stores
+    exact, sinks as multisets, sum_by_key outputs per key."""
+
+    def body() -> int:
+        from conformance.catalogue.summingbird import PLATFORMS, run_summingbird_case
+        from conformance.report import write_report
+        from compat.summingbird.testing import CATALOGUE as JOBS
+
+        names = [n.strip() for n in platforms.split(",") if n.strip()]
+        unknown = [n for n in names if n not in PLATFORMS]
+        if not names or unknown or len(set(names)) != len(names):
+            raise UsageProblem(f"--platforms {platforms!r}: give each of "
+                               f"{', '.join(PLATFORMS)} at most once"
+                               + (f" (unknown: {', '.join(unknown)})" if unknown else ""))
+        try:
+            chosen = [job for job in JOBS if pattern is None or re.search(pattern, job.name)]
+        except re.error as exc:
+            raise UsageProblem(f"--jobs {pattern!r} is not a regular expression: {exc}") from None
+        if not chosen:
+            raise UsageProblem(f"--jobs {pattern!r} matches no job; jobs: "
+                               f"{', '.join(job.name for job in JOBS)}")
+        directory = _prepare_report_dir(report_dir)
+        console = _console()
+        command = " ".join(shlex.quote(a) for a in ["heron-conformance", *sys.argv[1:]])
+        started = datetime.now(timezone.utc)
+        began = time.monotonic()
+        results: list[CaseResult] = []
+        with _logging_to(directory, debug), _spark_sessions(spark_master) as spark, \
+                RichProgress(console, 1) as progress:
+            progress.suite_started(len(chosen) * len(names))
+            for job in chosen:
+                def finished(run: Any, job: Any = job) -> None:
+                    progress.run_finished(job.name, run.platform, 0,
+                                          "error" if run.error else "ok", run.elapsed)
+                    if run.platform != names[-1]:
+                        following = names[names.index(run.platform) + 1]
+                        progress.run_started(job.name, following, 0)
+
+                progress.run_started(job.name, names[0], 0)
+                results.append(run_summingbird_case(spark(), job, names, seed=seed, size=size,
+                                                    time_limit=time_limit, on_run=finished))
+            session = spark()
+            suite = SuiteResult(started=started.isoformat(timespec="seconds"),
+                                elapsed=round(time.monotonic() - began, 3), engines=names,
+                                command=command, cases=results,
+                                environment={"python": platform.python_version(),
+                                             "platform": platform.platform(),
+                                             "seed": seed, "size": size,
+                                             "spark_master": spark_master,
+                                             "spark_version": getattr(session, "version", "")})
+            report = write_report(suite, directory)
+        return _finish(console, suite, report, as_json)
 
     _guard(debug, body)
 
