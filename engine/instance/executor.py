@@ -54,6 +54,10 @@ class TaskGaveUp(Exception):
 class ExecutorLoop:
     """State shared by the spout and bolt loops: the pipe, the plan, counters, metrics."""
 
+    #: Start the component on the first plan even when the topology is deactivated.
+    #: Storm opens a spout only once its topology is active, but prepares bolts at once.
+    starts_while_inactive = False
+
     def __init__(self, pipe: zmq.Socket, task: Any, hosted_factory: Callable[[], Any],
                  collector: Any, running: Callable[[], bool]) -> None:
         self.pipe = pipe
@@ -103,8 +107,8 @@ class ExecutorLoop:
             self.on_new_layout(message.pplan)
         running = message.pplan.topology.state == topology_pb2.RUNNING
         if self.hosted is None:
-            if not running:
-                return  # deployed deactivated: initialize only once running
+            if not running and not self.starts_while_inactive:
+                return  # a spout deployed deactivated opens once the topology runs
             self.start_component()
         if running and not self.active:
             self.active = True
@@ -440,6 +444,11 @@ class SpoutLoop(ExecutorLoop):
 
 
 class BoltLoop(ExecutorLoop):
+    #: A bolt must be ready before any spout emits: after `heron activate` a spout in
+    #: one container can start, and its tuples arrive here, before this container's copy
+    #: of the RUNNING plan does (tuples reaching an unprepared bolt would be lost).
+    starts_while_inactive = True
+
     def __init__(self, *args: Any, loads: Callable[[bytes], Any], tick_secs: float | None,
                  shell: bool, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
