@@ -12,11 +12,10 @@ at-most-once and at-least-once, and a backpressure scenario.
 a spout picking words from a 175,000-word vocabulary, fields grouping on the word, two
 counting tasks, acking off) is run three ways, in this order:
 
-1. **single process** (the ceiling): the same spout and bolt classes, hosted exactly as
-   the engines host them, driven in a tight loop in this process with a minimal
-   collector: ``next_tuple`` -> bolt ``process``, no serialization, no queues, no engine.
-   Python pays per tuple, so this is what the engines are judged against (the design
-   goal is heron >= 0.5x of it);
+1. **single process** (the component-API loop): the same spout and bolt classes, hosted
+   exactly as the engines host them, driven in a tight loop in this process with a
+   minimal collector: ``next_tuple`` -> bolt ``process``, no serialization, no queues, no
+   engine. It shows what the Storm component API costs per word before any engine;
 2. **heron**: the real processes (Topology Master, per container a Stream Manager, a
    Metrics Manager and one process per task, under executors), through
    ``engine.local_run.HeronLocalRun``, while a sampler reads every process's peak RSS
@@ -24,9 +23,9 @@ counting tasks, acking off) is run three ways, in this order:
 3. **storm**: Storm's model in this process (``compat.storm_api.local.LocalCluster``).
 
 Before them, a **bare Python loop** picks the same words with the spout's own picker and
-counts them in a dict, with no component API at all: the yardstick of the design's
-performance budget ("pick a random word and count it"), shown for context, and an oracle
-for the counts.
+counts them in a dict, with no component API at all: the single-process limit of the
+design's performance budget ("one process: pick a random word and count it"), which the
+goal is stated against (heron at-most-once >= 0.5x of it), and an oracle for the counts.
 
 **At-least-once** (``wordcount_bench_reliable``): the same words, but the spout emits
 each with a message id and keeps it for replay until it is acked, the bolt acks and
@@ -109,7 +108,7 @@ SAMPLE_EVERY = 100
 #: at most about this many latency samples per run: the heron engine's per-task capture
 #: keeps up to 100,000 keys per stream, and percentiles need no more
 MAX_SAMPLES = 50_000
-#: the design goal: heron at half the single-process ceiling or better
+#: the design goal: heron at half the single-process limit (the bare loop) or better
 GOAL_RATIO = 0.5
 #: a heron per-task capture keeps at most this many distinct keys (OutputCapture default)
 HERON_CAPTURE_MAX_KEYS = 100_000
@@ -501,6 +500,13 @@ class _SpoutToBolt(_BoltSink):
              need_task_ids: bool, tup_id: Any) -> None:
         self.emitted += 1
         self._execute(self._make(None, self._source, stream or "default", self._task, values))
+
+
+def _ratio(run: RunFigures, base: RunFigures | None) -> float:
+    """``run``'s throughput over ``base``'s; NaN when there is no base to compare with."""
+    if base is None or not base.tuples_per_second:
+        return math.nan
+    return run.tuples_per_second / base.tuples_per_second
 
 
 def run_ceiling(loaded: Any, words: int) -> RunFigures:
@@ -917,19 +923,22 @@ def results_renderable(report: dict[str, Any], runs: Sequence[RunFigures],
     and the summary lines."""
     parts: list[Any] = []
     ceiling = next((r for r in runs if r.run == "single process"), None)
+    bare_loop = next((r for r in runs if r.run == "bare Python loop"), None)
     if len(runs) > 1 or not alo_runs:
         table = _table(
             f"word count: {report['words']:,} words, vocabulary {report['vocabulary']:,}, "
             f"seed {report['seed']}, {report['workers']} containers, at-most-once (acking off)"
             + (f", offered {report['rate']:,.0f} words/s" if report["rate"] else ""),
-            (("run", "left"), ("tuples/s", "right"), ("x ceiling", "right"),
+            (("run", "left"), ("tuples/s", "right"), ("x bare loop", "right"),
+             ("x API loop", "right"),
              ("window s", "right"), ("wall s", "right"), ("latency p50 ms", "right"),
              ("p95 ms", "right"), ("p99 ms", "right"), ("samples", "right"),
              ("result", "left")))
         for run in runs:
-            ratio = (run.tuples_per_second / ceiling.tuples_per_second
-                     if ceiling and ceiling.tuples_per_second else math.nan)
+            ratio = _ratio(run, ceiling)
+            bare_ratio = _ratio(run, bare_loop)
             table.add_row(run.run, f"{run.tuples_per_second:,.0f}",
+                          "-" if math.isnan(bare_ratio) else f"{bare_ratio:.2f}",
                           "-" if math.isnan(ratio) else f"{ratio:.2f}",
                           f"{run.window_seconds:.2f}", f"{run.wall_seconds:.2f}",
                           _fmt_ms(run.latency_ms.get("p50")), _fmt_ms(run.latency_ms.get("p95")),
@@ -1088,14 +1097,20 @@ def summary_lines(report: dict[str, Any], runs: Sequence[RunFigures],
         lines.append(Text(
             f"every run was offered {report['rate']:,.0f} words/s: tuples/s only says whether "
             "it kept up; run without --rate to compare throughput", style="yellow"))
-    if heron and ceiling and ceiling.tuples_per_second and not paced:
-        ratio = heron.tuples_per_second / ceiling.tuples_per_second
+    bare = by_name.get("bare Python loop")
+    if heron and bare and bare.tuples_per_second and not paced:
+        ratio = heron.tuples_per_second / bare.tuples_per_second
         met = ratio >= GOAL_RATIO
         lines.append(Text.assemble(
             "heron counts ", (f"{heron.tuples_per_second:,.0f} words/s", "bold"),
-            f", {ratio:.2f}x the single-process ceiling "
-            f"({ceiling.tuples_per_second:,.0f}/s); design goal >= {GOAL_RATIO}x: ",
+            f", {ratio:.2f}x the single-process limit (a bare loop picking and counting "
+            f"words: {bare.tuples_per_second:,.0f}/s); design goal >= {GOAL_RATIO}x: ",
             ("met", "green") if met else ("not met", "red")))
+    if heron and ceiling and ceiling.tuples_per_second and not paced:
+        lines.append(Text(
+            f"heron is {heron.tuples_per_second / ceiling.tuples_per_second:.2f}x the same "
+            f"spout and bolt code run in one process through the Storm component API "
+            f"({ceiling.tuples_per_second:,.0f}/s)"))
     if heron and heron.latency_ms:
         lines.append(Text(
             f"heron emit-to-count latency: p50 {_fmt_ms(heron.latency_ms['p50'])} ms, "
@@ -1105,13 +1120,12 @@ def summary_lines(report: dict[str, Any], runs: Sequence[RunFigures],
                          " (the spout floods the topology, so this is mostly time spent "
                          "queued behind earlier words; --rate N measures it at a load "
                          "the engine sustains)")))
-    bare = by_name.get("bare Python loop")
     if bare and ceiling and ceiling.tuples_per_second and bare.tuples_per_second and not paced:
         lines.append(Text(
-            f"the ceiling runs the topology's spout and bolt through the Storm component API "
-            f"({1e6 / ceiling.tuples_per_second:.2f} µs a word); picking and counting the same "
-            f"words in a bare loop takes {1e6 / bare.tuples_per_second:.2f} µs "
-            f"({bare.tuples_per_second:,.0f}/s)", style="dim"))
+            f"per word: {1e6 / bare.tuples_per_second:.2f} µs in the bare loop, "
+            f"{1e6 / ceiling.tuples_per_second:.2f} µs through the component API in one "
+            "process; that API cost per tuple, paid in the spout's process, is what bounds "
+            "heron's throughput", style="dim"))
     if storm and storm.tuples_per_second and not paced:
         line = f"storm (one process, threads) counts {storm.tuples_per_second:,.0f} words/s"
         if heron and heron.tuples_per_second:
@@ -1209,8 +1223,11 @@ def build_report(args: argparse.Namespace, runs: Sequence[RunFigures],
     """The machine-readable figures (``--json``)."""
     by_name = {r.run: r for r in runs}
     ceiling, heron = by_name.get("single process"), by_name.get("heron")
+    bare = by_name.get("bare Python loop")
     ratio = (heron.tuples_per_second / ceiling.tuples_per_second
              if heron and ceiling and ceiling.tuples_per_second else None)
+    bare_ratio = (heron.tuples_per_second / bare.tuples_per_second
+                  if heron and bare and bare.tuples_per_second else None)
     checks = [c for c in (check, alo_check) if c is not None]
     report: dict[str, Any] = {
         "words": args.words, "seed": args.seed, "workers": args.workers, "rate": args.rate,
@@ -1219,7 +1236,8 @@ def build_report(args: argparse.Namespace, runs: Sequence[RunFigures],
         "cpus": os.cpu_count(),
         "load_average_before": list(load_before), "load_average_after": list(load_after),
         "runs": {r.run: r.as_json() for r in runs},
-        "heron_over_ceiling": ratio, "goal_ratio": GOAL_RATIO,
+        "heron_over_bare_loop": bare_ratio, "heron_over_api_loop": ratio,
+        "goal_ratio": GOAL_RATIO, "goal_met": bare_ratio is not None and bare_ratio >= GOAL_RATIO,
         "heron_processes": [asdict(k) for k in kinds],
         "at_least_once": None, "backpressure": bp.as_json() if bp else None,
         "counts_match": all(c.ok for c in checks),

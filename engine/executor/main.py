@@ -141,8 +141,9 @@ class PackingPlanWatcher:
 def apply_packing_plan(supervisor: Supervisor, spec: LaunchSpec, container: int,
                        packing: PackingPlan) -> None:
     """Move the container to a new packing plan: stop processes it lost or whose command
-    changed, start the new ones, and restart the stream manager (it must re-register with
-    its new instance set), as Heron's executor does. The Topology Master is never
+    changed, start the new ones, and restart the stream manager when its instance set
+    changed (it must register again with it), as Heron's executor does; a container the
+    update leaves alone is not touched. The Topology Master is never
     restarted here: it watches the plan itself."""
     try:
         wanted = {p.name: p for p in container_processes(spec, container, packing)}
@@ -160,5 +161,8 @@ def apply_packing_plan(supervisor: Supervisor, spec: LaunchSpec, container: int,
     for process in added:
         supervisor.add(process)
     stmgr = stmgr_id(container)
-    if container != 0 and stmgr in wanted and stmgr not in removed:
+    if container != 0 and stmgr in wanted and stmgr not in removed and (removed or added):
+        # its instance set changed: it must register again with the new set. A container
+        # the update did not touch keeps its Stream Manager (and the trees it tracks); the
+        # new physical plan reaches it from the Topology Master.
         supervisor.restart(stmgr, grace=STOP_GRACE_SECS)

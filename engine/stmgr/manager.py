@@ -443,7 +443,9 @@ class StreamManager:
                       if self.plan.components[c].kind == "spout" and t in local]
             self.acks = AckTracker(self.id, spouts, self._reliability.message_timeout_secs,
                                    lambda task: self.task_stmgr.get(task))
-        if first or set(tasks_by_component) != set(self._tasks_by_component):
+        if first or tasks_by_component != self._tasks_by_component:
+            # `heron update` moved tasks: route by the new layout (a Stream Manager whose
+            # own container did not change is not restarted, so it must follow here)
             self.routes = build_routes(self.plan, tasks_by_component, local)
         self._tasks_by_component = tasks_by_component
         self.downstream = {}

@@ -61,6 +61,15 @@ def instances_of(state, component: str) -> list[int]:
     return sorted(i.info.task_id for i in pplan.instances if i.info.component_name == component)
 
 
+def stream_managers(state) -> dict[str, tuple[int, frozenset[int]]]:
+    """stmgr id -> (its pid, the task ids of its container), from the physical plan."""
+    pplan = state.get("pplans", "e2e_update")
+    tasks: dict[str, set[int]] = collections.defaultdict(set)
+    for inst in pplan.instances:
+        tasks[inst.stmgr_id].add(inst.info.task_id)
+    return {s.id: (s.pid, frozenset(tasks[s.id])) for s in pplan.stmgrs}
+
+
 def test_update_up_and_down_mid_stream_loses_nothing(real_engine, sweep, live_processes,
                                                      isolated_imports, tmp_path):
     out = tmp_path / "ledger"
@@ -78,10 +87,17 @@ def test_update_up_and_down_mid_stream_loses_nothing(real_engine, sweep, live_pr
             assert "words: parallelism 2 -> 3" in dry.output and "dry run" in dry.output
             assert len(instances_of(state, "words")) == 2  # nothing changed
 
+            before = stream_managers(state)
             up = heron("update", "e2e_update", "--component-parallelism", "words:3")
             assert up.exit_code == 0, up.output
             assert wait_until(lambda: len(instances_of(state, "words")) == 3, timeout=60), \
                 "the physical plan never showed three words tasks"
+            # only containers whose instances changed were restarted
+            after = stream_managers(state)
+            touched = {s for s in before if before[s][1] != after[s][1]}
+            assert touched and touched != set(before), (before, after)
+            for stmgr, (pid, _) in before.items():
+                assert (after[stmgr][0] != pid) == (stmgr in touched), (stmgr, before, after)
             during_up = len(acked(out))
             assert wait_until(lambda: len(acked(out)) > during_up + 100, timeout=60), \
                 "no progress after scaling up"
