@@ -228,9 +228,21 @@ def submit_command(cluster: str, project: Path, name: str | None, env_name: str 
     click.echo(f"submitted topology {topology_name!r} ({topology_id}): {containers} "
                f"container{'s' if containers != 1 else ''} + Topology Master"
                f"{', deactivated' if deploy_deactivated else ''}")
+    click.echo("  components:")
+    for line in planned_components(plan):
+        click.echo(f"    {line}")
     click.echo(f"  working dir: {working_dir}")
     click.echo(f"  logs:        {spec.log_dir}  (heron logs {topology_name})")
     click.echo(f"  state:       {spec.state.describe()}")
+
+
+def planned_components(plan: Any) -> list[str]:
+    """One line per component of ``plan`` (an ``engine.plan.logical.LogicalPlan``), in the
+    order `heron run` lists them: name, spout or bolt, tasks. For a Summingbird job these
+    are the nodes its planner made (``source-0``, ``flat_map-1``, ``sum_by_key-2-NAME``)."""
+    width = max((len(name) for name in plan.components), default=0)
+    return [f"{c.name:<{width}}  {c.kind:<5}  {c.parallelism} task"
+            f"{'s' if c.parallelism != 1 else ''}" for c in plan.components.values()]
 
 
 def _prepare_working_dir(working_dir: Path, name: str) -> None:

@@ -11,6 +11,16 @@
   const WINDOWS = [[60, "1 min"], [600, "10 min"], [3600, "1 h"], [10800, "3 h"], [-1, "all time"]];
   const RATE_WINDOW = 60;
   const SVG_NS = "http://www.w3.org/2000/svg";
+  // [metric (ms, averaged over instances), cell class, header, tooltip, spout or bolt metric]
+  // Spouts report complete latency (with acking); bolts execute and process latency.
+  const LATENCIES = [
+    ["__complete-latency", "complete-latency", "complete latency ms",
+      "spouts: emit to ack of the tuple tree (needs acking)", "spout"],
+    ["__execute-latency", "execute-latency", "execute latency ms",
+      "bolts: time in execute() per tuple", "bolt"],
+    ["__process-latency", "process-latency", "process latency ms",
+      "bolts: tuple received to acked by the bolt (sampled)", "bolt"],
+  ];
 
   // -- small helpers ------------------------------------------------------------------
   function el(tag, props, ...children) {
@@ -43,9 +53,11 @@
     if (n === null || n === undefined || !Number.isFinite(n)) return "–";
     return n >= 100 ? fmtInt(n) : n.toFixed(1);
   }
+  // Latencies are in milliseconds, shown as `heron metrics` shows them: three decimals
+  // (bolt execute latencies are often a few microseconds).
   function fmtMs(n) {
-    if (n === null || n === undefined || !Number.isFinite(Number(n))) return "–";
-    return Number(n).toFixed(Number(n) >= 100 ? 0 : 2);
+    if (n === null || n === undefined || n === "" || !Number.isFinite(Number(n))) return "–";
+    return Number(n).toLocaleString("en-US", { minimumFractionDigits: 3, maximumFractionDigits: 3 });
   }
   function fmtBytes(n) {
     if (n === null || n === undefined || Number.isNaN(Number(n))) return "–";
@@ -165,8 +177,9 @@
     const compBody = el("tbody");
     const compTable = el("table", { id: "components" }, el("thead", {}, el("tr", {},
       ...[["component"], ["kind"], ["tasks", "num"], ["emitted", "num"], ["executed", "num"], ["acked", "num"],
-        ["failed", "num"], ["emit/s", "num"], ["execute/s", "num"], ["complete latency ms", "num"],
-        ["restarts", "num"], ["last error"]].map(([h, c]) => el("th", { class: c || null, text: h })))), compBody);
+        ["failed", "num"], ["emit/s", "num"], ["execute/s", "num"],
+        ...LATENCIES.map(([, , h, tip]) => [h, "num", tip]),
+        ["restarts", "num"], ["last error"]].map(([h, c, tip]) => el("th", { class: c || null, title: tip, text: h })))), compBody);
     const containersBox = el("div", { class: "containers", id: "containers" });
     const excBody = el("tbody");
     const excTable = el("table", { id: "exceptions" }, el("thead", {}, el("tr", {},
@@ -216,7 +229,8 @@
       const rows = lp.component_order.map((c) => {
         const kind = c in lp.spouts ? "spout" : "bolt";
         const par = (lp.spouts[c] || lp.bolts[c]).parallelism;
-        const cells = ["emitted", "executed", "acked", "failed", "emit-rate", "execute-rate", "latency", "restarts"]
+        const cells = ["emitted", "executed", "acked", "failed", "emit-rate", "execute-rate",
+          ...LATENCIES.map(([, cls]) => cls), "restarts"]
           .map((k) => el("td", { class: "num " + k, text: "–" }));
         return el("tr", { "data-component": c }, el("td", { text: c }), el("td", { text: kind }),
           el("td", { class: "num", text: String(par) }), ...cells, el("td", { class: "last-error muted", text: "" }));
@@ -247,9 +261,10 @@
         const ibody = el("tbody");
         for (const id of sm.instance_ids) {
           const inst = pp.instances[id];
-          ibody.append(el("tr", { "data-instance": id },
+          ibody.append(el("tr", { "data-instance": id, "data-component": inst.name },
             el("td", { text: id }), el("td", { text: inst.name }), el("td", { class: "num", text: String(inst.task_id) }),
-            ...["emitted", "executed", "emit-rate", "execute-rate", "latency"].map((k) => el("td", { class: "num " + k, text: "–" })),
+            ...["emitted", "executed", "emit-rate", "execute-rate", ...LATENCIES.map(([, cls]) => cls)]
+              .map((k) => el("td", { class: "num " + k, text: "–" })),
             el("td", { class: "bp", text: "–" }),
             el("td", {}, inst.logfile ? el("a", { href: inst.logfile, target: "_blank", rel: "noopener", text: "log" }) : el("span", { class: "muted", text: "–" }))));
         }
@@ -258,8 +273,9 @@
             el("span", { class: "badge bp-state", text: "–" }), el("span", { class: "muted buffered", text: "" })),
           links,
           el("table", {}, el("thead", {}, el("tr", {}, ...[["instance"], ["component"], ["task", "num"], ["emitted", "num"],
-            ["executed", "num"], ["emit/s", "num"], ["execute/s", "num"], ["latency ms", "num"], ["backpressure"], ["log"]]
-            .map(([h, c]) => el("th", { class: c || null, text: h })))), ibody)));
+            ["executed", "num"], ["emit/s", "num"], ["execute/s", "num"],
+            ...LATENCIES.map(([, , h, tip]) => [h.replace(" latency", ""), "num", tip]), ["backpressure"], ["log"]]
+            .map(([h, c, tip]) => el("th", { class: c || null, title: tip, text: h })))), ibody)));
       }
       containersBox.replaceChildren(...boxes);
     }
@@ -304,13 +320,16 @@
     }
 
     // -- numbers: updated on every refresh ----------------------------------------------------
+    const LATENCY_METRICS = new Set(LATENCIES.map(([metric]) => metric));
+    function emptyComponent() { return { sums: {}, latencies: {}, errors: [] }; }
+    function mean(values) { return values && values.length ? values.reduce((x, y) => x + y, 0) / values.length : null; }
     function perComponent(metricsAnswer) {
       const out = {};
       for (const [metric, byInstance] of Object.entries(metricsAnswer.metrics)) {
         for (const [instance, value] of Object.entries(byInstance)) {
           const comp = metricsAnswer.components[instance];
-          const c = (out[comp] = out[comp] || { sums: {}, latencies: [], errors: [] });
-          if (metric === "__complete-latency") c.latencies.push(num(value));
+          const c = (out[comp] = out[comp] || emptyComponent());
+          if (LATENCY_METRICS.has(metric)) (c.latencies[metric] = c.latencies[metric] || []).push(num(value));
           else if (metric === "__last-error") { if (value) c.errors.push(String(value)); }
           else c.sums[metric] = (c.sums[metric] || 0) + num(value);
         }
@@ -339,9 +358,9 @@
       const lp = S.info.logical_plan;
       for (const c of lp.component_order) {
         const spout = c in lp.spouts;
-        const a = (compAll[c] || { sums: {}, latencies: [], errors: [] });
-        const s = (compShown[c] || { sums: {}, latencies: [], errors: [] });
-        const w = (compWin[c] || { sums: {}, latencies: [], errors: [] });
+        const a = compAll[c] || emptyComponent();
+        const s = compShown[c] || emptyComponent();
+        const w = compWin[c] || emptyComponent();
         const row = compBody.querySelector(`tr[data-component="${CSS.escape(c)}"]`);
         setCell(row, "emitted", fmtInt(s.sums["__emit-count"] ?? null));
         setCell(row, "executed", spout ? "–" : fmtInt(s.sums["__execute-count"] ?? null));
@@ -349,8 +368,9 @@
         setCell(row, "failed", fmtInt(s.sums["__fail-count"] ?? null));
         setCell(row, "emit-rate", fmtRate(rate(w.sums["__emit-count"] ?? null)));
         setCell(row, "execute-rate", spout ? "–" : fmtRate(rate(w.sums["__execute-count"] ?? null)));
-        const lat = a.latencies.length ? a.latencies.reduce((x, y) => x + y, 0) / a.latencies.length : null;
-        setCell(row, "latency", fmtMs(lat));
+        for (const [metric, cls, , , kind] of LATENCIES) {
+          setCell(row, cls, (kind === "spout") === spout ? fmtMs(mean(a.latencies[metric])) : "–");
+        }
         setCell(row, "restarts", fmtInt(a.sums["__restart-count"] ?? null));
         setCell(row, "last-error", a.errors[0] || "");
         const node = dagBox.querySelector(`g.dag-node[data-component="${CSS.escape(c)}"]`);
@@ -373,7 +393,9 @@
         setCell(row, "executed", spout ? "–" : fmtInt(value(shown, "__execute-count", id)));
         setCell(row, "emit-rate", fmtRate(rate(value(win, "__emit-count", id))));
         setCell(row, "execute-rate", spout ? "–" : fmtRate(rate(value(win, "__execute-count", id))));
-        setCell(row, "latency", fmtMs(value(all, "__complete-latency", id)));
+        for (const [metric, cls, , , kind] of LATENCIES) {
+          setCell(row, cls, (kind === "spout") === spout ? fmtMs(value(all, metric, id)) : "–");
+        }
         const b = bp.instances[id];
         if (b) {
           const label = b.throttled ? "spout throttled" : (b.stmgr_initiated ? "stmgr initiated" : "none");

@@ -18,6 +18,8 @@ pytestmark = pytest.mark.timeout(120)
 
 REPO = Path(__file__).resolve().parents[3]
 WORDCOUNT = REPO / "examples" / "wordcount"
+#: the Summingbird job project `heron run` is tested with (tests/summingbird/streaming)
+SB_WORDCOUNT = REPO / "tests" / "summingbird" / "streaming" / "projects" / "sb_wordcount"
 
 
 def wait_for(cond, timeout=10.0):
@@ -111,6 +113,31 @@ def test_deploy_deactivated_and_kill_when_the_scheduler_does_not_answer(
     killed = heron("kill", "wordcount", "--wait", "0")
     assert killed.exit_code == 0, killed.output
     assert "did not answer" in killed.output and "pid files" in killed.output
+    assert wait_for(lambda: live_processes() == [])
+    assert "no topologies" in heron("list").output
+
+
+def test_submit_of_a_summingbird_job_prints_its_planned_components(
+        heron_home, sweep, isolated_imports, live_processes, tmp_path, monkeypatch):
+    # the job's store (a SQLite file) out of the source tree; the stand-ins never write it
+    monkeypatch.setenv("SB_WORDCOUNT_STORE", str(tmp_path / "counts.sqlite"))
+    result = heron("submit", "local", str(SB_WORDCOUNT))
+    assert result.exit_code == 0, result.output
+    assert "submitted topology 'sb_wordcount'" in result.output
+    lines = result.output.splitlines()
+    first = lines.index("  components:") + 1
+    # the nodes the Summingbird planner made, as `heron run` lists them (its summary)
+    assert [line.split() for line in lines[first:first + 4]] == [
+        ["source-0", "spout", "1", "task"], ["flat_map-1", "bolt", "1", "task"],
+        ["sum_by_key-2-word-counts", "bolt", "2", "tasks"],
+        ["working", "dir:", str(heron_home / "topologies" / "sb_wordcount")]]
+    # the scheduler, two executors, Topology Master, Stream Manager, Metrics Manager and
+    # one (stand-in) instance per planned task
+    assert wait_for(lambda: len(live_processes()) >= 1 + 2 + 3 + 4)
+
+    killed = heron("kill", "sb_wordcount", "--wait", "0")
+    assert killed.exit_code == 0, killed.output
+    assert "killed topology 'sb_wordcount'" in killed.output
     assert wait_for(lambda: live_processes() == [])
     assert "no topologies" in heron("list").output
 

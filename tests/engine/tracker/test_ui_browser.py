@@ -1,7 +1,9 @@
 """The web page in a real browser: headless Chromium loads the page of the running
 topology from the tracker, finds the DAG with every component, sees the counts grow
-without a reload, shows the physical plan, exceptions and logs, raises no console error,
-and leaves a screenshot (``$HERON_TEST_ARTIFACTS/tracker-ui.png`` when that is set).
+without a reload, shows the physical plan, exceptions and logs, the latencies of every
+component and instance (complete for the spout, execute and process for the bolts),
+raises no console error, and leaves a screenshot (``$HERON_TEST_ARTIFACTS/tracker-ui.png``
+when that is set).
 The topology list is loaded through `heron ui` (the page served apart from the tracker).
 
 scripts/test.sh installs Chromium; without it these tests are skipped with the reason.
@@ -11,13 +13,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
 
 from engine.ui.app import create_ui_app
 from tests.browser import Chromium, find_chromium, png_size, wait_for
-from tests.engine.tracker.conftest import COMPONENTS, NAME, tracker_app
+from tests.engine.tracker.conftest import COMPONENTS, NAME, tracker_app, wait_until
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
 
@@ -39,6 +42,27 @@ def artifact(tmp_path: Path, name: str) -> Path:
     directory = Path(os.environ.get("HERON_TEST_ARTIFACTS") or tmp_path)
     directory.mkdir(parents=True, exist_ok=True)
     return directory / name
+
+
+#: latency cells: (cell class, which components report it); values in ms, as `heron metrics`
+LATENCIES = (("complete-latency", "spout"), ("execute-latency", "bolt"),
+             ("process-latency", "bolt"))
+#: a latency as the page and `heron metrics` show it: ms with three decimals
+MS = re.compile(r"\d{1,3}(,\d{3})*\.\d{3}")
+#: every component row and instance row: its kind and its latency cells' texts
+LATENCY_ROWS = """JSON.stringify([...document.querySelectorAll(
+    '#components tbody tr[data-component], #containers tr[data-instance]')].map(r => [
+    r.dataset.instance ? 'instance' : 'component', r.dataset.instance || r.dataset.component,
+    r.dataset.component === 'sentence_spout' ? 'spout' : 'bolt',
+    ...CLASSES.map(c => r.querySelector('.' + c).textContent)]))""".replace(
+    "CLASSES", json.dumps([cls for cls, _ in LATENCIES]))
+
+
+def latencies_shown(rows: list[list[str]]) -> bool:
+    """Whether every row shows a number in each latency its kind reports."""
+    return bool(rows) and all(MS.fullmatch(text) for _, _, kind, *texts in rows
+                              for text, (_, reports) in zip(texts, LATENCIES, strict=True)
+                              if reports == kind)
 
 
 def emitted(browser: Chromium, session: str) -> int:
@@ -83,7 +107,9 @@ def test_the_topology_page_shows_the_dag_and_live_counts(local_topology, serve, 
             c.querySelector('.bp-state').textContent]),
         instanceLogs: [...document.querySelectorAll('#containers tr[data-instance] a')].map(
             a => a.getAttribute('href')),
-        latency: document.querySelector('#components tr[data-component="sentence_spout"] .latency').textContent,
+        headers: [...document.querySelectorAll('#components th')].map(h => h.textContent),
+        instanceHeaders: [...document.querySelector('#containers [data-stmgr] table')
+            .querySelectorAll('th')].map(h => h.textContent),
         exceptions: [...document.querySelectorAll('#exceptions tr[data-instance]')].map(r => r.textContent),
         logfiles: document.querySelectorAll('#logfiles a').length,
         status: document.getElementById('status').textContent,
@@ -95,10 +121,33 @@ def test_the_topology_page_shows_the_dag_and_live_counts(local_topology, serve, 
     assert all("backpressure" in c[2] for c in page["containers"])
     assert len(page["instanceLogs"]) == 5 and all(h.startswith("/topologies/logfile?")
                                                  for h in page["instanceLogs"])
-    assert page["latency"] != "–"
+    for header in ("complete latency ms", "execute latency ms", "process latency ms"):
+        assert header in page["headers"]
+    for header in ("complete ms", "execute ms", "process ms"):
+        assert header in page["instanceHeaders"]
     assert any("splitter refuses" in e for e in page["exceptions"])
     assert page["logfiles"] >= 10
     assert page["status"].startswith("live") and page["state"] == "RUNNING"
+
+    # latencies (ms, three decimals as `heron metrics` prints them): the spout's complete
+    # latency, each bolt's execute and process latency, per component and per instance;
+    # a latency a component does not report is "–"
+    rows: list[list[str]] = []
+
+    def shown() -> bool:
+        rows[:] = json.loads(browser.evaluate(session, LATENCY_ROWS))
+        return latencies_shown(rows)
+    assert wait_until(shown, 20, 0.5), rows
+    kinds = {(where, kind) for where, _, kind, *_ in rows}
+    assert kinds == {("component", "spout"), ("component", "bolt"), ("instance", "spout"),
+                     ("instance", "bolt")}, rows
+    assert len([r for r in rows if r[0] == "component"]) == 3
+    assert len([r for r in rows if r[0] == "instance"]) == 5
+    for _, _, kind, *texts in rows:
+        for text, (_, reports) in zip(texts, LATENCIES, strict=True):
+            assert (MS.fullmatch(text) is not None) if reports == kind else text == "–", rows
+    spout = next(r for r in rows if r[:2] == ["component", "sentence_spout"])
+    assert float(spout[3].replace(",", "")) > 0  # complete latency: a round trip, not 0
 
     shot = browser.screenshot(session, artifact(tmp_path, "tracker-ui.png"))
     record_property("screenshot", str(shot))
