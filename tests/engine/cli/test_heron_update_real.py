@@ -61,6 +61,12 @@ def instances_of(state, component: str) -> list[int]:
     return sorted(i.info.task_id for i in pplan.instances if i.info.component_name == component)
 
 
+def updates_seen(out: Path) -> dict[str, list[dict[str, int]]]:
+    """sink task -> the parallelism (tasks per component) each ``update`` call gave it."""
+    return {path.stem.split("-", 1)[1]: [json.loads(line) for line in path.read_text().splitlines()]
+            for path in out.glob("updates-*.ndjson")}
+
+
 def stream_managers(state) -> dict[str, tuple[int, frozenset[int]]]:
     """stmgr id -> (its pid, the task ids of its container), from the physical plan."""
     pplan = state.get("pplans", "e2e_update")
@@ -98,6 +104,10 @@ def test_update_up_and_down_mid_stream_loses_nothing(real_engine, sweep, live_pr
             assert touched and touched != set(before), (before, after)
             for stmgr, (pid, _) in before.items():
                 assert (after[stmgr][0] != pid) == (stmgr in touched), (stmgr, before, after)
+            # the sink mixes in Updatable: each of its tasks was told the new parallelism
+            assert wait_until(lambda: len(updates_seen(out)) == 2, timeout=30), updates_seen(out)
+            for task, seen in updates_seen(out).items():
+                assert seen[-1]["words"] == 3 and seen[-1]["sink"] == 2, (task, seen)
             during_up = len(acked(out))
             assert wait_until(lambda: len(acked(out)) > during_up + 100, timeout=60), \
                 "no progress after scaling up"
@@ -108,6 +118,11 @@ def test_update_up_and_down_mid_stream_loses_nothing(real_engine, sweep, live_pr
             assert "'sink' is fields-grouped" in down.output
             assert wait_until(lambda: len(instances_of(state, "words")) == 1
                               and len(instances_of(state, "sink")) == 1, timeout=60)
+            (survivor,) = instances_of(state, "sink")
+            assert wait_until(lambda: {c: updates_seen(out)[str(survivor)][-1].get(c)
+                                       for c in ("source", "words", "sink")}
+                              == {"source": 1, "words": 1, "sink": 1}, timeout=30), \
+                updates_seen(out)
 
             bad = heron("update", "e2e_update", "--component-parallelism", "nosuch:2")
             assert bad.exit_code == 2 and "no component 'nosuch'" in bad.output

@@ -10,6 +10,7 @@ import os
 import time
 
 from compat.storm_api import Bolt, Spout
+from compat.storm_api.updatable import Updatable
 
 
 class LedgerSpout(Spout):
@@ -154,8 +155,10 @@ class Words(Bolt):
         self.emit([f"w{tup.values[0] % 13}", 1])
 
 
-class WordLedger(Bolt):
-    """Appends every word it receives to ``e2e.out/sink-<task>.txt``."""
+class WordLedger(Updatable, Bolt):
+    """Appends every word it receives to ``e2e.out/sink-<task>.txt``, and each new
+    parallelism ``heron update`` tells it of (tasks per component) to
+    ``e2e.out/updates-<task>.ndjson``."""
 
     outputs = []
 
@@ -163,6 +166,14 @@ class WordLedger(Bolt):
         out = conf["e2e.out"]
         os.makedirs(out, exist_ok=True)
         self.file = open(os.path.join(out, f"sink-{ctx['taskid']}.txt"), "a", buffering=1)
+        self.updates = os.path.join(out, f"updates-{ctx['taskid']}.ndjson")
+
+    def update(self, context):
+        tasks = {}
+        for component in context["task->component"].values():
+            tasks[component] = tasks.get(component, 0) + 1
+        with open(self.updates, "a") as fh:
+            fh.write(json.dumps(tasks) + "\n")
 
     def process(self, tup):
         word, one = tup.values
