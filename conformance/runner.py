@@ -457,6 +457,7 @@ class Runner:
         result.diff = diff
         result.verdict = Verdict.PASS if diff.observed.within(allowed) else Verdict.FAIL
         result.reason = describe_diff(diff, allowed)
+        _apply_known_failure(case, result, [run.engine])
         return result
 
     def _pair_verdict(self, case: Case, left: _Run, right: _Run, allowed: SemanticClass,
@@ -484,7 +485,23 @@ class Runner:
         pair.diff = diff
         pair.verdict = Verdict.PASS if diff.observed.within(pair_allowed) else Verdict.FAIL
         pair.reason = describe_diff(diff, pair_allowed) + note
+        _apply_known_failure(case, pair, [left.engine, right.engine])
         return pair
+
+
+def _apply_known_failure(case: Case, result: Any, engines: Sequence[str]) -> None:
+    """A failure on an engine the case lists as a known gap becomes KNOWN_FAILURE with the
+    documented reason first; a pass there says the entry is stale."""
+    reasons = [(e, case.known_failure(e)) for e in engines if case.known_failure(e)]
+    if not reasons:
+        return
+    why = "; ".join(f"{e}: {r}" for e, r in reasons)
+    if result.verdict is Verdict.FAIL:
+        result.verdict = Verdict.KNOWN_FAILURE
+        result.reason = f"known failure ({why}); {result.reason}"
+    elif result.verdict is Verdict.PASS:
+        result.reason = (f"{result.reason}; listed as a known failure ({why}) but passed: "
+                         "the entry in the case can go")
 
 
 def _catalogue_command(case: Case, engine: str, injected: bool) -> str:
