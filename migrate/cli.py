@@ -6,7 +6,8 @@ writes a complete migrated copy and leaves the project untouched.
 
 Exit codes: 0 nothing to do (or, with ``--write``/``--out-tree``, done); 1 changes needed
 (diff mode and ``--check``, including ERROR findings that need a person); 2 errors (a file
-failed to read, parse or write, a refused ``--out-tree``, a bad option).
+failed to read, parse or write, a refused ``--out-tree`` or one that could not be copied
+completely, which leaves no DIR at all, a bad option).
 """
 
 from __future__ import annotations
@@ -21,9 +22,14 @@ from migrate.errors import MigrationError
 from migrate.files import atomic_write
 from migrate.findings import Level
 from migrate.formatter import FormatterFailed, run_formatter
-from migrate.out_tree import OutTreeRefused, check_out_tree, write_out_tree
+from migrate.out_tree import (
+    OutTreeFailed,
+    OutTreeRefused,
+    check_out_tree,
+    write_out_tree,
+)
 from migrate.project import FileOutcome, Status, migrate_tree
-from migrate.report import render_json, render_text
+from migrate.report import render_json, render_text, summary
 from migrate.rules import RULES, select_rules
 
 EXIT_OK, EXIT_CHANGES, EXIT_ERROR = 0, 1, 2
@@ -95,8 +101,10 @@ def command(path: Path | None, check: bool, write: bool, out_tree: Path | None,
         mode = "out-tree"
         try:
             write_out_tree(path, out_tree, outcomes)
-        except OSError as exc:
-            click.echo(f"error: cannot write --out-tree {out_tree}: {exc}", err=True)
+        except (OutTreeFailed, OSError) as exc:
+            _print_failures([o for o in outcomes if o.status is Status.FAILED], debug)
+            click.echo(f"error: --out-tree {out_tree} not written: {exc}; nothing was left "
+                       f"at {out_tree} and {path} is untouched", err=True)
             sys.exit(EXIT_ERROR)
     code = _report(outcomes, path, mode=mode, out=out_tree, debug=debug)
     try:
@@ -166,22 +174,34 @@ def _report(outcomes: list[FileOutcome], root: Path, *, mode: str, out: Path | N
         click.echo(finding.headline(), err=True)
         if finding.manual:
             click.echo(f"    to do: {finding.manual}", err=True)
-    for outcome in failed:
-        click.echo(f"failed: {outcome.error}", err=True)
-        if outcome.hint:
-            click.echo(f"    hint: {outcome.hint}", err=True)
-        if debug and outcome.detail:
-            click.echo(outcome.detail, err=True)
-    verb = {"write": "rewritten", "out-tree": "migrated"}.get(mode, "to change")
-    click.echo(f"{len(outcomes)} files scanned, {len(changed)} {verb}, "
-               f"{len(outcomes) - len(changed) - len(failed)} unchanged, {len(failed)} failed",
-               err=True)
+    _print_failures(failed, debug)
+    click.echo(_summary_line(outcomes, mode), err=True)
     if failed:
         return EXIT_ERROR
     needs_person = any(f.level is Level.ERROR for f in manual)
     if mode in ("diff", "check") and (changed or needs_person):
         return EXIT_CHANGES
     return EXIT_OK
+
+
+def _print_failures(failed: list[FileOutcome], debug: bool) -> None:
+    """One ``failed:`` line per failed file, with its hint (and traceback with --debug)."""
+    for outcome in failed:
+        click.echo(f"failed: {outcome.error}", err=True)
+        if outcome.hint:
+            click.echo(f"    hint: {outcome.hint}", err=True)
+        if debug and outcome.detail:
+            click.echo(outcome.detail, err=True)
+
+
+def _summary_line(outcomes: list[FileOutcome], mode: str) -> str:
+    """The closing line, counting distinct files (as the report does), new files apart."""
+    counts = summary(outcomes)
+    done = mode in ("write", "out-tree")
+    verb = {"write": "rewritten", "out-tree": "migrated"}.get(mode, "to change")
+    return (f"{counts['scanned']} files scanned, {counts['changed']} {verb}, "
+            f"{counts['unchanged']} unchanged, {counts['failed']} failed; "
+            f"{counts['created']} new files {'created' if done else 'to create'}")
 
 
 def main() -> None:

@@ -30,3 +30,6 @@ class FileOutcome:
     hint: str = ""
     detail: str = ""
     created: bool = False  # a new file (heron.yaml), not a rewrite
+    # The input a new file is made from (config.json for heron.yaml): it was read, so the
+    # report counts it as scanned even though it has no outcome of its own.
+    source: Path | None = None

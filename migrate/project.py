@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import multiprocessing
+import os
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Callable, Sequence
 
 from migrate.errors import MigrationError, RuleCrashed, SourceUnparseable
-from migrate.files import iter_python_files, read_source
+from migrate.files import iter_linked_dirs, iter_python_files, read_source
 from migrate.findings import Finding, Level
 from migrate.outcome import FileOutcome, Status
 from migrate.rules.base import Rule
@@ -26,7 +27,7 @@ def migrate_file(path: Path, rules: Sequence[type[Rule]], display: str,
         return FileOutcome(path, Status.UNCHANGED, findings=[Finding(
             path=display, line=0, col=0, level=Level.WARNING, rule_id="files",
             message="symlink not followed; migrate the file it points to separately",
-            manual=f"run heron-migrate on {path.resolve()} if it belongs to this project")])
+            manual=f"run heron-migrate on {_resolved(path)} if it belongs to this project")])
     try:
         original = read_source(path, display)
         result = transform_source(original, display, rules, unsafe=unsafe)
@@ -38,6 +39,25 @@ def migrate_file(path: Path, rules: Sequence[type[Rule]], display: str,
         return FileOutcome(path, Status.FAILED, error=str(exc))
     status = Status.CHANGED if result.code != original else Status.UNCHANGED
     return FileOutcome(path, status, original, result.code, result.findings)
+
+
+def _resolved(link: Path) -> str:
+    """Where a symlink ends up, or what it says when that cannot be worked out (a loop)."""
+    try:
+        return str(link.resolve())
+    except (OSError, RuntimeError):
+        return os.readlink(link)
+
+
+def linked_dir_outcome(link: Path, display: str) -> FileOutcome:
+    """A WARNING for a symlinked folder: the walk does not enter it (it may loop, or lead
+    out of the project), so its files are not migrated here and a person must know."""
+    return FileOutcome(link, Status.UNCHANGED, findings=[Finding(
+        path=display, line=0, col=0, level=Level.WARNING, rule_id="files",
+        message=f"symlinked folder not followed: {display} -> {os.readlink(link)}; "
+                "its files are not migrated",
+        manual=f"migrate {_resolved(link)} by hand, or run heron-migrate on it separately, "
+               "unless it is already part of this project")])
 
 
 def migrate_tree(root: Path, rules: Sequence[type], unsafe: bool = False, jobs: int = 1,
@@ -53,7 +73,8 @@ def migrate_tree(root: Path, rules: Sequence[type], unsafe: bool = False, jobs: 
 
 def _migrate_sources(root: Path, rules: Sequence[type[Rule]], unsafe: bool, jobs: int,
                      progress: Callable[[FileOutcome], None] | None) -> list[FileOutcome]:
-    """Outcomes for every Python file under ``root`` (or ``root`` itself), in path order.
+    """Outcomes for every Python file under ``root`` (or ``root`` itself), in path order,
+    then a warning for each symlinked folder the walk did not enter.
 
     With ``jobs > 1`` files are migrated in a spawn pool: forking a process that runs a
     progress thread can deadlock; spawned workers start fresh and exit with the pool
@@ -61,6 +82,7 @@ def _migrate_sources(root: Path, rules: Sequence[type[Rule]], unsafe: bool, jobs
     """
     base = root if root.is_dir() else root.parent
     paths = list(iter_python_files(root))
+    links = [linked_dir_outcome(p, str(p.relative_to(base))) for p in iter_linked_dirs(root)]
     work = [(p, rules, str(p.relative_to(base)), unsafe) for p in paths]
     if jobs <= 1 or len(paths) <= 1:
         outcomes = []
@@ -68,7 +90,7 @@ def _migrate_sources(root: Path, rules: Sequence[type[Rule]], unsafe: bool, jobs
             outcomes.append(migrate_file(*args))
             if progress:
                 progress(outcomes[-1])
-        return outcomes
+        return outcomes + links
     context = multiprocessing.get_context("spawn")
     results: dict[Path, FileOutcome] = {}
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
@@ -78,4 +100,4 @@ def _migrate_sources(root: Path, rules: Sequence[type[Rule]], unsafe: bool, jobs
             results[outcome.path] = outcome
             if progress:
                 progress(outcome)
-    return [results[p] for p in paths]
+    return [results[p] for p in paths] + links

@@ -39,24 +39,26 @@ class ConfigRule:
     DESCRIPTION: ClassVar[str] = "config.json becomes heron.yaml; cluster-only settings reported."
 
     def apply(self, root: Path) -> list[FileOutcome]:
-        """The outcome for ``heron.yaml`` (a new file), or nothing when there is nothing to do."""
+        """The outcome for ``heron.yaml`` (a new file), a failure of ``config.json`` (the file
+        that could not be read), or nothing when there is nothing to do."""
         source, target = root / "config.json", root / "heron.yaml"
         if not root.is_dir() or not source.is_file() or target.exists():
             return []
         try:
             config = json.loads(source.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            return [FileOutcome(target, Status.FAILED,
+            return [FileOutcome(source, Status.FAILED,
                                 error=f"config.json: cannot convert to heron.yaml: {exc}")]
         if not isinstance(config, dict):
-            return [FileOutcome(target, Status.FAILED,
+            return [FileOutcome(source, Status.FAILED,
                                 error="config.json: the top level must be an object")]
         findings: list[Finding] = []
         converted = self._convert(config, findings)
         text = HEADER + yaml.safe_dump(converted, sort_keys=False, allow_unicode=True)
         findings.insert(0, self._finding(Level.INFO, "config.json converted to heron.yaml",
                                          new="heron.yaml"))
-        return [FileOutcome(target, Status.CHANGED, "", text, findings, created=True)]
+        return [FileOutcome(target, Status.CHANGED, "", text, findings, created=True,
+                            source=source)]
 
     def _convert(self, config: dict[str, Any], findings: list[Finding]) -> dict[str, Any]:
         out: dict[str, Any] = {}

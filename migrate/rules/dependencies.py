@@ -60,7 +60,7 @@ class DependenciesRule:
         try:
             lines = spec.read_text(encoding="utf-8").splitlines()
         except (OSError, UnicodeDecodeError) as exc:
-            return FileOutcome(target, Status.FAILED, error=f"{display}: cannot read: {exc}")
+            return FileOutcome(spec, Status.FAILED, error=f"{display}: cannot read: {exc}")
         findings = [self._finding(display, 0, Level.INFO,
                                   f"{display} becomes {target.name}", new=target.name)]
         out: list[str] = []
@@ -78,7 +78,8 @@ class DependenciesRule:
             if new:
                 out.append(new)
         text = f"# written by heron-migrate from {display}\n" + "\n".join(out) + "\n"
-        return FileOutcome(target, Status.CHANGED, "", text, findings, created=True)
+        return FileOutcome(target, Status.CHANGED, "", text, findings, created=True,
+                           source=spec)
 
     def _clj(self, clj: Path) -> FileOutcome:
         try:

@@ -9,6 +9,14 @@ Python strings) is reported with its line for a person to port.
 ``pre_submit``/``post_submit`` hooks in ``fabfile.py``/``tasks.py`` are reported: nothing
 calls them here. The commands are found token by token on each line (these files are
 not Python), and Python files are read with libcst, so only string literals are scanned.
+
+Scripts are looked for in the whole project (``scripts/run.sh``, ``bin/deploy``,
+``ops/Makefile``), with the walker the Python pass uses, so the same noise (``.git``,
+virtual environments, ``node_modules``...) is skipped and symlinks are not followed. A
+script is a ``.sh``/``.bash`` file, a Makefile (``Makefile``, ``makefile``,
+``GNUmakefile``, ``*.mk``) or a file without a suffix whose shebang names sh, bash, zsh
+or dash. ``fabfile.py``/``tasks.py`` are only read at the top: Fabric and Invoke look
+for them there, and a ``tasks.py`` deeper down is usually something else (Celery).
 """
 
 from __future__ import annotations
@@ -21,6 +29,7 @@ from typing import ClassVar
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from migrate.files import iter_project_files
 from migrate.findings import Finding, Level
 from migrate.outcome import FileOutcome, Status
 
@@ -30,6 +39,33 @@ FLAG_OPTIONS = frozenset({"-d", "--debug"})
 HOOKS = ("pre_submit", "post_submit")
 _SPARSE = re.compile(r"(?<![\w/.-])sparse\s+(?P<sub>[a-z_-]+)(?P<args>[^;&|#\n`)]*)")
 SHELL_NAMES = ("Makefile", "makefile", "GNUmakefile")
+SCRIPT_SUFFIXES = (".sh", ".bash", ".mk")
+SHEBANG_SHELLS = frozenset({"sh", "bash", "zsh", "dash"})
+TASK_FILES = ("fabfile.py", "tasks.py")
+
+
+def _shebang_shell(path: Path) -> bool:
+    """True when the first line is a shebang naming sh, bash, zsh or dash, directly
+    (``#!/bin/bash``) or through env (``#!/usr/bin/env -S bash -e``). Only the first
+    line is read; a file that cannot be read is not taken for a script."""
+    try:
+        with path.open("rb") as handle:
+            first = handle.readline(256)
+    except OSError:
+        return False
+    if not first.startswith(b"#!"):
+        return False
+    words = first[2:].decode("utf-8", "replace").split()
+    if words and Path(words[0]).name == "env":
+        words = [w for w in words[1:] if not w.startswith("-") and "=" not in w]
+    return bool(words) and Path(words[0]).name in SHEBANG_SHELLS
+
+
+def is_script(path: Path) -> bool:
+    """Whether ``path`` is a shell script or Makefile the rule should read."""
+    if path.suffix in SCRIPT_SUFFIXES or path.name in SHELL_NAMES:
+        return True
+    return path.suffix == "" and _shebang_shell(path)
 
 
 def _exact_run(args: str) -> bool:
@@ -96,15 +132,21 @@ class SparseCommandsRule:
                                   "commands and submit hooks reported.")
 
     def apply(self, root: Path) -> list[FileOutcome]:
+        """Outcomes for the scripts and task files that call sparse or define hooks.
+
+        Only regular files are read: a symlink is not followed (as in the Python pass) and
+        a named pipe would block the read.
+        """
         if not root.is_dir():
             return []
         outcomes = []
-        for path in sorted(root.iterdir()):
-            if path.is_file() and not path.is_symlink():
-                if path.suffix in (".sh", ".mk") or path.name in SHELL_NAMES:
-                    outcomes.append(self._script(path, root))
-                elif path.name in ("fabfile.py", "tasks.py"):
-                    outcomes.append(self._python(path, root))
+        for path in iter_project_files(root):
+            if not path.is_file() or path.is_symlink():
+                continue
+            if path.name in TASK_FILES and path.parent == root:
+                outcomes.append(self._python(path, root))
+            elif path.suffix != ".py" and is_script(path):
+                outcomes.append(self._script(path, root))
         return [o for o in outcomes if o.findings or o.status is not Status.UNCHANGED]
 
     def _script(self, path: Path, root: Path) -> FileOutcome:

@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from migrate.cli import command
+from tests.migrate.tree_snapshot import snapshot
 
 OLD = "from streamparse import Bolt  # base\n\n\nclass B(Bolt):\n    pass\n"
 NEW = "from compat.storm_api import Bolt  # base\n\n\nclass B(Bolt):\n    pass\n"
@@ -126,7 +127,35 @@ def test_symlinked_file_is_reported_and_left_a_link(project: Path, tmp_path_fact
 
 def test_symlink_loop_in_tree_does_not_hang(project: Path) -> None:
     (project / "src" / "loop").symlink_to(project / "src")
-    assert run("--check", project).exit_code == 1
+    before = snapshot(project)
+    result = run("--check", project)
+    assert result.exit_code == 1
+    assert (f"src/loop:0:0: WARNING [files] symlinked folder not followed: "
+            f"src/loop -> {project / 'src'}; its files are not migrated") in result.output
+    assert f"to do: migrate {(project / 'src').resolve()} by hand" in result.output
+    assert snapshot(project) == before
+
+
+def test_symlinked_folder_is_reported_in_console_and_report(tmp_path: Path) -> None:
+    project, other = tmp_path / "proj", tmp_path / "other"
+    (project / "src").mkdir(parents=True)
+    other.mkdir()
+    (other / "bolt.py").write_text(OLD)
+    (project / "src" / "linked").symlink_to("../../other")
+    before, report = snapshot(tmp_path), tmp_path / "report.txt"
+    result = run("--write", "--report", report, project)
+    assert result.exit_code == 0
+    headline = ("src/linked:0:0: WARNING [files] symlinked folder not followed: "
+                "src/linked -> ../../other; its files are not migrated")
+    to_do = (f"to do: migrate {other.resolve()} by hand, or run heron-migrate on it "
+             "separately")
+    assert headline in result.output and to_do in result.output
+    text = report.read_text()
+    assert headline in text and to_do in text
+    assert "Detected 1 issues that require attention (0 errors, 1 warnings)." in text
+    after = snapshot(tmp_path)
+    assert after.pop("report.txt")[0] == "file"
+    assert after == before  # nothing under the link (nor anywhere else) was rewritten
 
 
 def test_unwritable_file_is_a_failure_with_exit_2(project: Path, monkeypatch) -> None:
@@ -228,3 +257,39 @@ def test_unreadable_file_is_reported_and_exit_2(project: Path, monkeypatch) -> N
     assert "failed: src/bolt.py: cannot read: Permission denied" in result.output
     monkeypatch.undo()
     assert target.read_text() == OLD
+
+
+def test_scripts_in_subfolders_are_rewritten_in_diff_and_write_modes(project: Path) -> None:
+    (project / "scripts").mkdir()
+    (project / "bin").mkdir()
+    run_sh, deploy = project / "scripts" / "run.sh", project / "bin" / "deploy"
+    run_sh.write_text("#!/bin/sh\nsparse run -n wc\n")
+    deploy.write_text("#!/usr/bin/env bash\nsparse run -n wc\n")
+    (project / "bin" / "notes").write_text("sparse run -n wc\n")  # no shell shebang
+    before = snapshot(project)
+    result = run("--only", "cli", project)
+    assert result.exit_code == 1
+    for name in ("scripts/run.sh", "bin/deploy"):
+        assert f"--- a/{name}\n+++ b/{name}\n" in result.stdout
+    assert result.stdout.count("-sparse run -n wc\n+heron run -n wc\n") == 2
+    assert "bin/notes" not in result.output
+    assert snapshot(project) == before
+    result = run("--write", project)
+    assert result.exit_code == 0
+    assert "rewrote scripts/run.sh" in result.output and "rewrote bin/deploy" in result.output
+    assert run_sh.read_text() == "#!/bin/sh\nheron run -n wc\n"
+    assert deploy.read_text() == "#!/usr/bin/env bash\nheron run -n wc\n"
+    assert (project / "bin" / "notes").read_text() == "sparse run -n wc\n"
+    assert run("--check", project).exit_code == 0
+
+
+def test_summary_counts_distinct_files_and_new_files_apart(project: Path) -> None:
+    (project / "config.json").write_text('{"envs": {}}\n')
+    (project / "fabfile.py").write_text("def pre_submit(t, e, c, o):\n    pass\n")
+    result = run("--check", project)
+    # bolt.py, plain.py, fabfile.py (read by two rules, counted once), config.json
+    assert "4 files scanned, 1 to change, 3 unchanged, 0 failed; 1 new files to create" \
+        in result.output
+    result = run("--write", project)
+    assert "4 files scanned, 1 rewritten, 3 unchanged, 0 failed; 1 new files created" \
+        in result.output

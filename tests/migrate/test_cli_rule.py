@@ -72,3 +72,51 @@ def test_kill_and_list_with_exact_equivalents_are_rewritten(tmp_path):
         (3, Level.WARNING, "sparse kill has no exact heron equivalent"),
         (4, Level.WARNING, "sparse kill has no exact heron equivalent"),
     ]
+
+
+def scripts_project(root: Path) -> Path:
+    """scripts/run.sh, bin/deploy (a bash shebang, no suffix), ops/Makefile and ops/x.mk
+    calling sparse run; a Python shebang file, a text file and scripts in noise folders
+    (.git, venv, node_modules, logs) saying the same, which must be left alone."""
+    for folder in ("scripts", "bin", "ops", ".git/hooks", "venv/bin", "node_modules/x", "logs"):
+        (root / folder).mkdir(parents=True)
+    (root / "scripts" / "run.sh").write_text("#!/bin/sh\nsparse run -n wc\n")
+    (root / "bin" / "deploy").write_text("#!/usr/bin/env bash\nset -e\nsparse run -n wc\n")
+    (root / "bin" / "zdeploy").write_text("#!/bin/zsh\nsparse kill -n wc\n")
+    (root / "ops" / "Makefile").write_text("run:\n\tsparse run -n wc\n")
+    (root / "ops" / "rules.mk").write_text("up:\n\tsparse list\n")
+    (root / "bin" / "tool").write_text("#!/usr/bin/env python3\nprint('sparse run -n wc')\n")
+    (root / "bin" / "notes").write_text("call sparse run -n wc by hand\n")
+    (root / "NOTES.txt").write_text("sparse run -n wc\n")
+    for noise in (".git/hooks/pre-push", "venv/bin/run.sh", "node_modules/x/run.sh",
+                  "logs/run.sh"):
+        (root / noise).write_text("#!/bin/sh\nsparse run -n wc\n")
+    return root
+
+
+def test_scripts_anywhere_in_the_project_are_found_noise_skipped(tmp_path: Path) -> None:
+    outcomes = SparseCommandsRule().apply(scripts_project(tmp_path))
+    changed = {str(o.path.relative_to(tmp_path)): o.migrated for o in outcomes}
+    assert changed == {
+        "bin/deploy": "#!/usr/bin/env bash\nset -e\nheron run -n wc\n",
+        "bin/zdeploy": "#!/bin/zsh\nheron kill wc\n",
+        "ops/Makefile": "run:\n\theron run -n wc\n",
+        "ops/rules.mk": "up:\n\theron list\n",
+        "scripts/run.sh": "#!/bin/sh\nheron run -n wc\n",
+    }
+    assert [f.path for o in outcomes for f in o.findings] == sorted(changed)
+
+
+def test_shebang_detection(tmp_path: Path) -> None:
+    from migrate.rules.sparse_commands import _shebang_shell
+
+    cases = {"#!/bin/sh\n": True, "#!/bin/bash -e\n": True, "#! /usr/bin/dash\n": True,
+             "#!/usr/bin/env -S bash -e\n": True, "#!/usr/bin/env LC_ALL=C zsh\n": True,
+             "#!/usr/bin/env python3\n": False, "#!/bin/shx\n": False, "echo sh\n": False,
+             "": False}
+    found = {}
+    for number, first_line in enumerate(cases):
+        path = tmp_path / f"script{number}"
+        path.write_text(first_line + "sparse run\n")
+        found[first_line] = _shebang_shell(path)
+    assert found == cases

@@ -59,6 +59,7 @@ def test_invalid_config_json_is_a_failure(tmp_path: Path) -> None:
     (tmp_path / "config.json").write_text("{nope")
     [outcome] = ConfigRule().apply(tmp_path)
     assert outcome.status is Status.FAILED and "cannot convert" in outcome.error
+    assert outcome.path == tmp_path / "config.json"  # the file that failed, not heron.yaml
 
 
 def test_cli_diff_shows_new_file_and_write_then_check_is_clean(tmp_path: Path) -> None:

@@ -1,8 +1,9 @@
 """Golden project: the streamparse quickstart (``sparse quickstart demo``, rendered from
 streamparse's bootstrap templates) migrated out of tree must equal the checked-in
 expected tree and report, byte for byte. Regenerate after an intended change with
-``heron-migrate golden/quickstart/input --out-tree golden/quickstart/expected
---report golden/quickstart/report.txt`` and review the diff."""
+``heron-migrate golden/quickstart/input --out-tree NEW --report golden/quickstart/report.txt``
+(NEW a directory that does not exist yet), replace golden/quickstart/expected with NEW
+if the tree changed, and review the diff."""
 
 from __future__ import annotations
 
@@ -11,12 +12,9 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from migrate.cli import command
+from tests.migrate.tree_snapshot import snapshot as tree
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "quickstart"
-
-
-def tree(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
 def test_quickstart_migrates_to_the_expected_tree_and_report(tmp_path: Path) -> None:

@@ -39,7 +39,31 @@ def test_json_report_matches_the_text_one(tmp_path: Path) -> None:
     CliRunner().invoke(command, [str(project), "--report-json", str(report)])
     data = json.loads(report.read_text())
     assert data["summary"] == {"scanned": 4, "unchanged": 2, "changed": 1, "failed": 1,
-                               "info": 1, "warning": 0, "error": 1}
+                               "created": 0, "info": 1, "warning": 0, "error": 1}
     assert {f["path"]: f["status"] for f in data["files"]}["old.py"] == "failed"
     [info] = [f for f in data["findings"] if f["level"] == "INFO"]
     assert info["new"] == "from compat.storm_api import Bolt"
+
+
+def test_counts_are_of_distinct_input_files_with_new_files_apart(tmp_path: Path) -> None:
+    project = make_project(tmp_path / "p")
+    (project / "fabfile.py").write_text("def pre_submit(t, e, c, o):\n    pass\n")
+    (project / "config.json").write_text('{"envs": {}}\n')
+    (project / "virtualenvs").mkdir()
+    (project / "virtualenvs" / "wc.txt").write_text("streamparse\n")
+    report, report_json = tmp_path / "report.txt", tmp_path / "report.json"
+    CliRunner().invoke(command, [str(project), "--report", str(report),
+                                 "--report-json", str(report_json)])
+    # 4 sources + fabfile.py (read by the Python pass and the cli rule) + config.json and
+    # virtualenvs/wc.txt (read to make heron.yaml and requirements.txt)
+    text = report.read_text()
+    assert "Scanned 7 files: 1 changed, 5 unchanged, 1 failed to parse or read." in text
+    assert "Created 2 new files: heron.yaml, requirements.txt." in text
+    data = json.loads(report_json.read_text())
+    assert {k: data["summary"][k] for k in ("scanned", "changed", "unchanged", "failed",
+                                            "created")} == \
+        {"scanned": 7, "changed": 1, "unchanged": 5, "failed": 1, "created": 2}
+    paths = [f["path"] for f in data["files"]]
+    assert len(paths) == len(set(paths)) == 9
+    created = {f["path"] for f in data["files"] if f["created"]}
+    assert created == {"heron.yaml", "requirements.txt"}
