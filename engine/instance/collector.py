@@ -28,6 +28,8 @@ from engine.serialization import SerializationError
 _LOG_LEVELS = {0: 5, 1: logging.DEBUG, 2: logging.INFO, 3: logging.WARNING, 4: logging.ERROR}
 TUPLE_BATCH = type_frame(tuple_pb2.TupleBatch)
 CONTROL_BATCH = type_frame(tuple_pb2.ControlBatch)
+#: bytes of serialized rows per batch before a flush (``heron.instance.batch.bytes``)
+DEFAULT_BATCH_BYTES = 1 << 20
 ACK, FAIL = tuple_pb2.ACK, tuple_pb2.FAIL
 #: an input registered under acking that belongs to no tuple tree
 UNTRACKED = None
@@ -40,7 +42,7 @@ class StreamOut:
 
     __slots__ = ("name", "nfields", "fields", "direct", "key_indices", "single_key",
                  "groupings", "leaf", "captured", "values", "hashes", "dest_counts",
-                 "dest_tasks", "slow", "root_counts", "root_tasks", "root_keys")
+                 "dest_tasks", "slow", "root_counts", "root_tasks", "root_keys", "nbytes")
 
     def __init__(self, name: str, fields: tuple[str, ...], direct: bool,
                  key_indices: list[tuple[int, ...]], groupings: list[Any], leaf: bool,
@@ -58,6 +60,8 @@ class StreamOut:
         #: run captures all streams (conformance); such emits take the checked path
         self.captured = leaf if captured is None else captured
         self.values: list[bytes] = []
+        #: bytes of the serialized rows in ``values`` (a batch is also sent at a byte bound)
+        self.nbytes = 0
         self.hashes: list[int] = []
         self.dest_counts: list[int] = []
         self.dest_tasks: list[int] = []
@@ -73,7 +77,8 @@ class InstanceCollector:
     def __init__(self, component: str, task: int, streams: dict[str, StreamOut],
                  serializer: Any, stats: TaskStats, logger: logging.Logger,
                  send: Callable[[list[bytes]], None], batch_size: int,
-                 capture: Any | None, acking: bool = False) -> None:
+                 capture: Any | None, acking: bool = False,
+                 batch_bytes: int = DEFAULT_BATCH_BYTES) -> None:
         self.component = component
         self.task = task
         self.streams = streams
@@ -83,6 +88,9 @@ class InstanceCollector:
         self.logger = logger
         self._send = send
         self.batch_size = batch_size
+        #: a batch is sent once its rows reach this many bytes, whatever their number, so
+        #: large values do not make multi-megabyte messages (and backpressure stays fine-grained)
+        self.batch_bytes = batch_bytes
         self.capture = capture
         #: spout message ids emitted by the current call (acked at once: at-most-once)
         self.emitted_ids: list[Any] = []
@@ -124,13 +132,14 @@ class InstanceCollector:
             raise self._serialization_error(exc, out, values) from None
         rows = out.values
         rows.append(payload)
+        out.nbytes += len(payload)
         single = out.single_key
         if single is not None:
             out.hashes.append(_crc32(_pack(values[single])))
         elif out.key_indices:
             self._append_hashes(out, values)
         self.emitted += 1
-        if len(rows) >= self.batch_size:
+        if len(rows) >= self.batch_size or out.nbytes >= self.batch_bytes:
             self.flush_stream(out)
         return None
 
@@ -201,11 +210,12 @@ class InstanceCollector:
         elif out.root_counts:
             out.root_counts.append(0)
         out.values.append(payload)
+        out.nbytes += len(payload)
         if out.single_key is not None:
             out.hashes.append(_crc32(_pack(values[out.single_key])))
         elif out.key_indices:
             self._append_hashes(out, values)
-        if len(out.values) >= self.batch_size:
+        if len(out.values) >= self.batch_size or out.nbytes >= self.batch_bytes:
             self.flush_stream(out)
         return targets if need_task_ids else None
 
@@ -255,6 +265,7 @@ class InstanceCollector:
             out.root_tasks = []
             out.root_keys = []
         out.values = []
+        out.nbytes = 0
         out.slow = out.captured or out.direct
         self.stats.transferred += n
         self._send([TUPLE_BATCH, batch.SerializeToString()])

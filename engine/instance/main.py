@@ -27,7 +27,7 @@ from compat.storm_api.local.stats import TaskStats
 from compat.storm_api.updatable import Updatable
 from engine.grouping import build_grouping
 from engine.instance.capture import InstanceCapture
-from engine.instance.collector import InstanceCollector, StreamOut
+from engine.instance.collector import DEFAULT_BATCH_BYTES, InstanceCollector, StreamOut
 from engine.instance.executor import BoltLoop, SpoutLoop, TaskGaveUp
 from engine.instance.gateway import PIPE_HWM, Gateway, metrics_pipe_endpoint
 from engine.launch import (LaunchSpec, instance_id, local_socket_name, metrics_socket_name,
@@ -208,6 +208,7 @@ def _run_task(spec: LaunchSpec, loaded: Any, plan: Any, comp: Any, task: TaskInf
                                   serializer.loads, capture_all=spec.capture_all)
     stats = TaskStats(comp.name, task.task_id)
     batch_size = int(conf.get("heron.instance.batch.size", DEFAULT_BATCH_SIZE))
+    batch_bytes = int(conf.get("heron.instance.batch.bytes", DEFAULT_BATCH_BYTES))
     holder: dict[str, Any] = {}
 
     def send(frames: list[bytes]) -> None:
@@ -215,7 +216,8 @@ def _run_task(spec: LaunchSpec, loaded: Any, plan: Any, comp: Any, task: TaskInf
 
     rel = reliability(conf)
     collector = InstanceCollector(comp.name, task.task_id, streams, serializer, stats, logger,
-                                  send, batch_size, capture, acking=rel.acking)
+                                  send, batch_size, capture, acking=rel.acking,
+                                  batch_bytes=batch_bytes)
     shell = _shell_command(spec, loaded, comp)
     factory = _factory(spec, loaded, comp, conf, context, collector, logger, shell)
 
