@@ -1,4 +1,4 @@
-"""Word-count benchmark: the heron engine, the storm engine and a single-process ceiling,
+"""Word-count benchmark: the heron engine, the storm engine and single-process baselines,
 at-most-once and at-least-once, and a backpressure scenario.
 
     python bench/wordcount.py [--words N] [--workers N] [--engines heron,storm]
@@ -1265,7 +1265,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python bench/wordcount.py",
         description="Word-count throughput, latency and memory on the heron and storm "
-                    "engines, against a single-process ceiling; at-most-once, at-least-once "
+                    "engines, against a bare single-process loop and the same code through "
+                    "the component API in one process; at-most-once, at-least-once "
                     "and under backpressure.")
     parser.add_argument("--words", type=int, default=None,
                         help=f"words the spout emits (default {DEFAULT_WORDS:,}; "
@@ -1274,7 +1275,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         help="heron containers (default %(default)s)")
     parser.add_argument("--engines", default=",".join(ENGINES),
                         help="comma-separated engines to run: heron, storm (default "
-                             "%(default)s); the single-process ceiling always runs")
+                             "%(default)s); the bare loop and the component-API loop always run")
     parser.add_argument("--reliability", default="both",
                         choices=[*RELIABILITIES, "both"],
                         help="at-most-once (acking off), at-least-once (message ids, acks, "
