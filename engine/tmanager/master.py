@@ -21,6 +21,10 @@ PACKING_CHECK_SECS = 1.0
 #: Heron's heron.tmanager.establish.retry.times / interval.sec
 ESTABLISH_RETRIES = 30
 ESTABLISH_INTERVAL = 1.0
+#: a Stream Manager that sent no heartbeat for this long (three of its 5 s beats) is
+#: reported: its executor restarts one that died, but a hung one silently stops its
+#: container's tuples
+STMGR_SILENT_SECS = 15.0
 OK = common_pb2.OK
 
 
@@ -39,6 +43,8 @@ class TopologyMaster:
         #: stmgr id -> (StMgr record, [Instance]), for registered Stream Managers
         self.stmgrs: dict[str, tuple[Any, list[Any]]] = {}
         self.last_heartbeat: dict[str, float] = {}
+        #: Stream Managers reported silent (see STMGR_SILENT_SECS), until they beat again
+        self.silent: set[str] = set()
         self.pplan: Any = None
         #: (component, instance id) -> {metric: value}; exceptions per instance
         self.metrics: dict[tuple[str, str], dict[str, str]] = {}
@@ -97,10 +103,24 @@ class TopologyMaster:
             if time.monotonic() >= next_packing_check:
                 next_packing_check = time.monotonic() + PACKING_CHECK_SECS
                 self._check_packing()
+                self._check_heartbeats(time.monotonic())
             if events.get(self.server):
                 self._drain(self.server, self._on_server)
             if events.get(self.controller):
                 self._drain(self.controller, self._on_control)
+
+    def _check_heartbeats(self, now: float) -> None:
+        """Report a Stream Manager whose heartbeats stopped, once, and when they resume."""
+        for sid, last in self.last_heartbeat.items():
+            quiet = now - last
+            if quiet > STMGR_SILENT_SECS and sid not in self.silent:
+                self.silent.add(sid)
+                log.warning("%s has sent no heartbeat for %.0f s: if it is hung, its "
+                            "container's tuples are stopped (a process that died is "
+                            "restarted by its executor)", sid, quiet)
+            elif quiet <= STMGR_SILENT_SECS and sid in self.silent:
+                self.silent.discard(sid)
+                log.info("%s sends heartbeats again", sid)
 
     def _check_packing(self) -> None:
         """``heron update`` stores a new packing plan: Stream Managers of dropped

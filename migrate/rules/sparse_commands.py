@@ -21,6 +21,7 @@ for them there, and a ``tasks.py`` deeper down is usually something else (Celery
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 from pathlib import Path
@@ -141,13 +142,28 @@ class SparseCommandsRule:
             return []
         outcomes = []
         for path in iter_project_files(root):
-            if not path.is_file() or path.is_symlink():
+            if path.is_symlink():
+                if path.suffix in SCRIPT_SUFFIXES or path.name in SHELL_NAMES:
+                    outcomes.append(self._linked_script(path, root))
+                continue
+            if not path.is_file():
                 continue
             if path.name in TASK_FILES and path.parent == root:
                 outcomes.append(self._python(path, root))
             elif path.suffix != ".py" and is_script(path):
                 outcomes.append(self._script(path, root))
         return [o for o in outcomes if o.findings or o.status is not Status.UNCHANGED]
+
+    def _linked_script(self, path: Path, root: Path) -> FileOutcome:
+        """A symlinked script is not read (its target may be outside the project, and
+        rewriting it would replace the link): say so, as for symlinked Python files."""
+        display = str(path.relative_to(root))
+        return FileOutcome(path, Status.UNCHANGED, findings=[self._finding(
+            display, 0, 0, Level.WARNING,
+            f"symlinked script not followed: {display} -> {os.readlink(path)}; sparse "
+            "commands in it are not migrated", "", "",
+            manual="check the file it points to for sparse commands and migrate it "
+                   "separately")])
 
     def _script(self, path: Path, root: Path) -> FileOutcome:
         display = str(path.relative_to(root))

@@ -120,3 +120,20 @@ def test_shebang_detection(tmp_path: Path) -> None:
         path.write_text(first_line + "sparse run\n")
         found[first_line] = _shebang_shell(path)
     assert found == cases
+
+
+def test_a_symlinked_script_is_reported_not_followed(tmp_path: Path) -> None:
+    outside = tmp_path / "ops"
+    outside.mkdir()
+    (outside / "deploy.sh").write_text("sparse run -n wc\n")
+    project = tmp_path / "project"
+    (project / "bin").mkdir(parents=True)
+    (project / "bin" / "deploy.sh").symlink_to(outside / "deploy.sh")
+    (outcome,) = SparseCommandsRule().apply(project)
+    assert outcome.status is Status.UNCHANGED
+    (finding,) = outcome.findings
+    assert finding.level is Level.WARNING and finding.path == "bin/deploy.sh"
+    assert finding.message.startswith(
+        f"symlinked script not followed: bin/deploy.sh -> {outside / 'deploy.sh'}")
+    assert (outside / "deploy.sh").read_text() == "sparse run -n wc\n"  # target untouched
+    assert (project / "bin" / "deploy.sh").is_symlink()
