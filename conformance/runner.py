@@ -492,7 +492,7 @@ class Runner:
 def _apply_known_failure(case: Case, result: Any, engines: Sequence[str]) -> None:
     """A failure on an engine the case lists as a known gap becomes KNOWN_FAILURE with the
     documented reason first; a pass there says the entry is stale."""
-    reasons = [(e, case.known_failure(e)) for e in engines if case.known_failure(e)]
+    reasons = [(e, why) for e in engines if (why := case.known_failure(e))]
     if not reasons:
         return
     why = "; ".join(f"{e}: {r}" for e, r in reasons)

@@ -26,7 +26,7 @@ PROJECTS = HERE / "projects"
 REPO = HERE.parents[2]
 
 
-def wait_until(predicate: Callable[[], Any], timeout: float, interval: float = 0.2) -> Any:
+def wait_until(predicate: Callable[[], Any], timeout: float = 60.0, interval: float = 0.2) -> Any:
     """The first truthy value of ``predicate()`` within ``timeout`` seconds, else its last."""
     deadline = time.monotonic() + timeout
     while True:

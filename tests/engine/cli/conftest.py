@@ -8,6 +8,9 @@ from pathlib import Path
 
 import psutil
 import pytest
+from click.testing import CliRunner
+
+from engine.cli.main import main
 
 STANDINS = ("tmanager=engine.process.standin,stmgr=engine.process.standin,"
             "metricsmgr=engine.process.standin,instance=engine.process.standin")
@@ -19,6 +22,18 @@ def heron_home(tmp_path: Path, monkeypatch) -> Path:
     monkeypatch.setenv("HERON_HOME", str(home))
     monkeypatch.setenv("HERON_MODULE_OVERRIDES", STANDINS)
     return home
+
+
+@pytest.fixture
+def real_engine(heron_home, monkeypatch):
+    """The CLI fixtures' HERON_HOME, but with the real processes instead of stand-ins."""
+    monkeypatch.delenv("HERON_MODULE_OVERRIDES", raising=False)
+    return heron_home
+
+
+def heron(*args: str):
+    """Run the ``heron`` CLI in this process, as a user would type it."""
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
 
 
 def processes_under(home: Path) -> list[psutil.Process]:

@@ -10,28 +10,17 @@ import uuid
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from engine.cli.main import main
 from engine.messages import tmanager_pb2
 from engine.network.sockets import request
 from engine.statemgr import open_state_manager
+from tests.e2e.heron.helpers import wait_until
+from tests.engine.cli.conftest import heron
 
 pytestmark = pytest.mark.timeout(180)
 
 REPO = Path(__file__).resolve().parents[3]
 WORDCOUNT = REPO / "examples" / "wordcount"
-
-
-def heron(*args: str):
-    return CliRunner().invoke(main, list(args), catch_exceptions=False)
-
-
-@pytest.fixture
-def real_engine(heron_home, monkeypatch):
-    """The CLI fixtures' HERON_HOME, but with the real processes instead of stand-ins."""
-    monkeypatch.delenv("HERON_MODULE_OVERRIDES", raising=False)
-    return heron_home
 
 
 def spout_emitted(state, name: str) -> int:
@@ -43,15 +32,6 @@ def spout_emitted(state, name: str) -> int:
                        tmanager_pb2.MetricRequest(component_name="word_spout"), timeout=5)
     return sum(int(m.value) for t in response.metric for m in t.metric
                if m.name == "word_spout/__emit-count")
-
-
-def wait_until(predicate, timeout: float = 60.0, interval: float = 0.5) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(interval)
-    return predicate()
 
 
 def exercise(state_args: list[str], state, live_processes) -> None:

@@ -6,39 +6,18 @@ from __future__ import annotations
 
 import collections
 import json
-import time
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from engine.cli.main import main
 from engine.statemgr import open_state_manager
+from tests.e2e.heron.helpers import wait_until
+from tests.engine.cli.conftest import heron
 
 pytestmark = pytest.mark.timeout(240)
 
 PROJECT = Path(__file__).resolve().parents[2] / "e2e" / "heron" / "projects" / "acking"
 LIMIT = 1500
-
-
-def heron(*args: str):
-    return CliRunner().invoke(main, list(args), catch_exceptions=False)
-
-
-@pytest.fixture
-def real_engine(heron_home, monkeypatch):
-    monkeypatch.delenv("HERON_MODULE_OVERRIDES", raising=False)
-    return heron_home
-
-
-def wait_until(predicate, timeout: float = 60.0, interval: float = 0.5):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(interval)
-    return predicate()
 
 
 def acked(out: Path) -> collections.Counter:

@@ -9,10 +9,9 @@ import time
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from engine.cli import topology_commands
-from engine.cli.main import main
+from tests.engine.cli.conftest import heron
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -29,10 +28,6 @@ def wait_for(cond, timeout=10.0):
             return True
         time.sleep(0.1)
     return cond()
-
-
-def heron(*args: str):
-    return CliRunner().invoke(main, list(args), catch_exceptions=False)
 
 
 def test_kill_of_an_unknown_name_is_bad_input(heron_home):

@@ -24,6 +24,7 @@ from engine.launch import LaunchSpec, Submission, instance_id
 from engine.messages import (common_pb2, physical_plan_pb2, stmgr_pb2, tmanager_pb2, topology_pb2,
                              tuple_pb2)
 from engine.network import bind_router, connect_dealer, decode, encode
+from engine.packing.tasks import assign_task_ids
 from engine.stmgr.manager import StreamManager
 from engine.submission import load_topology
 
@@ -62,13 +63,7 @@ def world(tmp_path):
     tm, tm_endpoint = bind_router(ctx, "tcp://127.0.0.1:0")
     location = tmanager_pb2.TManagerLocation(topology_name=NAME, topology_id=topology_id,
                                              server_endpoint=tm_endpoint)
-    # task ids as the packing would give them: components sorted by name, from 1
-    tasks: dict[str, list[int]] = {}
-    next_task = 1
-    for name in sorted(plan.components):
-        n = plan.components[name].parallelism
-        tasks[name] = list(range(next_task, next_task + n))
-        next_task += n
+    tasks = assign_task_ids(plan)  # as the packing gives them
     sink_task = tasks[SINK][0]
     sink_id = instance_id(1, SINK, sink_task)
     manager = StreamManager(spec, 1, plan, {sink_id: sink_task}, FakeState(location))

@@ -78,6 +78,13 @@ class _Task:
 
     sb_node: PlannedNode
     sb_run: RunSettings = RunSettings()
+    outputs = FIELDS
+
+    def initialize(self, storm_conf: dict, context: dict) -> None:
+        self._sb_setup(storm_conf, context)
+
+    def _close(self) -> None:
+        self._sb_close()
 
     def _sb_setup(self, conf: dict, context: dict) -> None:
         component = context.get("componentid") or self.sb_node.name
@@ -203,8 +210,6 @@ class SummingbirdSpout(_Task, Spout):
     is still unacked (a fail replays, so it must stay alive until then).
     """
 
-    outputs = FIELDS
-
     def initialize(self, storm_conf: dict, context: dict) -> None:
         self._sb_setup(storm_conf, context)
         self._items: Any = None
@@ -271,20 +276,13 @@ class SummingbirdSpout(_Task, Spout):
     def is_exhausted(self) -> bool:
         return self._read_all and not self._unacked
 
-    def _close(self) -> None:
-        self._sb_close()
-
 
 class SummingbirdFlatMapBolt(_Task, Bolt):
     """Maps, flat-maps, joins and writes, fused; emits each output anchored to its input."""
 
-    outputs = FIELDS
     auto_ack = False
     auto_anchor = False
     auto_fail = False
-
-    def initialize(self, storm_conf: dict, context: dict) -> None:
-        self._sb_setup(storm_conf, context)
 
     def process(self, tup: Tuple) -> None:
         node = self.sb_node
@@ -303,9 +301,6 @@ class SummingbirdFlatMapBolt(_Task, Bolt):
     def process_tick(self, tup: Tuple) -> None:
         self.ack(tup)
 
-    def _close(self) -> None:
-        self._sb_close()
-
 
 class SummingbirdSummerBolt(_Task, Bolt):
     """``sum_by_key`` into a store, through a cache flushed by size and on tick tuples.
@@ -319,7 +314,6 @@ class SummingbirdSummerBolt(_Task, Bolt):
     bounded run open until its last flush.
     """
 
-    outputs = FIELDS
     auto_ack = False
     auto_anchor = False
     auto_fail = False
