@@ -12,6 +12,7 @@ Topology Master, a peer Stream Manager and a local Heron Instance.
 
 from __future__ import annotations
 
+import shutil
 import threading
 import time
 import uuid
@@ -23,7 +24,7 @@ import zmq
 from engine.launch import LaunchSpec, Submission, instance_id
 from engine.messages import (common_pb2, physical_plan_pb2, stmgr_pb2, tmanager_pb2, topology_pb2,
                              tuple_pb2)
-from engine.network import bind_router, connect_dealer, decode, encode
+from engine.network import bind_router, connect_dealer, decode, encode, ipc_dir
 from engine.packing.tasks import assign_task_ids
 from engine.stmgr.manager import StreamManager
 from engine.submission import load_topology
@@ -82,6 +83,7 @@ def world(tmp_path):
         for sock in sockets:
             sock.close(linger=0)
         ctx.term()
+        shutil.rmtree(ipc_dir(topology_id), ignore_errors=True)  # its ipc socket files
 
 
 def pplan_for(world, peer_endpoint: str) -> physical_plan_pb2.PhysicalPlan:
