@@ -15,7 +15,7 @@ import threading
 from collections import defaultdict
 from typing import Any, Hashable
 
-from .component import Component
+from .component import Component, not_a_tuple
 from .tuple import Tuple, source_tuple_types
 
 __all__ = ["Bolt", "BatchingBolt", "TicklessBatchingBolt"]
@@ -35,6 +35,15 @@ class Bolt(Component):
 
     # A class-level list, as in pystorm: instances replace it per tuple.
     _current_tups: list = []
+    #: emits pass anchor ids to the collector (False: it tracks no tuple trees)
+    _anchor_ids = True
+    #: is_tick and is_heartbeat are the stock ones (see _process_tuple)
+    _plain_system_checks = True
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._plain_system_checks = (cls.is_tick is Bolt.is_tick
+                                    and cls.is_heartbeat is Component.is_heartbeat)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -47,6 +56,12 @@ class Bolt(Component):
         from .dsl import spec_for_bolt
 
         return spec_for_bolt(cls, name=name, inputs=inputs, par=par, config=config)
+
+    def _bind(self, storm_conf: dict, context: dict, collector: Any, logger: Any) -> None:
+        super()._bind(storm_conf, context, collector, logger)
+        # A collector that says it tracks no tuple trees (an at-most-once engine) is
+        # spared turning anchors into ids on every emit.
+        self._anchor_ids = getattr(collector, "tracks_anchors", True)
 
     def _setup_from_context(self, context: dict) -> None:
         for source, types in source_tuple_types(context).items():
@@ -85,11 +100,19 @@ class Bolt(Component):
         Without ``anchors`` the emit is anchored to the current input(s) when
         ``auto_anchor`` is on, and unanchored otherwise.
         """
-        if anchors is None:
-            anchors = self._current_tups if self.auto_anchor else []
-        anchors = [a.id if isinstance(a, Tuple) else a for a in anchors]
-        return super().emit(tup, stream=stream, anchors=anchors, direct_task=direct_task,
-                            need_task_ids=need_task_ids)
+        # Component.emit's work, inlined: this runs once per output tuple.
+        if not isinstance(tup, (list, tuple)):
+            raise not_a_tuple(tup)
+        if self._anchor_ids:
+            if anchors is None:
+                anchors = self._current_tups if self.auto_anchor else []
+            anchors = [a.id if isinstance(a, Tuple) else a for a in anchors]
+        else:
+            anchors = None  # the collector tracks no trees: anchors would be ignored
+        task_ids = self._collector.emit(tup, stream, anchors, direct_task, need_task_ids, None)
+        if not need_task_ids:
+            return None
+        return [direct_task] if direct_task is not None else task_ids
 
     def ack(self, tup: Tuple | Any) -> None:
         """Mark a Tuple (or raw id) as processed."""
@@ -109,7 +132,13 @@ class Bolt(Component):
         that ``_handle_run_exception`` fails the right tuple.
         """
         self._current_tups = [tup]
-        if self.is_heartbeat(tup):
+        # Ticks and heartbeats come from the system task (-1): other tuples skip both
+        # checks unless a subclass redefines what a tick or heartbeat is.
+        if tup.task != -1 and self._plain_system_checks:
+            self.process(tup)
+            if self.auto_ack:
+                self.ack(tup)
+        elif self.is_heartbeat(tup):
             self._collector.sync()
         elif self.is_tick(tup):
             self.process_tick(tup)

@@ -106,6 +106,11 @@ class LogStream:
         """Accept ``sys.stdout.flush()`` from user code."""
 
 
+def not_a_tuple(values: object) -> TypeError:
+    """pystorm's error for emitting something that is not a list or tuple."""
+    return TypeError("All Tuples must be either lists or tuples, received {!r} instead.".format(type(values)))
+
+
 def component_identity(storm_conf: dict, context: dict) -> dict[str, Any]:
     """The identity attributes pystorm derives from the handshake.
 
@@ -313,7 +318,7 @@ class Component:
         A direct emit's task ids are ``[direct_task]``, known without asking.
         """
         if not isinstance(tup, (list, tuple)):
-            raise TypeError("All Tuples must be either lists or tuples, received {!r} instead.".format(type(tup)))
+            raise not_a_tuple(tup)
         task_ids = self._collector.emit(tup, stream, anchors, direct_task, need_task_ids, tup_id)
         if not need_task_ids:
             return None

@@ -86,6 +86,29 @@ class HostedBolt:
         """The ``Tuple`` this bolt would read off the wire for these fields."""
         return self.component._make_tuple(id, component, stream, task, values)
 
+    def tuple_factory(self, component: Any, stream: str, task: int) -> Callable[[Any, Any], Tuple]:
+        """``make(id, values)`` for many tuples of one source stream: what ``make_tuple``
+        builds, with the per-stream lookups done once. ``values`` must be a list or tuple;
+        a wrong number of values raises ``ValueError`` (a namedtuple would raise
+        ``TypeError``)."""
+        if type(self.component)._make_tuple is not Bolt._make_tuple:  # the user's own
+            make_tuple = self.make_tuple
+            return lambda id, values: make_tuple(id, component, stream, task, values)
+        val_type = self.component._source_tuple_types[component].get(stream)
+        new = tuple.__new__
+        if val_type is None:
+            def make_plain(id: Any, values: Any) -> Tuple:
+                return new(Tuple, (id, component, stream, task, tuple(values)))
+            return make_plain
+        width = len(val_type._fields)
+
+        def make(id: Any, values: Any) -> Tuple:
+            if len(values) != width:
+                raise ValueError(f"{len(values)} value(s) for the {width} field(s) "
+                                 f"{list(val_type._fields)} of {component}/{stream}")
+            return new(Tuple, (id, component, stream, task, new(val_type, values)))
+        return make
+
     def execute(self, tup: Tuple) -> None:
         """Process one input (tuple, tick or heartbeat) as ``run()`` would."""
         try:
@@ -110,6 +133,7 @@ class HostedSpout:
     def __init__(self, component: Spout) -> None:
         self.component = component
         self._sync = component._collector.sync
+        self._next_tuple = component.next_tuple
 
     def _call(self, hook: Callable[..., Any], *args: Any) -> None:
         try:
@@ -122,7 +146,15 @@ class HostedSpout:
         self._sync()
 
     def next_tuple(self) -> None:
-        self._call(self.component.next_tuple)
+        # _call's body, inlined: an engine calls this once per emitted tuple.
+        try:
+            self._next_tuple()
+        except StormWentAwayError:
+            raise
+        except Exception as exc:
+            handle_component_exception(self.component, exc)
+            return
+        self._sync()
 
     def ack(self, tup_id: Any) -> None:
         self._call(self.component.ack, tup_id)
@@ -170,6 +202,16 @@ class _PystormHostedBolt(HostedBolt):
         val_type = self.component._source_tuple_types[component].get(stream)
         return self._tuple_cls(id, component, stream, task,
                                tuple(values) if val_type is None else val_type(*values))
+
+    def tuple_factory(self, component: Any, stream: str, task: int) -> Callable[[Any, Any], Tuple]:
+        make_tuple = self.make_tuple
+
+        def make(id: Any, values: Any) -> Tuple:
+            try:
+                return make_tuple(id, component, stream, task, values)
+            except TypeError as exc:  # the namedtuple's arity check
+                raise ValueError(str(exc)) from None
+        return make
 
     def execute(self, tup: Tuple) -> None:
         comp = self.component

@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from .component import Component
+from .component import Component, not_a_tuple
 
 __all__ = ["Spout", "ReliableSpout"]
 
@@ -56,8 +56,13 @@ class Spout(Component):
     def emit(self, tup: list | tuple, tup_id: Any = None, stream: str | None = None,
              direct_task: int | None = None, need_task_ids: bool = False) -> list[int] | None:
         """Emit a tuple; without ``tup_id`` it is unreliable (no ack/fail)."""
-        return super().emit(tup, tup_id=tup_id, stream=stream, direct_task=direct_task,
-                            need_task_ids=need_task_ids)
+        # Component.emit's work, inlined: a spout calls this once per tuple.
+        if not isinstance(tup, (list, tuple)):
+            raise not_a_tuple(tup)
+        task_ids = self._collector.emit(tup, stream, None, direct_task, need_task_ids, tup_id)
+        if not need_task_ids:
+            return None
+        return [direct_task] if direct_task is not None else task_ids
 
     def _run(self) -> None:
         cmd = self.read_command()

@@ -35,6 +35,10 @@ class InstanceCapture:
         self.summary = OutputCapture()
         self._streams = {name: self.summary.declare(component, name, f) for name, f in fields.items()}
         self._tuples = None
+        self._max_keys = self.summary._max_keys
+        self._max_samples = self.summary._max_samples
+        #: streams whose samples are taken: their ``(key, number)`` rows need no decoding
+        self._sampled: dict[str, Any] = {}
         self._pack = msgpack.Packer(use_bin_type=True, autoreset=True).pack
         if capture_all:
             self.directory.mkdir(parents=True, exist_ok=True)
@@ -47,18 +51,22 @@ class InstanceCapture:
         common ``(key, number)`` row skips decoding."""
         if self._tuples is not None:
             self._tuples.write(self._pack((stream, payload)))
+        cap = self._sampled.get(stream)
+        if cap is not None and len(values) == 2:
+            key, value = values
+            if type(key) in _SCALARS and type(value) in _NUMBERS:
+                cap.count += 1
+                latest = cap.latest
+                key = (key,)
+                if key in latest or len(latest) < self._max_keys:
+                    latest[key] = value
+                else:
+                    cap.keys_dropped += 1
+                return
         cap = self._streams[stream]
-        if (len(values) == 2 and type(values[0]) in _SCALARS and type(values[1]) in _NUMBERS
-                and len(cap.samples) >= 5):
-            cap.count += 1
-            key = (values[0],)
-            latest = cap.latest
-            if key in latest or len(latest) < self.summary._max_keys:
-                latest[key] = values[1]
-            else:
-                cap.keys_dropped += 1
-            return
         self.summary.record(cap, self.task, self._loads(payload))
+        if len(cap.samples) >= self._max_samples:
+            self._sampled[stream] = cap
 
     def write_summary(self) -> None:
         """Atomically replace this task's summary file (a reader never sees half of one)."""

@@ -35,6 +35,7 @@ ACK, FAIL = tuple_pb2.ACK, tuple_pb2.FAIL
 UNTRACKED = None
 _pack = msgpack.Packer(use_bin_type=True, autoreset=True).pack
 _crc32 = zlib.crc32
+_monotonic = time.monotonic
 
 
 class StreamOut:
@@ -109,21 +110,42 @@ class InstanceCollector:
         self.received: dict[str, float] = {}
         self.process_secs = 0.0
         self.processed = 0
-        #: bolt: ACK/FAIL entries waiting to go to the Stream Manager, as columns
-        self._ctl_kinds: list[int] = []
-        self._ctl_counts: list[int] = []
-        self._ctl_tasks: list[int] = []
-        self._ctl_keys: list[int] = []
-        self._ctl_tuple_keys: list[int] = []
+        #: bolt: (ACK or FAIL, (roots, key)) of settled inputs, for the Stream Manager
+        self._settled: list[tuple[int, Any]] = []
+
+    @property
+    def tracks_anchors(self) -> bool:
+        """Bolts pass anchor ids only when trees are tracked (see ``Bolt.emit``)."""
+        return self.acking
 
     # -- emits -------------------------------------------------------------------------
     def emit(self, values: list | tuple, stream: str | None, anchors: list | None,
              direct_task: int | None, need_task_ids: bool, tup_id: Any | None) -> list[int] | None:
         out = self._default if (stream is None or stream == "default") else self.streams.get(stream)
-        # The hot path: a plain emit on a routed, non-direct stream, nothing to return.
-        if (out is None or out.slow or direct_task is not None or need_task_ids
-                or tup_id is not None or len(values) != out.nfields
-                or (anchors and self.acking)):
+        # The hot paths (this runs once per tuple): emits that return nothing, on a leaf
+        # stream (recorded by the capture, sent nowhere) or on a routed stream whose
+        # batch names no explicit destinations, tracked (a spout's message id, a bolt's
+        # anchors under acking) or not. Everything else is _emit_checked's.
+        if (out is None or direct_task is not None or need_task_ids or out.direct
+                or len(values) != out.nfields):
+            return self._emit_checked(out, values, stream, direct_task, need_task_ids, tup_id,
+                                      anchors)
+        acking = self.acking
+        if out.leaf:
+            if tup_id is not None:
+                return self._emit_checked(out, values, stream, direct_task, need_task_ids,
+                                          tup_id, anchors)
+            if anchors and acking:
+                self._anchor_roots(anchors, out.name)  # the same errors; no copy to track
+            try:
+                payload = self._dumps(values)  # as the storm engine does: same errors
+            except Exception as exc:
+                raise self._serialization_error(exc, out, values) from None
+            self.emitted += 1
+            if self.capture is not None:
+                self.capture.record(out.name, values, payload)
+            return None
+        if out.slow or (tup_id is not None and not acking):
             return self._emit_checked(out, values, stream, direct_task, need_task_ids, tup_id,
                                       anchors)
         try:
@@ -131,6 +153,14 @@ class InstanceCollector:
         except Exception as exc:
             raise self._serialization_error(exc, out, values) from None
         rows = out.values
+        if tup_id is not None:
+            root = getrandbits(64) or 1
+            self.pending_roots[root] = (tup_id, _monotonic())
+            self._add_roots(out, len(rows), ((self.task, root),))
+        elif anchors and acking:
+            self._add_roots(out, len(rows), self._anchor_roots(anchors, out.name))
+        elif out.root_counts:
+            out.root_counts.append(0)
         rows.append(payload)
         out.nbytes += len(payload)
         single = out.single_key
@@ -142,6 +172,17 @@ class InstanceCollector:
         if len(rows) >= self.batch_size or out.nbytes >= self.batch_bytes:
             self.flush_stream(out)
         return None
+
+    @staticmethod
+    def _add_roots(out: StreamOut, row: int, roots: Any) -> None:
+        """The tree columns of row number ``row`` (untracked rows before it count 0)."""
+        counts = out.root_counts
+        if len(counts) < row:
+            counts.extend([0] * (row - len(counts)))
+        counts.append(len(roots))
+        for task, key in roots:
+            out.root_tasks.append(task)
+            out.root_keys.append(key)
 
     def _emit_checked(self, out: StreamOut | None, values: list | tuple, stream: str | None,
                       direct_task: int | None, need_task_ids: bool,
@@ -200,13 +241,7 @@ class InstanceCollector:
         elif out.dest_counts:
             out.dest_counts.append(0)
         if roots:
-            if not out.root_counts:
-                out.root_counts.extend([0] * len(out.values))
-                out.slow = True
-            out.root_counts.append(len(roots))
-            for task, key in roots:
-                out.root_tasks.append(task)
-                out.root_keys.append(key)
+            self._add_roots(out, len(out.values), roots)
         elif out.root_counts:
             out.root_counts.append(0)
         out.values.append(payload)
@@ -276,16 +311,20 @@ class InstanceCollector:
         for out in self.streams.values():
             if out.values:
                 self.flush_stream(out)
-        if self._ctl_kinds:
+        if self._settled:
             self._flush_control()
 
     def _flush_control(self) -> None:
-        batch = tuple_pb2.ControlBatch(src_task_id=self.task, kinds=self._ctl_kinds,
-                                       root_counts=self._ctl_counts, root_tasks=self._ctl_tasks,
-                                       root_keys=self._ctl_keys,
-                                       tuple_keys=self._ctl_tuple_keys)
-        self._ctl_kinds, self._ctl_counts, self._ctl_tasks = [], [], []
-        self._ctl_keys, self._ctl_tuple_keys = [], []
+        """The settled inputs as ControlBatch columns, built here in bulk rather than
+        per ack."""
+        settled, self._settled = self._settled, []
+        roots = [root for _, (tree, _) in settled for root in tree]
+        batch = tuple_pb2.ControlBatch(src_task_id=self.task,
+                                       kinds=[kind for kind, _ in settled],
+                                       root_counts=[len(tree) for _, (tree, _) in settled],
+                                       root_tasks=[task for task, _ in roots],
+                                       root_keys=[key for _, key in roots],
+                                       tuple_keys=[key for _, (_, key) in settled])
         self._send([CONTROL_BATCH, batch.SerializeToString()])
 
     # -- acking --------------------------------------------------------------------------
@@ -349,14 +388,9 @@ class InstanceCollector:
                 "already acked/failed id\"); with auto_ack = True do not also call self.ack()")
         if entry is UNTRACKED:
             return
-        roots, key = entry
-        self._ctl_kinds.append(kind)
-        self._ctl_counts.append(len(roots))
-        for task, root in roots:
-            self._ctl_tasks.append(task)
-            self._ctl_keys.append(root)
-        self._ctl_tuple_keys.append(key)
-        if len(self._ctl_kinds) >= self.batch_size:
+        settled = self._settled
+        settled.append((kind, entry))
+        if len(settled) >= self.batch_size:
             self.flush()
 
     # -- everything else ---------------------------------------------------------------

@@ -21,6 +21,7 @@ import zmq
 from google.protobuf.message import DecodeError
 
 from compat.storm_api.exceptions import ComponentFailure, StormWentAwayError
+from engine.instance.collector import UNTRACKED
 from engine.instance.gateway import GATEWAY_FAILED, STOP, TO_STMGR
 from engine.messages import metrics_pb2, stmgr_pb2, topology_pb2, tuple_pb2
 from engine.network import type_frame
@@ -45,6 +46,32 @@ MAX_RESTARTS = 10
 
 def _task_layout(pplan: Any) -> set[tuple[str, int]]:
     return {(i.info.component_name, i.info.task_id) for i in pplan.instances}
+
+
+def tuple_maker(hosted: Any, source: str, stream: str, task: int) -> Callable[[str, Any], Any]:
+    """``make(id, values)`` building the tuples one source stream's batch becomes."""
+    factory = getattr(hosted, "tuple_factory", None)
+    if factory is not None:
+        return factory(source, stream, task)
+    make_tuple = hosted.make_tuple
+    return lambda id, values: make_tuple(id, source, stream, task, values)
+
+
+class Undecodable:
+    """Stands in for a value whose bytes did not decode."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
+
+def _rejecting_undecodable(make: Callable[[str, Any], Any]) -> Callable[[str, Any], Any]:
+    def make_checked(id: str, values: Any) -> Any:
+        if type(values) is Undecodable:
+            raise values.error
+        return make(id, values)
+    return make_checked
 
 
 class TaskGaveUp(Exception):
@@ -380,6 +407,36 @@ class SpoutLoop(ExecutorLoop):
                     self.restart(failure)
                     return
 
+    def _burst(self, hosted: Any) -> bool:
+        """Call ``next_tuple`` while it emits, for up to ``SPOUT_BURST_SECS`` (or until
+        max spout pending is reached); whether anything was emitted. This is the spout's
+        per-tuple path, so ``_call``'s work is inlined."""
+        collector = self.collector
+        next_tuple = hosted.next_tuple
+        pending = collector.pending_roots
+        max_pending = self.max_pending
+        monotonic = time.monotonic
+        burst_end = monotonic() + SPOUT_BURST_SECS
+        emitted_any = False
+        while True:
+            before = collector.emitted
+            try:
+                next_tuple()
+            except ComponentFailure as failure:
+                self._ack_emitted()
+                self.restart(failure)
+                return emitted_any
+            if collector.emitted_ids:
+                self._ack_emitted()
+                if self.hosted is not hosted:
+                    return emitted_any  # restarted
+            if collector.emitted == before:
+                return emitted_any
+            emitted_any = True
+            if monotonic() >= burst_end or (max_pending is not None
+                                             and len(pending) >= max_pending):
+                return emitted_any
+
     def run(self) -> None:
         pipe = self.pipe
         collector = self.collector
@@ -402,26 +459,24 @@ class SpoutLoop(ExecutorLoop):
                 if self.hosted is None:
                     continue
                 if not self._may_emit():
-                    # max spout pending reached: wait for acks, fails or timeouts
-                    collector.flush()
+                    # max spout pending reached: wait for acks, fails or timeouts. Rows
+                    # not yet sent go now only when little else is in flight (acks would
+                    # stop coming back) or they have waited FLUSH_INTERVAL: flushing at
+                    # every stop would send each handful of rows freed by one ack batch
+                    # as a message of its own, and per-message costs would dominate.
+                    now = time.monotonic()
+                    unsent = collector.pending
+                    if (len(collector.pending_roots) - unsent < self.max_pending // 2
+                            or now - last_flush >= FLUSH_INTERVAL):
+                        collector.flush()
+                        last_flush = now
                     self.publish_metrics()
                     if pipe.poll(self.wait_ms):
                         if not self.control(pipe.recv_multipart(copy=False)):
                             return
                     continue
             hosted = self.hosted
-            burst_end = time.monotonic() + SPOUT_BURST_SECS
-            emitted_any = False
-            while True:
-                before = collector.emitted
-                self._call(hosted.next_tuple)
-                if self.hosted is not hosted:
-                    break  # restarted
-                if collector.emitted == before:
-                    break
-                emitted_any = True
-                if time.monotonic() >= burst_end or not self._may_emit():
-                    break
+            emitted_any = self._burst(hosted)
             if self.hosted is hosted and hosted.is_exhausted():
                 if not collector.pending_roots:
                     self.exhausted = True
@@ -450,9 +505,11 @@ class BoltLoop(ExecutorLoop):
     starts_while_inactive = True
 
     def __init__(self, *args: Any, loads: Callable[[bytes], Any], tick_secs: float | None,
-                 shell: bool, **kwargs: Any) -> None:
+                 shell: bool, loads_many: Callable[[Any], list[Any]] | None = None,
+                 **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.loads = loads
+        self.loads_many = loads_many or (lambda blobs: [loads(blob) for blob in blobs])
         self.tick_secs = tick_secs
         self.shell = shell
         self.upstream_done: set[int] = set()
@@ -511,36 +568,42 @@ class BoltLoop(ExecutorLoop):
         source = batch.stream.component_name
         stream = batch.stream.id
         src_task = batch.src_task_id
-        loads = self.loads
-        values = batch.values
+        values, clean = self._decode_values(batch.values)
         total = len(values)
         stats = self.stats
+        # Storm gives shell bolts string ids; in-process bolts get the same
+        ids = list(map(str, range(self._counter + 1, self._counter + total + 1)))
+        self._counter += total
         if self.collector.acking:
-            self._register_inputs(batch, self._counter)
-        n = self._counter
+            self._register_inputs(batch, ids)
         start = 0
         while start < total:
             hosted = self.hosted
-            make = hosted.make_tuple
+            make = tuple_maker(hosted, source, stream, src_task)
+            if not clean:
+                make = _rejecting_undecodable(make)
             execute = hosted.execute
             i = start
             try:
-                for value in (values if start == 0 else values[start:]):
-                    n += 1
-                    execute(make(str(n), source, stream, src_task, loads(value)))
-                    i += 1
+                if start == 0:
+                    for tup_id, value in zip(ids, values):
+                        execute(make(tup_id, value))
+                        i += 1
+                else:
+                    for tup_id, value in zip(ids[start:], values[start:]):
+                        execute(make(tup_id, value))
+                        i += 1
             except ComponentFailure as failure:
                 i += 1  # the tuple that raised is done with (failed)
                 stats.executed += i - start
                 start = i
-                self._counter = n
                 self.restart(failure)
                 continue
             except StormWentAwayError:
                 raise
             except Exception as exc:
-                # user code failures arrive as ComponentFailure: this value did not decode
-                # into a tuple (or the tuple would not build); drop it alone
+                # user code failures arrive as ComponentFailure: this value did not
+                # decode, or does not fit the stream's fields; drop it alone
                 stats.executed += i - start
                 i += 1
                 start = i
@@ -548,27 +611,51 @@ class BoltLoop(ExecutorLoop):
                 continue
             stats.executed += i - start
             break
-        self._counter = n
 
-    def _register_inputs(self, batch: Any, counter: int) -> None:
+    def _decode_values(self, blobs: Any) -> tuple[list[Any], bool]:
+        """(values, clean): the batch decoded in one pass; when that fails, blob by blob,
+        each blob that does not decode becoming an ``Undecodable`` in its place (its
+        tuple is dropped and logged, and still takes its id, so acking stays aligned)."""
+        try:
+            return self.loads_many(blobs), True
+        except Exception:
+            pass
+        loads = self.loads
+        out: list[Any] = []
+        for blob in blobs:
+            try:
+                out.append(loads(blob))
+            except Exception as exc:
+                out.append(Undecodable(exc))
+        return out, False
+
+    def _register_inputs(self, batch: Any, ids: list[str]) -> None:
         """Under acking, remember each input's tree (roots and this copy's key) under the
         id the bolt will see, before any of them runs: the bolt acks, fails or anchors by id."""
-        register = self.collector.register_input
-        n = len(batch.values)
-        counts = batch.root_counts
-        if not len(counts):
-            for k in range(1, n + 1):
-                register(str(counter + k), (), 0)
+        inflight = self.collector.inflight
+        n = len(ids)
+        counts = list(batch.root_counts)
+        if not counts:
+            inflight.update(dict.fromkeys(ids, UNTRACKED))
             return
         tasks = batch.root_tasks
         keys = batch.root_keys
-        edges = batch.edge_keys
+        edges = list(batch.edge_keys)
+        if len(edges) < n:
+            edges.extend([0] * (n - len(edges)))
+        if len(counts) == n and counts.count(1) == n and len(keys) == n:
+            # the common case, every input has one root: no per-row slicing
+            inflight.update(zip(ids, [(((task, key),), edge)
+                                      for task, key, edge in zip(tasks, keys, edges)]))
+            return
         pos = 0
         for i in range(n):
-            c = counts[i]
-            roots = tuple(zip(tasks[pos:pos + c], keys[pos:pos + c])) if c else ()
-            pos += c
-            register(str(counter + i + 1), roots, edges[i] if i < len(edges) else 0)
+            c = counts[i] if i < len(counts) else 0
+            if c:
+                inflight[ids[i]] = (tuple(zip(tasks[pos:pos + c], keys[pos:pos + c])), edges[i])
+                pos += c
+            else:
+                inflight[ids[i]] = UNTRACKED
 
     def _task_done(self, payload: bytes) -> None:
         try:

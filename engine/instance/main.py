@@ -34,6 +34,7 @@ from engine.launch import (LaunchSpec, instance_id, local_socket_name, metrics_s
                            stmgr_id)
 from engine.messages import metrics_pb2, physical_plan_pb2
 from engine.network import ipc_endpoint
+from engine.process.profiling import profiled
 from engine.serialization import serializer_for_config
 
 log = logging.getLogger("heron.instance")
@@ -215,6 +216,8 @@ def _run_task(spec: LaunchSpec, loaded: Any, plan: Any, comp: Any, task: TaskInf
         holder["loop"].send_data(frames)
 
     rel = reliability(conf)
+    if comp.kind == "spout" and rel.acking and rel.max_spout_pending:
+        batch_size = spout_batch_rows(batch_size, rel.max_spout_pending)
     collector = InstanceCollector(comp.name, task.task_id, streams, serializer, stats, logger,
                                   send, batch_size, capture, acking=rel.acking,
                                   batch_bytes=batch_bytes)
@@ -231,6 +234,7 @@ def _run_task(spec: LaunchSpec, loaded: Any, plan: Any, comp: Any, task: TaskInf
                               timeout_secs=rel.message_timeout_secs if rel.timeouts_enabled else None)
     else:
         loop = BoltLoop(pipe, task, factory, collector, running, loads=serializer.loads,
+                        loads_many=serializer.loads_many,
                         tick_secs=tick_frequency(conf), shell=shell is not None)
     loop.metrics_pipe = metrics_pipe
 
@@ -260,7 +264,8 @@ def _run_task(spec: LaunchSpec, loaded: Any, plan: Any, comp: Any, task: TaskInf
     code = 0
     try:
         loop.control(first)
-        loop.run()
+        with profiled(f"instance-{comp.name}"):
+            loop.run()
     except TaskGaveUp as exc:
         log.error("%s", exc)
         record_failure(spec, task, str(exc))
@@ -268,6 +273,14 @@ def _run_task(spec: LaunchSpec, loaded: Any, plan: Any, comp: Any, task: TaskInf
     finally:
         loop.close()
     return code
+
+
+def spout_batch_rows(batch_size: int, max_pending: int) -> int:
+    """Rows per batch of a spout under ``topology.max.spout.pending``: at most a quarter
+    of it, so that several batches are in flight at once. With batches as large as the
+    pending limit the spout would send one, wait for all of it to be acked, then send the
+    next: the bolts would idle while the spout waits and the other way round."""
+    return max(1, min(batch_size, max_pending // 4))
 
 
 def _layout(pplan: Any) -> tuple[dict[str, list[int]], dict[int, str]]:

@@ -42,6 +42,10 @@ class TupleSerializer(Protocol):
 
     def loads(self, data: bytes) -> list[Any]: ...
 
+    def loads_many(self, blobs: Sequence[bytes]) -> list[Any]:
+        """Every blob's values, in order; raises if any blob does not decode."""
+        ...
+
 
 class MsgpackSerializer:
     """msgpack with binary/str separation kept, so bytes stay bytes and str stays str."""
@@ -59,6 +63,21 @@ class MsgpackSerializer:
     def loads(data: bytes) -> list[Any]:
         return msgpack.unpackb(data, raw=False, strict_map_key=False, use_list=True)
 
+    @staticmethod
+    def loads_many(blobs: Sequence[bytes]) -> list[Any]:
+        """A batch's blobs in one pass of the C unpacker (about half the cost of one
+        ``loads`` per blob). Concatenated msgpack objects are a msgpack stream; the
+        stream must hold exactly one object per blob and nothing else, so a truncated or
+        padded blob shifts the count or fails to parse, and the caller falls back to
+        decoding blob by blob to drop only the bad ones."""
+        unpacker = msgpack.Unpacker(raw=False, strict_map_key=False, use_list=True,
+                                    max_buffer_size=0)
+        unpacker.feed(b"".join(blobs))
+        out = list(unpacker)
+        if len(out) != len(blobs) or unpacker.tell() != sum(map(len, blobs)):
+            raise ValueError(f"{len(blobs)} blobs decoded as {len(out)} values")
+        return out
+
 
 class PickleSerializer:
     """Python pickle: any picklable value survives, but only for trusted, local peers."""
@@ -72,6 +91,10 @@ class PickleSerializer:
     @staticmethod
     def loads(data: bytes) -> list[Any]:
         return pickle.loads(data)
+
+    @staticmethod
+    def loads_many(blobs: Sequence[bytes]) -> list[Any]:
+        return [pickle.loads(blob) for blob in blobs]
 
 
 _SERIALIZERS = {"msgpack": MsgpackSerializer, "pickle": PickleSerializer}

@@ -13,7 +13,6 @@ emits always reach the root's manager before that bolt's ack of the anchoring tu
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from random import getrandbits
 from typing import Any, Callable
 
@@ -24,29 +23,41 @@ from engine.stmgr.xor import XorManager
 ACK, FAIL, EMIT = tuple_pb2.ACK, tuple_pb2.FAIL, tuple_pb2.EMIT
 
 
-@dataclass
 class ControlOut:
-    """Control entries waiting to go to one destination (a peer or a local spout)."""
+    """Control entries waiting to go to one destination (a peer or a local spout), as
+    ``(kind, root task, root key, tuple key)``; columns are built once, at encoding."""
 
-    kinds: list[int] = field(default_factory=list)
-    root_tasks: list[int] = field(default_factory=list)
-    root_keys: list[int] = field(default_factory=list)
-    tuple_keys: list[int] = field(default_factory=list)
+    __slots__ = ("entries",)
+
+    def __init__(self) -> None:
+        self.entries: list[tuple[int, int, int, int]] = []
 
     def add(self, kind: int, task: int, root: int, key: int) -> None:
-        self.kinds.append(kind)
-        self.root_tasks.append(task)
-        self.root_keys.append(root)
-        self.tuple_keys.append(key)
+        self.entries.append((kind, task, root, key))
 
     def __len__(self) -> int:
-        return len(self.kinds)
+        return len(self.entries)
+
+    @property
+    def kinds(self) -> list[int]:
+        return [e[0] for e in self.entries]
+
+    @property
+    def root_tasks(self) -> list[int]:
+        return [e[1] for e in self.entries]
+
+    @property
+    def root_keys(self) -> list[int]:
+        return [e[2] for e in self.entries]
+
+    @property
+    def tuple_keys(self) -> list[int]:
+        return [e[3] for e in self.entries]
 
     def encode(self, src_task: int) -> bytes:
-        n = len(self.kinds)
         return tuple_pb2.ControlBatch(src_task_id=src_task, kinds=self.kinds,
-                                      root_counts=[1] * n, root_tasks=self.root_tasks,
-                                      root_keys=self.root_keys,
+                                      root_counts=[1] * len(self.entries),
+                                      root_tasks=self.root_tasks, root_keys=self.root_keys,
                                       tuple_keys=self.tuple_keys).SerializeToString()
 
 
@@ -74,6 +85,11 @@ class AckTracker:
         root_tasks = batch.root_tasks
         root_keys = batch.root_keys
         n = len(batch.values)
+        src = batch.src_task_id
+        spout_map = self.xor.maps.get(src)
+        if (spout_map is not None and len(root_keys) == n and len(root_counts) == n
+                and list(root_tasks).count(src) == n):
+            return self._route_spout_batch(batch, routes, spout_map)
         # where each row's roots start in the flattened root columns
         starts = [0] * n
         pos = 0
@@ -124,6 +140,31 @@ class AckTracker:
                     self._apply(EMIT, task, root_keys[j], key)
         return out
 
+    def _route_spout_batch(self, batch: Any, routes: list[ConsumerRoute],
+                           spout_map: Any) -> list[tuple[int, bytes, int]]:
+        """``route_tracked`` for the common batch: a local spout's, every row the root
+        of its own new tree. Columns are built in bulk and the trees start in one call."""
+        n = len(batch.values)
+        values = batch.values
+        root_keys = list(batch.root_keys)
+        src = batch.src_task_id
+        combined = [0] * n
+        out: list[tuple[int, bytes, int]] = []
+        for task, rows in split_indices(batch, routes):
+            m = len(rows)
+            edges = [getrandbits(64) or 1 for _ in rows]
+            for i, edge in zip(rows, edges):
+                combined[i] ^= edge
+            sub = tuple_pb2.TupleBatch(src_task_id=src, values=[values[i] for i in rows],
+                                       root_counts=[1] * m, root_tasks=[src] * m,
+                                       root_keys=[root_keys[i] for i in rows], edge_keys=edges)
+            sub.stream.CopyFrom(batch.stream)
+            out.append((task, sub.SerializeToString(), m))
+        for root in spout_map.start_many(root_keys, combined):
+            self._to_spout(src).add(ACK, src, root, 0)
+            self.counts["completed"] += 1
+        return out
+
     # -- control -------------------------------------------------------------------------
     def on_control(self, batch: Any) -> None:
         """Entries from a local bolt (ACK/FAIL, maybe several roots each) or from a peer
@@ -133,6 +174,11 @@ class AckTracker:
         tasks = batch.root_tasks
         roots = batch.root_keys
         keys = batch.tuple_keys
+        n = len(kinds)
+        if (len(roots) == n and len(keys) == n and len(tasks) == n
+                and (not len(counts) or list(counts).count(1) == n)):
+            self._on_single_root_entries(kinds, tasks, roots, keys)
+            return
         pos = 0
         for i, kind in enumerate(kinds):
             c = counts[i] if i < len(counts) else 1
@@ -145,6 +191,46 @@ class AckTracker:
                 self._apply(kind, tasks[j], roots[j], key)
             pos += c
 
+    def _on_single_root_entries(self, kinds: Any, tasks: Any, roots: Any, keys: Any) -> None:
+        """``on_control`` for entries of one root each (a bolt's acks of spout tuples,
+        a peer's entries): ``_apply`` per entry, with the lookups done once per batch."""
+        maps = self.xor.maps
+        counts = self.counts
+        #: root task -> the entry list of the peer tracking it (None: nobody known)
+        forward: dict[int, list | None] = {}
+        acks = 0
+        for kind, task, root, key in zip(kinds, tasks, roots, keys):
+            if kind == FAIL:
+                counts["fails_in"] += 1
+                self._apply(kind, task, root, key)
+                continue
+            if kind == ACK:
+                acks += 1
+            tracked = maps.get(task)
+            if tracked is not None:
+                if tracked.xor(root, key):
+                    self._to_spout(task).add(ACK, task, root, 0)
+                    counts["completed"] += 1
+                continue
+            entries = forward.get(task, self)
+            if entries is self:
+                entries = forward[task] = self._peer_entries(task)
+            if entries is None:
+                counts["unknown_root"] += 1
+            else:
+                entries.append((kind, task, root, key))
+        counts["acks_in"] += acks
+
+    def _peer_entries(self, task: int) -> list | None:
+        """The pending entry list for the peer tracking ``task``'s trees, or None."""
+        owner = self._owner_of(task)
+        if owner is None or owner == self.id:
+            return None
+        pending = self.to_peers.get(owner)
+        if pending is None:
+            pending = self.to_peers[owner] = ControlOut()
+        return pending.entries
+
     def _apply(self, kind: int, task: int, root: int, key: int) -> None:
         xor = self.xor
         if xor.tracks(task):
@@ -156,14 +242,11 @@ class AckTracker:
                 self._to_spout(task).add(ACK, task, root, 0)
                 self.counts["completed"] += 1
             return
-        owner = self._owner_of(task)
-        if owner is None or owner == self.id:
+        entries = self._peer_entries(task)
+        if entries is None:
             self.counts["unknown_root"] += 1
             return
-        pending = self.to_peers.get(owner)
-        if pending is None:
-            pending = self.to_peers[owner] = ControlOut()
-        pending.add(kind, task, root, key)
+        entries.append((kind, task, root, key))
 
     def _to_spout(self, task: int) -> ControlOut:
         pending = self.to_spouts.get(task)

@@ -10,6 +10,7 @@ import threading
 
 from engine.launch import LaunchSpec, instance_id
 from engine.plan import LogicalPlan
+from engine.process.profiling import profiled
 from engine.stmgr.manager import StreamManager
 
 log = logging.getLogger("heron.stmgr")
@@ -51,7 +52,8 @@ def main(argv: list[str] | None = None) -> None:
         log.info("stream manager %s: %d local instances expected; data at %s",
                  manager.id, len(expected), manager.data_endpoint)
         try:
-            manager.serve(lambda: not stopping.is_set())
+            with profiled("stmgr"):
+                manager.serve(lambda: not stopping.is_set())
         finally:
             manager.close()
     finally:

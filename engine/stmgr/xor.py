@@ -39,18 +39,40 @@ class RotatingXorMap:
     def xor(self, root: int, key: int) -> bool:
         """XOR ``key`` into ``root``'s value (creating it in the newest bucket); True when
         the value is now zero: the tree is complete and the entry is removed."""
-        bucket = self._find(root)
-        if bucket is None:
-            if key == 0:
-                return True  # nothing sent and nothing pending: complete at once
-            self._buckets[0][root] = key
-            return False
-        value = bucket[root] ^ key
-        if value == 0:
-            del bucket[root]
-            return True
-        bucket[root] = value
+        for bucket in self._buckets:
+            value = bucket.get(root)
+            if value is not None:  # stored values are never 0 (removed at 0)
+                value ^= key
+                if value:
+                    bucket[root] = value
+                    return False
+                del bucket[root]
+                return True
+        if key == 0:
+            return True  # nothing sent and nothing pending: complete at once
+        self._buckets[0][root] = key
         return False
+
+    def start_many(self, roots: Iterable[int], keys: Iterable[int]) -> list[int]:
+        """Apply the first emits of new trees (a local spout's batch); the roots that
+        complete at once (sent nowhere, key 0). Roots are fresh random 64-bit keys, so
+        they go straight into the newest bucket (one already there is XORed; one in an
+        older bucket, a 2^-64 collision, would be tracked twice and the stale copy
+        forgotten by rotation)."""
+        newest = self._buckets[0]
+        get = newest.get
+        complete = []
+        for root, key in zip(roots, keys):
+            if key:
+                value = get(root, 0) ^ key
+                if value:
+                    newest[root] = value
+                else:
+                    del newest[root]
+                    complete.append(root)
+            elif self.xor(root, 0):  # sent nowhere (rare): the full lookup
+                complete.append(root)
+        return complete
 
     def remove(self, root: int) -> bool:
         """Forget ``root`` (a failed tree); True if it was tracked."""

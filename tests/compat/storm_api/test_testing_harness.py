@@ -67,6 +67,23 @@ def test_bolt_harness_records_emits_acks_logs_and_metrics(make):
     assert first.component == "words" and first.task == 2 and type(first.values).__name__ == "WordsDefaultTuple"
 
 
+class OwnTickBody(WordCountBody):
+    """A bolt that redefines what a tick is (pystorm asks ``is_tick`` of every tuple)."""
+
+    @staticmethod
+    def is_tick(tup):
+        return tup.stream == "__tick" or tup.values[0] == "tock"
+
+
+def test_a_bolt_redefining_is_tick_is_asked_about_every_tuple(make):
+    harness = BoltHarness(make(OwnTickBody, "Bolt"), sources={"words": ["word"]})
+    tock = harness.process(["tock"])
+    harness.process(["dog"])
+    assert harness.logs == [LogEntry("tick tock", 1)]
+    assert harness.values() == [["dog", 1]]
+    assert harness.acked[0] == tock.id
+
+
 def test_bolt_harness_surfaces_user_exceptions_after_auto_fail(make):
     harness = BoltHarness(make(WordCountBody, "Bolt"), sources={"words": ["word"]})
     with pytest.raises(ComponentFailure) as failure:

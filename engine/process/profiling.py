@@ -1,0 +1,30 @@
+"""Profile an engine process's main loop when asked to, for finding where per-tuple time
+goes in a real run (``bench/README.md``, "Profiling"): with ``HERON_PROFILE_DIR`` set,
+each Stream Manager and each instance's executor thread runs under ``cProfile`` and
+writes ``<dir>/<kind>-<pid>.prof`` when it stops (read it with ``python -m pstats``)."""
+
+from __future__ import annotations
+
+import cProfile
+import os
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+PROFILE_DIR_ENV = "HERON_PROFILE_DIR"
+
+
+@contextmanager
+def profiled(kind: str) -> Iterator[None]:
+    directory = os.environ.get(PROFILE_DIR_ENV)
+    if not directory:
+        yield
+        return
+    profile = cProfile.Profile()
+    profile.enable()
+    try:
+        yield
+    finally:
+        profile.disable()
+        Path(directory).mkdir(parents=True, exist_ok=True)
+        profile.dump_stats(str(Path(directory) / f"{kind}-{os.getpid()}.prof"))
