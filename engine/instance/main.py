@@ -216,8 +216,6 @@ def _run_task(spec: LaunchSpec, loaded: Any, plan: Any, comp: Any, task: TaskInf
         holder["loop"].send_data(frames)
 
     rel = reliability(conf)
-    if comp.kind == "spout" and rel.acking and rel.max_spout_pending:
-        batch_size = spout_batch_rows(batch_size, rel.max_spout_pending)
     collector = InstanceCollector(comp.name, task.task_id, streams, serializer, stats, logger,
                                   send, batch_size, capture, acking=rel.acking,
                                   batch_bytes=batch_bytes)
@@ -273,14 +271,6 @@ def _run_task(spec: LaunchSpec, loaded: Any, plan: Any, comp: Any, task: TaskInf
     finally:
         loop.close()
     return code
-
-
-def spout_batch_rows(batch_size: int, max_pending: int) -> int:
-    """Rows per batch of a spout under ``topology.max.spout.pending``: at most a quarter
-    of it, so that several batches are in flight at once. With batches as large as the
-    pending limit the spout would send one, wait for all of it to be acked, then send the
-    next: the bolts would idle while the spout waits and the other way round."""
-    return max(1, min(batch_size, max_pending // 4))
 
 
 def _layout(pplan: Any) -> tuple[dict[str, list[int]], dict[int, str]]:
