@@ -58,7 +58,7 @@ class InstanceCapture:
                 cap.count += 1
                 latest = cap.latest
                 key = (key,)
-                if key in latest or len(latest) < self._max_keys:
+                if len(latest) < self._max_keys or key in latest:
                     latest[key] = value
                 else:
                     cap.keys_dropped += 1

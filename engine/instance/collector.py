@@ -153,10 +153,15 @@ class InstanceCollector:
         except Exception as exc:
             raise self._serialization_error(exc, out, values) from None
         rows = out.values
-        if tup_id is not None:
+        if tup_id is not None:  # a spout's tracked tuple: the root of a new tree
             root = getrandbits(64) or 1
             self.pending_roots[root] = (tup_id, _monotonic())
-            self._add_roots(out, len(rows), ((self.task, root),))
+            counts = out.root_counts
+            if len(counts) < len(rows):
+                counts.extend([0] * (len(rows) - len(counts)))
+            counts.append(1)
+            out.root_tasks.append(self.task)
+            out.root_keys.append(root)
         elif anchors and acking:
             self._add_roots(out, len(rows), self._anchor_roots(anchors, out.name))
         elif out.root_counts:

@@ -33,6 +33,7 @@ TASK_DONE = type_frame(tuple_pb2.TaskDone)
 CONTROL_BATCH = type_frame(tuple_pb2.ControlBatch)
 ASSIGNMENT = type_frame(stmgr_pb2.NewInstanceAssignmentMessage)
 PUBLISH = type_frame(metrics_pb2.MetricPublisherPublishMessage)
+ACK = tuple_pb2.ACK
 
 #: how often counters go to the Metrics Manager
 METRICS_INTERVAL = 1.0
@@ -319,23 +320,31 @@ class SpoutLoop(ExecutorLoop):
         pending = self.collector.pending_roots
         now = time.monotonic()
         stats = self.stats
-        for kind, root in zip(batch.kinds, batch.root_keys):
-            entry = pending.pop(root, None)
-            if entry is None:
-                continue
-            tup_id, emitted_at = entry
-            hosted = self.hosted
-            try:
-                if kind == tuple_pb2.ACK:
-                    stats.acked += 1
-                    if len(self.latencies) < 10_000:
-                        self.latencies.append(now - emitted_at)
-                    hosted.ack(tup_id)
-                else:
-                    stats.failed += 1
-                    hosted.fail(tup_id)
-            except ComponentFailure as failure:
-                self.restart(failure)
+        latencies = self.latencies
+        room = 10_000 - len(latencies)  # samples kept per metrics interval
+        hosted = self.hosted
+        acked = 0
+        try:
+            for kind, root in zip(batch.kinds, batch.root_keys):
+                entry = pending.pop(root, None)
+                if entry is None:
+                    continue
+                tup_id, emitted_at = entry
+                try:
+                    if kind == ACK:
+                        acked += 1
+                        if room > 0:
+                            latencies.append(now - emitted_at)
+                            room -= 1
+                        hosted.ack(tup_id)
+                    else:
+                        stats.failed += 1
+                        hosted.fail(tup_id)
+                except ComponentFailure as failure:
+                    self.restart(failure)
+                    hosted = self.hosted
+        finally:
+            stats.acked += acked
 
     def _expire(self) -> None:
         """Fail trees older than the message timeout (Heron enforces it in the spout
