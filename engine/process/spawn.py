@@ -24,11 +24,26 @@ from engine.process.parent import PARENT_PID_ENV
 from engine.process.spec import ProcessSpec
 
 
+#: the directory holding the ``engine`` package (and ``compat`` beside it)
+_CODE_ROOT = str(Path(__file__).resolve().parents[2])
+
+
+def with_code_root(env: dict[str, str]) -> dict[str, str]:
+    """``env`` with this code's root at the end of ``PYTHONPATH``: a child started as
+    ``python -m engine....`` imports the same engine as its parent even when the parent
+    runs from a checkout that is not pip-installed (``python bench/wordcount.py``); an
+    installed copy on the path still comes first."""
+    parts = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+    if _CODE_ROOT not in parts:
+        env["PYTHONPATH"] = os.pathsep.join([*parts, _CODE_ROOT])
+    return env
+
+
 def spawn(spec: ProcessSpec, pid_dir: Path | str | None = None) -> subprocess.Popen:
     """Start ``spec`` in a new session; write its pid file when ``pid_dir`` is given."""
     log_path = Path(spec.log_path)
     log_path.parent.mkdir(parents=True, exist_ok=True)
-    env = dict(os.environ if spec.env is None else spec.env)
+    env = with_code_root(dict(os.environ if spec.env is None else spec.env))
     env[PARENT_PID_ENV] = str(os.getpid())
     with open(log_path, "ab", buffering=0) as log:
         proc = subprocess.Popen(list(spec.argv), stdin=subprocess.DEVNULL, stdout=log,

@@ -16,6 +16,7 @@ from typing import Any
 from engine.executor.commands import resolve_modules
 from engine.launch import LaunchSpec
 from engine.process import PARENT_PID_ENV, write_pid_file
+from engine.process.spawn import with_code_root
 
 SCHEDULER_LOG = "scheduler"
 #: how long ``heron submit`` waits for the scheduler to record its location
@@ -30,7 +31,7 @@ def start_detached(spec: LaunchSpec) -> subprocess.Popen:
     """Start ``python -m engine.scheduler --launch PATH`` in a new session."""
     log_path = spec.process_log(SCHEDULER_LOG)
     log_path.parent.mkdir(parents=True, exist_ok=True)
-    env = dict(os.environ)
+    env = with_code_root(dict(os.environ))
     env.pop(PARENT_PID_ENV, None)
     module = resolve_modules()["scheduler"]
     with open(log_path, "ab", buffering=0) as log:

@@ -1,0 +1,264 @@
+"""Per-tuple CPU cost of the heron engine's hot paths, measured in one process.
+
+``bench/wordcount.py`` says how fast the whole topology runs; this says where each
+word's time goes, path by path, without processes, sockets or scheduling noise. It
+drives the word-count benchmark's own spout and counting bolt through the engine's real
+code: the spout instance's loop and collector (``SpoutLoop``, ``InstanceCollector``),
+the Stream Manager's routing (``split_batch``/``rebatch``, or ``AckTracker`` under
+acking), the bolt instance's batch execution (``BoltLoop``, with the leaf-stream capture)
+and, at-least-once, the acks going back to the spout. Only the zmq hops between them
+are left out.
+
+    python bench/instance_paths.py                  # 300,000 words, both reliabilities
+    python bench/instance_paths.py --tuples 1000000 --reliability at-least-once --json
+
+Use it to see what a change to a hot path costs or saves; the figures are CPU
+microseconds per word on this machine, and nothing here is a pass/fail threshold.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, Callable, Sequence
+
+ROOT = Path(__file__).resolve().parents[1]
+if __name__ == "__main__" and str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from rich.console import Console  # noqa: E402
+from rich.table import Table  # noqa: E402
+
+from bench.wordcount import BOLT, SPOUT, TOPOLOGY, TOPOLOGY_ALO, bench_options, load  # noqa: E402
+
+RELIABILITIES = ("at-most-once", "at-least-once")
+
+
+@dataclass
+class PathFigures:
+    reliability: str
+    words: int
+    #: path name -> CPU seconds spent in it
+    seconds: dict[str, float] = field(default_factory=dict)
+    counted: int = 0
+
+    def per_word_us(self) -> dict[str, float]:
+        return {name: secs / self.words * 1e6 for name, secs in self.seconds.items()}
+
+    def as_json(self) -> dict[str, Any]:
+        per_word = self.per_word_us()
+        return {"reliability": self.reliability, "words": self.words, "counted": self.counted,
+                "us_per_word": {k: round(v, 3) for k, v in per_word.items()},
+                "total_us_per_word": round(sum(per_word.values()), 3)}
+
+
+class _Idle:
+    """The executor pipe: nothing ever waits on it here."""
+
+    def poll(self, *args: Any) -> int:
+        return 0
+
+
+class _Pipeline:
+    """One spout task and the counting tasks, wired through the engine's classes."""
+
+    def __init__(self, loaded: Any, capture_dir: Path, acking: bool, max_pending: int | None):
+        from compat.storm_api.config import with_defaults
+        from compat.storm_api.hosting import host_component
+        from compat.storm_api.local.layout import assign_tasks, build_context
+        from compat.storm_api.local.stats import TaskStats
+        from engine.instance.capture import InstanceCapture
+        from engine.instance.collector import InstanceCollector, StreamOut
+        from engine.instance.executor import BoltLoop, SpoutLoop
+        from engine.serialization import serializer_for_config
+        from engine.stmgr.acking import AckTracker
+        from engine.stmgr.routing import build_routes
+
+        plan = loaded.plan
+        classes = loaded.compiled.component_classes
+        base = with_defaults(plan.config)
+        base["topology.name"] = plan.name
+        layout = assign_tasks(plan, {c.name: c.parallelism for c in plan.components.values()}, 0)
+        logger = logging.getLogger("bench.paths")
+        serializer = serializer_for_config(base)
+
+        def streams(component: Any) -> dict[str, Any]:
+            out = {}
+            for stream in component.outputs.values():
+                key_sets = plan.key_field_sets(component.name, stream.name)
+                indices = [tuple(list(stream.fields).index(f) for f in fs) for fs in key_sets]
+                out[stream.name] = StreamOut(stream.name, tuple(stream.fields), stream.direct,
+                                             indices, [],
+                                             leaf=not plan.consumers(component.name, stream.name))
+            return out
+
+        def hosted(name: str, task: int, collector: Any) -> Callable[[], Any]:
+            conf = {**base, **plan.components[name].config}
+            context = build_context(plan, layout, name, task)
+            return lambda: host_component(classes[name], dict(conf), context, collector, logger)
+
+        spout_task = layout.tasks_by_component[SPOUT][0]
+        self.spout_batches: list[bytes] = []
+        self.spout_collector = InstanceCollector(
+            SPOUT, spout_task, streams(plan.components[SPOUT]), serializer,
+            TaskStats(SPOUT, spout_task), logger, lambda frames: self.spout_batches.append(frames[1]),
+            1024, None, acking=acking)
+        self.spout = SpoutLoop(_Idle(), SimpleNamespace(component=SPOUT, task_id=spout_task),
+                               hosted(SPOUT, spout_task, self.spout_collector),
+                               self.spout_collector, lambda: True, max_pending=max_pending,
+                               timeout_secs=300.0)
+        self.spout.hosted = self.spout.factory()
+        self.spout.active = True
+        self.bolts: dict[int, tuple[Any, Any, list]] = {}
+        for task in layout.tasks_by_component[BOLT]:
+            outs = streams(plan.components[BOLT])
+            capture = InstanceCapture(capture_dir, BOLT, task,
+                                      {n: s.fields for n, s in outs.items()}, serializer.loads,
+                                      capture_all=False)
+            sent: list = []
+            collector = InstanceCollector(BOLT, task, outs, serializer, TaskStats(BOLT, task),
+                                          logger, sent.append, 1024, capture, acking=acking)
+            loop = BoltLoop(_Idle(), SimpleNamespace(component=BOLT, task_id=task),
+                            hosted(BOLT, task, collector), collector, lambda: True,
+                            loads=serializer.loads, loads_many=serializer.loads_many,
+                            tick_secs=None, shell=False)
+            loop.hosted = loop.factory()
+            self.bolts[task] = (loop, collector, sent)
+        tasks_by_component = {c: list(t) for c, t in layout.tasks_by_component.items()}
+        self.routes = build_routes(plan, tasks_by_component, set())[(SPOUT, "default")]
+        self.tracker = (AckTracker("stmgr-1", [spout_task], 300.0, lambda t: "stmgr-1")
+                        if acking else None)
+
+    def counted(self) -> int:
+        return sum(loop.stats.executed for loop, _, _ in self.bolts.values())
+
+
+def measure(loaded: Any, words: int, reliability: str, max_pending: int) -> PathFigures:
+    """Run every word through the pipeline once, timing each path with the process's CPU
+    clock."""
+    from engine.messages import tuple_pb2
+    from engine.stmgr.manager import CONTROL_BATCH
+    from engine.stmgr.routing import rebatch, split_batch
+
+    acking = reliability == "at-least-once"
+    figures = PathFigures(reliability, words)
+    seconds = figures.seconds
+    clock = time.process_time
+    with tempfile.TemporaryDirectory(prefix="bench-paths-") as tmp:
+        line = _Pipeline(loaded, Path(tmp), acking, max_pending if acking else None)
+        spout, collector, tracker = line.spout, line.spout_collector, line.tracker
+        names = ["spout emit", "Stream Manager routing", "bolt execute"]
+        if acking:
+            names = ["spout emit", "Stream Manager tracking", "bolt execute",
+                     "Stream Manager acks", "spout acks"]
+        for name in names:
+            seconds[name] = 0.0
+        hosted = spout.hosted
+        while not (hosted.is_exhausted() and not collector.pending_roots):
+            t0 = clock()
+            spout._burst(hosted)
+            collector.flush()
+            t1 = clock()
+            seconds["spout emit"] += t1 - t0
+            parts: list[tuple[int, bytes]] = []
+            for payload in line.spout_batches:
+                batch = tuple_pb2.TupleBatch.FromString(payload)
+                if tracker is not None:
+                    parts += [(t, p) for t, p, _ in tracker.route_tracked(batch, line.routes)]
+                else:
+                    parts += [(t, rebatch(batch, p) if isinstance(p, list) else p)
+                              for t, p in split_batch(batch, payload, line.routes)]
+            line.spout_batches.clear()
+            t2 = clock()
+            seconds[names[1]] += t2 - t1
+            for task, payload in parts:
+                loop, out, _ = line.bolts[task]
+                loop._process_batch(payload)
+                out.flush()
+            t3 = clock()
+            seconds["bolt execute"] += t3 - t2
+            if tracker is None:
+                continue
+            for _, _, sent in line.bolts.values():
+                for kind, payload in sent:
+                    if kind == CONTROL_BATCH:
+                        tracker.on_control(tuple_pb2.ControlBatch.FromString(payload))
+                sent.clear()
+            _, to_spouts = tracker.take_outgoing()
+            encoded = [entries.encode(-1) for entries in to_spouts.values()]
+            t4 = clock()
+            seconds["Stream Manager acks"] += t4 - t3
+            for payload in encoded:
+                spout._settle(payload)
+            seconds["spout acks"] += clock() - t4
+        figures.counted = line.counted()
+        for loop, _, _ in line.bolts.values():
+            loop.hosted.close()
+        hosted.close()
+    return figures
+
+
+def render(console: Console, runs: Sequence[PathFigures]) -> None:
+    table = Table(title=f"heron hot paths in one process: CPU µs per word "
+                        f"({runs[0].words:,} words, the word-count benchmark's classes)")
+    table.add_column("path")
+    for run in runs:
+        table.add_column(run.reliability, justify="right")
+    names: list[str] = []
+    for run in runs:
+        names += [n for n in run.seconds if n not in names]
+    for name in names:
+        cells = [f"{run.per_word_us()[name]:.2f}" if name in run.seconds else "-" for run in runs]
+        table.add_row(name, *cells)
+    table.add_row("all", *[f"{sum(run.per_word_us().values()):.2f}" for run in runs],
+                  style="bold")
+    console.print(table)
+    for run in runs:
+        ok = "✓" if run.counted == run.words else "✗"
+        console.print(f"{ok} {run.reliability}: the counting tasks executed {run.counted:,} "
+                      f"of {run.words:,} words")
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="bench/instance_paths.py",
+        description="CPU cost per word of the heron engine's spout, Stream Manager and bolt "
+                    "paths, in one process")
+    parser.add_argument("--tuples", type=int, default=300_000, help="words (default 300,000)")
+    parser.add_argument("--reliability", choices=[*RELIABILITIES, "both"], default="both")
+    parser.add_argument("--max-pending", type=int, default=1024,
+                        help="topology.max.spout.pending at-least-once (default 1,024)")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--json", action="store_true", help="figures as JSON on stdout")
+    args = parser.parse_args(argv)
+    if args.tuples < 1 or args.max_pending < 1:
+        parser.error("--tuples and --max-pending must be at least 1")
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    reliabilities = RELIABILITIES if args.reliability == "both" else (args.reliability,)
+    console = Console(stderr=args.json)
+    runs = []
+    for reliability in reliabilities:
+        topology = TOPOLOGY_ALO if reliability == "at-least-once" else TOPOLOGY
+        with console.status(f"{reliability}: {args.tuples:,} words through the hot paths"):
+            loaded = load(bench_options(args.tuples, args.seed), 2, topology=topology)
+            runs.append(measure(loaded, args.tuples, reliability, args.max_pending))
+    if args.json:
+        print(json.dumps({"runs": [run.as_json() for run in runs]}, indent=2))
+    else:
+        render(console, runs)
+    return 0 if all(run.counted == run.words for run in runs) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
