@@ -106,7 +106,11 @@ class Bolt(Component):
         if self._anchor_ids:
             if anchors is None:
                 anchors = self._current_tups if self.auto_anchor else []
-            anchors = [a.id if isinstance(a, Tuple) else a for a in anchors]
+            if len(anchors) == 1:  # the common case, without a comprehension's frame
+                anchor = anchors[0]
+                anchors = [anchor.id if isinstance(anchor, Tuple) else anchor]
+            else:
+                anchors = [a.id if isinstance(a, Tuple) else a for a in anchors]
         else:
             anchors = None  # the collector tracks no trees: anchors would be ignored
         task_ids = self._collector.emit(tup, stream, anchors, direct_task, need_task_ids, None)

@@ -135,8 +135,9 @@ class InstanceCollector:
             if tup_id is not None:
                 return self._emit_checked(out, values, stream, direct_task, need_task_ids,
                                           tup_id, anchors)
-            if anchors and acking:
-                self._anchor_roots(anchors, out.name)  # the same errors; no copy to track
+            if anchors and acking:  # the same errors as a routed emit; no copy to track
+                if len(anchors) != 1 or anchors[0] not in self.inflight:
+                    self._anchor_roots(anchors, out.name)
             try:
                 payload = self._dumps(values)  # as the storm engine does: same errors
             except Exception as exc:
@@ -351,6 +352,12 @@ class InstanceCollector:
                     seen[root] = None
         return tuple(seen)
 
+    def _unknown_input(self, tup_id: Any, verb: str) -> AckingError:
+        return AckingError(
+            f"component {self.component!r} task {self.task} {verb} tuple id {tup_id!r}, "
+            "which is unknown or already acked/failed (Storm: \"Acked a non-existent or "
+            "already acked/failed id\"); with auto_ack = True do not also call self.ack()")
+
     def _unknown_anchor(self, anchor: Any, stream: str) -> AckingError:
         return AckingError(
             f"component {self.component!r} task {self.task} anchored an emit on stream "
@@ -363,8 +370,15 @@ class InstanceCollector:
         self.inflight[tup_id] = (roots, key) if roots else UNTRACKED
 
     def ack(self, tup_id: Any) -> None:
-        if self.acking:
-            self._settle(tup_id, ACK, "acked")
+        if self.acking:  # _settle's work, inlined: a bolt acks every input
+            entry = self.inflight.pop(tup_id, self)
+            if entry is self:
+                raise self._unknown_input(tup_id, "acked")
+            if entry is not UNTRACKED:
+                settled = self._settled
+                settled.append((ACK, entry))
+                if len(settled) >= self.batch_size:
+                    self.flush()
         self.stats.acked += 1
         if self.received:
             received = self.received.pop(tup_id, None)
@@ -387,10 +401,7 @@ class InstanceCollector:
     def _settle(self, tup_id: Any, kind: int, verb: str) -> None:
         entry = self.inflight.pop(tup_id, self)
         if entry is self:
-            raise AckingError(
-                f"component {self.component!r} task {self.task} {verb} tuple id {tup_id!r}, "
-                "which is unknown or already acked/failed (Storm: \"Acked a non-existent or "
-                "already acked/failed id\"); with auto_ack = True do not also call self.ack()")
+            raise self._unknown_input(tup_id, verb)
         if entry is UNTRACKED:
             return
         settled = self._settled

@@ -193,12 +193,15 @@ class AckTracker:
 
     def _on_single_root_entries(self, kinds: Any, tasks: Any, roots: Any, keys: Any) -> None:
         """``on_control`` for entries of one root each (a bolt's acks of spout tuples,
-        a peer's entries): ``_apply`` per entry, with the lookups done once per batch."""
+        a peer's entries): ``_apply`` per entry, with the lookups done once per batch and
+        the common case, a root in the newest bucket, XORed in place."""
         maps = self.xor.maps
         counts = self.counts
         #: root task -> the entry list of the peer tracking it (None: nobody known)
         forward: dict[int, list | None] = {}
-        acks = 0
+        #: local spout task -> (its map's newest bucket, its completion entries)
+        local: dict[int, tuple[dict, list]] = {}
+        acks = completed = 0
         for kind, task, root, key in zip(kinds, tasks, roots, keys):
             if kind == FAIL:
                 counts["fails_in"] += 1
@@ -206,11 +209,22 @@ class AckTracker:
                 continue
             if kind == ACK:
                 acks += 1
-            tracked = maps.get(task)
-            if tracked is not None:
-                if tracked.xor(root, key):
-                    self._to_spout(task).add(ACK, task, root, 0)
-                    counts["completed"] += 1
+            place = local.get(task)
+            if place is None and task in maps:
+                place = local[task] = (maps[task].newest, self._to_spout(task).entries)
+            if place is not None:
+                newest, done = place
+                value = newest.get(root)
+                if value is not None:
+                    value ^= key
+                    if value:
+                        newest[root] = value
+                        continue
+                    del newest[root]
+                elif not maps[task].xor(root, key):  # an older bucket, or a new tree
+                    continue
+                done.append((ACK, task, root, 0))
+                completed += 1
                 continue
             entries = forward.get(task, self)
             if entries is self:
@@ -220,6 +234,7 @@ class AckTracker:
             else:
                 entries.append((kind, task, root, key))
         counts["acks_in"] += acks
+        counts["completed"] += completed
 
     def _peer_entries(self, task: int) -> list | None:
         """The pending entry list for the peer tracking ``task``'s trees, or None."""

@@ -157,8 +157,12 @@ def split_indices(batch: Any, routes: Iterable[ConsumerRoute]) -> list[tuple[int
                 route.next_by_src[src] = (start + n) % nt
             elif kind == FIELDS:
                 column = hashes if width == 1 else hashes[route.key_column::width]
+                buckets: list[list[int]] = [[] for _ in range(nt)]
                 for i, h in enumerate(column):
-                    per_task.setdefault(tasks[h % nt], []).append(i)
+                    buckets[h % nt].append(i)
+                for t, rows in zip(tasks, buckets):
+                    if rows:
+                        per_task.setdefault(t, []).extend(rows)
         for rows in per_task.values():
             rows.sort()  # several routes to one task: keep emit order
         return list(per_task.items())

@@ -30,6 +30,11 @@ class RotatingXorMap:
     def __len__(self) -> int:
         return sum(len(b) for b in self._buckets)
 
+    @property
+    def newest(self) -> dict[int, int]:
+        """The bucket new entries go into (replaced at each rotation)."""
+        return self._buckets[0]
+
     def _find(self, root: int) -> dict[int, int] | None:
         for bucket in self._buckets:
             if root in bucket:
