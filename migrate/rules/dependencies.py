@@ -44,7 +44,11 @@ class DependenciesRule:
         if not root.is_dir():
             return []
         outcomes = []
-        specs = sorted((root / "virtualenvs").glob("*.txt")) if (root / "virtualenvs").is_dir() else []
+        found = sorted((root / "virtualenvs").glob("*.txt")) if (root / "virtualenvs").is_dir() else []
+        # Only regular files (or links to one) are read: a named pipe would block the
+        # read and a directory cannot be one; either is reported, not migrated.
+        specs = [spec for spec in found if spec.is_file()]
+        outcomes.extend(self._not_a_file(spec, root) for spec in found if not spec.is_file())
         for spec in specs:
             name = "requirements.txt" if len(specs) == 1 else f"requirements-{spec.stem}.txt"
             target = root / name
@@ -54,6 +58,13 @@ class DependenciesRule:
         if clj.is_file():
             outcomes.append(self._clj(clj))
         return outcomes
+
+    def _not_a_file(self, spec: Path, root: Path) -> FileOutcome:
+        display = str(spec.relative_to(root))
+        return FileOutcome(spec, Status.UNCHANGED, findings=[self._finding(
+            display, 0, Level.WARNING,
+            f"{display} is not a regular file; no requirements file is made from it",
+            manual="write its requirements into requirements.txt by hand")])
 
     def _requirements(self, spec: Path, target: Path, root: Path) -> FileOutcome:
         display = str(spec.relative_to(root))

@@ -50,3 +50,22 @@ def test_project_clj_storm_runtime_is_info_other_jvm_deps_warning(tmp_path: Path
         (2, Level.INFO, "org.apache.storm/storm-core not needed: the engines replace Storm"),
         (3, Level.WARNING, "JVM dependency com.example/kafka-spout not carried over"),
     ]
+
+
+def test_a_spec_that_is_not_a_regular_file_is_reported_not_read(tmp_path: Path) -> None:
+    import os
+
+    specs = tmp_path / "virtualenvs"
+    specs.mkdir()
+    (specs / "wc.txt").write_text("streamparse\n")
+    os.mkfifo(specs / "pipe.txt")  # reading it would block for ever
+    (specs / "dir.txt").mkdir()
+    outcomes = {o.path.name: o for o in DependenciesRule().apply(tmp_path)}
+    # the one real spec is the only one: it still becomes requirements.txt
+    assert outcomes["requirements.txt"].created
+    for name in ("pipe.txt", "dir.txt"):
+        outcome = outcomes[name]
+        assert outcome.status is Status.UNCHANGED and not outcome.created
+        [finding] = outcome.findings
+        assert finding.level is Level.WARNING
+        assert f"virtualenvs/{name} is not a regular file" in finding.message
