@@ -36,7 +36,8 @@ if __name__ == "__main__" and str(ROOT) not in sys.path:
 from rich.console import Console  # noqa: E402
 from rich.table import Table  # noqa: E402
 
-from bench.wordcount import BOLT, SPOUT, TOPOLOGY, TOPOLOGY_ALO, bench_options, load  # noqa: E402
+from bench.wordcount import (BOLT, SPOUT, TOPOLOGY, TOPOLOGY_ALO, bench_options,  # noqa: E402
+                             load, local_hosting)
 
 RELIABILITIES = ("at-most-once", "at-least-once")
 
@@ -70,9 +71,8 @@ class _Pipeline:
     """One spout task and the counting tasks, wired through the engine's classes."""
 
     def __init__(self, loaded: Any, capture_dir: Path, acking: bool, max_pending: int | None):
-        from compat.storm_api.config import with_defaults
         from compat.storm_api.hosting import host_component
-        from compat.storm_api.local.layout import assign_tasks, build_context
+        from compat.storm_api.local.layout import build_context
         from compat.storm_api.local.stats import TaskStats
         from engine.instance.capture import InstanceCapture
         from engine.instance.collector import InstanceCollector, StreamOut
@@ -83,24 +83,16 @@ class _Pipeline:
 
         plan = loaded.plan
         classes = loaded.compiled.component_classes
-        base = with_defaults(plan.config)
-        base["topology.name"] = plan.name
-        layout = assign_tasks(plan, {c.name: c.parallelism for c in plan.components.values()}, 0)
+        layout, conf_of = local_hosting(loaded)
         logger = logging.getLogger("bench.paths")
-        serializer = serializer_for_config(base)
+        serializer = serializer_for_config(conf_of(SPOUT))
 
         def streams(component: Any) -> dict[str, Any]:
-            out = {}
-            for stream in component.outputs.values():
-                key_sets = plan.key_field_sets(component.name, stream.name)
-                indices = [tuple(list(stream.fields).index(f) for f in fs) for fs in key_sets]
-                out[stream.name] = StreamOut(stream.name, tuple(stream.fields), stream.direct,
-                                             indices, [],
-                                             leaf=not plan.consumers(component.name, stream.name))
-            return out
+            return {stream.name: StreamOut.of(plan, component, stream, [])
+                    for stream in component.outputs.values()}
 
         def hosted(name: str, task: int, collector: Any) -> Callable[[], Any]:
-            conf = {**base, **plan.components[name].config}
+            conf = conf_of(name)
             context = build_context(plan, layout, name, task)
             return lambda: host_component(classes[name], dict(conf), context, collector, logger)
 

@@ -509,23 +509,33 @@ def _ratio(run: RunFigures, base: RunFigures | None) -> float:
     return run.tuples_per_second / base.tuples_per_second
 
 
+def local_hosting(loaded: Any) -> tuple[Any, Callable[[str], dict[str, Any]]]:
+    """(task layout, component name -> its conf) for hosting the topology's components
+    in this process as the engines host them (task ids numbered as Storm does)."""
+    from compat.storm_api.config import with_defaults
+    from compat.storm_api.local.layout import assign_tasks
+
+    plan = loaded.plan
+    base = with_defaults(plan.config)
+    base["topology.name"] = plan.name
+    layout = assign_tasks(plan, {c.name: c.parallelism for c in plan.components.values()}, 0)
+
+    def conf(name: str) -> dict[str, Any]:
+        return {**base, **plan.components[name].config}
+    return layout, conf
+
+
 def run_ceiling(loaded: Any, words: int) -> RunFigures:
     """The spout and bolt classes of the topology, hosted as the engines host them, in
     one tight loop: every spout task in turn (so the words are the engines' words) into
     one counting bolt."""
-    from compat.storm_api.config import with_defaults
     from compat.storm_api.hosting import host_component
-    from compat.storm_api.local.layout import assign_tasks, build_context
+    from compat.storm_api.local.layout import build_context
 
     plan = loaded.plan
     classes = loaded.compiled.component_classes
-    base = with_defaults(plan.config)
-    base["topology.name"] = plan.name
-    layout = assign_tasks(plan, {c.name: c.parallelism for c in plan.components.values()}, 0)
+    layout, conf = local_hosting(loaded)
     logger = logging.getLogger("bench.ceiling")
-
-    def conf(name: str) -> dict[str, Any]:
-        return {**base, **plan.components[name].config}
 
     sink = _BoltSink()
     bolt_task = layout.tasks_by_component[BOLT][0]

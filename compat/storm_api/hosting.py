@@ -157,15 +157,7 @@ class HostedSpout:
         self._sync()
 
     def ack(self, tup_id: Any) -> None:
-        # _call's body, inlined: a reliable spout gets this once per tuple.
-        try:
-            self.component.ack(tup_id)
-        except StormWentAwayError:
-            raise
-        except Exception as exc:
-            handle_component_exception(self.component, exc)
-            return
-        self._sync()
+        self._call(self.component.ack, tup_id)
 
     def fail(self, tup_id: Any) -> None:
         self._call(self.component.fail, tup_id)

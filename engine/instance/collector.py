@@ -73,6 +73,18 @@ class StreamOut:
         #: emits on this stream need the checked path (captured, direct, explicit destinations)
         self.slow = self.captured or direct
 
+    @classmethod
+    def of(cls, plan: Any, component: Any, stream: Any, groupings: list[Any],
+           capture_all: bool = False) -> "StreamOut":
+        """The output stream ``stream`` of ``component`` in logical plan ``plan``: its key
+        columns (one per distinct field list its fields-grouped consumers group on), and
+        whether it is a leaf (no consumers) and captured."""
+        key_sets = plan.key_field_sets(component.name, stream.name)
+        key_indices = [tuple(list(stream.fields).index(f) for f in fs) for fs in key_sets]
+        leaf = not plan.consumers(component.name, stream.name)
+        return cls(stream.name, tuple(stream.fields), stream.direct, key_indices, groupings,
+                   leaf=leaf, captured=leaf or capture_all)
+
 
 class InstanceCollector:
     def __init__(self, component: str, task: int, streams: dict[str, StreamOut],

@@ -188,16 +188,10 @@ def _run_task(spec: LaunchSpec, loaded: Any, plan: Any, comp: Any, task: TaskInf
     captured_fields: dict[str, tuple[str, ...]] = {}
     all_groupings = _groupings(plan, comp, task, tasks_by_component, container_of)
     for stream in comp.outputs.values():
-        consumers = plan.consumers(comp.name, stream.name)
-        groupings = all_groupings[stream.name]
-        key_sets = plan.key_field_sets(comp.name, stream.name)
-        key_indices = [tuple(list(stream.fields).index(f) for f in fs) for fs in key_sets]
-        captured = not consumers or spec.capture_all_streams
-        streams[stream.name] = StreamOut(stream.name, tuple(stream.fields), stream.direct,
-                                         key_indices, groupings, leaf=not consumers,
-                                         captured=captured)
-        if captured:
-            captured_fields[stream.name] = tuple(stream.fields)
+        out = streams[stream.name] = StreamOut.of(plan, comp, stream, all_groupings[stream.name],
+                                                  capture_all=spec.capture_all_streams)
+        if out.captured:
+            captured_fields[stream.name] = out.fields
     # Component log lines go to the process's own log file unless the user chose a file.
     log_conf = dict(conf)
     if not log_conf.get("pystorm.log.file"):

@@ -38,21 +38,13 @@ class ControlOut:
     def __len__(self) -> int:
         return len(self.entries)
 
-    @property
-    def kinds(self) -> list[int]:
-        return [e[0] for e in self.entries]
+    def _column(self, index: int) -> list[int]:
+        return [entry[index] for entry in self.entries]
 
-    @property
-    def root_tasks(self) -> list[int]:
-        return [e[1] for e in self.entries]
-
-    @property
-    def root_keys(self) -> list[int]:
-        return [e[2] for e in self.entries]
-
-    @property
-    def tuple_keys(self) -> list[int]:
-        return [e[3] for e in self.entries]
+    kinds = property(lambda self: self._column(0))
+    root_tasks = property(lambda self: self._column(1))
+    root_keys = property(lambda self: self._column(2))
+    tuple_keys = property(lambda self: self._column(3))
 
     def encode(self, src_task: int) -> bytes:
         return tuple_pb2.ControlBatch(src_task_id=src_task, kinds=self.kinds,
