@@ -109,6 +109,53 @@ class HostedBolt:
             return new(Tuple, (id, component, stream, task, new(val_type, values)))
         return make
 
+    def tuple_runner(self, component: Any, stream: str, task: int) -> Callable[[Any, Any], None]:
+        """``run(id, values)``: ``execute(make(id, values))`` for many tuples of one source
+        stream, in one call per tuple where that is exact.
+
+        Engines call this once per batch and ``run`` once per tuple, so for a bolt whose
+        class keeps the stock ``_process_tuple`` and ``ack`` (every streamparse word count,
+        and most bolts) the work of ``make``, ``execute``, ``_process_tuple`` and ``ack``
+        is done here in one frame: the same steps, in the same order, with the same
+        errors. Any other bolt gets the two calls."""
+        make = self.tuple_factory(component, stream, task)
+        comp = self.component
+        cls = type(comp)
+        if (type(self) is not HostedBolt or task == -1 or not cls._plain_system_checks
+                or cls._process_tuple is not Bolt._process_tuple or cls.ack is not Bolt.ack
+                or cls._make_tuple is not Bolt._make_tuple):
+            execute = self.execute
+
+            def run_generic(id: Any, values: Any) -> None:
+                execute(make(id, values))
+            return run_generic
+        collector_ack = comp._collector.ack
+        val_type = comp._source_tuple_types[component].get(stream)
+        new = tuple.__new__
+        width = len(val_type._fields) if val_type is not None else -1
+
+        def run(id: Any, values: Any) -> None:
+            # make(id, values), as tuple_factory builds it
+            if val_type is None:
+                tup = new(Tuple, (id, component, stream, task, tuple(values)))
+            elif len(values) != width:
+                raise ValueError(f"{len(values)} value(s) for the {width} field(s) "
+                                 f"{list(val_type._fields)} of {component}/{stream}")
+            else:
+                tup = new(Tuple, (id, component, stream, task, new(val_type, values)))
+            # execute(tup) -> Bolt._process_tuple(tup) for a tuple not from the system task
+            try:
+                comp._current_tups = [tup]
+                comp.process(tup)
+                if comp.auto_ack:
+                    collector_ack(id)  # Bolt.ack(tup)
+                comp._current_tups = []
+            except StormWentAwayError:
+                raise
+            except Exception as exc:
+                handle_component_exception(comp, exc)
+        return run
+
     def execute(self, tup: Tuple) -> None:
         """Process one input (tuple, tick or heartbeat) as ``run()`` would."""
         try:
@@ -155,6 +202,20 @@ class HostedSpout:
             handle_component_exception(self.component, exc)
             return
         self._sync()
+
+    def direct_next_tuple(self) -> tuple[Callable[[], None], Callable[[Exception], None]] | None:
+        """``(next_tuple, on_error)`` for an engine's per-tuple loop: the component's own
+        ``next_tuple``, called with no wrapper frame, and what ``next_tuple()`` does with
+        an exception it raises (``ComponentFailure``, or nothing for a spout that keeps
+        running). Only when the collector's ``sync`` does nothing (``syncs_nothing``), so
+        skipping it changes nothing; otherwise None: call ``next_tuple()``."""
+        comp = self.component
+        if type(self) is not HostedSpout or not getattr(comp._collector, "syncs_nothing", False):
+            return None
+
+        def on_error(exc: Exception) -> None:
+            handle_component_exception(comp, exc)
+        return self._next_tuple, on_error
 
     def ack(self, tup_id: Any) -> None:
         self._call(self.component.ack, tup_id)

@@ -87,6 +87,9 @@ class StreamOut:
 
 
 class InstanceCollector:
+    #: ``sync`` does nothing here: engines may skip the call after each spout command
+    syncs_nothing = True
+
     def __init__(self, component: str, task: int, streams: dict[str, StreamOut],
                  serializer: Any, stats: TaskStats, logger: logging.Logger,
                  send: Callable[[list[bytes]], None], batch_size: int,

@@ -49,13 +49,25 @@ def _task_layout(pplan: Any) -> set[tuple[str, int]]:
     return {(i.info.component_name, i.info.task_id) for i in pplan.instances}
 
 
-def tuple_maker(hosted: Any, source: str, stream: str, task: int) -> Callable[[str, Any], Any]:
-    """``make(id, values)`` building the tuples one source stream's batch becomes."""
+def tuple_runner(hosted: Any, source: str, stream: str, task: int) -> Callable[[str, Any], None]:
+    """``run(id, values)`` building and executing the tuples one source stream's batch
+    becomes (one call per tuple where the hosted bolt offers it)."""
+    runner = getattr(hosted, "tuple_runner", None)
+    if runner is not None:
+        return runner(source, stream, task)
     factory = getattr(hosted, "tuple_factory", None)
     if factory is not None:
-        return factory(source, stream, task)
-    make_tuple = hosted.make_tuple
-    return lambda id, values: make_tuple(id, source, stream, task, values)
+        make = factory(source, stream, task)
+    else:
+        make_tuple = hosted.make_tuple
+
+        def make(id: str, values: Any) -> Any:
+            return make_tuple(id, source, stream, task, values)
+    execute = hosted.execute
+
+    def run(id: str, values: Any) -> None:
+        execute(make(id, values))
+    return run
 
 
 class Undecodable:
@@ -67,12 +79,12 @@ class Undecodable:
         self.error = error
 
 
-def _rejecting_undecodable(make: Callable[[str, Any], Any]) -> Callable[[str, Any], Any]:
-    def make_checked(id: str, values: Any) -> Any:
+def _rejecting_undecodable(run: Callable[[str, Any], None]) -> Callable[[str, Any], None]:
+    def run_checked(id: str, values: Any) -> None:
         if type(values) is Undecodable:
             raise values.error
-        return make(id, values)
-    return make_checked
+        run(id, values)
+    return run_checked
 
 
 class TaskGaveUp(Exception):
@@ -421,7 +433,9 @@ class SpoutLoop(ExecutorLoop):
         max spout pending is reached); whether anything was emitted. This is the spout's
         per-tuple path, so ``_call``'s work is inlined."""
         collector = self.collector
-        next_tuple = hosted.next_tuple
+        direct = getattr(hosted, "direct_next_tuple", None)
+        direct = direct() if direct is not None else None
+        next_tuple, on_error = direct if direct is not None else (hosted.next_tuple, None)
         pending = collector.pending_roots
         max_pending = self.max_pending
         monotonic = time.monotonic
@@ -430,7 +444,14 @@ class SpoutLoop(ExecutorLoop):
         while True:
             before = collector.emitted
             try:
-                next_tuple()
+                try:
+                    next_tuple()
+                except (ComponentFailure, StormWentAwayError):
+                    raise
+                except Exception as exc:
+                    if on_error is None:
+                        raise
+                    on_error(exc)  # ComponentFailure, unless the spout keeps running
             except ComponentFailure as failure:
                 self._ack_emitted()
                 self.restart(failure)
@@ -587,20 +608,18 @@ class BoltLoop(ExecutorLoop):
             self._register_inputs(batch, ids)
         start = 0
         while start < total:
-            hosted = self.hosted
-            make = tuple_maker(hosted, source, stream, src_task)
+            run = tuple_runner(self.hosted, source, stream, src_task)
             if not clean:
-                make = _rejecting_undecodable(make)
-            execute = hosted.execute
+                run = _rejecting_undecodable(run)
             i = start
             try:
                 if start == 0:
                     for tup_id, value in zip(ids, values):
-                        execute(make(tup_id, value))
+                        run(tup_id, value)
                         i += 1
                 else:
                     for tup_id, value in zip(ids[start:], values[start:]):
-                        execute(make(tup_id, value))
+                        run(tup_id, value)
                         i += 1
             except ComponentFailure as failure:
                 i += 1  # the tuple that raised is done with (failed)

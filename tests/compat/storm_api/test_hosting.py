@@ -311,6 +311,36 @@ def test_spout_exception_reports_error_then_raises_component_failure(flavour):
     assert calls.calls[0][1].startswith("Python IndexError raised\n")
 
 
+class SyncsNothing(Calls):
+    syncs_nothing = True
+
+
+def test_direct_next_tuple_is_next_tuple_without_the_sync_it_may_skip(flavour):
+    hosted, calls = host_spout(flavour, calls=SyncsNothing())
+    direct = hosted.direct_next_tuple()
+    if flavour != "ours":  # pystorm spouts answer through their own _run()
+        assert direct is None
+        return
+    expected_hosted, expected = host_spout(flavour, calls=SyncsNothing())
+    next_tuple, on_error = direct
+    next_tuple()
+    next_tuple()
+    expected_hosted.next_tuple()
+    expected_hosted.next_tuple()
+    assert calls.calls == [call for call in expected.calls if call != ("sync",)]
+    calls.calls.clear()
+    with pytest.raises(IndexError) as raised:
+        next_tuple()
+    with pytest.raises(ComponentFailure, match="'sentence-spout' task 1 failed: IndexError: drained"):
+        on_error(raised.value)
+    assert calls.names() == ["error", "sync"]  # the component's own report, as next_tuple() makes
+
+
+def test_direct_next_tuple_is_refused_when_the_collector_must_see_each_sync(flavour):
+    hosted, _ = host_spout(flavour)
+    assert hosted.direct_next_tuple() is None
+
+
 class FiniteBody(WordsBody):
     def is_exhausted(self):
         return not self.words
@@ -335,3 +365,97 @@ def test_traceback_is_left_to_the_engine_unless_the_component_keeps_running(flav
     with caplog.at_level(logging.ERROR, logger=logger.name):
         hosted.execute(hosted.make_tuple("1", "sentence-spout", "default", 1, ["boom"]))
     assert len(caplog.records) == 1 and "ValueError: boom" in caplog.records[0].getMessage()
+
+
+# -- tuple_runner: what an engine's batch loop calls once per tuple ------------------------
+
+class AckByHand:
+    auto_ack = False
+
+    def process(self, tup):
+        self.emit([tup.values[0].upper()])
+        if tup.values[0] != "keep":
+            self.ack(tup)
+
+
+class OwnAck(SplitBody):
+    def ack(self, tup):
+        self.emit(["own-ack"])
+        super().ack(tup)
+
+
+class OwnProcessTuple(SplitBody):
+    def _process_tuple(self, tup):
+        self.emit(["before"])
+        super()._process_tuple(tup)
+
+
+RUNNER_ROWS = [("1", ["a b"]), ("2", ["boom"]), ("3", ["keep"]), ("4", ["x", "too many"]),
+               ("5", ["c"])]
+
+
+def _without_engine_frames(calls):
+    """Error reports carry a traceback: the engine's own frames differ between the two
+    paths (one call instead of three), the message and the user's frames must not."""
+    out = []
+    for call in calls:
+        if call[0] == "error":
+            lines = call[1].splitlines()
+            user = next(i for i, line in enumerate(lines) if "test_hosting.py" in line)
+            call = ("error", lines[0], *lines[user:])
+        out.append(call)
+    return out
+
+
+def _run_rows(hosted, rows, runner, source="sentence-spout", stream="default"):
+    """Each row's outcome (None, or the exception type) and the collector calls it made."""
+    run = (hosted.tuple_runner(source, stream, 1) if runner else
+           lambda id, values: hosted.execute(hosted.make_tuple(id, source, stream, 1, values)))
+    outcomes = []
+    for tup_id, values in rows:
+        try:
+            run(tup_id, values)
+            outcomes.append(None)
+        except ComponentFailure as failure:
+            outcomes.append(type(failure.original).__name__)
+        except (TypeError, ValueError) as exc:  # the row does not fit the stream's fields
+            outcomes.append("bad row")
+    return outcomes
+
+
+@pytest.mark.parametrize("body,attrs", [
+    (SplitBody, {}), (SplitBody, {"exit_on_exception": False}), (AckByHand, {}),
+    (OwnAck, {}), (OwnProcessTuple, {}), (SplitBody, {"auto_ack": False}),
+], ids=["stock", "keeps-running", "acks-by-hand", "own-ack", "own-process-tuple", "no-auto-ack"])
+def test_tuple_runner_does_exactly_what_make_tuple_then_execute_does(flavour, body, attrs):
+    if flavour != "ours" and body in (OwnAck, OwnProcessTuple):
+        pytest.skip("pystorm bolts are fed through their own _run()")
+    expected_hosted, expected = host_bolt(flavour, body=body, attrs=attrs)
+    hosted, calls = host_bolt(flavour, body=body, attrs=attrs)
+    want = _run_rows(expected_hosted, RUNNER_ROWS, runner=False)
+    got = _run_rows(hosted, RUNNER_ROWS, runner=True)
+    assert got == want
+    assert _without_engine_frames(calls.calls) == _without_engine_frames(expected.calls)
+    assert "bad row" in got  # the wrong-arity row is refused on both paths
+    assert hosted.component._current_tups == expected_hosted.component._current_tups
+
+
+def test_a_stock_bolt_is_run_in_one_call_per_tuple_not_through_execute():
+    """Otherwise the comparison above would compare the two-call path with itself."""
+    hosted, calls = host_bolt("ours")
+    hosted.execute = None  # the fused path must not need it
+    hosted.tuple_runner("sentence-spout", "default", 1)("1", ["a"])
+    assert calls.names() == ["emit", "log", "metric", "ack"]
+
+
+def test_tuple_runner_of_an_undeclared_source_stream_gives_plain_tuple_values():
+    seen = []
+
+    class Record:
+        def process(self, tup):
+            seen.append((tup.id, tup.component, tup.stream, tup.task, tup.values))
+
+    hosted, calls = host_bolt("ours", body=Record)
+    hosted.tuple_runner("2nd", "undeclared", 1)("9", ["p", 2])
+    assert seen == [("9", "2nd", "undeclared", 1, ("p", 2))]
+    assert calls.calls == [("ack", "9")]
