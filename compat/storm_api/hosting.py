@@ -41,7 +41,7 @@ import os
 import sys
 import threading
 from traceback import format_exc
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from .bolt import Bolt
 from .collector import OutputCollector, dispatch_message
@@ -170,6 +170,15 @@ class HostedBolt:
         self.component._close()
 
 
+class DirectHooks(NamedTuple):
+    """A hosted spout's hooks for an engine's hot loops (``HostedSpout.direct_hooks``)."""
+
+    next_tuple: Callable[[], None]
+    ack: Callable[[Any], None]
+    fail: Callable[[Any], None]
+    on_error: Callable[[Exception], None]
+
+
 class HostedSpout:
     """A spout instance driven in-process by an engine.
 
@@ -203,19 +212,20 @@ class HostedSpout:
             return
         self._sync()
 
-    def direct_next_tuple(self) -> tuple[Callable[[], None], Callable[[Exception], None]] | None:
-        """``(next_tuple, on_error)`` for an engine's per-tuple loop: the component's own
-        ``next_tuple``, called with no wrapper frame, and what ``next_tuple()`` does with
-        an exception it raises (``ComponentFailure``, or nothing for a spout that keeps
-        running). Only when the collector's ``sync`` does nothing (``syncs_nothing``), so
-        skipping it changes nothing; otherwise None: call ``next_tuple()``."""
+    def direct_hooks(self) -> DirectHooks | None:
+        """The component's own ``next_tuple``, ``ack`` and ``fail`` for an engine's
+        per-tuple loops, called with no wrapper frame, and ``on_error``: what those
+        wrappers do with an exception the hook raised (``ComponentFailure``, or nothing
+        for a spout that keeps running). Only when the collector's ``sync`` does nothing
+        (``syncs_nothing``), so skipping it changes nothing; otherwise None: call
+        ``next_tuple()``, ``ack()`` and ``fail()``."""
         comp = self.component
         if type(self) is not HostedSpout or not getattr(comp._collector, "syncs_nothing", False):
             return None
 
         def on_error(exc: Exception) -> None:
             handle_component_exception(comp, exc)
-        return self._next_tuple, on_error
+        return DirectHooks(self._next_tuple, comp.ack, comp.fail, on_error)
 
     def ack(self, tup_id: Any) -> None:
         self._call(self.component.ack, tup_id)

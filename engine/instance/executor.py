@@ -87,6 +87,12 @@ def _rejecting_undecodable(run: Callable[[str, Any], None]) -> Callable[[str, An
     return run_checked
 
 
+def _direct_hooks(hosted: Any) -> Any:
+    """A hosted spout's own hooks for the hot loops, or None (see ``HostedSpout.direct_hooks``)."""
+    direct = getattr(hosted, "direct_hooks", None)
+    return direct() if direct is not None else None
+
+
 class TaskGaveUp(Exception):
     """The component keeps failing; the process exits and its executor restarts it."""
 
@@ -334,7 +340,7 @@ class SpoutLoop(ExecutorLoop):
         stats = self.stats
         latencies = self.latencies
         room = 10_000 - len(latencies)  # samples kept per metrics interval
-        hosted = self.hosted
+        ack, fail, on_error = self._ack_hooks()
         acked = 0
         try:
             for kind, root in zip(batch.kinds, batch.root_keys):
@@ -343,20 +349,37 @@ class SpoutLoop(ExecutorLoop):
                     continue
                 tup_id, emitted_at = entry
                 try:
-                    if kind == ACK:
-                        acked += 1
-                        if room > 0:
-                            latencies.append(now - emitted_at)
-                            room -= 1
-                        hosted.ack(tup_id)
-                    else:
-                        stats.failed += 1
-                        hosted.fail(tup_id)
+                    try:
+                        if kind == ACK:
+                            acked += 1
+                            if room > 0:
+                                latencies.append(now - emitted_at)
+                                room -= 1
+                            ack(tup_id)
+                        else:
+                            stats.failed += 1
+                            fail(tup_id)
+                    except (ComponentFailure, StormWentAwayError):
+                        raise
+                    except Exception as exc:
+                        if on_error is None:
+                            raise
+                        on_error(exc)  # ComponentFailure, unless the spout keeps running
                 except ComponentFailure as failure:
                     self.restart(failure)
-                    hosted = self.hosted
+                    ack, fail, on_error = self._ack_hooks()
         finally:
             stats.acked += acked
+
+    def _ack_hooks(self) -> tuple[Callable[[Any], None], Callable[[Any], None],
+                                  Callable[[Exception], None] | None]:
+        """(ack, fail, on_error) of the current spout: its own hooks where that is exact
+        (``HostedSpout.direct_hooks``), else the hosted wrappers, which handle errors."""
+        hosted = self.hosted
+        direct = _direct_hooks(hosted)
+        if direct is not None:
+            return direct.ack, direct.fail, direct.on_error
+        return hosted.ack, hosted.fail, None
 
     def _expire(self) -> None:
         """Fail trees older than the message timeout (Heron enforces it in the spout
@@ -433,9 +456,9 @@ class SpoutLoop(ExecutorLoop):
         max spout pending is reached); whether anything was emitted. This is the spout's
         per-tuple path, so ``_call``'s work is inlined."""
         collector = self.collector
-        direct = getattr(hosted, "direct_next_tuple", None)
-        direct = direct() if direct is not None else None
-        next_tuple, on_error = direct if direct is not None else (hosted.next_tuple, None)
+        direct = _direct_hooks(hosted)
+        next_tuple, on_error = ((direct.next_tuple, direct.on_error) if direct is not None
+                                else (hosted.next_tuple, None))
         pending = collector.pending_roots
         max_pending = self.max_pending
         monotonic = time.monotonic

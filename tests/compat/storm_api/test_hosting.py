@@ -315,30 +315,33 @@ class SyncsNothing(Calls):
     syncs_nothing = True
 
 
-def test_direct_next_tuple_is_next_tuple_without_the_sync_it_may_skip(flavour):
+def test_direct_hooks_are_the_spout_commands_without_the_sync_they_may_skip(flavour):
     hosted, calls = host_spout(flavour, calls=SyncsNothing())
-    direct = hosted.direct_next_tuple()
+    direct = hosted.direct_hooks()
     if flavour != "ours":  # pystorm spouts answer through their own _run()
         assert direct is None
         return
     expected_hosted, expected = host_spout(flavour, calls=SyncsNothing())
-    next_tuple, on_error = direct
-    next_tuple()
-    next_tuple()
+    direct.next_tuple()
+    direct.next_tuple()
+    direct.ack("a")
+    direct.fail("b")
     expected_hosted.next_tuple()
     expected_hosted.next_tuple()
+    expected_hosted.ack("a")
+    expected_hosted.fail("b")
     assert calls.calls == [call for call in expected.calls if call != ("sync",)]
     calls.calls.clear()
     with pytest.raises(IndexError) as raised:
-        next_tuple()
+        direct.next_tuple()
     with pytest.raises(ComponentFailure, match="'sentence-spout' task 1 failed: IndexError: drained"):
-        on_error(raised.value)
+        direct.on_error(raised.value)
     assert calls.names() == ["error", "sync"]  # the component's own report, as next_tuple() makes
 
 
-def test_direct_next_tuple_is_refused_when_the_collector_must_see_each_sync(flavour):
+def test_direct_hooks_are_refused_when_the_collector_must_see_each_sync(flavour):
     hosted, _ = host_spout(flavour)
-    assert hosted.direct_next_tuple() is None
+    assert hosted.direct_hooks() is None
 
 
 class FiniteBody(WordsBody):
