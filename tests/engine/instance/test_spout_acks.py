@@ -7,8 +7,6 @@ from __future__ import annotations
 import logging
 from types import SimpleNamespace
 
-import pytest
-import zmq
 
 from compat.storm_api import Spout
 from compat.storm_api.hosting import host_component
@@ -47,15 +45,6 @@ class AckRecorder(Spout):
 
 class KeepsRunning(AckRecorder):
     exit_on_exception = False
-
-
-@pytest.fixture()
-def pipe():
-    ctx = zmq.Context()
-    sock = ctx.socket(zmq.PAIR)
-    yield sock
-    sock.close(linger=0)
-    ctx.term()
 
 
 def spout_loop(pipe, cls):

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-import pytest
-import zmq
 
 from engine.instance.executor import BoltLoop, SpoutLoop
 from engine.messages import stmgr_pb2, topology_pb2
@@ -28,15 +26,6 @@ def plan(state: int) -> bytes:
     message = stmgr_pb2.NewInstanceAssignmentMessage()
     message.pplan.topology.state = state
     return message.SerializeToString()
-
-
-@pytest.fixture()
-def pipe():
-    ctx = zmq.Context()
-    sock = ctx.socket(zmq.PAIR)
-    yield sock
-    sock.close(linger=0)
-    ctx.term()
 
 
 def loop(cls, pipe, kind: str, made: list, **kwargs):
