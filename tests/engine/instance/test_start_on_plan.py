@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-
 from engine.instance.executor import BoltLoop, SpoutLoop
 from engine.messages import stmgr_pb2, topology_pb2
 
