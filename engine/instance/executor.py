@@ -21,6 +21,7 @@ import zmq
 from google.protobuf.message import DecodeError
 
 from compat.storm_api.exceptions import ComponentFailure, StormWentAwayError
+from compat.storm_api.hosting import DirectHooks
 from engine.instance.collector import UNTRACKED
 from engine.instance.gateway import GATEWAY_FAILED, STOP, TO_STMGR
 from engine.messages import metrics_pb2, stmgr_pb2, topology_pb2, tuple_pb2
@@ -87,10 +88,20 @@ def _rejecting_undecodable(run: Callable[[str, Any], None]) -> Callable[[str, An
     return run_checked
 
 
-def _direct_hooks(hosted: Any) -> Any:
-    """A hosted spout's own hooks for the hot loops, or None (see ``HostedSpout.direct_hooks``)."""
+def _reraise(exc: Exception) -> None:
+    raise exc
+
+
+def spout_hooks(hosted: Any) -> DirectHooks:
+    """``next_tuple``, ``ack``, ``fail`` and ``on_error`` for the spout loop's per-tuple
+    paths: the spout's own hooks where skipping the wrappers is exact
+    (``HostedSpout.direct_hooks``), else the hosted wrappers, which handle what user code
+    raises themselves (``on_error`` then passes on anything else unchanged)."""
     direct = getattr(hosted, "direct_hooks", None)
-    return direct() if direct is not None else None
+    hooks = direct() if direct is not None else None
+    if hooks is None:
+        hooks = DirectHooks(hosted.next_tuple, hosted.ack, hosted.fail, _reraise)
+    return hooks
 
 
 class TaskGaveUp(Exception):
@@ -340,7 +351,7 @@ class SpoutLoop(ExecutorLoop):
         stats = self.stats
         latencies = self.latencies
         room = 10_000 - len(latencies)  # samples kept per metrics interval
-        ack, fail, on_error = self._ack_hooks()
+        _, ack, fail, on_error = spout_hooks(self.hosted)
         acked = 0
         try:
             for kind, root in zip(batch.kinds, batch.root_keys):
@@ -362,24 +373,12 @@ class SpoutLoop(ExecutorLoop):
                     except (ComponentFailure, StormWentAwayError):
                         raise
                     except Exception as exc:
-                        if on_error is None:
-                            raise
                         on_error(exc)  # ComponentFailure, unless the spout keeps running
                 except ComponentFailure as failure:
                     self.restart(failure)
-                    ack, fail, on_error = self._ack_hooks()
+                    _, ack, fail, on_error = spout_hooks(self.hosted)
         finally:
             stats.acked += acked
-
-    def _ack_hooks(self) -> tuple[Callable[[Any], None], Callable[[Any], None],
-                                  Callable[[Exception], None] | None]:
-        """(ack, fail, on_error) of the current spout: its own hooks where that is exact
-        (``HostedSpout.direct_hooks``), else the hosted wrappers, which handle errors."""
-        hosted = self.hosted
-        direct = _direct_hooks(hosted)
-        if direct is not None:
-            return direct.ack, direct.fail, direct.on_error
-        return hosted.ack, hosted.fail, None
 
     def _expire(self) -> None:
         """Fail trees older than the message timeout (Heron enforces it in the spout
@@ -456,9 +455,7 @@ class SpoutLoop(ExecutorLoop):
         max spout pending is reached); whether anything was emitted. This is the spout's
         per-tuple path, so ``_call``'s work is inlined."""
         collector = self.collector
-        direct = _direct_hooks(hosted)
-        next_tuple, on_error = ((direct.next_tuple, direct.on_error) if direct is not None
-                                else (hosted.next_tuple, None))
+        next_tuple, _, _, on_error = spout_hooks(hosted)
         pending = collector.pending_roots
         max_pending = self.max_pending
         monotonic = time.monotonic
@@ -472,8 +469,6 @@ class SpoutLoop(ExecutorLoop):
                 except (ComponentFailure, StormWentAwayError):
                     raise
                 except Exception as exc:
-                    if on_error is None:
-                        raise
                     on_error(exc)  # ComponentFailure, unless the spout keeps running
             except ComponentFailure as failure:
                 self._ack_emitted()
