@@ -3,7 +3,10 @@ child processes behind, and a shared ZooKeeper server for tests that ask for one
 
 from __future__ import annotations
 
+import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import psutil
@@ -15,6 +18,23 @@ REPO = Path(__file__).resolve().parent.parent
 #: purpose during some test and stops at the end of the run; the orphan check ignores
 #: exactly these pids and nothing else.
 SESSION_SERVICE_PIDS: set[int] = set()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Point the engine's runtime root (ipc sockets) at a private temporary directory for
+    the whole run, so tests never touch the real ``/tmp/heron-<uid>`` of the machine and
+    leave nothing there. The path stays short: Unix socket paths are limited."""
+    if "HERON_RUNTIME_DIR" not in os.environ:
+        runtime = tempfile.mkdtemp(prefix="hrt-")
+        os.environ["HERON_RUNTIME_DIR"] = runtime
+        config._heron_runtime_dir = runtime  # type: ignore[attr-defined]
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    runtime = getattr(config, "_heron_runtime_dir", None)
+    if runtime:
+        shutil.rmtree(runtime, ignore_errors=True)
+        os.environ.pop("HERON_RUNTIME_DIR", None)
 
 
 @pytest.fixture

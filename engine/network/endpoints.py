@@ -1,20 +1,19 @@
 """Where sockets live. Unix socket paths are limited to about 107 bytes, so ipc
-endpoints go in a short per-user directory under /tmp rather than under a topology's
+endpoints go in a short owner-only directory under /tmp rather than under a topology's
 (possibly long) working directory. TCP ports are never fixed: sockets bind port 0 and
 publish what they got."""
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
+
+from engine.security.private import private_dir, runtime_root
 
 
 def ipc_dir(topology_id: str) -> Path:
-    base = Path(tempfile.gettempdir()) / f"heron-{os.getuid()}"
-    path = base / topology_id[-12:]
-    path.mkdir(parents=True, exist_ok=True, mode=0o700)
-    return path
+    """The topology's ipc directory, owner-only, under the checked runtime root
+    (``HERON_RUNTIME_DIR`` or ``<tmp>/heron-<uid>``)."""
+    return private_dir(runtime_root() / topology_id[-12:])
 
 
 def ipc_endpoint(topology_id: str, name: str) -> str:
