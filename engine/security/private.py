@@ -66,10 +66,28 @@ def private_dir(path: Path | str) -> Path:
         # mkdir's mode is masked by the umask; 0700 is already the tightest we want, but a
         # umask cannot widen it, so no chmod is needed unless someone raced us.
     except FileExistsError:
-        pass
+        _tighten_readable_dir(path)
     except OSError as exc:
         raise UnsafePathError(f"{path}: cannot create the directory: {exc.strerror}") from None
     return check_private_dir(path)
+
+
+def _tighten_readable_dir(path: Path) -> None:
+    """Earlier versions created the runtime root with the default umask (0755). When this
+    user owns the directory and nobody else could ever write in it, nothing can have
+    been planted there, so taking the read bits away is safe; a directory another user
+    owns or can write stays refused by check_private_dir."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return
+    mode = stat.S_IMODE(st.st_mode)
+    if (stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and mode & 0o077
+            and not mode & 0o022):
+        try:
+            os.chmod(path, mode & 0o700, follow_symlinks=False)
+        except (OSError, NotImplementedError):
+            pass
 
 
 def runtime_root() -> Path:
