@@ -6,7 +6,7 @@ from abc import ABC, abstractmethod
 from typing import Any
 
 from engine.messages import (execution_state_pb2, packing_plan_pb2, physical_plan_pb2,
-                             scheduler_pb2, tmanager_pb2, topology_pb2)
+                             scheduler_pb2, security_pb2, tmanager_pb2, topology_pb2)
 
 #: Heron's node kinds and the message each holds.
 KINDS: dict[str, Any] = {
@@ -16,9 +16,12 @@ KINDS: dict[str, Any] = {
     "executionstate": execution_state_pb2.ExecutionState,
     "tmanagers": tmanager_pb2.TManagerLocation,
     "schedulers": scheduler_pb2.SchedulerLocation,
+    #: not Heron's: the topology's CurveZMQ keys (engine/security/keys.py), owner-only
+    "keys": security_pb2.TopologyKeys,
 }
 #: Heron's kill order (RuntimeManagerRunner.cleanState).
-CLEAN_ORDER = ("tmanagers", "packingplans", "pplans", "schedulers", "executionstate", "topologies")
+CLEAN_ORDER = ("tmanagers", "packingplans", "pplans", "schedulers", "executionstate", "topologies",
+               "keys")
 
 
 class StateError(Exception):
