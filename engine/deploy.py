@@ -16,6 +16,8 @@ from typing import Any
 from engine.launch import LaunchSpec, StateManagerSpec, Submission
 from engine.messages import execution_state_pb2, topology_pb2
 from engine.packing import ALGORITHMS, PackingError
+from engine.process.restart_policy import RestartPolicy
+from engine.security.keys import TopologyKeys, plaintext_requested
 
 PACKING_KEY = "topology.packing.algorithm"
 
@@ -51,7 +53,14 @@ def deploy(loaded: Any, *, state: Any, state_spec: StateManagerSpec, working_dir
                       multilang_serializer=multilang_serializer,
                       shell_cwd=str(loaded.project.root / "src"), capture_all=capture_all,
                       capture_all_streams=capture_all_streams)
+    spec.set_restart_policy(RestartPolicy.from_config(plan.config))
     spec.save()
+    # The topology's key pair, made here and nowhere else: owner-only beside the launch
+    # file for the processes the executors start, and in the state manager (owner-only
+    # files, or a digest-ACL'd znode) for command-line clients and the tracker.
+    keys = TopologyKeys.generate(name, topology_id,
+                                 plaintext=plaintext_requested(dict(plan.config)))
+    keys.save(spec.home)
     topology = plan.to_proto(topology_id=topology_id)
     topology.state = topology_pb2.PAUSED if deactivated else topology_pb2.RUNNING
     execution = execution_state_pb2.ExecutionState(
@@ -60,7 +69,8 @@ def deploy(loaded: Any, *, state: Any, state_spec: StateManagerSpec, working_dir
         role=getpass.getuser())
     written: list[str] = []
     try:
-        for kind, message in (("topologies", topology), ("packingplans", packing.to_proto()),
+        for kind, message in (("keys", keys.to_proto()), ("topologies", topology),
+                              ("packingplans", packing.to_proto()),
                               ("executionstate", execution)):
             state.create(kind, name, message)
             written.append(kind)

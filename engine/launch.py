@@ -27,12 +27,16 @@ class StateManagerSpec:
     root: str | None = None  # local: directory of the tree
     zk_hosts: str | None = None
     zk_root: str = "/heron"
+    #: an owner-only file holding the ZooKeeper digest ``user:password`` (never the
+    #: digest itself: launch.json is not a secret); a submission's copy lives in
+    #: ``<working dir>/secrets/zk-auth``
+    zk_auth_file: str | None = None
 
     def open(self) -> Any:
         from engine.statemgr import open_state_manager
 
         return open_state_manager(self.kind, root=self.root, zk_hosts=self.zk_hosts,
-                                  zk_root=self.zk_root)
+                                  zk_root=self.zk_root, zk_auth_file=self.zk_auth_file)
 
     def describe(self) -> str:
         if self.kind == "zookeeper":
@@ -72,10 +76,25 @@ class LaunchSpec:
     capture_all: bool = False
     #: capture every stream, consumed or not (conformance), instead of leaf streams only
     capture_all_streams: bool = False
-    #: executor restart policy: at most this many restarts of one process ...
-    max_restarts: int = 5
-    #: ... with this many seconds between an exit and the restart
-    restart_interval: float = 1.0
+    #: restart policy of the executors and the scheduler (engine.process.restart_policy),
+    #: from the topology's ``heron.executor.restart.backoff.*`` keys: first wait after an
+    #: exit with no progress, its cap, and the running time that counts as progress
+    restart_backoff_initial_ms: int = 1000
+    restart_backoff_max_ms: int = 30000
+    restart_reset_secs: float = 60.0
+
+    @property
+    def restart_policy(self) -> Any:
+        from engine.process.restart_policy import RestartPolicy
+
+        return RestartPolicy(initial_ms=self.restart_backoff_initial_ms,
+                             max_ms=self.restart_backoff_max_ms,
+                             reset_after_secs=self.restart_reset_secs)
+
+    def set_restart_policy(self, policy: Any) -> None:
+        self.restart_backoff_initial_ms = policy.initial_ms
+        self.restart_backoff_max_ms = policy.max_ms
+        self.restart_reset_secs = policy.reset_after_secs
 
     # -- paths -------------------------------------------------------------------------
     @property
@@ -95,6 +114,11 @@ class LaunchSpec:
         return self.home / "pids"
 
     @property
+    def restarts_dir(self) -> Path:
+        """Restart status files, one per supervised process (engine.process.supervisor)."""
+        return self.home / "restarts"
+
+    @property
     def path(self) -> Path:
         return self.home / LAUNCH_FILE
 
@@ -104,9 +128,10 @@ class LaunchSpec:
     # -- persistence -------------------------------------------------------------------
     def save(self) -> Path:
         """Write launch.json atomically (readers never see half a file)."""
-        self.home.mkdir(parents=True, exist_ok=True)
-        for d in (self.log_dir, self.capture_dir, self.pid_dir):
-            d.mkdir(parents=True, exist_ok=True)
+        from engine.security.private import private_dir
+
+        for d in (self.home, self.log_dir, self.capture_dir, self.pid_dir):
+            private_dir(d)  # owner-only (docs/security.md)
         fd, tmp = tempfile.mkstemp(dir=self.home, prefix=".launch.")
         with os.fdopen(fd, "w") as fh:
             json.dump(asdict(self), fh, indent=2, sort_keys=True)

@@ -3,8 +3,10 @@
 The executor dies with its parent (the scheduler), reads the launch file and the packing
 plan, starts its container's processes under the launch spec's restart policy, and on
 SIGTERM/SIGINT stops them in Heron's order (instances, stream manager, metrics manager,
-Topology Master) and exits 0. When a process exhausts its restarts the executor stops the
-rest and exits 1, as Heron's does, leaving the decision to its own supervisor. It also
+Topology Master) and exits 0. A process that keeps exiting is restarted forever, with
+backoff while it makes no progress; one that is crash-looping is reported in its status
+file (``<working dir>/restarts/<process>.json``), which the container's Metrics Manager
+turns into metrics. It also
 watches the packing plan: after ``heron update`` it stops and starts instances to match
 and restarts its stream manager.
 """
@@ -24,6 +26,7 @@ from engine.executor.packing_wait import PackingPlanMissing, wait_for_packing_pl
 from engine.launch import LaunchError, LaunchSpec, executor_name, stmgr_id
 from engine.packing import PackingPlan
 from engine.process import Supervisor, die_with_parent
+from engine.process.progress import mark_progress
 
 log = logging.getLogger("heron.executor")
 
@@ -85,18 +88,15 @@ def _run(spec: LaunchSpec, container: int, state: object, stop: threading.Event)
         return 1
     if stop.is_set():
         return 0
-    supervisor = Supervisor(processes, spec.max_restarts, spec.restart_interval,
-                            pid_dir=spec.pid_dir, name=executor_name(container))
+    supervisor = Supervisor(processes, spec.restart_policy, pid_dir=spec.pid_dir,
+                            name=executor_name(container), status_dir=spec.restarts_dir)
     log.info("container %d of %s (%s): starting %s", container, spec.topology_name,
              spec.topology_id, ", ".join(p.name for p in processes))
     supervisor.start()
+    mark_progress()  # its container runs: a later exit of this executor restarts at once
     watcher = PackingPlanWatcher(state, spec.topology_name, packing)
     code = 0
     while not stop.wait(0.2):
-        if supervisor.failed.is_set():
-            log.error("gave up on %s; stopping the container", ", ".join(supervisor.gave_up()))
-            code = 1
-            break
         changed = watcher.poll()
         if changed is not None:
             packing = changed

@@ -39,11 +39,14 @@ def with_code_root(env: dict[str, str]) -> dict[str, str]:
     return env
 
 
-def spawn(spec: ProcessSpec, pid_dir: Path | str | None = None) -> subprocess.Popen:
-    """Start ``spec`` in a new session; write its pid file when ``pid_dir`` is given."""
+def spawn(spec: ProcessSpec, pid_dir: Path | str | None = None,
+          extra_env: dict[str, str] | None = None) -> subprocess.Popen:
+    """Start ``spec`` in a new session; write its pid file when ``pid_dir`` is given.
+    ``extra_env`` is added to the process's environment (the supervisor's progress file)."""
     log_path = Path(spec.log_path)
     log_path.parent.mkdir(parents=True, exist_ok=True)
     env = with_code_root(dict(os.environ if spec.env is None else spec.env))
+    env.update(extra_env or {})
     env[PARENT_PID_ENV] = str(os.getpid())
     with open(log_path, "ab", buffering=0) as log:
         proc = subprocess.Popen(list(spec.argv), stdin=subprocess.DEVNULL, stdout=log,

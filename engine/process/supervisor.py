@@ -5,16 +5,23 @@ One long-lived thread does every spawn, because ``PR_SET_PDEATHSIG`` fires when 
 request handler, a timer) would be killed when it returns. Public methods hand their
 work to that thread and wait for it.
 
-Policy: a process that exits (whatever its status) is restarted after
-``restart_interval`` seconds, at most ``max_restarts`` times; then it is given up
-(reported through ``on_event`` and :attr:`Supervisor.failed`; Heron's executor then exits
-with status 1). ``stop`` terminates process groups stage by stage within one grace
+Policy (engine.process.restart_policy): a process that exits, whatever its status, is
+restarted, forever, as Heron's executor and Storm's supervisor do: at once when it made
+progress since it started (it left its progress marker, engine.process.progress, or ran
+for the policy's reset time), else after a backoff that doubles up to a cap. Three exits
+in a row with no progress make it *crash-looping*: reported through ``on_event``,
+:meth:`Supervisor.crash_looping` and, with ``status_dir``, a status file per process
+(``<name>.json``: the state and its latest restart records) that the container's Metrics
+Manager and ``heron run`` read. ``stop`` terminates process groups stage by stage within one grace
 period, SIGKILLs what is left, and reaps every child: no zombies, no grandchildren left.
 """
 
 from __future__ import annotations
 
+import collections
+import json
 import logging
+import os
 import queue
 import signal
 import subprocess
@@ -25,6 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
+from engine.process.progress import PROGRESS_FILE_ENV, progress_path
+from engine.process.restart_policy import RestartPolicy, RestartRecord, RestartTracker
 from engine.process.spawn import group_alive, signal_group, spawn
 from engine.process.spec import ProcessSpec
 
@@ -39,7 +48,8 @@ class SupervisorEvent:
     """What happened to a supervised process.
 
     kind: ``started`` (first start), ``exited`` (will be restarted), ``restarted``,
-    ``gave_up`` (exited once more than the policy allows), ``stopped`` (by ``stop``).
+    ``crash_looping`` (its third exit in a row with no progress; it is still restarted),
+    ``recovered`` (a crash-looping process made progress), ``stopped`` (by ``stop``).
     """
 
     kind: str
@@ -48,40 +58,45 @@ class SupervisorEvent:
     returncode: int | None = None
     restarts: int = 0
     message: str = ""
+    #: how long the restart waits (``exited``)
+    delay: float = 0.0
 
 
 class _Child:
-    def __init__(self, spec: ProcessSpec) -> None:
+    def __init__(self, spec: ProcessSpec, tracker: RestartTracker) -> None:
         self.spec = spec
         self.proc: subprocess.Popen | None = None
-        self.restarts = 0
+        self.tracker = tracker
         self.restart_at: float | None = None
-        self.gave_up = False
         self.last_returncode: int | None = None
+        self.spawn_error: str | None = None
+
+    @property
+    def restarts(self) -> int:
+        return self.tracker.attempts
 
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 
 
 class Supervisor:
-    def __init__(self, specs: Iterable[ProcessSpec], max_restarts: int = 5,
-                 restart_interval: float = 1.0, *,
+    def __init__(self, specs: Iterable[ProcessSpec], policy: RestartPolicy | None = None, *,
                  on_event: Callable[[SupervisorEvent], None] | None = None,
                  pid_dir: Path | str | None = None, poll_interval: float = 0.1,
-                 name: str = "supervisor") -> None:
+                 name: str = "supervisor", status_dir: Path | str | None = None) -> None:
+        self.policy = policy or RestartPolicy()
+        self.on_event = on_event
+        self.pid_dir = Path(pid_dir) if pid_dir is not None else None
+        self.status_dir = Path(status_dir) if status_dir is not None else None
+        self.poll_interval = poll_interval
+        self.name = name
+        #: every restart decision, oldest first (bounded)
+        self.records: collections.deque[RestartRecord] = collections.deque(maxlen=1000)
         self._children: dict[str, _Child] = {}
         for spec in specs:
             if spec.name in self._children:
                 raise ValueError(f"two processes named {spec.name!r}")
-            self._children[spec.name] = _Child(spec)
-        self.max_restarts = max(0, int(max_restarts))
-        self.restart_interval = max(0.0, float(restart_interval))
-        self.on_event = on_event
-        self.pid_dir = Path(pid_dir) if pid_dir is not None else None
-        self.poll_interval = poll_interval
-        self.name = name
-        #: set when a process was given up (exited more often than the policy allows)
-        self.failed = threading.Event()
+            self._children[spec.name] = self._new_child(spec)
         self._commands: queue.Queue = queue.Queue()
         self._thread: threading.Thread | None = None
         self._stopped = threading.Event()
@@ -104,8 +119,8 @@ class Supervisor:
     def restart(self, name: str, grace: float = 5.0) -> None:
         """Stop ``name`` (SIGTERM, then SIGKILL after ``grace``) and start it again now.
 
-        An explicit restart does not count against the restart policy and revives a
-        process that was given up.
+        An explicit restart is not a failure: it is not recorded and does not wait for
+        a pending backoff.
         """
         if name not in self._children:
             raise KeyError(f"no process named {name!r}; known: {', '.join(self._children)}")
@@ -134,7 +149,7 @@ class Supervisor:
             raise ValueError(f"a process named {spec.name!r} is already supervised")
 
         def do() -> None:
-            child = _Child(spec)
+            child = self._new_child(spec)
             self._children[spec.name] = child
             if self._spawn(child):
                 self._emit(SupervisorEvent("started", spec.name, child.proc.pid))
@@ -171,8 +186,13 @@ class Supervisor:
     def restarts(self, name: str) -> int:
         return self._children[name].restarts
 
-    def gave_up(self) -> list[str]:
-        return [n for n, c in list(self._children.items()) if c.gave_up]
+    def crash_looping(self) -> dict[str, str]:
+        """Crash-looping processes by name, with the reason of their last exit."""
+        return {n: c.tracker.last_error for n, c in list(self._children.items())
+                if c.tracker.crash_looping}
+
+    def tracker(self, name: str) -> RestartTracker:
+        return self._children[name].tracker
 
     @property
     def stopped(self) -> bool:
@@ -223,13 +243,26 @@ class Supervisor:
         except Exception:
             log.exception("%s: event callback failed on %s", self.name, event)
 
+    def _new_child(self, spec: ProcessSpec) -> _Child:
+        return _Child(spec, RestartTracker(spec.name, self.policy, on_record=self.records.append))
+
+    def _progress_file(self, child: _Child) -> Path | None:
+        return progress_path(self.pid_dir, child.spec.name) if self.pid_dir is not None else None
+
     def _spawn(self, child: _Child) -> bool:
+        progress = self._progress_file(child)
+        extra = None
+        if progress is not None:
+            progress.unlink(missing_ok=True)
+            extra = {PROGRESS_FILE_ENV: str(progress)}
         try:
-            child.proc = spawn(child.spec, self.pid_dir)
+            child.proc = spawn(child.spec, self.pid_dir, extra)
+            child.tracker.started()
             return True
         except OSError as exc:
             child.proc = None
             child.last_returncode = SPAWN_FAILED
+            child.spawn_error = f"could not be started: {exc}"
             log.error("%s: cannot start %s (%s): %s", self.name, child.spec.name,
                       " ".join(child.spec.argv), exc)
             return False
@@ -252,41 +285,86 @@ class Supervisor:
                     self._remove_pid_file(child)
                     self._kill_leftover_group(pgid)
                     self._handle_exit(child, code)
+                else:
+                    self._watch_progress(child)
             elif child.restart_at is not None and now >= child.restart_at:
                 child.restart_at = None
-                child.restarts += 1
                 if self._spawn(child):
-                    log.warning("%s: restarted %s (restart %d of %d), pid %d", self.name,
-                                child.spec.name, child.restarts, self.max_restarts,
-                                child.proc.pid)
+                    log.warning("%s: restarted %s (restart %d), pid %d", self.name,
+                                child.spec.name, child.restarts, child.proc.pid)
                     self._emit(SupervisorEvent("restarted", child.spec.name, child.proc.pid,
                                                restarts=child.restarts))
                 else:
                     self._handle_exit(child, SPAWN_FAILED)
 
+    def _progressed(self, child: _Child) -> bool:
+        progress = self._progress_file(child)
+        return progress is not None and progress.exists()
+
+    def _watch_progress(self, child: _Child) -> None:
+        """A running process that was failing: clear its status once it progresses (or
+        has run for the reset time)."""
+        tracker = child.tracker
+        if not (tracker.failures_in_a_row or tracker.crash_looping):
+            return
+        was = tracker.crash_looping
+        if self._progressed(child):
+            tracker.progressed()
+        else:
+            tracker.tick()
+        if was and not tracker.crash_looping:
+            log.warning("%s: %s makes progress again; no longer crash-looping", self.name,
+                        child.spec.name)
+            self._emit(SupervisorEvent("recovered", child.spec.name, self.pid(child.spec.name),
+                                       restarts=child.restarts))
+        if not tracker.failures_in_a_row:
+            self._write_status(child)
+
     def _handle_exit(self, child: _Child, code: int) -> None:
         child.last_returncode = code
         name = child.spec.name
-        if child.restarts < self.max_restarts:
-            child.restart_at = time.monotonic() + self.restart_interval
-            log.warning("%s: %s exited with status %s; restarting in %gs (restart %d of %d)",
-                        self.name, name, code, self.restart_interval, child.restarts + 1,
-                        self.max_restarts)
-            self._emit(SupervisorEvent("exited", name, returncode=code, restarts=child.restarts,
-                                       message=f"exited with status {code}"))
-        else:
-            child.gave_up = True
-            log.error("%s: %s exited with status %s after %d restarts; giving up", self.name,
-                      name, code, child.restarts)
-            self.failed.set()
-            self._emit(SupervisorEvent("gave_up", name, returncode=code, restarts=child.restarts,
-                                       message=f"exited with status {code} after "
-                                               f"{child.restarts} restarts"))
+        tracker = child.tracker
+        was = tracker.crash_looping
+        reason = child.spawn_error or f"exited with status {code}"
+        child.spawn_error = None
+        delay = tracker.failed(reason, progressed=self._progressed(child))
+        child.restart_at = time.monotonic() + delay
+        record = tracker.records[-1]
+        log.warning("%s: %s %s (%s); restarting %s (restart %d)", self.name, name, reason,
+                    "after progress" if record.progressed
+                    else f"no progress, {record.failures_in_a_row} in a row",
+                    f"in {delay:g}s" if delay else "now", child.restarts)
+        self._emit(SupervisorEvent("exited", name, returncode=code, restarts=child.restarts,
+                                   message=reason, delay=delay))
+        if tracker.crash_looping and not was:
+            log.error("%s: %s is crash-looping: %d exits in a row with no progress (last: %s); "
+                      "it keeps being restarted, at most every %gs", self.name, name,
+                      record.failures_in_a_row, reason, self.policy.max_ms / 1000)
+            self._emit(SupervisorEvent("crash_looping", name, returncode=code,
+                                       restarts=child.restarts, message=reason, delay=delay))
+        self._write_status(child)
+
+    def _write_status(self, child: _Child) -> None:
+        """``<status_dir>/<name>.json``: the process's restart state and latest records,
+        replaced atomically."""
+        if self.status_dir is None:
+            return
+        tracker = child.tracker
+        data = {**tracker.status(), "supervisor": self.name,
+                "records": [r.to_json() for r in list(tracker.records)[-20:]]}
+        try:
+            self.status_dir.mkdir(parents=True, exist_ok=True)
+            target = self.status_dir / f"{child.spec.name}.json"
+            tmp = self.status_dir / f".{child.spec.name}.json.{os.getpid()}"
+            tmp.write_text(json.dumps(data, indent=1))
+            os.replace(tmp, target)
+        except OSError as exc:
+            log.warning("%s: cannot write the restart status of %s: %s", self.name,
+                        child.spec.name, exc)
 
     def _restart(self, child: _Child, grace: float) -> None:
         child.restart_at = None
         self._terminate([child], time.monotonic() + grace)
-        child.gave_up = False
         if self._spawn(child):
             log.warning("%s: restarted %s on request, pid %d", self.name, child.spec.name,
                         child.proc.pid)

@@ -8,7 +8,8 @@ Usable in two ways, as Heron's schedulers are:
   from the CLI that submitted the topology, answering kill and restart requests.
 
 Executors are started and restarted by a :class:`~engine.process.Supervisor` under the
-launch spec's restart policy; because they call ``die_with_parent()``, a scheduler that
+launch spec's restart policy (forever, with backoff while they make no progress);
+because they call ``die_with_parent()``, a scheduler that
 dies (even by SIGKILL) takes its executors, and through them every process of the
 topology, with it.
 """
@@ -58,6 +59,7 @@ class LocalScheduler:
         self._supervisor: Supervisor | None = None
         self._killed = False
         self._lock = threading.Lock()
+        self._never = threading.Event()
 
     # -- state ---------------------------------------------------------------------------
     @property
@@ -75,13 +77,16 @@ class LocalScheduler:
 
     @property
     def failed(self) -> threading.Event:
-        """Set when an executor exhausted its restarts (the topology is broken)."""
-        if self._supervisor is None:
-            return threading.Event()
-        return self._supervisor.failed
+        """Never set: executors are restarted forever (see :meth:`crash_looping`). Kept for
+        callers written when the restart policy could give up."""
+        return self._never
 
     def gave_up(self) -> list[str]:
-        return self._supervisor.gave_up() if self._supervisor else []
+        return []
+
+    def crash_looping(self) -> dict[str, str]:
+        """Executors that keep exiting with no progress, with the reason of their last exit."""
+        return self._supervisor.crash_looping() if self._supervisor else {}
 
     def executor_pids(self) -> dict[str, int]:
         """Live executors by process name (``executor-N``)."""
@@ -101,9 +106,9 @@ class LocalScheduler:
             self.spec.pid_dir.mkdir(parents=True, exist_ok=True)
             specs = [executor_process(self.spec, c, modules=self._modules)
                      for c in self.containers]
-            self._supervisor = Supervisor(specs, self.spec.max_restarts,
-                                          self.spec.restart_interval, on_event=self._on_event,
-                                          pid_dir=self.spec.pid_dir, name="scheduler")
+            self._supervisor = Supervisor(specs, self.spec.restart_policy,
+                                          on_event=self._on_event, pid_dir=self.spec.pid_dir,
+                                          name="scheduler", status_dir=self.spec.restarts_dir)
             log.info("launching %s (%s): %d containers", self.spec.topology_name,
                      self.spec.topology_id, len(specs))
             self._supervisor.start()

@@ -32,7 +32,7 @@ def launch_spec(tmp_path: Path, monkeypatch) -> LaunchSpec:
                       working_dir=str(tmp_path / "topologies" / "wc"),
                       submission=Submission(project=str(tmp_path), name="wc"),
                       state=StateManagerSpec(kind="local", root=str(tmp_path / "state")),
-                      max_restarts=2, restart_interval=0.2)
+                      restart_backoff_initial_ms=200)
     spec.save()
     sm = LocalFileSystemStateManager(spec.state.root)
     sm.create("packingplans", "wc", two_container_plan().to_proto())

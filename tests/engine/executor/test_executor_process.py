@@ -123,17 +123,30 @@ def test_container_zero_and_sigkill_takes_the_container_down(launch_spec: Launch
                 pass
 
 
-def test_executor_exits_1_when_a_process_exhausts_its_restarts(launch_spec: LaunchSpec,
-                                                               monkeypatch):
-    monkeypatch.setenv("HERON_STANDIN_EXIT_AFTER", "0.2")
+def test_executor_keeps_restarting_a_crash_looping_process_and_reports_it(
+        launch_spec: LaunchSpec, monkeypatch):
+    """Nothing is given up: every process exits at once (no progress), so each is
+    restarted with backoff, becomes crash-looping after three exits in a row, and its
+    status file says so; the executor itself keeps running."""
+    import json
+
+    monkeypatch.setenv("HERON_STANDIN_EXIT_AFTER", "0.05")
+    launch_spec.restart_backoff_initial_ms = 50
+    launch_spec.restart_backoff_max_ms = 100
+    launch_spec.save()
     ex = start_executor(launch_spec, 2)
+    status = launch_spec.restarts_dir / "stmgr-2.json"
     try:
-        assert ex.wait(30) == 1
-        assert "giving up" in launch_spec.process_log("executor-2").read_text()
-        time.sleep(0.3)
+        assert wait_for(lambda: status.exists()
+                        and json.loads(status.read_text())["crash_looping"], 30)
+        data = json.loads(status.read_text())
+        assert data["last_error"] == "exited with status 3"
+        assert [r["delay_ms"] for r in data["records"][:3]] == [50, 100, 100]
+        assert ex.poll() is None
+        assert "crash-looping" in launch_spec.process_log("executor-2").read_text()
     finally:
-        ex.kill()
-        ex.wait()
+        ex.terminate()
+        assert ex.wait(30) == 0
 
 
 def test_executor_follows_a_new_packing_plan(launch_spec: LaunchSpec, plan):

@@ -1,8 +1,9 @@
-"""The supervisor: start, bounded restarts, explicit restart, staged stop of whole
-process groups, no zombies."""
+"""The supervisor: start, restarts under the backoff policy (never given up), explicit
+restart, staged stop of whole process groups, no zombies."""
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import sys
@@ -13,7 +14,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from engine.process import ProcessSpec, Supervisor, SupervisorEvent
+from engine.process import ProcessSpec, RestartPolicy, Supervisor, SupervisorEvent
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -43,7 +44,7 @@ def events():
 
 def test_starts_all_with_logs_pid_files_and_own_sessions(tmp_path: Path, events):
     specs = [ProcessSpec(f"p{i}", SLEEPER, tmp_path / "logs" / f"p{i}.log") for i in range(2)]
-    sup = Supervisor(specs, max_restarts=1, restart_interval=0.1, on_event=events.append,
+    sup = Supervisor(specs, RestartPolicy(initial_ms=100), on_event=events.append,
                      pid_dir=tmp_path / "pids")
     sup.start()
     try:
@@ -69,21 +70,68 @@ def test_starts_all_with_logs_pid_files_and_own_sessions(tmp_path: Path, events)
     sup.stop()  # idempotent
 
 
-def test_restarts_within_policy_then_gives_up(tmp_path: Path, events, caplog):
+#: a process that counts its runs in a file; runs listed in PROGRESS leave the progress
+#: marker before exiting, runs up to EXITS exit with status 3, later ones keep running
+COUNTING = """
+import os, sys, time
+from pathlib import Path
+runs = Path(sys.argv[1])
+n = int(runs.read_text()) + 1 if runs.exists() else 1
+runs.write_text(str(n))
+if n in {progress}:
+    Path(os.environ["HERON_PROGRESS_FILE"]).touch()
+if n <= {exits}:
+    sys.exit(3)
+time.sleep(60)
+"""
+
+
+def test_restart_records_follow_the_backoff_sequence_then_reset_on_progress(tmp_path: Path,
+                                                                           events, caplog):
+    """Exits with no progress wait initial, doubling; the third makes the process
+    crash-looping (still restarted); an exit after progress restarts at once and resets
+    the sequence; nothing is ever given up."""
     caplog.set_level(logging.WARNING, logger="heron.process")
-    flaky = [sys.executable, "-c", "import time, sys; time.sleep(0.2); sys.exit(3)"]
-    sup = Supervisor([ProcessSpec("flaky", flaky, tmp_path / "flaky.log")], max_restarts=2,
-                     restart_interval=0.1, on_event=events.append)
+    script = COUNTING.format(progress="{5}", exits=6)
+    policy = RestartPolicy(initial_ms=50, max_ms=10_000)
+    sup = Supervisor([ProcessSpec("flaky", [sys.executable, "-c", script, str(tmp_path / "runs")],
+                                  tmp_path / "flaky.log")], policy, on_event=events.append,
+                     pid_dir=tmp_path / "pids", status_dir=tmp_path / "status")
     sup.start()
     try:
-        assert sup.failed.wait(10)
+        assert wait_for(lambda: len(sup.records) == 6, 20)
+        records = list(sup.records)
+        assert [r.delay_ms for r in records] == [*policy.sequence(4), 0, policy.sequence(1)[0]]
+        assert [r.progressed for r in records] == [False] * 4 + [True, False]
+        assert [r.attempt for r in records] == [1, 2, 3, 4, 5, 6]
+        assert [r.crash_looping for r in records] == [False, False, True, True, False, False]
+        assert all(r.name == "flaky" and r.reason == "exited with status 3" for r in records)
         kinds = [e.kind for e in events]
-        assert kinds == ["started", "exited", "restarted", "exited", "restarted", "gave_up"]
-        assert events[1].returncode == 3
-        assert sup.restarts("flaky") == 2
-        assert sup.gave_up() == ["flaky"]
-        restart_lines = [r for r in caplog.records if "restarted flaky" in r.getMessage()]
-        assert len(restart_lines) == 2
+        assert kinds.count("crash_looping") == 1 and "gave_up" not in kinds
+        assert wait_for(lambda: sup.pid("flaky") is not None)  # run 7 keeps running
+        assert sup.restarts("flaky") == 6 and sup.crash_looping() == {}
+        status = json.loads((tmp_path / "status" / "flaky.json").read_text())
+        assert status["attempts"] == 6 and status["crash_looping"] is False
+        assert [r["delay_ms"] for r in status["records"]] == [r.delay_ms for r in records]
+    finally:
+        sup.stop(grace=1)
+    assert no_zombie_children()
+
+
+def test_a_process_that_never_progresses_is_crash_looping_and_still_restarted(tmp_path: Path,
+                                                                              events):
+    script = COUNTING.format(progress="set()", exits=1000)
+    sup = Supervisor([ProcessSpec("bad", [sys.executable, "-c", script, str(tmp_path / "runs")],
+                                  tmp_path / "bad.log")], RestartPolicy(initial_ms=20, max_ms=40),
+                     on_event=events.append, pid_dir=tmp_path / "pids",
+                     status_dir=tmp_path / "status")
+    sup.start()
+    try:
+        assert wait_for(lambda: len(sup.records) >= 5, 20)
+        assert sup.crash_looping() == {"bad": "exited with status 3"}
+        assert [r.delay_ms for r in list(sup.records)[:5]] == [20, 40, 40, 40, 40]
+        status = json.loads((tmp_path / "status" / "bad.json").read_text())
+        assert status["crash_looping"] is True and status["last_error"] == "exited with status 3"
     finally:
         sup.stop(grace=1)
     assert no_zombie_children()
@@ -92,7 +140,7 @@ def test_restarts_within_policy_then_gives_up(tmp_path: Path, events, caplog):
 def test_restart_after_interval_keeps_others_running(tmp_path: Path, events):
     specs = [ProcessSpec("steady", SLEEPER, tmp_path / "steady.log"),
              ProcessSpec("victim", SLEEPER, tmp_path / "victim.log")]
-    sup = Supervisor(specs, max_restarts=3, restart_interval=0.3, on_event=events.append)
+    sup = Supervisor(specs, RestartPolicy(initial_ms=300), on_event=events.append)
     sup.start()
     try:
         steady, victim = sup.pid("steady"), sup.pid("victim")
@@ -106,7 +154,7 @@ def test_restart_after_interval_keeps_others_running(tmp_path: Path, events):
 
 
 def test_explicit_restart_does_not_use_the_policy(tmp_path: Path):
-    sup = Supervisor([ProcessSpec("p", SLEEPER, tmp_path / "p.log")], max_restarts=0)
+    sup = Supervisor([ProcessSpec("p", SLEEPER, tmp_path / "p.log")])
     sup.start()
     try:
         first = sup.pid("p")
@@ -114,7 +162,7 @@ def test_explicit_restart_does_not_use_the_policy(tmp_path: Path):
         second = sup.pid("p")
         assert second and second != first
         assert not psutil.pid_exists(first)
-        assert sup.restarts("p") == 0 and not sup.failed.is_set()
+        assert sup.restarts("p") == 0 and not sup.records
         with pytest.raises(KeyError):
             sup.restart("nope")
     finally:
@@ -154,11 +202,13 @@ def test_stop_kills_grandchildren_and_stubborn_groups(tmp_path: Path):
 
 def test_spawn_failure_follows_the_policy(tmp_path: Path, events):
     sup = Supervisor([ProcessSpec("ghost", ["/nonexistent/binary"], tmp_path / "g.log")],
-                     max_restarts=1, restart_interval=0.05, on_event=events.append)
+                     RestartPolicy(initial_ms=20, max_ms=40), on_event=events.append)
     sup.start()
     try:
-        assert sup.failed.wait(5)
-        assert [e.kind for e in events] == ["exited", "gave_up"]
+        assert wait_for(lambda: "ghost" in sup.crash_looping(), 5)
+        kinds = [e.kind for e in events]
+        assert kinds[:4] == ["exited", "exited", "exited", "crash_looping"]
+        assert "could not be started" in sup.crash_looping()["ghost"]
     finally:
         sup.stop(grace=0.5)
 
