@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from engine.security.private import private_dir
 from engine.statemgr.base import NodeExistsError, NoNodeError, StateError, StateManager
 from engine.statemgr.local_fs import LocalFileSystemStateManager
 
@@ -49,9 +50,12 @@ def __getattr__(name: str) -> Any:
 def open_state_manager(kind: str, *, root: str | Path | None = None,
                        zk_hosts: str | None = None, zk_root: str = "/heron",
                        lease_secs: float | None = None,
-                       zk_session_timeout: float | None = None) -> StateManager:
+                       zk_session_timeout: float | None = None,
+                       zk_auth_file: str | Path | None = None) -> StateManager:
     """Open the state manager named ``kind``: "local" (files under ``root``, default
-    ~/.heron/state) or "zookeeper" (``zk_hosts`` required, tree under ``zk_root``).
+    ~/.heron/state, owner-only) or "zookeeper" (``zk_hosts`` required, tree under
+    ``zk_root``; ``zk_auth_file``, an owner-only file holding a digest ``user:password``,
+    protects every node it creates with a digest ACL: docs/security.md).
 
     One entry point so the CLI, the scheduler and the tracker choose a manager the same
     way and fail with the same messages.
@@ -60,14 +64,20 @@ def open_state_manager(kind: str, *, root: str | Path | None = None,
         kwargs: dict[str, Any] = {}
         if lease_secs is not None:
             kwargs["lease_secs"] = lease_secs
+        if root is None:
+            # the heron home the default tree lives in is owner-only too
+            private_dir(DEFAULT_LOCAL_ROOT.expanduser().parent)
         return LocalFileSystemStateManager(DEFAULT_LOCAL_ROOT if root is None else root,
                                            **kwargs)
     if kind == "zookeeper":
         if not zk_hosts:
             raise StateError("the zookeeper state manager needs an address: --zk HOST:PORT")
-        from engine.statemgr.zookeeper import ZooKeeperStateManager
+        from engine.statemgr.zookeeper import ZooKeeperStateManager, read_digest_file
         zk_kwargs: dict[str, Any] = {}
         if zk_session_timeout is not None:
             zk_kwargs["session_timeout"] = zk_session_timeout
+        if zk_auth_file is not None:
+            zk_kwargs["auth"] = read_digest_file(zk_auth_file)
+            zk_kwargs["auth_source"] = str(zk_auth_file)
         return ZooKeeperStateManager(zk_hosts, zk_root, **zk_kwargs)
     raise StateError(f"unknown state manager {kind!r}; kinds: {', '.join(STATE_MANAGER_KINDS)}")

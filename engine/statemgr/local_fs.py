@@ -6,6 +6,10 @@ records the owning process, and this manager renews its leases from a background
 thread. A reader treats an ephemeral node as gone when its owner process no longer
 exists or its lease was not renewed in time, so a killed Topology Master's location
 disappears as it would from ZooKeeper.
+
+The tree is owner-only (docs/security.md): the root and every directory under it are
+created 0700 (an existing root another user owns or can write is refused with
+``UnsafePathError`` naming it), node files are written 0600.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import threading
 import time
 from pathlib import Path
 
+from engine.security.private import private_dir
 from engine.statemgr.base import NodeExistsError, NoNodeError, StateError, StateManager
 
 DEFAULT_LEASE_SECS = 10.0
@@ -27,10 +32,8 @@ _OWNER_SUFFIX = ".owner"
 class LocalFileSystemStateManager(StateManager):
     def __init__(self, root: Path | str, *, lease_secs: float = DEFAULT_LEASE_SECS) -> None:
         self.root = Path(root).expanduser()
-        try:
-            self.root.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise StateError(f"state root {self.root}: cannot create it: {exc}") from None
+        # owner-only: created 0700, or checked (UnsafePathError names it) when it exists
+        private_dir(self.root)
         self.lease_secs = lease_secs
         self._host = socket.gethostname()
         self._owned: set[str] = set()
@@ -44,7 +47,7 @@ class LocalFileSystemStateManager(StateManager):
 
     def _create(self, path: str, data: bytes, ephemeral: bool) -> None:
         target = self._file(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
+        target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         with self._lock:
             if self._get(path) is not None:
                 raise NodeExistsError(f"{path} already exists under {self.root}")
@@ -145,6 +148,7 @@ class LocalFileSystemStateManager(StateManager):
     def _atomic_write(target: Path, data: bytes) -> None:
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
         try:
+            os.fchmod(fd, 0o600)  # mkstemp's mode already; said here because it matters
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)
                 fh.flush()
