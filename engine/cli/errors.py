@@ -8,11 +8,14 @@ from compat.storm_api.local.errors import LocalEngineError
 from compat.storm_api.local.executors import FatalRunError
 from compat.storm_api.project import ProjectError
 from engine.plan.errors import PlanningError
+from engine.security.private import UnsafePathError
 from engine.serialization import SerializationError
 
-#: Bad input: the project, the topology definition, the options. Exit code 2.
+#: Bad input: the project, the topology definition, the options, and a directory or file
+#: another user owns or can write (the heron home, a state root, the runtime root, a
+#: digest file: docs/security.md). Exit code 2.
 USER_ERRORS: tuple[type[BaseException], ...] = (
-    ProjectError, ConfigError, PlanningError, TopologyDefinitionError)
+    ProjectError, ConfigError, PlanningError, TopologyDefinitionError, UnsafePathError)
 
 #: The topology started but could not run. Exit code 1.
 RUN_ERRORS: tuple[type[BaseException], ...] = (

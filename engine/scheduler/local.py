@@ -24,8 +24,10 @@ from typing import Any, Callable, Mapping
 from engine.executor.commands import executor_process
 from engine.executor.packing_wait import PACKING_PLAN_WAIT_SECS, wait_for_packing_plan
 from engine.launch import LaunchSpec, executor_name
+from engine.network.endpoints import ipc_dir
 from engine.packing import PackingPlan
 from engine.process import Supervisor, SupervisorEvent
+from engine.security.private import UnsafePathError, private_dir
 
 log = logging.getLogger("heron.scheduler")
 
@@ -102,8 +104,11 @@ class LocalScheduler:
                 self.packing = wait_for_packing_plan(self.state, self.spec.topology_name,
                                                      timeout=self.packing_wait,
                                                      where=self.spec.state.describe())
-            self.spec.log_dir.mkdir(parents=True, exist_ok=True)
-            self.spec.pid_dir.mkdir(parents=True, exist_ok=True)
+            # owner-only directories, and the runtime root (ipc sockets) checked before any
+            # process starts: another user's or a writable one is refused (UnsafePathError)
+            private_dir(self.spec.log_dir)
+            private_dir(self.spec.pid_dir)
+            ipc_dir(self.spec.topology_id)
             specs = [executor_process(self.spec, c, modules=self._modules)
                      for c in self.containers]
             self._supervisor = Supervisor(specs, self.spec.restart_policy,
@@ -185,6 +190,8 @@ class LocalScheduler:
 
 
 def _remove_ipc_dir(topology_id: str) -> None:
-    from engine.network.endpoints import ipc_dir
-
-    shutil.rmtree(ipc_dir(topology_id), ignore_errors=True)
+    try:
+        directory = ipc_dir(topology_id)
+    except UnsafePathError:
+        return  # a runtime root we refused to use holds nothing of ours to remove
+    shutil.rmtree(directory, ignore_errors=True)
