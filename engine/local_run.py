@@ -68,6 +68,7 @@ class HeronLocalRun:
         self.spec: LaunchSpec | None = None
         self.scheduler: Any = None
         self._state: Any = None
+        self._security: Any = None
         self.instances: dict[str, dict[str, str]] = {}
         self.exceptions: list[Any] = []
 
@@ -83,6 +84,8 @@ class HeronLocalRun:
                            capture_all=bool(self.capture_jsonl or self.keep_all
                                             or self.capture_sink is not None),
                            capture_all_streams=self.capture_all_streams)
+        from engine.security.guard import SocketSecurity
+        self._security = SocketSecurity.for_launch(self.spec)
         self.scheduler = LocalScheduler(self.spec, state=self._state)
         try:
             self.scheduler.launch()
@@ -98,7 +101,7 @@ class HeronLocalRun:
                 topology_name=self.spec.topology_name, topology_id=self.spec.topology_id))
             location = self._location()
             if drain > 0 and location is not None:
-                wait_drained(location.controller_endpoint, drain)
+                wait_drained(location.controller_endpoint, drain, security=self._security)
             self.poll_metrics()  # the counts the summary shows, after the drain
         except Exception:
             pass
@@ -118,7 +121,8 @@ class HeronLocalRun:
         location = self._location()
         if location is None:
             return None
-        return request(location.controller_endpoint, message, timeout)
+        return request(location.controller_endpoint, message, timeout,
+                       security=self._security)
 
     def poll_metrics(self) -> None:
         try:

@@ -14,6 +14,7 @@ failures (a state manager or a process that does not answer).
 from __future__ import annotations
 
 import functools
+import os
 import shutil
 import sys
 import time
@@ -54,13 +55,32 @@ class Env:
     state_root: Path
     zk_hosts: str | None
     zk_root: str
+    #: the owner-only file holding the ZooKeeper digest user:password (--zk-auth)
+    zk_auth_file: Path | None = None
 
     def state_spec(self) -> Any:
         from engine.launch import StateManagerSpec
 
         if self.state_kind == "zookeeper":
-            return StateManagerSpec(kind="zookeeper", zk_hosts=self.zk_hosts, zk_root=self.zk_root)
+            return StateManagerSpec(kind="zookeeper", zk_hosts=self.zk_hosts, zk_root=self.zk_root,
+                                    zk_auth_file=str(self.zk_auth_file) if self.zk_auth_file
+                                    else None)
         return StateManagerSpec(kind="local", root=str(self.state_root))
+
+    def launch_state_spec(self, working_dir: Path) -> Any:
+        """The state spec a submission's processes get: the digest, if any, copied into
+        ``working_dir/secrets/zk-auth`` (owner-only), so they never depend on the user's
+        file staying where it is, and launch.json names a path, never the digest."""
+        from engine.security.private import private_dir, write_private_file
+        from engine.statemgr.zookeeper import read_digest_file
+
+        spec = self.state_spec()
+        if spec.zk_auth_file:
+            private_dir(working_dir)
+            copy = working_dir / "secrets" / "zk-auth"
+            write_private_file(copy, read_digest_file(spec.zk_auth_file).encode())
+            spec.zk_auth_file = str(copy)
+        return spec
 
     def open_state(self) -> Any:
         from engine.statemgr import StateError
@@ -77,8 +97,37 @@ class Env:
         return self.home / "topologies" / name
 
 
+def zk_auth_file(path: Path | None, state_kind: str) -> Path | None:
+    """The checked ``--zk-auth`` file (or ``$HERON_ZK_AUTH_FILE``'s) for ``state_kind``:
+    BadInput when it is missing or malformed or given with the local state manager on
+    the command line (the variable is ignored there); UnsafePathError when it is a
+    symlink, another user's or readable by others."""
+    from engine.statemgr.zookeeper import DigestFileError, read_digest_file
+
+    if path is None:
+        return None
+    if state_kind != "zookeeper":
+        source = click.get_current_context().get_parameter_source("zk_auth")
+        if source == click.core.ParameterSource.COMMANDLINE:
+            raise BadInput("--zk-auth goes with the zookeeper state manager "
+                           "(--state-manager zookeeper --zk HOST:PORT)")
+        return None
+    path = Path(os.path.abspath(path.expanduser()))  # not resolved: a symlink is refused
+    try:
+        read_digest_file(path)
+    except DigestFileError as exc:
+        raise BadInput(f"--zk-auth {exc}") from None
+    return path
+
+
+ZK_AUTH_HELP = ("An owner-only (0600) file holding the ZooKeeper digest user:password: the "
+                "state's nodes get a digest ACL for it alone. Env: HERON_ZK_AUTH_FILE.")
+
+
 def common_options(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """--home, --state-root, --state-manager, --zk, --zk-root, folded into ``env: Env``."""
+    """--home, --state-root, --state-manager, --zk, --zk-root, --zk-auth, folded into
+    ``env: Env``. The home is created owner-only, or refused (exit 2, naming it) when
+    another user owns it or can write it."""
 
     @click.option("--home", envvar="HERON_HOME", default=DEFAULT_HOME, show_default=True,
                   type=click.Path(path_type=Path),
@@ -90,13 +139,21 @@ def common_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     @click.option("--zk", "zk_hosts", metavar="HOST:PORT[,...]", help="ZooKeeper ensemble.")
     @click.option("--zk-root", default="/heron", show_default=True,
                   help="ZooKeeper path of the state tree.")
+    @click.option("--zk-auth", "zk_auth", metavar="FILE", envvar="HERON_ZK_AUTH_FILE",
+                  type=click.Path(path_type=Path), help=ZK_AUTH_HELP)
     @functools.wraps(fn)
     def wrapper(*args: Any, home: Path, state_root: Path | None, state_kind: str,
-                zk_hosts: str | None, zk_root: str, **kwargs: Any) -> Any:
-        home = home.expanduser().resolve()
-        env = Env(home, state_kind, (state_root or home / "state").expanduser().resolve(),
-                  zk_hosts, zk_root)
-        return _run_reporting_errors(fn, *args, env=env, **kwargs)
+                zk_hosts: str | None, zk_root: str, zk_auth: Path | None, **kwargs: Any) -> Any:
+        def call() -> Any:
+            from engine.security.private import private_dir
+
+            resolved = private_dir(home.expanduser().resolve())
+            env = Env(resolved, state_kind,
+                      (state_root or resolved / "state").expanduser().resolve(), zk_hosts,
+                      zk_root, zk_auth_file(zk_auth, state_kind))
+            return fn(*args, env=env, **kwargs)
+
+        return _run_reporting_errors(call)
 
     return wrapper
 
@@ -131,6 +188,18 @@ def _require_topology(state: Any, name: str) -> Any:
     return topology
 
 
+def topology_security(state: Any, name: str) -> Any:
+    """The SocketSecurity the CLI needs to reach ``name``'s engine processes: every one
+    of them refuses a client without the topology's keys."""
+    from engine.security.guard import SocketSecurity
+    from engine.security.keys import KeysError, keys_from_state
+
+    try:
+        return SocketSecurity(keys_from_state(state, name))
+    except KeysError as exc:
+        raise CommandError(str(exc)) from None
+
+
 def ask_topology_master(env: Env, name: str, build: Callable[[Any, Any], Any],
                         failing: str) -> Any:
     """Send the message ``build(stored topology, TM location)`` to the running Topology
@@ -143,13 +212,15 @@ def ask_topology_master(env: Env, name: str, build: Callable[[Any, Any], Any],
     try:
         topology = _require_topology(state, name)
         tm = state.get("tmanagers", name)
+        security = topology_security(state, name)
     finally:
         state.close()
     if tm is None or not tm.controller_endpoint:
         raise CommandError(f"{failing}: its Topology Master is not running "
                            f"(no tmanagers/{name} in {env.state_spec().describe()})")
     try:
-        return request(tm.controller_endpoint, build(topology, tm), timeout=TM_TIMEOUT_SECS)
+        return request(tm.controller_endpoint, build(topology, tm), timeout=TM_TIMEOUT_SECS,
+                       security=security)
     except RequestTimeout:
         raise CommandError(f"{failing}: its Topology Master at {tm.controller_endpoint} did "
                            f"not answer within {TM_TIMEOUT_SECS:g}s") from None
@@ -185,8 +256,10 @@ def submit_command(cluster: str, project: Path, name: str | None, env_name: str 
     from engine.launch import Submission
     from engine.packing import PackingError
     from engine.scheduler import SchedulerStartError, start_detached, wait_until_serving
+    from engine.security.private import runtime_root
     from engine.submission import load_topology
 
+    runtime_root()  # where the ipc sockets go: refused (exit 2, naming it) before anything starts
     cli_options = parse_cli_options(options)
     loaded = load_topology(project, name=name, env=env_name, config_file=config_file,
                            cli_options=cli_options, ackers=ackers, workers=workers)
@@ -202,7 +275,8 @@ def submit_command(cluster: str, project: Path, name: str | None, env_name: str 
         working_dir = env.working_dir(topology_name)
         _prepare_working_dir(working_dir, topology_name)
         try:
-            spec = deploy(loaded, state=state, state_spec=env.state_spec(), working_dir=working_dir,
+            spec = deploy(loaded, state=state, state_spec=env.launch_state_spec(working_dir),
+                          working_dir=working_dir,
                           submission=Submission(
                               project=str(Path(project).resolve()), name=topology_name,
                               env=loaded.env,
@@ -275,12 +349,14 @@ def kill_command(name: str, wait_secs: float, env: Env) -> None:
     try:
         topology = _require_topology(state, name)
         tm = state.get("tmanagers", name)
+        security = topology_security(state, name)
         if tm is not None and tm.controller_endpoint:
             try:
                 request(tm.controller_endpoint, tmanager_pb2.TopologyDeactivateRequest(
                     topology_name=name, topology_id=tm.topology_id or topology.id),
-                    timeout=min(TM_TIMEOUT_SECS, max(wait_secs, 1.0)))
-                if wait_secs > 0 and not wait_drained(tm.controller_endpoint, wait_secs):
+                    timeout=min(TM_TIMEOUT_SECS, max(wait_secs, 1.0)), security=security)
+                if wait_secs > 0 and not wait_drained(tm.controller_endpoint, wait_secs,
+                                                      security=security):
                     click.echo(f"{name!r} was still moving tuples after {wait_secs:g}s; "
                                "stopping it anyway", err=True)
             except RequestTimeout:
@@ -292,7 +368,7 @@ def kill_command(name: str, wait_secs: float, env: Env) -> None:
             try:
                 response = request(scheduler.http_endpoint,
                                    scheduler_pb2.KillTopologyRequest(topology_name=name),
-                                   timeout=KILL_TIMEOUT_SECS)
+                                   timeout=KILL_TIMEOUT_SECS, security=security)
                 if response.status.status != common_pb2.OK:
                     raise CommandError(f"the scheduler refused to kill {name!r}: "
                                        f"{response.status.message}")
@@ -306,6 +382,8 @@ def kill_command(name: str, wait_secs: float, env: Env) -> None:
                        f"from their pid files and removed its state")
     finally:
         state.close()
+    # the submission's copy of the ZooKeeper digest goes with the topology (logs stay)
+    (env.working_dir(name) / "secrets" / "zk-auth").unlink(missing_ok=True)
     click.echo(f"killed topology {name!r}")
 
 
@@ -389,13 +467,15 @@ def restart_command(name: str, container: int, env: Env) -> None:
     try:
         _require_topology(state, name)
         scheduler = state.get("schedulers", name)
+        security = topology_security(state, name)
     finally:
         state.close()
     if scheduler is None or not scheduler.http_endpoint:
         raise CommandError(f"the scheduler of {name!r} is not running (no schedulers/{name})")
     try:
         response = request(scheduler.http_endpoint, scheduler_pb2.RestartTopologyRequest(
-            topology_name=name, container_index=container), timeout=RESTART_TIMEOUT_SECS)
+            topology_name=name, container_index=container), timeout=RESTART_TIMEOUT_SECS,
+            security=security)
     except RequestTimeout:
         raise CommandError(f"the scheduler of {name!r} did not answer within "
                            f"{RESTART_TIMEOUT_SECS:g}s") from None

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import click
 
-from engine.cli.topology_commands import BadInput, CommandError, Env, common_options
+from engine.cli.topology_commands import (BadInput, CommandError, Env, common_options,
+                                          topology_security)
 
 UPDATE_TIMEOUT_SECS = 30.0
 
@@ -40,6 +41,7 @@ def update_command(name: str, parallelism: tuple[str, ...], container_number: in
         except UpdateError as exc:
             raise BadInput(f"cannot update {name!r}: {exc}") from None
         scheduler = state.get("schedulers", name)
+        security = None if dry_run else topology_security(state, name)
         if not dry_run:
             if scheduler is None or not scheduler.http_endpoint:
                 raise CommandError(f"the scheduler of {name!r} is not running (no "
@@ -77,7 +79,8 @@ def update_command(name: str, parallelism: tuple[str, ...], container_number: in
     try:
         response = request(scheduler.http_endpoint, scheduler_pb2.UpdateTopologyRequest(
             current_packing_plan=plan.current.to_proto(),
-            proposed_packing_plan=plan.proposed.to_proto()), timeout=UPDATE_TIMEOUT_SECS)
+            proposed_packing_plan=plan.proposed.to_proto()), timeout=UPDATE_TIMEOUT_SECS,
+            security=security)
     except RequestTimeout:
         raise CommandError(f"the scheduler of {name!r} did not answer within "
                            f"{UPDATE_TIMEOUT_SECS:g}s; the new packing plan is stored and the "

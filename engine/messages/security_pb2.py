@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1aheron/proto/security.proto\x12\x14heron.proto.security\"b\n\x0cTopologyKeys\x12\x15\n\rtopology_name\x18\x01 \x01(\t\x12\x12\n\npublic_key\x18\x02 \x01(\x0c\x12\x12\n\nsecret_key\x18\x03 \x01(\x0c\x12\x13\n\x0btopology_id\x18\x04 \x01(\t')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1aheron/proto/security.proto\x12\x14heron.proto.security\"u\n\x0cTopologyKeys\x12\x15\n\rtopology_name\x18\x01 \x01(\t\x12\x12\n\npublic_key\x18\x02 \x01(\x0c\x12\x12\n\nsecret_key\x18\x03 \x01(\x0c\x12\x13\n\x0btopology_id\x18\x04 \x01(\t\x12\x11\n\tplaintext\x18\x05 \x01(\x08')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -32,5 +32,5 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'heron.proto.security_pb2', 
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_TOPOLOGYKEYS']._serialized_start=52
-  _globals['_TOPOLOGYKEYS']._serialized_end=150
+  _globals['_TOPOLOGYKEYS']._serialized_end=169
 # @@protoc_insertion_point(module_scope)

@@ -15,6 +15,7 @@ import zmq
 from engine.launch import LaunchSpec, metricsmgr_id, metrics_socket_name
 from engine.messages import metrics_pb2, tmanager_pb2
 from engine.metricsmgr.prometheus import LatestMetricsCollector, PrometheusEndpoint
+from engine.security.guard import SocketSecurity
 from engine.network import MalformedMessage, bind_router, connect_dealer, decode, encode, ipc_endpoint
 
 log = logging.getLogger("heron.metricsmgr")
@@ -44,6 +45,8 @@ class MetricsManager:
         self.id = metricsmgr_id(container)
         self.state = state
         self.ctx = zmq.Context()
+        #: the Metrics Manager only connects out over TCP (to the Topology Master)
+        self.security = SocketSecurity.for_launch(spec)
         self.sock, self.endpoint = bind_router(
             self.ctx, ipc_endpoint(spec.topology_id, metrics_socket_name(container)), mandatory=False)
         self.publishers: dict[bytes, Any] = {}
@@ -126,7 +129,8 @@ class MetricsManager:
         if location.server_endpoint != self.tm_endpoint:
             if self.tm is not None:
                 self.tm.close(linger=0)
-            self.tm = connect_dealer(self.ctx, location.server_endpoint, self.id, sndhwm=10)
+            self.tm = connect_dealer(self.ctx, location.server_endpoint, self.id, sndhwm=10,
+                                     security=self.security)
             self.tm_endpoint = location.server_endpoint
         return True
 

@@ -3,11 +3,14 @@ command-line clients."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import zmq
 
 from engine.network.codec import MalformedMessage, decode, encode
+
+if TYPE_CHECKING:
+    from engine.security.guard import ConnectionGuard, SocketSecurity
 
 #: bounded linger: a process never hangs on exit waiting for a dead peer
 LINGER_MS = 1000
@@ -24,10 +27,29 @@ def new_context() -> zmq.Context:
     return zmq.Context()
 
 
+class InsecureSocketError(ValueError):
+    """A TCP socket was about to be opened without the topology's security."""
+
+
+def _is_tcp(endpoint: str) -> bool:
+    return endpoint.startswith("tcp://")
+
+
 def bind_router(ctx: zmq.Context, endpoint: str, *, sndhwm: int = 1000, rcvhwm: int = 1000,
-                mandatory: bool = True) -> tuple[zmq.Socket, str]:
+                mandatory: bool = True, guard: "ConnectionGuard | None" = None,
+                kind: str = "") -> tuple[zmq.Socket, str]:
     """A ROUTER bound to ``endpoint`` (``tcp://127.0.0.1:0`` picks a free port); returns the
-    socket and the endpoint peers should connect to."""
+    socket and the endpoint peers should connect to.
+
+    A TCP endpoint needs ``guard`` (the process's ConnectionGuard): the socket then
+    accepts only peers holding the topology's keys, and its refusals are counted under
+    ``kind``. ipc endpoints live in owner-only directories and need no guard.
+    """
+    if _is_tcp(endpoint):
+        if guard is None:
+            raise InsecureSocketError(f"{endpoint}: engine TCP sockets must be secured with "
+                                      f"the topology's keys")
+        guard.security.check_endpoint(endpoint)
     sock = ctx.socket(zmq.ROUTER)
     sock.setsockopt(zmq.LINGER, LINGER_MS)
     sock.setsockopt(zmq.SNDHWM, sndhwm)
@@ -35,18 +57,33 @@ def bind_router(ctx: zmq.Context, endpoint: str, *, sndhwm: int = 1000, rcvhwm: 
     if mandatory:
         # Sending to a peer that is not connected raises instead of dropping silently.
         sock.setsockopt(zmq.ROUTER_MANDATORY, 1)
-    sock.bind(endpoint)
+    if guard is not None and _is_tcp(endpoint):
+        guard.secure_server(sock, kind or "tcp")
+    try:
+        sock.bind(endpoint)
+    except zmq.ZMQError:
+        sock.close(linger=0)
+        raise
+    if guard is not None and _is_tcp(endpoint):
+        guard.watch(sock, kind or "tcp")
     actual = sock.getsockopt(zmq.LAST_ENDPOINT).decode()
     return sock, actual
 
 
 def connect_dealer(ctx: zmq.Context, endpoint: str, identity: str, *, sndhwm: int = 1000,
-                   rcvhwm: int = 1000) -> zmq.Socket:
+                   rcvhwm: int = 1000, security: "SocketSecurity | None" = None) -> zmq.Socket:
+    """A DEALER connected to ``endpoint``; a TCP endpoint needs the topology's
+    ``security`` (a server refuses a client without it during the handshake)."""
+    if _is_tcp(endpoint) and security is None:
+        raise InsecureSocketError(f"{endpoint}: engine TCP connections must be secured with "
+                                  f"the topology's keys")
     sock = ctx.socket(zmq.DEALER)
     sock.setsockopt(zmq.LINGER, LINGER_MS)
     sock.setsockopt(zmq.SNDHWM, sndhwm)
     sock.setsockopt(zmq.RCVHWM, rcvhwm)
     sock.setsockopt(zmq.IDENTITY, identity.encode())
+    if security is not None and _is_tcp(endpoint):
+        security.client(sock)
     sock.connect(endpoint)
     return sock
 
@@ -55,8 +92,13 @@ class RequestTimeout(Exception):
     """The peer did not answer in time; the text names the endpoint."""
 
 
-def request(endpoint: str, message: Any, timeout: float, *, identity: str | None = None) -> Any:
+def request(endpoint: str, message: Any, timeout: float, *, identity: str | None = None,
+            security: "SocketSecurity | None" = None) -> Any:
     """Send one message to a ROUTER at ``endpoint`` and return its decoded reply.
+
+    ``security`` (the topology's keys) is required for a TCP endpoint. A server that
+    refuses our keys looks like one that does not answer: the handshake fails and no
+    reply comes, which the timeout reports.
 
     A fresh context per call keeps command-line clients simple; every socket is closed
     with bounded linger whatever happens.
@@ -66,7 +108,8 @@ def request(endpoint: str, message: Any, timeout: float, *, identity: str | None
 
     ctx = zmq.Context()
     try:
-        sock = connect_dealer(ctx, endpoint, identity or f"client-{os.getpid()}-{uuid.uuid4().hex[:8]}")
+        sock = connect_dealer(ctx, endpoint, identity or f"client-{os.getpid()}-{uuid.uuid4().hex[:8]}",
+                              security=security)
         try:
             sock.send_multipart(encode(message))
             if not sock.poll(int(timeout * 1000)):

@@ -28,6 +28,8 @@ import zmq
 
 from engine.launch import LaunchError, LaunchSpec
 from engine.messages import common_pb2, scheduler_pb2
+from engine.security.guard import ConnectionGuard
+from engine.security.keys import KeysError
 from engine.network import MalformedMessage, bind_router, decode, encode
 from engine.process import write_pid_file
 from engine.packing.plan import PackingPlan
@@ -88,7 +90,13 @@ class SchedulerService:
     def run(self) -> int:
         name = self.spec.topology_name
         ctx = zmq.Context()
-        sock, endpoint = bind_router(ctx, "tcp://127.0.0.1:0")
+        try:
+            guard = ConnectionGuard.for_launch(ctx, self.spec, process="scheduler")
+        except KeysError as exc:
+            log.error("%s", exc)
+            ctx.term()
+            return 1
+        sock, endpoint = bind_router(ctx, "tcp://127.0.0.1:0", guard=guard, kind="scheduler")
         try:
             try:
                 self.scheduler.launch()
@@ -109,6 +117,7 @@ class SchedulerService:
             return self._serve(sock)
         finally:
             sock.close(linger=1000)
+            guard.stop()
             ctx.term()
 
     def _serve(self, sock: zmq.Socket) -> int:

@@ -14,6 +14,7 @@ from engine.launch import (LaunchSpec, local_socket_name, metrics_socket_name,
                            stmgr_id)
 from engine.messages import (metrics_pb2, stmgr_pb2, tmanager_pb2,
                              topology_pb2, tuple_pb2)
+from engine.security.guard import ConnectionGuard
 from engine.network import (DATA_HWM, MalformedMessage, bind_router, connect_dealer, decode, encode,
                             ipc_endpoint, type_frame)
 from compat.storm_api.config import reliability, with_defaults
@@ -51,6 +52,7 @@ class StreamManager:
         #: instance id -> task id, from the packing plan
         self.expected = expected
         self.ctx = zmq.Context()
+        self.guard = ConnectionGuard.for_launch(self.ctx, spec, process=self.id)
         tid = spec.topology_id
         self.local, self.local_endpoint = bind_router(
             self.ctx, ipc_endpoint(tid, local_socket_name(container, spout=False)), sndhwm=DATA_HWM,
@@ -59,7 +61,8 @@ class StreamManager:
             self.ctx, ipc_endpoint(tid, local_socket_name(container, spout=True)), sndhwm=DATA_HWM,
             rcvhwm=DATA_HWM)
         self.data, self.data_endpoint = bind_router(self.ctx, "tcp://127.0.0.1:0",
-                                                     sndhwm=DATA_HWM, rcvhwm=DATA_HWM)
+                                                     sndhwm=DATA_HWM, rcvhwm=DATA_HWM,
+                                                     guard=self.guard, kind="data")
         self.metrics = connect_dealer(self.ctx, ipc_endpoint(tid, metrics_socket_name(container)),
                                       self.id, sndhwm=10)
         self.outbox = Outbox()
@@ -365,7 +368,8 @@ class StreamManager:
         if self.tm is not None:
             self.tm.close(linger=0)
         log.info("connecting to the topology master at %s", endpoint)
-        self.tm = connect_dealer(self.ctx, endpoint, self.id, sndhwm=100)
+        self.tm = connect_dealer(self.ctx, endpoint, self.id, sndhwm=100,
+                                 security=self.guard.security)
         self.tm_endpoint = endpoint
         self.tm_registered = False
         self._register_with_tm()
@@ -465,7 +469,8 @@ class StreamManager:
             if current is not None:
                 self.outbox.forget(record.id)
                 current[1].close(linger=0)
-            sock = connect_dealer(self.ctx, record.data_endpoint, self.id, sndhwm=DATA_HWM)
+            sock = connect_dealer(self.ctx, record.data_endpoint, self.id, sndhwm=DATA_HWM,
+                                  security=self.guard.security)
             self.peers[record.id] = (record.data_endpoint, sock)
             log.info("connected to %s at %s", record.id, record.data_endpoint)
         state = topology_pb2.TopologyState.Name(pplan.topology.state)
@@ -485,6 +490,7 @@ class StreamManager:
                             ("__tuples-sent", self.counts["tuples_out"]),
                             ("__tuples-dropped", self.counts["dropped"] + self.outbox.dropped),
                             ("__malformed-messages", self.counts["malformed"]),
+                            ("__connections-refused", self.guard.refused),
                             ("__buffered-bytes", self.outbox.buffered_bytes),
                             ("__backpressure", int(self.bp.paused)),
                             ("__backpressure-initiated", int(self.bp.initiated)),
@@ -515,4 +521,5 @@ class StreamManager:
                      *(p[1] for p in self.peers.values())]:
             if sock is not None:
                 sock.close(linger=500)
+        self.guard.stop()
         self.ctx.term()

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import time
 
+from typing import Any
+
 from engine.messages import tmanager_pb2
 from engine.network.sockets import RequestTimeout, request
 
@@ -18,9 +20,12 @@ SNAPSHOT_INTERVAL = 1.2
 _MOVING = ("__tuples-received", "__tuples-sent", "__execute-count", "__emit-count")
 
 
-def metrics_snapshot(controller_endpoint: str, timeout: float = 2.0) -> dict[str, dict[str, str]]:
-    """instance id -> {metric name: value}, from the Topology Master."""
-    response = request(controller_endpoint, tmanager_pb2.MetricRequest(), timeout)
+def metrics_snapshot(controller_endpoint: str, timeout: float = 2.0, *,
+                     security: Any) -> dict[str, dict[str, str]]:
+    """instance id -> {metric name: value}, from the Topology Master (``security``: the
+    topology's SocketSecurity)."""
+    response = request(controller_endpoint, tmanager_pb2.MetricRequest(), timeout,
+                       security=security)
     out: dict[str, dict[str, str]] = {}
     for task_metric in response.metric:
         values = out.setdefault(task_metric.instance_id, {})
@@ -36,15 +41,16 @@ def _signature(snapshot: dict[str, dict[str, str]]) -> tuple[tuple, int]:
     return moving, buffered
 
 
-def wait_drained(controller_endpoint: str, timeout: float) -> bool:
+def wait_drained(controller_endpoint: str, timeout: float, *, security: Any) -> bool:
     """True once the topology is quiet, False when ``timeout`` passes first (or the
     Topology Master stops answering)."""
     deadline = time.monotonic() + timeout
     previous = None
     while time.monotonic() < deadline:
         try:
-            current = _signature(metrics_snapshot(controller_endpoint,
-                                                  timeout=max(0.1, min(2.0, deadline - time.monotonic()))))
+            current = _signature(metrics_snapshot(
+                controller_endpoint, timeout=max(0.1, min(2.0, deadline - time.monotonic())),
+                security=security))
         except RequestTimeout:
             return False
         if previous is not None and current == previous and current[1] == 0:

@@ -8,10 +8,11 @@ from typing import Any
 
 import zmq
 
-from engine.launch import LaunchSpec, stmgr_id
+from engine.launch import TMANAGER, LaunchSpec, stmgr_id
 from engine.messages import (common_pb2, physical_plan_pb2, stmgr_pb2, tmanager_pb2,
                              topology_pb2)
 from engine.network import MalformedMessage, bind_router, decode, encode
+from engine.security.guard import ConnectionGuard
 from engine.statemgr import NodeExistsError
 
 log = logging.getLogger("heron.tmanager")
@@ -26,6 +27,8 @@ ESTABLISH_INTERVAL = 1.0
 #: container's tuples
 STMGR_SILENT_SECS = 15.0
 OK = common_pb2.OK
+#: the component name the Topology Master's own metrics are listed under
+TMANAGER_COMPONENT = "__tmanager__"
 
 
 class TopologyMaster:
@@ -34,9 +37,12 @@ class TopologyMaster:
         self.name = spec.topology_name
         self.state = state
         self.ctx = zmq.Context()
-        self.server, self.server_endpoint = bind_router(self.ctx, "tcp://127.0.0.1:0", mandatory=False)
-        self.controller, self.controller_endpoint = bind_router(self.ctx, "tcp://127.0.0.1:0",
-                                                                mandatory=False)
+        self.guard = ConnectionGuard.for_launch(self.ctx, spec, process="tmanager")
+        self.server, self.server_endpoint = bind_router(self.ctx, "tcp://127.0.0.1:0",
+                                                        mandatory=False, guard=self.guard,
+                                                        kind="tmanager")
+        self.controller, self.controller_endpoint = bind_router(
+            self.ctx, "tcp://127.0.0.1:0", mandatory=False, guard=self.guard, kind="controller")
         self.topology: Any = None
         self.packing: Any = None
         self.absent: set[str] = set()
@@ -146,7 +152,7 @@ class TopologyMaster:
             del self.stmgrs[sid]
             self.last_heartbeat.pop(sid, None)
         for key in [k for k in self.metrics if k[1] not in self._live_instance_ids(stored)
-                    and k[0] not in ("__stmgr__", "__metricsmgr__")]:
+                    and k[0] not in ("__stmgr__", "__metricsmgr__", TMANAGER_COMPONENT)]:
             del self.metrics[key]
         self.absent = expected - set(self.stmgrs)
         if not self.absent:
@@ -316,6 +322,9 @@ class TopologyMaster:
     def _metric_response(self, request: Any) -> Any:
         response = tmanager_pb2.MetricResponse()
         response.status.status = OK
+        # The Topology Master's own figures, beside what the Metrics Managers forward.
+        self.metrics[(TMANAGER_COMPONENT, TMANAGER)] = {
+            "__connections-refused": str(self.guard.refused)}
         wanted = set(request.metric)
         for (component, instance), values in sorted(self.metrics.items()):
             if request.component_name and component != request.component_name:
@@ -331,6 +340,7 @@ class TopologyMaster:
     def close(self) -> None:
         self.server.close(linger=200)
         self.controller.close(linger=200)
+        self.guard.stop()
         self.ctx.term()
 
 

@@ -139,7 +139,8 @@ class TopologyRecord:
             raise Unavailable(f"the Topology Master of {self.name!r} is not running (no "
                               f"tmanagers/{self.name} in {self.tracker.describe_state()})")
         return TManagerClient(self.name, location.controller_endpoint,
-                              self.tracker.settings.tm_timeout)
+                              self.tracker.settings.tm_timeout,
+                              security=self.tracker.security(self.name))
 
     def pplan(self) -> Any:
         pplan = self.node("pplans")
@@ -194,6 +195,21 @@ class Tracker:
             return self._state.get(kind, name)
         except StateError as exc:
             raise Unavailable(f"state manager ({self.describe_state()}): {exc}") from None
+
+    def security(self, name: str) -> Any:
+        """The SocketSecurity that lets the tracker talk to ``name``'s Topology Master
+        (its keys, read from the state manager the tracker was given)."""
+        from engine.security.guard import SocketSecurity
+        from engine.security.keys import KeysError, TopologyKeys
+
+        message = self.read("keys", name)
+        if message is None:
+            raise Unavailable(f"topology {name!r} has no keys in {self.describe_state()} "
+                              f"(submitted by an older version? kill and resubmit it)")
+        try:
+            return SocketSecurity(TopologyKeys.from_proto(message, where=f"keys/{name}"))
+        except KeysError as exc:
+            raise Unavailable(str(exc)) from None
 
     def names(self) -> list[str]:
         from engine.statemgr import StateError
@@ -289,7 +305,8 @@ class Tracker:
                 location = self.read("tmanagers", name)
                 if location is None or not location.controller_endpoint:
                     continue
-                snapshot = TManagerClient(name, location.controller_endpoint, timeout).metrics()
+                snapshot = TManagerClient(name, location.controller_endpoint, timeout,
+                                          security=self.security(name)).metrics()
                 self.history.record(name, location.topology_id, snapshot)
             except Unavailable as exc:
                 log.debug("no metrics of %s: %s", name, exc)

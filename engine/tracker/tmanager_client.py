@@ -37,14 +37,16 @@ class MetricsSnapshot:
 class TManagerClient:
     """Bounded requests to one Topology Master's controller endpoint."""
 
-    def __init__(self, topology: str, endpoint: str, timeout: float) -> None:
+    def __init__(self, topology: str, endpoint: str, timeout: float, *, security: Any) -> None:
         self.topology = topology
         self.endpoint = endpoint
         self.timeout = timeout
+        #: the topology's SocketSecurity: its Topology Master refuses anyone without it
+        self.security = security
 
     def _ask(self, message: Any) -> Any:
         try:
-            response = request(self.endpoint, message, self.timeout)
+            response = request(self.endpoint, message, self.timeout, security=self.security)
         except RequestTimeout:
             raise Unavailable(f"the Topology Master of {self.topology!r} did not answer within "
                               f"{self.timeout:g}s ({self.endpoint})") from None

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from engine.security.guard import SocketSecurity
+from engine.security.keys import keys_from_state
 from engine.messages import tmanager_pb2
 from engine.network.sockets import request
 from engine.statemgr import open_state_manager
@@ -28,8 +30,10 @@ def spout_emitted(state, name: str) -> int:
     location = state.get("tmanagers", name)
     if location is None:
         return -1
+    security = SocketSecurity(keys_from_state(state, name))
     response = request(location.controller_endpoint,
-                       tmanager_pb2.MetricRequest(component_name="word_spout"), timeout=5)
+                       tmanager_pb2.MetricRequest(component_name="word_spout"), timeout=5,
+                       security=security)
     return sum(int(m.value) for t in response.metric for m in t.metric
                if m.name == "word_spout/__emit-count")
 

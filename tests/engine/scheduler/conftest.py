@@ -10,6 +10,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from engine.security.keys import TopologyKeys
 from engine.launch import LaunchSpec, StateManagerSpec, Submission
 from engine.messages import execution_state_pb2, topology_pb2
 from engine.packing import ContainerPlan, InstancePlan, PackingPlan, Resource
@@ -35,7 +36,10 @@ def launch_spec(tmp_path: Path, monkeypatch) -> LaunchSpec:
                       state=StateManagerSpec(kind="local", root=str(tmp_path / "state")),
                       restart_backoff_initial_ms=200)
     spec.save()
+    keys = TopologyKeys.generate("wc", spec.topology_id)
+    keys.save(spec.home)
     sm = LocalFileSystemStateManager(spec.state.root)
+    sm.create("keys", "wc", keys.to_proto())
     sm.create("topologies", "wc", topology_pb2.Topology(id=spec.topology_id, name="wc"))
     sm.create("packingplans", "wc", two_container_plan().to_proto())
     sm.create("executionstate", "wc", execution_state_pb2.ExecutionState(

@@ -12,6 +12,7 @@ import psutil
 import pytest
 import zmq
 
+from engine.security.guard import SocketSecurity
 from engine.messages import common_pb2, scheduler_pb2
 from engine.network import request
 from engine.statemgr import LocalFileSystemStateManager
@@ -61,11 +62,14 @@ def test_service_serves_restart_and_kill(launch_spec, sweep, topology_processes)
         assert loc.http_endpoint.startswith("tcp://127.0.0.1:")
         assert loc.job_page_link[0].startswith("file://")
         assert wait_for(lambda: len(topology_processes()) == 1 + 3 + 1 + 8)
+        security = SocketSecurity.for_launch(launch_spec)
 
-        # Malformed input is dropped; the service keeps answering.
+        # Malformed input from a client holding the keys is dropped; the service keeps
+        # answering. (Clients without them never get a frame in: tests/engine/security.)
         ctx = zmq.Context()
         sock = ctx.socket(zmq.DEALER)
         sock.setsockopt(zmq.LINGER, 0)
+        security.client(sock)
         sock.connect(loc.http_endpoint)
         sock.send_multipart([b"not.a.Type", b"\x00garbage"])
         sock.send_multipart([b"one frame"])
@@ -74,17 +78,17 @@ def test_service_serves_restart_and_kill(launch_spec, sweep, topology_processes)
         ctx.term()
 
         ok = request(loc.http_endpoint, scheduler_pb2.RestartTopologyRequest(
-            topology_name="wc", container_index=2), timeout=30)
+            topology_name="wc", container_index=2), timeout=30, security=security)
         assert ok.status.status == common_pb2.OK, ok.status.message
         bad = request(loc.http_endpoint, scheduler_pb2.RestartTopologyRequest(
-            topology_name="wc", container_index=9), timeout=30)
+            topology_name="wc", container_index=9), timeout=30, security=security)
         assert bad.status.status == common_pb2.NOTOK and "no container 9" in bad.status.message
         wrong = request(loc.http_endpoint, scheduler_pb2.KillTopologyRequest(topology_name="other"),
-                        timeout=30)
+                        timeout=30, security=security)
         assert wrong.status.status == common_pb2.INVALID_TOPOLOGY_NAME
 
         done = request(loc.http_endpoint, scheduler_pb2.KillTopologyRequest(topology_name="wc"),
-                       timeout=60)
+                       timeout=60, security=security)
         assert done.status.status == common_pb2.OK
         assert proc.wait(15) == 0
         assert wait_for(lambda: topology_processes() == [], 10)

@@ -26,6 +26,8 @@ from engine.messages import (common_pb2, physical_plan_pb2, stmgr_pb2, tmanager_
                              tuple_pb2)
 from engine.network import bind_router, connect_dealer, decode, encode, ipc_dir
 from engine.packing.tasks import assign_task_ids
+from engine.security.guard import ConnectionGuard
+from engine.security.keys import TopologyKeys
 from engine.stmgr.manager import StreamManager
 from engine.submission import load_topology
 
@@ -60,8 +62,11 @@ def world(tmp_path):
     topology_id = f"{NAME}-{uuid.uuid4().hex[:12]}"
     spec = LaunchSpec(topology_name=NAME, topology_id=topology_id, working_dir=str(tmp_path),
                       submission=Submission(project=str(PROJECT), name=NAME))
+    keys = TopologyKeys.generate(NAME, topology_id)
+    keys.save(spec.home)
     ctx = zmq.Context()
-    tm, tm_endpoint = bind_router(ctx, "tcp://127.0.0.1:0")
+    guard = ConnectionGuard.start(ctx, keys, process="test")
+    tm, tm_endpoint = bind_router(ctx, "tcp://127.0.0.1:0", guard=guard, kind="tmanager")
     location = tmanager_pb2.TManagerLocation(topology_name=NAME, topology_id=topology_id,
                                              server_endpoint=tm_endpoint)
     tasks = assign_task_ids(plan)  # as the packing gives them
@@ -75,13 +80,14 @@ def world(tmp_path):
     sockets = [tm]
     try:
         yield dict(manager=manager, ctx=ctx, tm=tm, tasks=tasks, sink_task=sink_task,
-                   sink_id=sink_id, spec=spec, sockets=sockets)
+                   sink_id=sink_id, spec=spec, sockets=sockets, guard=guard)
     finally:
         running.clear()
         thread.join(10)
         manager.close()
         for sock in sockets:
             sock.close(linger=0)
+        guard.stop()
         ctx.term()
         shutil.rmtree(ipc_dir(topology_id), ignore_errors=True)  # its ipc socket files
 
@@ -131,9 +137,11 @@ def test_peer_tuples_and_end_marker_sent_before_the_plan_arrives_are_delivered(w
     tm.send_multipart([stmgr, *encode(ok)])
 
     # the peer's spout started first: its tuples and end marker arrive before our plan
-    peer_data, peer_endpoint = bind_router(ctx, "tcp://127.0.0.1:0")
+    peer_data, peer_endpoint = bind_router(ctx, "tcp://127.0.0.1:0", guard=world["guard"],
+                                           kind="data")
     world["sockets"].append(peer_data)
-    peer = connect_dealer(ctx, world["manager"].data_endpoint, "stmgr-2")
+    peer = connect_dealer(ctx, world["manager"].data_endpoint, "stmgr-2",
+                          security=world["guard"].security)
     world["sockets"].append(peer)
     batch = tuple_pb2.TupleBatch(src_task_id=spout_task, values=[b"v0", b"v1", b"v2"])
     batch.stream.component_name = "numbers"

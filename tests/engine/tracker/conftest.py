@@ -117,12 +117,17 @@ def spout_emitted(state_spec: StateManagerSpec, name: str) -> int:
     from engine.tracker.errors import Unavailable
     from engine.tracker.tmanager_client import TManagerClient
 
+    from engine.security.guard import SocketSecurity
+    from engine.security.keys import keys_from_state
+
     with state_spec.open() as state:
         location = state.get("tmanagers", name)
+        security = SocketSecurity(keys_from_state(state, name)) if location else None
     if location is None:
         return 0
     try:
-        snapshot = TManagerClient(name, location.controller_endpoint, 2.0).metrics()
+        snapshot = TManagerClient(name, location.controller_endpoint, 2.0,
+                                  security=security).metrics()
     except Unavailable:
         return 0
     return sum(int(v.get("__emit-count", 0)) for i, v in snapshot.values.items()

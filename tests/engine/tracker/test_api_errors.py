@@ -17,6 +17,7 @@ import zmq
 from engine.launch import StateManagerSpec, Submission
 from engine.messages import common_pb2, tmanager_pb2
 from engine.network import bind_router, decode, encode
+from engine.security.guard import ConnectionGuard
 from tests.engine.tracker.conftest import NAME, PROJECT, TM_TIMEOUT, client, tracker_app
 
 pytestmark = pytest.mark.timeout(60)
@@ -29,9 +30,12 @@ class StandInTopologyMaster:
     latency, and ExceptionLogRequest with one exception; ``silent`` stops all answers.
     One thread owns the socket."""
 
-    def __init__(self) -> None:
+    def __init__(self, launch) -> None:
         self.ctx = zmq.Context()
-        self.sock, self.endpoint = bind_router(self.ctx, "tcp://127.0.0.1:0", mandatory=False)
+        # secured like the real one: the tracker must present the topology's keys
+        self.guard = ConnectionGuard.for_launch(self.ctx, launch, process="standin-tm")
+        self.sock, self.endpoint = bind_router(self.ctx, "tcp://127.0.0.1:0", mandatory=False,
+                                               guard=self.guard, kind="controller")
         self.silent = threading.Event()
         self._stop = threading.Event()
         self.requests = 0
@@ -69,6 +73,7 @@ class StandInTopologyMaster:
         self._stop.set()
         self.thread.join(5)
         self.sock.close(linger=0)
+        self.guard.stop()
         self.ctx.term()
 
 
@@ -98,7 +103,7 @@ def submitted(tmp_path_factory):
 def standin_tm(submitted):
     """A stand-in Topology Master published at tmanagers/<name> for the test."""
     spec, launch = submitted
-    tm = StandInTopologyMaster()
+    tm = StandInTopologyMaster(launch)
     state = spec.open()
     state.create("tmanagers", NAME, tmanager_pb2.TManagerLocation(
         topology_name=NAME, topology_id=launch.topology_id, host="127.0.0.1",
