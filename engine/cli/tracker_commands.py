@@ -29,6 +29,10 @@ from typing import Any
 
 import click
 
+from engine.cli import topology_commands
+from engine.cli.topology_commands import ZK_AUTH_HELP
+from engine.security.private import private_dir
+
 DEFAULT_TRACKER_PORT = 8888
 DEFAULT_UI_PORT = 8889
 DEFAULT_TRACKER_URL = f"http://127.0.0.1:{DEFAULT_TRACKER_PORT}"
@@ -132,10 +136,14 @@ def serve(app: Any, sock: socket.socket, *, open_url: str | None = None) -> None
 
 
 def _run(fn: Any, *args: Any, **kwargs: Any) -> Any:
+    from engine.security.private import UnsafePathError
+
     try:
         return fn(*args, **kwargs)
     except CommandError as exc:
         _fail(str(exc), exc.code)
+    except UnsafePathError as exc:
+        _fail(str(exc), 2)
 
 
 # -- heron tracker ------------------------------------------------------------------------------
@@ -156,6 +164,8 @@ def _run(fn: Any, *args: Any, **kwargs: Any) -> Any:
 @click.option("--zk", "zk_hosts", metavar="HOST:PORT[,...]", help="ZooKeeper ensemble.")
 @click.option("--zk-root", default="/heron", show_default=True,
               help="ZooKeeper path of the state tree.")
+@click.option("--zk-auth", "zk_auth", metavar="FILE", envvar="HERON_ZK_AUTH_FILE",
+              type=click.Path(path_type=Path), help=ZK_AUTH_HELP)
 @click.option("--poll-interval", type=click.FloatRange(0.2, 3600), default=5.0,
               show_default=True, help="Seconds between metric snapshots of each topology.")
 @click.option("--history", "history_secs", type=click.FloatRange(10, 7 * 86400),
@@ -168,31 +178,38 @@ def _run(fn: Any, *args: Any, **kwargs: Any) -> Any:
               help="Open the page of topology NAME in a browser once serving.")
 def tracker_command(port: int, host: str, allow_remote: bool, home: Path,
                     state_root: Path | None, state_kind: str | None, zk_hosts: str | None,
-                    zk_root: str, poll_interval: float, history_secs: float, tm_timeout: float,
-                    no_ui: bool, open_name: str | None) -> None:
+                    zk_root: str, zk_auth: Path | None, poll_interval: float,
+                    history_secs: float, tm_timeout: float, no_ui: bool,
+                    open_name: str | None) -> None:
     """Serve the tracker's REST API (and the web page at /ui/) over the state manager and
     the Topology Masters. API docs: /docs and /openapi.json."""
     _run(_tracker, port=port, host=host, allow_remote=allow_remote, home=home,
          state_root=state_root, state_kind=state_kind, zk_hosts=zk_hosts, zk_root=zk_root,
-         poll_interval=poll_interval, history_secs=history_secs, tm_timeout=tm_timeout,
+         zk_auth=zk_auth, poll_interval=poll_interval, history_secs=history_secs, tm_timeout=tm_timeout,
          no_ui=no_ui, open_name=open_name)
 
 
 def _tracker(*, port: int, host: str, allow_remote: bool, home: Path, state_root: Path | None,
-             state_kind: str | None, zk_hosts: str | None, zk_root: str, poll_interval: float,
-             history_secs: float, tm_timeout: float, no_ui: bool, open_name: str | None) -> None:
+             state_kind: str | None, zk_hosts: str | None, zk_root: str, zk_auth: Path | None,
+             poll_interval: float, history_secs: float, tm_timeout: float, no_ui: bool,
+             open_name: str | None) -> None:
     from engine.launch import StateManagerSpec
     from engine.statemgr import StateError
     from engine.tracker import Tracker, TrackerSettings, create_app
     from engine.ui.pages import topology_path
 
     check_host(host, allow_remote)
-    home = home.expanduser().resolve()
+    home = private_dir(home.expanduser().resolve())
     kind = state_kind or ("zookeeper" if zk_hosts else "local")
+    try:
+        auth_file = topology_commands.zk_auth_file(zk_auth, kind)
+    except topology_commands.CommandError as exc:
+        raise BadInput(str(exc)) from None
     if kind == "zookeeper":
         if not zk_hosts:
             raise BadInput("--state-manager zookeeper needs --zk HOST:PORT[,HOST:PORT...]")
-        spec = StateManagerSpec(kind="zookeeper", zk_hosts=zk_hosts, zk_root=zk_root)
+        spec = StateManagerSpec(kind="zookeeper", zk_hosts=zk_hosts, zk_root=zk_root,
+                                zk_auth_file=str(auth_file) if auth_file else None)
     else:
         if zk_hosts:
             raise BadInput("--zk goes with the zookeeper state manager, not --state-manager local")
