@@ -78,7 +78,7 @@ def update_command(name: str, parallelism: tuple[str, ...], container_number: in
         return
     try:
         response = request(scheduler.http_endpoint, scheduler_pb2.UpdateTopologyRequest(
-            current_packing_plan=plan.current.to_proto(),
+            topology_name=name, current_packing_plan=plan.current.to_proto(),
             proposed_packing_plan=plan.proposed.to_proto()), timeout=UPDATE_TIMEOUT_SECS,
             security=security)
     except RequestTimeout:

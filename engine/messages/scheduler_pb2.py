@@ -26,7 +26,7 @@ from . import common_pb2 as heron_dot_proto_dot_common__pb2
 from . import packing_plan_pb2 as heron_dot_proto_dot_packing__plan__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bheron/proto/scheduler.proto\x12\x15heron.proto.scheduler\x1a\x18heron/proto/common.proto\x1a\x1eheron/proto/packing_plan.proto\"X\n\x11SchedulerLocation\x12\x15\n\rtopology_name\x18\x01 \x01(\t\x12\x15\n\rhttp_endpoint\x18\x02 \x01(\t\x12\x15\n\rjob_page_link\x18\x03 \x03(\t\",\n\x13KillTopologyRequest\x12\x15\n\rtopology_name\x18\x01 \x01(\t\"H\n\x16RestartTopologyRequest\x12\x15\n\rtopology_name\x18\x01 \x01(\t\x12\x17\n\x0f\x63ontainer_index\x18\x02 \x01(\x05\"\x96\x01\n\x15UpdateTopologyRequest\x12=\n\x14\x63urrent_packing_plan\x18\x01 \x01(\x0b\x32\x1f.heron.proto.system.PackingPlan\x12>\n\x15proposed_packing_plan\x18\x02 \x01(\x0b\x32\x1f.heron.proto.system.PackingPlan\"?\n\x11SchedulerResponse\x12*\n\x06status\x18\x01 \x01(\x0b\x32\x1a.heron.proto.system.Status')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bheron/proto/scheduler.proto\x12\x15heron.proto.scheduler\x1a\x18heron/proto/common.proto\x1a\x1eheron/proto/packing_plan.proto\"X\n\x11SchedulerLocation\x12\x15\n\rtopology_name\x18\x01 \x01(\t\x12\x15\n\rhttp_endpoint\x18\x02 \x01(\t\x12\x15\n\rjob_page_link\x18\x03 \x03(\t\",\n\x13KillTopologyRequest\x12\x15\n\rtopology_name\x18\x01 \x01(\t\"H\n\x16RestartTopologyRequest\x12\x15\n\rtopology_name\x18\x01 \x01(\t\x12\x17\n\x0f\x63ontainer_index\x18\x02 \x01(\x05\"\xad\x01\n\x15UpdateTopologyRequest\x12=\n\x14\x63urrent_packing_plan\x18\x01 \x01(\x0b\x32\x1f.heron.proto.system.PackingPlan\x12>\n\x15proposed_packing_plan\x18\x02 \x01(\x0b\x32\x1f.heron.proto.system.PackingPlan\x12\x15\n\rtopology_name\x18\x64 \x01(\t\"?\n\x11SchedulerResponse\x12*\n\x06status\x18\x01 \x01(\x0b\x32\x1a.heron.proto.system.Status')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -40,7 +40,7 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_RESTARTTOPOLOGYREQUEST']._serialized_start=248
   _globals['_RESTARTTOPOLOGYREQUEST']._serialized_end=320
   _globals['_UPDATETOPOLOGYREQUEST']._serialized_start=323
-  _globals['_UPDATETOPOLOGYREQUEST']._serialized_end=473
-  _globals['_SCHEDULERRESPONSE']._serialized_start=475
-  _globals['_SCHEDULERRESPONSE']._serialized_end=538
+  _globals['_UPDATETOPOLOGYREQUEST']._serialized_end=496
+  _globals['_SCHEDULERRESPONSE']._serialized_start=498
+  _globals['_SCHEDULERRESPONSE']._serialized_end=561
 # @@protoc_insertion_point(module_scope)

@@ -33,12 +33,14 @@ class RestartTopologyRequest(_message.Message):
     def __init__(self, topology_name: _Optional[str] = ..., container_index: _Optional[int] = ...) -> None: ...
 
 class UpdateTopologyRequest(_message.Message):
-    __slots__ = ("current_packing_plan", "proposed_packing_plan")
+    __slots__ = ("current_packing_plan", "proposed_packing_plan", "topology_name")
     CURRENT_PACKING_PLAN_FIELD_NUMBER: _ClassVar[int]
     PROPOSED_PACKING_PLAN_FIELD_NUMBER: _ClassVar[int]
+    TOPOLOGY_NAME_FIELD_NUMBER: _ClassVar[int]
     current_packing_plan: _packing_plan_pb2.PackingPlan
     proposed_packing_plan: _packing_plan_pb2.PackingPlan
-    def __init__(self, current_packing_plan: _Optional[_Union[_packing_plan_pb2.PackingPlan, _Mapping]] = ..., proposed_packing_plan: _Optional[_Union[_packing_plan_pb2.PackingPlan, _Mapping]] = ...) -> None: ...
+    topology_name: str
+    def __init__(self, current_packing_plan: _Optional[_Union[_packing_plan_pb2.PackingPlan, _Mapping]] = ..., proposed_packing_plan: _Optional[_Union[_packing_plan_pb2.PackingPlan, _Mapping]] = ..., topology_name: _Optional[str] = ...) -> None: ...
 
 class SchedulerResponse(_message.Message):
     __slots__ = ("status",)

@@ -6,7 +6,11 @@ port, records ``schedulers/<name>`` (ephemeral: it vanishes with this process) a
 
 * ``KillTopologyRequest``: stop every process, clean the topology's state, reply OK,
   exit 0;
-* ``RestartTopologyRequest``: restart one container's executor (-1: all).
+* ``RestartTopologyRequest``: restart one container's executor (-1: all);
+* ``UpdateTopologyRequest``: move to a proposed packing plan.
+
+Each must name the topology this service runs: one with an empty or another
+``topology_name`` is answered INVALID_TOPOLOGY_NAME and does nothing.
 
 Malformed messages are logged with their sender and dropped. SIGTERM/SIGINT kill the
 topology as a KillTopologyRequest would. SIGKILL leaves nothing behind either: the
@@ -136,7 +140,11 @@ class SchedulerService:
             except MalformedMessage as exc:
                 log.warning("dropping a malformed message from %r: %s", sender, exc)
                 continue
-            if isinstance(message, scheduler_pb2.KillTopologyRequest):
+            refusal = self._refuse_other_topology(message)
+            if refusal is not None:
+                log.warning("refusing a request from %r: %s", sender, refusal.status.message)
+                self._reply(sock, sender, refusal)
+            elif isinstance(message, scheduler_pb2.KillTopologyRequest):
                 response = self._kill(message)
                 self._reply(sock, sender, response)
                 if response.status.status == common_pb2.OK:
@@ -156,11 +164,26 @@ class SchedulerService:
         self.scheduler.kill()
         return 0
 
+    def _refuse_other_topology(self, message: Any) -> scheduler_pb2.SchedulerResponse | None:
+        """The refusal of a kill, restart or update that does not name the topology this
+        service runs (empty, or another), or None when it does. A refused request does
+        nothing: an empty name used to mean "whatever this scheduler runs"."""
+        if not isinstance(message, _NAMED_REQUESTS):
+            return None
+        name = self.spec.topology_name
+        kind = message.DESCRIPTOR.name
+        if not message.topology_name:
+            return _response(common_pb2.INVALID_TOPOLOGY_NAME,
+                             f"{kind} refused: it names no topology (topology_name is "
+                             f"empty); this scheduler runs {name!r}")
+        if message.topology_name != name:
+            return _response(common_pb2.INVALID_TOPOLOGY_NAME,
+                             f"{kind} refused: this scheduler runs {name!r}, not "
+                             f"{message.topology_name!r}")
+        return None
+
     def _kill(self, request: scheduler_pb2.KillTopologyRequest) -> scheduler_pb2.SchedulerResponse:
         name = self.spec.topology_name
-        if request.topology_name and request.topology_name != name:
-            return _response(common_pb2.INVALID_TOPOLOGY_NAME,
-                             f"this scheduler runs {name!r}, not {request.topology_name!r}")
         log.info("kill requested")
         try:
             self.scheduler.kill()
@@ -172,9 +195,6 @@ class SchedulerService:
     def _restart(self, request: scheduler_pb2.RestartTopologyRequest
                  ) -> scheduler_pb2.SchedulerResponse:
         name = self.spec.topology_name
-        if request.topology_name and request.topology_name != name:
-            return _response(common_pb2.INVALID_TOPOLOGY_NAME,
-                             f"this scheduler runs {name!r}, not {request.topology_name!r}")
         index = request.container_index if request.HasField("container_index") else -1
         try:
             self.scheduler.restart(index)
@@ -201,6 +221,11 @@ class SchedulerService:
             sock.send_multipart([sender, *encode(response)])
         except zmq.ZMQError as exc:
             log.warning("cannot answer %r: %s", sender, exc)
+
+
+#: requests that act on the topology, refused unless their topology_name is this one's
+_NAMED_REQUESTS = (scheduler_pb2.KillTopologyRequest, scheduler_pb2.RestartTopologyRequest,
+                   scheduler_pb2.UpdateTopologyRequest)
 
 
 def _response(code: int, message: str = "") -> scheduler_pb2.SchedulerResponse:

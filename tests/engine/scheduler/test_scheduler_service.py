@@ -86,6 +86,13 @@ def test_service_serves_restart_and_kill(launch_spec, sweep, topology_processes)
         wrong = request(loc.http_endpoint, scheduler_pb2.KillTopologyRequest(topology_name="other"),
                         timeout=30, security=security)
         assert wrong.status.status == common_pb2.INVALID_TOPOLOGY_NAME
+        # a kill that names no topology used to kill whatever the service ran
+        empty = request(loc.http_endpoint, scheduler_pb2.KillTopologyRequest(), timeout=30,
+                        security=security)
+        assert empty.status.status == common_pb2.INVALID_TOPOLOGY_NAME
+        assert "names no topology" in empty.status.message
+        assert proc.poll() is None  # (container 2 may still be coming back from its restart)
+        assert wait_for(lambda: len(topology_processes()) == 13)
 
         done = request(loc.http_endpoint, scheduler_pb2.KillTopologyRequest(topology_name="wc"),
                        timeout=60, security=security)
