@@ -4,6 +4,7 @@ controls (no engine processes): clear HTTP errors, and the server keeps serving.
 
 from __future__ import annotations
 
+import os
 import re
 
 import sys
@@ -281,3 +282,38 @@ def test_openapi_and_the_page_are_served_from_this_origin_only(api):
         assert answer.status_code == 200 and "://" not in answer.text.replace(
             "http://www.w3.org/2000/svg", ""), asset
     assert api.get("/", follow_redirects=False).headers["location"] == "/ui/"
+
+
+def test_only_regular_files_in_the_logs_folder_are_served(api, submitted, tmp_path):
+    """A symlink (to a file outside the logs folder, or even inside it), a directory and
+    a FIFO named like log files are neither listed nor served; paths are 422."""
+    _spec, launch = submitted
+    log_dir = Path(launch.log_dir)
+    secret = tmp_path / "secret.txt"
+    secret.write_text("not for the tracker\n")
+    planted = {"outside.log": "symbolic link", "inside.log": "symbolic link",
+               "folder.log": "directory", "pipe.log": "FIFO"}
+    os.symlink(secret, log_dir / "outside.log")
+    os.symlink(log_dir / "stmgr-1.log", log_dir / "inside.log")
+    (log_dir / "folder.log").mkdir()
+    os.mkfifo(log_dir / "pipe.log")
+    try:
+        listed = {f["name"] for f in api.get("/topologies/logfiles",
+                                             params={"topology": NAME}).json()}
+        assert "stmgr-1.log" in listed and not listed & set(planted)
+        for name, kind in planted.items():
+            answer = api.get("/topologies/logfile", params={"topology": NAME, "name": name})
+            assert answer.status_code == 404, (name, answer.text)
+            detail = answer.json()["detail"]
+            assert name in detail and kind in detail and "only regular files" in detail
+            assert "not for the tracker" not in answer.text
+        for name in ("../secret.txt", "../../outside.log", "/etc/passwd", str(secret),
+                     "..", "sub/stmgr-1.log"):
+            answer = api.get("/topologies/logfile", params={"topology": NAME, "name": name})
+            assert answer.status_code == 422, (name, answer.text)
+            assert "parameter 'name'" in answer.json()["detail"]
+        still_serving(api)
+    finally:
+        for name in planted:
+            path = log_dir / name
+            path.rmdir() if name == "folder.log" else path.unlink()
