@@ -4,7 +4,9 @@ Master's metrics, stop, and read the results back.
 
 A finite run ends when every task has reported ``__done`` (each spout exhausted and
 every bolt has received ``TaskDone`` from all its upstream tasks), the end-to-end form
-of the ``storm`` engine's "every spout exhausted and nothing in flight".
+of the ``storm`` engine's "every spout exhausted and nothing in flight". Components that
+raise are restarted forever (engine.process.restart_policy); a run whose time limit ends
+while one is crash-looping ends in error, naming it.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from engine.instance.capture import read_captures
 from engine.launch import LaunchSpec, StateManagerSpec, Submission
 from engine.messages import tmanager_pb2
 from engine.network.sockets import RequestTimeout, request
+from engine.process.restart_policy import crash_loop_error
 from engine.serialization import serializer_for_config
 from engine.tmanager.drain import wait_drained
 
@@ -43,6 +46,8 @@ class HeronRunResult:
     error: str | None = None
     working_dir: Path | None = None
     tasks_done: dict[str, bool] = field(default_factory=dict)
+    #: what was crash-looping when the run ended ("component 'x' task 3") -> last error
+    crash_looping: dict[str, str] = field(default_factory=dict)
 
 
 class HeronLocalRun:
@@ -152,6 +157,23 @@ class HeronLocalRun:
                     pass
             if values.get("__last-error"):
                 cs.last_error = values["__last-error"]
+            error = crash_loop_error(values)
+            if error is not None:
+                cs.crash_looping += 1
+                cs.last_error = error
+        return out
+
+    def crash_looping(self) -> dict[str, str]:
+        """Tasks (from their metrics) and executors (from the scheduler) failing again
+        and again with no progress, with their last error."""
+        out: dict[str, str] = {}
+        for instance, values in sorted(self.instances.items()):
+            error = crash_loop_error(values)
+            if error is not None:
+                task = instance.rsplit("_", 1)[-1]
+                out[f"component {values.get('component', '?')!r} task {task}"] = error
+        if self.scheduler is not None:
+            out.update(self.scheduler.crash_looping())
         return out
 
     def _task_ids(self) -> list[str]:
@@ -168,9 +190,6 @@ class HeronLocalRun:
             for path in sorted(failures.iterdir()):
                 if not path.name.startswith("."):
                     return path.read_text().strip()
-        if self.scheduler is not None and self.scheduler.failed.is_set():
-            return ("processes kept exiting and were given up on: "
-                    f"{', '.join(self.scheduler.gave_up())}; see the logs in {self.spec.log_dir}")
         return None
 
     # -- the run -------------------------------------------------------------------------
@@ -179,6 +198,7 @@ class HeronLocalRun:
             progress_interval: float = 0.5) -> HeronRunResult:
         began = time.monotonic()
         reason, error = "finished", None
+        looping: dict[str, str] = {}
         try:
             if self.scheduler is None:
                 self.start()
@@ -194,6 +214,9 @@ class HeronLocalRun:
                     break
                 if time_limit and now - began >= time_limit:
                     reason = "time limit"
+                    looping = self.crash_looping()
+                    if looping:
+                        reason, error = "error", crash_loop_message(looping, self.spec.log_dir)
                     break
                 if on_progress is not None:
                     on_progress(self.snapshot(), now - began)
@@ -210,6 +233,12 @@ class HeronLocalRun:
                                 jsonl=self.capture_jsonl, sink=self.capture_sink)
         return HeronRunResult(reason=reason, elapsed=elapsed, components=components,
                               capture=capture, log_dir=self.spec.log_dir, error=error,
-                              working_dir=self.working_dir,
+                              working_dir=self.working_dir, crash_looping=looping,
                               tasks_done={i: v["__done"] == "1" for i, v in self.instances.items()
                                           if "__done" in v})
+
+
+def crash_loop_message(looping: dict[str, str], log_dir: Path) -> str:
+    """One line naming what is crash-looping and its last error."""
+    named = "; ".join(f"{what} (last error: {error})" for what, error in looping.items())
+    return f"still crash-looping when the time limit ended: {named}; see the logs in {log_dir}"

@@ -26,6 +26,8 @@ from engine.instance.collector import UNTRACKED
 from engine.instance.gateway import GATEWAY_FAILED, STOP, TO_STMGR
 from engine.messages import metrics_pb2, stmgr_pb2, topology_pb2, tuple_pb2
 from engine.network import type_frame
+from engine.process.progress import mark_progress
+from engine.process.restart_policy import CRASH_LOOPING_METRIC, RestartPolicy, RestartTracker
 
 log = logging.getLogger("heron.instance")
 
@@ -42,8 +44,6 @@ METRICS_INTERVAL = 1.0
 FLUSH_INTERVAL = 0.005
 #: a burst of next_tuple calls ends after this long
 SPOUT_BURST_SECS = 0.01
-#: restarts of user code in a row (without a successful call) before the task gives up
-MAX_RESTARTS = 10
 
 
 def _task_layout(pplan: Any) -> set[tuple[str, int]]:
@@ -105,7 +105,9 @@ def spout_hooks(hosted: Any) -> DirectHooks:
 
 
 class TaskGaveUp(Exception):
-    """The component keeps failing; the process exits and its executor restarts it."""
+    """The task cannot go on in this process (its gateway failed); the process exits and
+    its executor restarts it. A component that raises never causes this: it is restarted
+    in the process, forever, under the restart policy."""
 
 
 class ExecutorLoop:
@@ -116,7 +118,8 @@ class ExecutorLoop:
     starts_while_inactive = False
 
     def __init__(self, pipe: zmq.Socket, task: Any, hosted_factory: Callable[[], Any],
-                 collector: Any, running: Callable[[], bool]) -> None:
+                 collector: Any, running: Callable[[], bool],
+                 restart_policy: RestartPolicy | None = None) -> None:
         self.pipe = pipe
         self.task = task  # TaskInfo: component, task_id, kind, upstream tasks...
         self.factory = hosted_factory
@@ -128,7 +131,11 @@ class ExecutorLoop:
         self.done = False
         self.exhausted = False
         self.pplan: Any = None
-        self.restarts = 0
+        #: restarts of the component in this process: when, how long after, crash-looping
+        self.restart_tracker = RestartTracker(f"{task.component} task {task.task_id}",
+                                              restart_policy)
+        #: (emitted, executed, acked) when the component last started: progress is more
+        self._progress_base = (0, 0, 0)
         self.exceptions: list[tuple[str, int]] = []  # (first lines, count)
         self._next_metrics = 0.0
         #: where metrics snapshots go (a PUSH socket to the gateway; None: through ``send``)
@@ -175,20 +182,62 @@ class ExecutorLoop:
             self.on_deactivate()
 
     def start_component(self) -> None:
-        failures = 0
+        """Create the component (its ``initialize``/``open`` runs), retrying with the
+        restart policy's backoff for as long as it raises; returns with ``hosted`` still
+        None only when the task is stopping."""
         while True:
             try:
                 self.hosted = self.factory()
-                return
             except ComponentFailure as failure:
-                failures += 1
-                self.record_failure(failure)
-                if failures >= 3:
-                    raise TaskGaveUp(
-                        f"component {self.task.component!r} task {self.task.task_id} failed to "
-                        f"initialize {failures} times: {type(failure.original).__name__}: "
-                        f"{failure.original}") from None
-                time.sleep(0.2)
+                delay = self._failed(failure, progressed=False)
+                if not self._backoff(delay):
+                    return
+                continue
+            self.restart_tracker.started()
+            self._progress_base = self._progress_counts()
+            return
+
+    @property
+    def restarts(self) -> int:
+        """Failures of the component in this process (each followed by a restart)."""
+        return self.restart_tracker.attempts
+
+    def _progress_counts(self) -> tuple[int, int, int]:
+        return self.collector.emitted, self.stats.executed, self.stats.acked
+
+    def _progressed(self, executing: bool = False) -> bool:
+        """Whether the component emitted, processed or acked a tuple since it last
+        started; ``executing``: the last tuple counted as executed is the one that raised."""
+        emitted, executed, acked = self._progress_base
+        done = self.stats.executed - executed - (1 if executing else 0)
+        return (self.collector.emitted > emitted or done > 0 or self.stats.acked > acked)
+
+    def _failed(self, failure: ComponentFailure, progressed: bool) -> float:
+        """Record a failure under the restart policy; the seconds to wait before the restart."""
+        delay = self.restart_tracker.failed(
+            f"{type(failure.original).__name__}: {failure.original}", progressed)
+        record = self.restart_tracker.records[-1]
+        self.record_failure(failure)
+        log.warning("restart %d of component %r task %s: %s; %s", record.attempt,
+                    self.task.component, self.task.task_id,
+                    "after progress, at once" if record.progressed
+                    else f"no progress ({record.failures_in_a_row} in a row), in {delay:g}s",
+                    "crash-looping" if record.crash_looping else "not crash-looping")
+        return delay
+
+    def _backoff(self, delay: float) -> bool:
+        """Wait ``delay`` seconds before a restart, still reporting metrics; False when
+        the task is told to stop meanwhile."""
+        if delay <= 0:
+            return True
+        deadline = time.monotonic() + delay
+        while self._running():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return True
+            self.publish_metrics()
+            time.sleep(min(left, 0.05))
+        return False
 
     def record_failure(self, failure: ComponentFailure) -> None:
         log.error("component %r task %s raised:\n%s", self.task.component, self.task.task_id,
@@ -204,21 +253,22 @@ class ExecutorLoop:
         self.stats.last_error = f"{type(failure.original).__name__}: {failure.original}"
         self.publish_metrics(force=True)
 
-    def restart(self, failure: ComponentFailure) -> None:
-        """Log, count, replace the component with a fresh instance, as a worker restart would."""
-        self.restarts += 1
+    def restart(self, failure: ComponentFailure, executing: bool = False) -> None:
+        """Log, count, replace the component with a fresh instance, as a worker restart
+        would: at once after progress, else after the policy's backoff. ``executing``: the
+        failure is the last tuple counted as executed. Leaves ``hosted`` None only when
+        the task is stopping."""
         self.stats.restarts += 1
-        self.record_failure(failure)
-        if self.restarts > MAX_RESTARTS:
-            raise TaskGaveUp(f"component {self.task.component!r} task {self.task.task_id} "
-                             f"raised {self.restarts} times; giving up") from None
+        delay = self._failed(failure, self._progressed(executing))
         try:
             self.hosted.close()
         except Exception:
             pass
         self.hosted = None
+        if not self._backoff(delay):
+            return
         self.start_component()
-        if self.active:
+        if self.active and self.hosted is not None:
             self.on_activate()
 
     def on_activate(self) -> None:
@@ -238,18 +288,35 @@ class ExecutorLoop:
         self.publish_metrics(force=True)
         log.info("task finished: everything it will emit has been sent")
 
+    def _watch_progress(self) -> None:
+        """Progress clears a crash-loop (as does running for the policy's reset time), and
+        the first progress of this process tells its executor (engine.process.progress)."""
+        tracker = self.restart_tracker
+        if self.hosted is None or tracker.progress_seen:
+            tracker.tick()
+            return
+        if self._progressed():
+            mark_progress()
+            if tracker.progressed():
+                log.warning("component %r task %s makes progress again; no longer crash-looping",
+                            self.task.component, self.task.task_id)
+        else:
+            tracker.tick()
+
     def publish_metrics(self, force: bool = False) -> None:
         now = time.monotonic()
         if not force and now < self._next_metrics:
             return
         self._next_metrics = now + METRICS_INTERVAL
+        self._watch_progress()
         s = self.collector.sync_stats()
         message = metrics_pb2.MetricPublisherPublishMessage()
         for name, value in (("__emit-count", s.emitted), ("__transfer-count", s.transferred),
                             ("__execute-count", s.executed), ("__ack-count", s.acked),
                             ("__fail-count", s.failed), ("__error-count", s.errors),
                             ("__restart-count", s.restarts), ("__done", int(self.done)),
-                            ("__active", int(self.active))):
+                            ("__active", int(self.active)),
+                            (CRASH_LOOPING_METRIC, int(self.restart_tracker.crash_looping))):
             message.metrics.add(name=name, value=str(value))
         if s.last_error:
             message.metrics.add(name="__last-error", value=s.last_error)
@@ -375,7 +442,11 @@ class SpoutLoop(ExecutorLoop):
                     except Exception as exc:
                         on_error(exc)  # ComponentFailure, unless the spout keeps running
                 except ComponentFailure as failure:
+                    stats.acked += acked  # what it acked before raising is progress
+                    acked = 0
                     self.restart(failure)
+                    if self.hosted is None:
+                        return  # stopping
                     _, ack, fail, on_error = spout_hooks(self.hosted)
         finally:
             stats.acked += acked
@@ -643,7 +714,9 @@ class BoltLoop(ExecutorLoop):
                 i += 1  # the tuple that raised is done with (failed)
                 stats.executed += i - start
                 start = i
-                self.restart(failure)
+                self.restart(failure, executing=True)
+                if self.hosted is None:
+                    return  # stopping
                 continue
             except StormWentAwayError:
                 raise
@@ -725,6 +798,8 @@ class BoltLoop(ExecutorLoop):
                 self.hosted.poll()
             except ComponentFailure as failure:
                 self.restart(failure)
+                if self.hosted is None:
+                    return  # stopping
             now_counts = (self.collector.emitted, self.stats.acked, self.stats.failed)
             if now_counts != last:
                 last = now_counts

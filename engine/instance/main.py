@@ -35,6 +35,7 @@ from engine.launch import (LaunchSpec, instance_id, local_socket_name, metrics_s
 from engine.messages import metrics_pb2, physical_plan_pb2
 from engine.network import ipc_endpoint
 from engine.process.profiling import profiled
+from engine.process.restart_policy import RestartPolicy
 from engine.serialization import serializer_for_config
 
 log = logging.getLogger("heron.instance")
@@ -219,13 +220,16 @@ def _run_task(spec: LaunchSpec, loaded: Any, plan: Any, comp: Any, task: TaskInf
     def running() -> bool:
         return not stopping.is_set()
 
+    restart_policy = RestartPolicy.from_config(conf)
     if comp.kind == "spout":
         wait = float(conf.get("topology.sleep.spout.wait.strategy.time.ms", 1)) / 1000.0
         loop: Any = SpoutLoop(pipe, task, factory, collector, running, wait_secs=wait,
+                              restart_policy=restart_policy,
                               max_pending=rel.max_spout_pending,
                               timeout_secs=rel.message_timeout_secs if rel.timeouts_enabled else None)
     else:
-        loop = BoltLoop(pipe, task, factory, collector, running, loads=serializer.loads,
+        loop = BoltLoop(pipe, task, factory, collector, running, restart_policy=restart_policy,
+                        loads=serializer.loads,
                         loads_many=serializer.loads_many,
                         tick_secs=tick_frequency(conf), shell=shell is not None)
     loop.metrics_pipe = metrics_pipe
@@ -259,8 +263,7 @@ def _run_task(spec: LaunchSpec, loaded: Any, plan: Any, comp: Any, task: TaskInf
         with profiled(f"instance-{comp.name}"):
             loop.run()
     except TaskGaveUp as exc:
-        log.error("%s", exc)
-        record_failure(spec, task, str(exc))
+        log.error("%s", exc)  # the executor restarts this process
         code = 1
     finally:
         loop.close()
@@ -312,8 +315,9 @@ def args_container(pplan: Any, task: TaskInfo) -> int:
 
 
 def record_failure(spec: LaunchSpec, task: TaskInfo, text: str) -> None:
-    """Leave the reason a task gave up where ``heron run`` and ``heron logs`` look, so it
-    reaches the user even though the executor restarts the process."""
+    """Leave the reason a task cannot run at all (this process cannot load the topology
+    the submitter loaded) where ``heron run`` and ``heron logs`` look, so it reaches the
+    user at once even though the executor keeps restarting the process."""
     directory = spec.home / "failures"
     directory.mkdir(parents=True, exist_ok=True)
     target = directory / f"{task.component}_{task.task_id}"

@@ -4,7 +4,9 @@ It plays the role Storm's LocalCluster plays for ``sparse run``, without a JVM: 
 thread per executor, tasks numbered as Storm numbers them, bounded queues between
 executors, Storm's acker as a system component, tick tuples, and a finite-run mode that
 ends when every spout reports it is exhausted (``is_exhausted()``, Storm's
-CompletableSpout) and nothing is left in flight.
+CompletableSpout) and nothing is left in flight. A task that raises is restarted, forever,
+under the restart policy the topology's config sets (engine.process.restart_policy); a
+run whose time limit ends while a task is crash-looping ends in error, naming it.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from compat.storm_api.local.logs import close_logger, task_logger
 from compat.storm_api.local.routing import build_routes
 from compat.storm_api.local.runtime import POLL, TICK, Runtime
 from compat.storm_api.local.stats import ComponentStats, aggregate
+from engine.process.restart_policy import RestartPolicy
 from engine.serialization import serializer_for_config
 
 log = logging.getLogger("heron.storm")
@@ -47,6 +50,8 @@ class RunResult:
     log_dir: Path
     error: str | None = None
     max_spout_pending_seen: dict[str, int] = field(default_factory=dict)
+    #: what was crash-looping when the run ended ("component 'x' task 3") -> last error
+    crash_looping: dict[str, str] = field(default_factory=dict)
 
 
 class LocalCluster:
@@ -67,6 +72,7 @@ class LocalCluster:
         self.conf = with_defaults(self.plan.config)
         self.conf["topology.name"] = self.plan.name
         self.reliability = reliability(self.conf)
+        self.restart_policy = RestartPolicy.from_config(self.conf)
         self.log_dir = Path(log_dir) if log_dir else Path(tempfile.mkdtemp(prefix="heron-storm-"))
         self.capture = capture or OutputCapture()
         #: run Python components that have a shell spec (streamparse's) as subprocesses
@@ -165,7 +171,7 @@ class LocalCluster:
                 factory = self._shell_factory(comp.kind, shell, conf, context, logger,
                                               inboxes.get(task_id), task_id)
             task = HostedTask(rt, comp.name, task_id, comp.kind == "spout", factory, logger,
-                              self._on_task_failure)
+                              self._on_task_failure, self.restart_policy)
             task.shell = shell is not None
             self.tasks.append(task)
             task.start()
@@ -275,7 +281,14 @@ class LocalCluster:
 
     def snapshot(self) -> dict[str, ComponentStats]:
         kinds = {c.name: c.kind for c in self.plan.components.values()}
+        for task in self.tasks:
+            task.stats.crash_looping = task.crash_looping
         return aggregate(kinds, (t.stats for t in self.tasks))
+
+    def crash_looping(self) -> dict[str, str]:
+        """Tasks failing again and again with no progress, with their last error."""
+        return {f"component {t.component!r} task {t.task}": t.restart_tracker.last_error
+                for t in self.tasks if t.crash_looping}
 
     def run(self, time_limit: float | None = None,
             on_progress: Callable[[dict[str, ComponentStats], float], None] | None = None,
@@ -288,6 +301,7 @@ class LocalCluster:
             self.start()
         began = time.monotonic()
         reason, error = "finished", None
+        looping: dict[str, str] = {}
         next_progress = began
         stable = 0
         try:
@@ -305,6 +319,12 @@ class LocalCluster:
                     stable = 0
                 if time_limit and now - began >= time_limit:
                     reason = "time limit"
+                    looping = self.crash_looping()
+                    if looping:
+                        named = "; ".join(f"{what} (last error: {error})"
+                                          for what, error in looping.items())
+                        reason, error = "error", ("still crash-looping when the time limit "
+                                                  f"ended: {named}; see the logs in {self.log_dir}")
                     break
                 if on_progress is not None and now >= next_progress:
                     on_progress(self.snapshot(), now - began)
@@ -321,7 +341,7 @@ class LocalCluster:
                          capture=self.capture, log_dir=self.log_dir, error=error,
                          max_spout_pending_seen={
                              f"{s.task.component}:{s.task.task}": s.max_pending_seen
-                             for s in self.spouts})
+                             for s in self.spouts}, crash_looping=looping)
 
     def stop(self, join_timeout: float = 5.0) -> None:
         """Stop every thread (bounded wait: a component stuck in user code is abandoned)."""

@@ -4,7 +4,9 @@ A bolt executor takes items from its bounded queue and hands them to its tasks; 
 executor alternates between ack/fail callbacks and ``next_tuple`` (gated by
 ``topology.max.spout.pending``, sleeping Storm's spout-wait time when nothing was
 emitted); the acker executor does Storm's XOR bookkeeping. A task whose user code raises
-is logged in one line and restarted with a fresh instance, as a Storm worker would be.
+is logged in one line and restarted with a fresh instance, as a Storm worker would be,
+forever, under the engines' restart policy (engine.process.restart_policy): at once after
+progress, with backoff while it makes none, crash-looping after three failures in a row.
 """
 
 from __future__ import annotations
@@ -22,15 +24,13 @@ from compat.storm_api.local.collector import InputRecord, TaskCollector
 from compat.storm_api.local.rotating_map import RotatingMap
 from compat.storm_api.local.runtime import POLL, TUPLE, Runtime
 from compat.storm_api.local.stats import TaskStats
+from engine.process.restart_policy import RestartPolicy, RestartTracker
 
 log = logging.getLogger("heron.storm")
 
-#: How many times in a row a task may fail to (re)initialize before the run stops.
-MAX_INIT_FAILURES = 3
-
 
 class FatalRunError(Exception):
-    """A task cannot run at all (its component fails to initialize); the run stops."""
+    """An executor cannot go on (an engine error); the run stops."""
 
 
 class HostedTask:
@@ -38,7 +38,8 @@ class HostedTask:
 
     def __init__(self, runtime: Runtime, component: str, task: int, is_spout: bool,
                  factory: Callable[[TaskCollector], Any], logger: logging.Logger,
-                 report_failure: Callable[[str], None]) -> None:
+                 report_failure: Callable[[str], None],
+                 restart_policy: RestartPolicy | None = None) -> None:
         self.runtime = runtime
         self.component = component
         self.task = task
@@ -50,38 +51,83 @@ class HostedTask:
         self.hosted: Any = None
         #: True when the task runs as a multi-lang subprocess
         self.shell = False
+        self.restart_tracker = RestartTracker(f"{component} task {task}", restart_policy)
+        #: (emitted, executed, acked) when the component last started
+        self._progress_base = (0, 0, 0)
+        #: when the next start may be tried (monotonic), after a failure with no progress
+        self._start_at = 0.0
 
-    def start(self) -> None:
-        failures = 0
-        while True:
-            try:
-                self.hosted = self._factory(self.collector)
-                return
-            except Exception as exc:  # user initialize() or constructor raised
-                failures += 1
-                self.logger.exception("initialization failed")
-                if failures >= MAX_INIT_FAILURES or self.runtime.stopping.is_set():
-                    raise FatalRunError(
-                        f"component {self.component!r} task {self.task} failed to initialize "
-                        f"{failures} time(s): {type(exc).__name__}: {exc}") from exc
-                time.sleep(0.2)
+    def start(self) -> bool:
+        """Try to create the component once (constructor and ``initialize``); on failure
+        the next try waits for the restart policy's backoff (:meth:`ensure_started`)."""
+        try:
+            self.hosted = self._factory(self.collector)
+        except Exception as exc:  # user initialize() or constructor raised
+            self.logger.exception("initialization failed")
+            original = exc.original if isinstance(exc, ComponentFailure) else exc
+            self._failed(original, "failed to initialize", progressed=False)
+            return False
+        self.restart_tracker.started()
+        self._progress_base = self._progress_counts()
+        return True
 
-    def restart(self, failure: ComponentFailure) -> None:
-        """Log one line, keep the traceback in the task's log, start a fresh instance."""
-        self.stats.restarts += 1
-        self.stats.last_error = f"{type(failure.original).__name__}: {failure.original}"
-        self.logger.error("task failed and is restarted:\n%s", failure.traceback_text)
+    def ensure_started(self) -> bool:
+        """(Executor thread) Start the component if it is not running, waiting out the
+        backoff between tries; False only when the run is stopping."""
+        stopping = self.runtime.stopping
+        while self.hosted is None:
+            delay = self._start_at - time.monotonic()
+            if delay > 0 and stopping.wait(delay):
+                return False
+            if stopping.is_set():
+                return False
+            self.start()
+        return True
+
+    def _progress_counts(self) -> tuple[int, int, int]:
+        return self.stats.emitted, self.stats.executed, self.stats.acked
+
+    def progressed(self, executing: bool = False) -> bool:
+        """Emitted, processed or acked a tuple since it last started (``executing``: the
+        last tuple counted as executed is the one that raised)."""
+        emitted, executed, acked = self._progress_base
+        done = self.stats.executed - executed - (1 if executing else 0)
+        return self.stats.emitted > emitted or done > 0 or self.stats.acked > acked
+
+    @property
+    def crash_looping(self) -> bool:
+        """Failing again and again with no progress, and not (yet) progressing since."""
+        tracker = self.restart_tracker
+        if not tracker.crash_looping:
+            return False
+        return self.hosted is None or not (self.progressed() or tracker.ran_long_enough())
+
+    def _failed(self, exc: BaseException, what: str, progressed: bool) -> None:
+        error = f"{type(exc).__name__}: {exc}"
+        delay = self.restart_tracker.failed(error, progressed)
+        self._start_at = time.monotonic() + delay
+        self.stats.last_error = error
+        record = self.restart_tracker.records[-1]
         self._report_failure(
-            f"component {self.component!r} task {self.task} raised "
-            f"{type(failure.original).__name__}: {failure.original} (restarting the task; "
-            "traceback in its log)")
+            f"component {self.component!r} task {self.task} {what}: {error} (restarting the "
+            + ("task" if not delay else f"task in {delay:g}s")
+            + ("; crash-looping" if record.crash_looping else "")
+            + "; traceback in its log)")
+
+    def restart(self, failure: ComponentFailure, executing: bool = False) -> None:
+        """Log one line, keep the traceback in the task's log, start a fresh instance: at
+        once after progress, else after the restart policy's backoff."""
+        self.stats.restarts += 1
+        self.logger.error("task failed and is restarted:\n%s", failure.traceback_text)
+        self._failed(failure.original, "raised", self.progressed(executing))
         # Inputs the dead instance held are gone with it; Storm lets their roots time out.
         self.collector.inputs.clear()
         try:
             self.hosted.close()
         except Exception:
             pass
-        self.start()
+        self.hosted = None
+        self.ensure_started()
 
 
 class BoltExecutor(threading.Thread):
@@ -96,6 +142,8 @@ class BoltExecutor(threading.Thread):
         self.polled = [t for t in tasks if t.shell]
 
     def _poll(self, task: HostedTask) -> None:
+        if task.hosted is None and not task.ensure_started():
+            return
         try:
             task.hosted.poll()
         except ComponentFailure as failure:
@@ -120,6 +168,8 @@ class BoltExecutor(threading.Thread):
                     continue
                 try:
                     task = tasks[item[1]]
+                    if task.hosted is None and not task.ensure_started():
+                        continue  # stopping
                     if item[0] == POLL:
                         self._poll(task)
                         continue
@@ -138,7 +188,7 @@ class BoltExecutor(threading.Thread):
                     try:
                         hosted.execute(tup)
                     except ComponentFailure as failure:
-                        task.restart(failure)
+                        task.restart(failure, executing=True)
                 finally:
                     inbox.task_done()
         except FatalRunError as exc:
@@ -248,6 +298,12 @@ class SpoutExecutor(threading.Thread):
         next_rotation = time.monotonic() + self._timeout
         try:
             while not rt.stopping.is_set():
+                if task.hosted is None:
+                    if not task.ensure_started():
+                        return  # stopping
+                    if self.active:
+                        self._call(task.hosted.activate)
+                    continue
                 while inbox:
                     self._busy = True
                     self._handle(inbox.popleft())
@@ -266,6 +322,8 @@ class SpoutExecutor(threading.Thread):
                     continue
                 before = stats.emitted
                 self._call(task.hosted.next_tuple)
+                if task.hosted is None:
+                    continue  # its restart was cut short: the run is stopping
                 if task.hosted.is_exhausted():
                     self.exhausted = True
                 if stats.emitted == before:
@@ -284,7 +342,7 @@ class SpoutExecutor(threading.Thread):
         except ComponentFailure as failure:
             self._after_call()
             self.task.restart(failure)
-            if self.active:
+            if self.active and self.task.hosted is not None:
                 self._call(self.task.hosted.activate)
             return
         self._after_call()
@@ -310,6 +368,10 @@ class SpoutExecutor(threading.Thread):
         kind = message[0]
         hosted = self.task.hosted
         stats = self.task.stats
+        if hosted is None:  # restarting (the run is stopping)
+            if kind in ("activate", "deactivate"):
+                self.active = kind == "activate"
+            return
         if kind == "ack":
             msg_id = self.pending.pop(message[1])
             if msg_id is not None:

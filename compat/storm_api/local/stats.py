@@ -19,6 +19,8 @@ class TaskStats:
     errors: int = 0         # reported errors (raise_exception / error command)
     restarts: int = 0       # times the task was restarted after raising
     last_error: str = ""
+    #: failing again and again with no progress (engine.process.restart_policy)
+    crash_looping: bool = False
 
 
 @dataclass
@@ -34,9 +36,12 @@ class ComponentStats:
     errors: int = 0
     restarts: int = 0
     last_error: str = ""
+    #: tasks of the component that are crash-looping
+    crash_looping: int = 0
 
 
-_SUMMED = [f.name for f in fields(TaskStats) if f.name not in ("component", "task", "last_error")]
+_SUMMED = [f.name for f in fields(TaskStats)
+           if f.name not in ("component", "task", "last_error", "crash_looping")]
 
 
 def aggregate(kinds: dict[str, str], tasks: Iterable[TaskStats]) -> dict[str, ComponentStats]:
@@ -51,4 +56,6 @@ def aggregate(kinds: dict[str, str], tasks: Iterable[TaskStats]) -> dict[str, Co
             setattr(cs, name, getattr(cs, name) + getattr(ts, name))
         if ts.last_error:
             cs.last_error = ts.last_error
+        if ts.crash_looping:
+            cs.crash_looping += 1
     return out

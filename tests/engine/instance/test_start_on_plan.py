@@ -31,8 +31,8 @@ def loop(cls, pipe, kind: str, made: list, **kwargs):
     def factory():
         made.append(Component())
         return made[-1]
-    collector = SimpleNamespace(stats=SimpleNamespace(), acking=False, emitted_ids=[],
-                                flush=lambda: None)
+    collector = SimpleNamespace(stats=SimpleNamespace(executed=0, acked=0), acking=False,
+                                emitted_ids=[], emitted=0, flush=lambda: None)
     task = SimpleNamespace(component="c", task_id=1, kind=kind)
     return cls(pipe, task, factory, collector, lambda: True, **kwargs)
 

@@ -304,9 +304,7 @@ def test_unreliable_emits_are_never_acked_or_failed():
     assert result.components["nums"].acked == 0 and result.components["nums"].failed == 0
 
 
-def test_a_component_whose_initialize_always_raises_stops_the_run_with_its_name():
-    from compat.storm_api.local.executors import FatalRunError
-
+def test_a_component_whose_initialize_always_raises_is_crash_looping_at_the_time_limit():
     class Broken(Bolt):
         outputs = ["n"]
 
@@ -320,8 +318,16 @@ def test_a_component_whose_initialize_always_raises_stops_the_run_with_its_name(
         nums = NumberSpout.spec()
         broken = Broken.spec(inputs=[nums])
 
-    with pytest.raises(FatalRunError, match=r"component 'broken' task \d+ failed to initialize"):
-        run(T)
+    failures = []
+    result = run(T, {"heron.executor.restart.backoff.initial.ms": 20,
+                     "heron.executor.restart.backoff.max.ms": 40}, time_limit=1.5,
+                 failures=failures)
+    assert result.reason == "error"
+    assert "crash-looping" in result.error and "'broken'" in result.error
+    [(what, error)] = result.crash_looping.items()
+    assert what.startswith("component 'broken' task") and error == "KeyError: 'missing.setting'"
+    assert result.components["broken"].crash_looping == 1
+    assert len(failures) > 3 and "failed to initialize" in failures[0]
 
 
 def test_acker_tasks_are_numbered_like_storm_tasks():
