@@ -5,6 +5,8 @@ address that does not answer)."""
 
 from __future__ import annotations
 
+import json
+import stat
 import time
 import uuid
 from pathlib import Path
@@ -38,7 +40,7 @@ def spout_emitted(state, name: str) -> int:
                if m.name == "word_spout/__emit-count")
 
 
-def exercise(state_args: list[str], state, live_processes) -> None:
+def exercise(state_args: list[str], state, live_processes, while_running=None) -> None:
     result = heron("submit", "local", str(WORDCOUNT), "-w", "2", "-o", "wordcount.seed=7",
                    *state_args)
     assert result.exit_code == 0, result.output
@@ -66,6 +68,8 @@ def exercise(state_args: list[str], state, live_processes) -> None:
 
         logs = heron("logs", "wordcount", "count_bolt", *state_args)
         assert logs.exit_code == 0 and "registered with the stream manager" in logs.output
+        if while_running is not None:
+            while_running()
     finally:
         killed = heron("kill", "wordcount", *state_args)
     assert killed.exit_code == 0, killed.output
@@ -80,12 +84,33 @@ def test_submit_control_and_kill_with_the_local_state_manager(real_engine, sweep
         exercise([], state, live_processes)
 
 
-def test_submit_control_and_kill_with_zookeeper(real_engine, sweep, live_processes,
-                                                isolated_imports, zookeeper):
+def test_submit_control_and_kill_with_zookeeper_and_a_digest(real_engine, sweep, live_processes,
+                                                             isolated_imports, zookeeper,
+                                                             tmp_path):
+    """Every engine process reaches the digest-protected tree through the working dir's
+    owner-only copy of the digest; launch.json names that file, never the digest; a
+    client without it is refused in one line (docs/security.md, "ZooKeeper ACLs")."""
     root = f"/heron-test-{uuid.uuid4().hex[:12]}"
-    args = ["--state-manager", "zookeeper", "--zk", zookeeper.hosts, "--zk-root", root]
-    with open_state_manager("zookeeper", zk_hosts=zookeeper.hosts, zk_root=root) as state:
-        exercise(args, state, live_processes)
+    auth = tmp_path / "zk-auth"
+    auth.write_text("heron-cli:pw-" + uuid.uuid4().hex + "\n")
+    auth.chmod(0o600)
+    plain = ["--state-manager", "zookeeper", "--zk", zookeeper.hosts, "--zk-root", root]
+    copy = real_engine / "topologies" / "wordcount" / "secrets" / "zk-auth"
+
+    def while_running() -> None:
+        launch = (real_engine / "topologies" / "wordcount" / "launch.json").read_text()
+        assert json.loads(launch)["state"]["zk_auth_file"] == str(copy)
+        assert auth.read_text().strip() not in launch
+        assert copy.read_text() == auth.read_text().strip()
+        assert stat.S_IMODE(copy.stat().st_mode) == 0o600
+        refused = heron("list", *plain)
+        assert refused.exit_code == 1 and "protected by a digest ACL" in refused.output
+        assert "Traceback" not in refused.output
+
+    with open_state_manager("zookeeper", zk_hosts=zookeeper.hosts, zk_root=root,
+                            zk_auth_file=auth) as state:
+        exercise([*plain, "--zk-auth", str(auth)], state, live_processes, while_running)
+    assert not copy.exists(), "heron kill left the digest's copy behind"
 
 
 def test_a_zookeeper_that_does_not_answer_is_a_clear_error(real_engine, sweep):
