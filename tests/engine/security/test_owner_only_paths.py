@@ -72,6 +72,16 @@ def test_heron_run_exits_2_naming_a_runtime_dir_another_user_owns(nobodys_dir, t
     assert logs == [], logs
 
 
+@needs_root
+def test_heron_submit_exits_2_naming_a_runtime_dir_another_user_owns(nobodys_dir, tmp_path,
+                                                                     monkeypatch):
+    monkeypatch.setenv("HERON_RUNTIME_DIR", str(nobodys_dir))
+    result = heron("submit", "local", str(WORDCOUNT), "--home", str(tmp_path / "home"))
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith(f"heron: error: {nobodys_dir}: directory is owned by")
+    assert not (tmp_path / "home" / "topologies").exists()  # nothing deployed
+
+
 def test_a_runtime_dir_others_can_write_is_refused(tmp_path, monkeypatch):
     loose = tmp_path / "loose"
     loose.mkdir()
