@@ -214,6 +214,7 @@ class ExecutorLoop:
 
     def _failed(self, failure: ComponentFailure, progressed: bool) -> float:
         """Record a failure under the restart policy; the seconds to wait before the restart."""
+        self.stats.restarts += 1
         delay = self.restart_tracker.failed(
             f"{type(failure.original).__name__}: {failure.original}", progressed)
         record = self.restart_tracker.records[-1]
@@ -258,7 +259,6 @@ class ExecutorLoop:
         would: at once after progress, else after the policy's backoff. ``executing``: the
         failure is the last tuple counted as executed. Leaves ``hosted`` None only when
         the task is stopping."""
-        self.stats.restarts += 1
         delay = self._failed(failure, self._progressed(executing))
         try:
             self.hosted.close()

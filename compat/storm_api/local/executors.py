@@ -104,6 +104,7 @@ class HostedTask:
 
     def _failed(self, exc: BaseException, what: str, progressed: bool) -> None:
         error = f"{type(exc).__name__}: {exc}"
+        self.stats.restarts += 1
         delay = self.restart_tracker.failed(error, progressed)
         self._start_at = time.monotonic() + delay
         self.stats.last_error = error
@@ -117,7 +118,6 @@ class HostedTask:
     def restart(self, failure: ComponentFailure, executing: bool = False) -> None:
         """Log one line, keep the traceback in the task's log, start a fresh instance: at
         once after progress, else after the restart policy's backoff."""
-        self.stats.restarts += 1
         self.logger.error("task failed and is restarted:\n%s", failure.traceback_text)
         self._failed(failure.original, "raised", self.progressed(executing))
         # Inputs the dead instance held are gone with it; Storm lets their roots time out.

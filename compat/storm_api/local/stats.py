@@ -17,7 +17,7 @@ class TaskStats:
     acked: int = 0          # bolts: inputs acked; spouts: ack() callbacks
     failed: int = 0         # bolts: inputs failed; spouts: fail() callbacks
     errors: int = 0         # reported errors (raise_exception / error command)
-    restarts: int = 0       # times the task was restarted after raising
+    restarts: int = 0       # times the task was restarted after raising (or failing to start)
     last_error: str = ""
     #: failing again and again with no progress (engine.process.restart_policy)
     crash_looping: bool = False

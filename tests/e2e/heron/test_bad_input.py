@@ -25,14 +25,20 @@ FAULTY = PROJECTS / "faulty"
 
 def test_a_bolt_that_cannot_initialize_ends_the_run_with_an_error_naming_it(tmp_path,
                                                                            isolated_imports):
-    run = HeronRun(FAULTY, "e2e_bad_init", tmp_path / "run", options={"e2e.limit": 50})
+    """It is retried with backoff (never given up) and reported as crash-looping when the
+    time limit ends."""
+    run = HeronRun(FAULTY, "e2e_bad_init", tmp_path / "run",
+                   options={"e2e.limit": 50, "heron.executor.restart.backoff.initial.ms": 50,
+                            "heron.executor.restart.backoff.max.ms": 200})
     try:
         run.start()
-        result = run.finish(time_limit=90)
+        assert wait_until(lambda: run.metrics() and run.runner.crash_looping(), timeout=30), \
+            run.log_dir
+        result = run.finish(time_limit=1)
     finally:
         run.close()
     assert result.reason == "error", (result.reason, result.log_dir)
-    assert "refuses_to_start" in result.error
+    assert "crash-looping" in result.error and "refuses_to_start" in result.error
     assert "e2e: refuses_to_start cannot initialize" in result.error
     assert run.alive() == []
 

@@ -76,3 +76,32 @@ class RefusesToStart(Bolt):
 
     def process(self, tup):  # pragma: no cover - never initialized
         self.emit([tup.values[0]])
+
+
+class RaisesNowAndThen(Bolt):
+    """Passes ``[n, key]`` on, and raises at every ``e2e.every``-th tuple it executes
+    (counted per instance: a restarted bolt starts counting again)."""
+
+    outputs = ["n", "key"]
+
+    def initialize(self, conf, ctx):
+        self.every = int(conf.get("e2e.every", 50))
+        self.seen = 0
+
+    def process(self, tup):
+        self.seen += 1
+        if self.seen % self.every == 0:
+            raise ValueError(f"e2e: raising at tuple {tup.values[0]}")
+        self.emit([tup.values[0], tup.values[1]])
+
+
+class NeverOpens(Spout):
+    """A spout whose ``open`` (initialize) always raises."""
+
+    outputs = ["n"]
+
+    def initialize(self, conf, ctx):
+        raise ConnectionError("e2e: never_opens cannot reach its source")
+
+    def next_tuple(self):  # pragma: no cover - never opened
+        pass

@@ -1,0 +1,11 @@
+"""A spout that fails in open every time, and a bolt it would feed."""
+
+from compat.storm_api import Topology
+
+from e2e_heron_faulty import Discard, NeverOpens
+
+
+class NeverOpensTopology(Topology):
+    config = {"topology.acker.executors": 0}
+    never_opens = NeverOpens.spec()
+    discard = Discard.spec(inputs=[never_opens])
