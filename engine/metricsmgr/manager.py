@@ -1,8 +1,15 @@
 """Latest metrics per publisher, forwarded to the Topology Master every interval and
-served in Prometheus text format on the manager's own port."""
+served in Prometheus text format on the manager's own port.
+
+It also forwards its executor's view of the container's processes: the restart status
+files the executor's supervisor writes (``<working dir>/restarts/<process>.json``)
+become ``__process-crash-looping``, ``__process-last-error`` and ``__process-restarts``
+of that process, so a process that keeps exiting before it can publish anything (or
+between its publishes) is still shown as crash-looping."""
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import re
@@ -17,6 +24,7 @@ from engine.messages import metrics_pb2, tmanager_pb2
 from engine.metricsmgr.prometheus import LatestMetricsCollector, PrometheusEndpoint
 from engine.security.guard import SocketSecurity
 from engine.network import MalformedMessage, bind_router, connect_dealer, decode, encode, ipc_endpoint
+from engine.process.restart_policy import PROCESS_CRASH_LOOPING_METRIC, PROCESS_LAST_ERROR_METRIC
 
 log = logging.getLogger("heron.metricsmgr")
 
@@ -39,9 +47,28 @@ def component_of(sender: bytes) -> str:
     return "?"
 
 
+def restart_statuses(directory: Path, container: int) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(process name, status) of the container's processes that have restart status
+    files (engine.process.supervisor); unreadable files are skipped."""
+    try:
+        paths = sorted(directory.glob("*.json"))
+    except OSError:
+        return
+    prefixes = (f"container_{container}_", f"stmgr-{container}")
+    for path in paths:
+        name = path.stem
+        if not (name.startswith(prefixes) or (container == 0 and name == "heron-tmanager")):
+            continue
+        try:
+            yield name, json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+
+
 class MetricsManager:
     def __init__(self, spec: LaunchSpec, container: int, state: Any) -> None:
         self.spec = spec
+        self.container = container
         self.id = metricsmgr_id(container)
         self.state = state
         self.ctx = zmq.Context()
@@ -153,6 +180,15 @@ class MetricsManager:
                 message.exceptions.add(component_name=component, instance_id=instance,
                                        hostname="127.0.0.1", stacktrace=exc.stacktrace,
                                        count=exc.count, lasttime=str(now))
+        for name, status in restart_statuses(self.spec.restarts_dir, self.container):
+            component = ("__tmanager__" if name == "heron-tmanager"
+                         else component_of(name.encode()))
+            for metric, value in (
+                    (PROCESS_CRASH_LOOPING_METRIC, int(bool(status.get("crash_looping")))),
+                    (PROCESS_LAST_ERROR_METRIC, status.get("last_error") or ""),
+                    ("__process-restarts", int(status.get("attempts") or 0))):
+                message.metrics.add(component_name=component, instance_id=name, name=metric,
+                                    value=str(value), timestamp=now)
         try:
             self.tm.send_multipart(encode(message), zmq.NOBLOCK)
         except zmq.Again:
