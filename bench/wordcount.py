@@ -5,7 +5,7 @@ at-most-once and at-least-once, and a backpressure scenario.
                               [--reliability at-most-once|at-least-once|both]
                               [--max-pending N] [--alo-storm-words N]
                               [--backpressure SECS] [--bolt-cost-us US]
-                              [--quick] [--json] [--rate N] [--seed N]
+                              [--plaintext-too] [--quick] [--json] [--rate N] [--seed N]
                               [--work-dir DIR] [--keep] [--time-limit SECS]
 
 **At-most-once.** One seeded, finite word-count topology (bench/projects/wordcount_bench:
@@ -1306,6 +1306,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--watermark-mb", type=float, default=DEFAULT_BP_HIGH_MB,
                         help="the backpressure scenario's high watermark in MB; the low one "
                              "is half (default %(default)s; the engine's default is 8)")
+    parser.add_argument("--plaintext-too", action="store_true",
+                        help="Also run heron at-most-once with heron.network.plaintext "
+                             "(peers authenticated, traffic not encrypted), to show what "
+                             "CurveZMQ encryption costs.")
     parser.add_argument("--quick", action="store_true",
                         help=f"a small run ({QUICK_WORDS:,} words, a {QUICK_BP_SECONDS:g} s "
                              "backpressure scenario) that shows every figure")
@@ -1411,6 +1415,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                 figures, kinds = run_heron(loaded, options, args.workers, work_dir / "heron",
                                            args.time_limit, status.progress)
                 runs.append(figures)
+                if args.plaintext_too and not interrupted():
+                    # the same run with the Stream Managers' TCP traffic authenticated
+                    # but not encrypted (heron.network.plaintext): the cost of CurveZMQ
+                    plain_options = {**options, "heron.network.plaintext": True}
+                    status.phase(f"heron, plaintext: starting {args.workers} containers")
+                    plain, _ = run_heron(load(plain_options, args.workers), plain_options,
+                                         args.workers, work_dir / "heron-plaintext",
+                                         args.time_limit, status.progress,
+                                         name="heron (plaintext)")
+                    runs.append(plain)
             if "storm" in args.engines and not interrupted():
                 status.phase("storm: starting")
                 runs.append(run_storm(loaded, args.words, work_dir / "storm", args.time_limit,
