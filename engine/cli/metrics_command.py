@@ -4,7 +4,10 @@ time summed), one row per component, or per instance with ``--instances``.
 
 The Topology Master holds the latest value of every metric of every instance (the
 Metrics Managers forward them each second); each Metrics Manager also serves them in
-Prometheus text format, and the table ends with those endpoints.
+Prometheus text format, and the table ends with those endpoints. Instances that are
+crash-looping (restarted again and again with no progress, engine.process.restart_policy)
+are counted in the ``crash-looping`` column and listed under the table with their last
+error.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import click
 
 from engine.cli.topology_commands import (CommandError, Env, ask_topology_master,
                                           common_options)
+from engine.process.restart_policy import crash_loop_error
 
 #: (metric, column, how instances combine)
 COLUMNS = (("__emit-count", "emitted", "sum"), ("__execute-count", "executed", "sum"),
@@ -25,10 +29,12 @@ COLUMNS = (("__emit-count", "emitted", "sum"), ("__execute-count", "executed", "
            ("__execute-latency", "execute ms", "avg"),
            ("__process-latency", "process ms", "avg"),
            ("__complete-latency", "complete ms", "avg"),
-           ("__pending", "pending", "sum"),
+           ("__pending", "pending", "sum"), ("__restart-count", "restarts", "sum"),
            ("__cpu-seconds", "cpu s", "sum"), ("__rss-bytes", "rss MB", "sum"))
 STMGR_COMPONENT = "__stmgr__"
 METRICSMGR_COMPONENT = "__metricsmgr__"
+#: the Topology Master's own metrics (engine.tmanager.master.TMANAGER_COMPONENT)
+TMANAGER_COMPONENT = "__tmanager__"
 
 
 @dataclass
@@ -37,8 +43,14 @@ class Row:
     instances: int = 0
     values: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
 
-    def add(self, metrics: dict[str, str]) -> None:
+    #: instances crash-looping, with their last error
+    crash_looping: dict[str, str] = field(default_factory=dict)
+
+    def add(self, metrics: dict[str, str], instance: str = "") -> None:
         self.instances += 1
+        error = crash_loop_error(metrics)
+        if error is not None:
+            self.crash_looping[instance] = error
         for metric, _, _ in COLUMNS:
             try:
                 self.values[metric].append(float(metrics[metric]))
@@ -52,12 +64,13 @@ class Row:
         return sum(values) if how == "sum" else sum(values) / len(values)
 
 
-def fetch(env: Env, name: str, component: str | None) -> dict[tuple[str, str], dict[str, str]]:
+def fetch(env: Env, name: str, component: str | None,
+          timeout: float | None = None) -> dict[tuple[str, str], dict[str, str]]:
     """{(component, instance): {metric: value}} from the topology's Topology Master."""
     from engine.messages import tmanager_pb2
 
     response = ask_topology_master(env, name, lambda *_: tmanager_pb2.MetricRequest(),
-                                   f"no metrics for {name!r}")
+                                   f"no metrics for {name!r}", timeout=timeout)
     out: dict[tuple[str, str], dict[str, str]] = {}
     for task_metric in response.metric:
         for metric in task_metric.metric:
@@ -68,6 +81,16 @@ def fetch(env: Env, name: str, component: str | None) -> dict[tuple[str, str], d
     if component is not None and not out:
         raise CommandError(f"topology {name!r} has no metrics for component {component!r} "
                            "(yet: metrics arrive about once a second)")
+    return out
+
+
+def crash_looping(metrics: dict[tuple[str, str], dict[str, str]]) -> dict[tuple[str, str], str]:
+    """(component, instance) -> last error of every instance or process crash-looping."""
+    out = {}
+    for key, values in sorted(metrics.items()):
+        error = crash_loop_error(values)
+        if error is not None:
+            out[key] = error
     return out
 
 
@@ -102,7 +125,13 @@ def metrics_command(name: str, component: str | None, instances: bool, as_json: 
     rows: dict[str, Row] = {}
     managers: list[tuple[str, dict[str, str]]] = []
     endpoints: list[str] = []
+    #: connections refused for want of the topology's keys, per engine process
+    refused: dict[str, int] = {}
     for (comp, instance), values in sorted(metrics.items()):
+        if values.get("__connections-refused", "0") not in ("", "0"):
+            refused[instance] = int(values["__connections-refused"])
+        if comp == TMANAGER_COMPONENT:
+            continue
         if comp == STMGR_COMPONENT:
             managers.append((instance, values))
             continue
@@ -111,7 +140,7 @@ def metrics_command(name: str, component: str | None, instances: bool, as_json: 
                 endpoints.append(f"{instance}: http://127.0.0.1:{values['__prometheus-port']}/metrics")
             continue
         key = instance if instances else comp
-        rows.setdefault(key, Row(key)).add(values)
+        rows.setdefault(key, Row(key)).add(values, instance)
     console = make_console()
     if not console.is_terminal:
         console.width = max(console.width, 150)  # piped: room for every column
@@ -120,11 +149,17 @@ def metrics_command(name: str, component: str | None, instances: bool, as_json: 
     table.add_column("tasks", justify="right")
     for _, column, _ in COLUMNS:
         table.add_column(column, justify="right")
+    table.add_column("crash-looping", justify="right")
     for key in sorted(rows):
         row = rows[key]
         table.add_row(key, str(row.instances),
-                      *(_fmt(row.cell(metric, how), metric) for metric, _, how in COLUMNS))
+                      *(_fmt(row.cell(metric, how), metric) for metric, _, how in COLUMNS),
+                      f"[bold red]{len(row.crash_looping)}[/]" if row.crash_looping else "0")
     console.print(table)
+    for key in sorted(rows):
+        for instance, error in rows[key].crash_looping.items():
+            console.print(f"[bold red]crash-looping[/] {instance}: {error}", highlight=False,
+                          markup=True)
     if managers and component is None:
         bp = Table(title="stream managers", title_justify="left")
         for column in ("stream manager", "backpressure", "spouts paused s", "caused s",
@@ -139,3 +174,6 @@ def metrics_command(name: str, component: str | None, instances: bool, as_json: 
         console.print(bp)
     for endpoint in endpoints:
         console.print(f"Prometheus {endpoint}")
+    if refused and component is None:
+        console.print("connections refused (peers without the topology's keys): "
+                      + ", ".join(f"{who} {n:,}" for who, n in sorted(refused.items())))
