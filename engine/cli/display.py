@@ -22,6 +22,8 @@ def status_renderable(stats: Mapping[str, Any], elapsed: float, label: str) -> T
         text.append(line)
         if cs.restarts:
             text.append(f"  restarts {cs.restarts}", style="red")
+        if getattr(cs, "crash_looping", 0):
+            text.append(f"  crash-looping ({cs.last_error})", style="bold red")
         text.append("\n")
     return text
 
@@ -59,7 +61,10 @@ def summary_renderable(result: Any, engine: str, topology: str, top: int = 10) -
             samples = ", ".join(repr(s) for s in cap.samples)
             parts.append(Text(f"{cap.component}/{cap.stream}: {cap.count:,} tuples, e.g. {samples}"))
     for cs in result.components.values():
-        if cs.last_error:
+        if getattr(cs, "crash_looping", 0):
+            parts.append(Text(f"{cs.component}: crash-looping ({cs.crash_looping} of {cs.tasks} "
+                              f"tasks), last error: {cs.last_error}", style="bold red"))
+        elif cs.last_error:
             parts.append(Text(f"{cs.component}: last error: {cs.last_error}", style="red"))
     if result.error:
         parts.append(Text(f"error: {result.error}", style="bold red"))

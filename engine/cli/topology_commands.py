@@ -201,10 +201,12 @@ def topology_security(state: Any, name: str) -> Any:
 
 
 def ask_topology_master(env: Env, name: str, build: Callable[[Any, Any], Any],
-                        failing: str) -> Any:
+                        failing: str, timeout: float | None = None) -> Any:
     """Send the message ``build(stored topology, TM location)`` to the running Topology
     Master of ``name`` and return its answer. ``failing`` opens the CommandError raised
-    when there is no Topology Master or it does not answer ("cannot activate 'x'")."""
+    when there is no Topology Master or it does not answer within ``timeout`` seconds
+    (default TM_TIMEOUT_SECS) ("cannot activate 'x'")."""
+    timeout = TM_TIMEOUT_SECS if timeout is None else timeout
     from engine.network import request
     from engine.network.sockets import RequestTimeout
 
@@ -219,11 +221,11 @@ def ask_topology_master(env: Env, name: str, build: Callable[[Any, Any], Any],
         raise CommandError(f"{failing}: its Topology Master is not running "
                            f"(no tmanagers/{name} in {env.state_spec().describe()})")
     try:
-        return request(tm.controller_endpoint, build(topology, tm), timeout=TM_TIMEOUT_SECS,
+        return request(tm.controller_endpoint, build(topology, tm), timeout=timeout,
                        security=security)
     except RequestTimeout:
         raise CommandError(f"{failing}: its Topology Master at {tm.controller_endpoint} did "
-                           f"not answer within {TM_TIMEOUT_SECS:g}s") from None
+                           f"not answer within {timeout:g}s") from None
 
 
 # -- submit --------------------------------------------------------------------------------
@@ -518,16 +520,36 @@ def list_command(env: Env) -> None:
                          submitted, str(working) if working.exists() else "-"))
     finally:
         state.close()
+    rows = [(*row[:3], _restart_status(env, row[0]), *row[3:]) for row in rows]
     console = make_console()
     if not rows:
         console.print(f"no topologies ({env.state_spec().describe()})")
         return
     table = Table(title=f"topologies ({env.state_spec().describe()})", title_justify="left")
-    for column in ("name", "id", "state", "containers", "submitted", "working dir"):
+    for column in ("name", "id", "state", "status", "containers", "submitted", "working dir"):
         table.add_column(column, overflow="fold")
     for row in rows:
         table.add_row(*row)
     console.print(table)
+
+
+#: how long `heron list` waits for each Topology Master's metrics
+LIST_TM_TIMEOUT_SECS = 2.0
+
+
+def _restart_status(env: Env, name: str) -> str:
+    """"ok", or what is crash-looping with its last error (engine.process.restart_policy),
+    from the Topology Master's metrics; "-" when it does not answer."""
+    from engine.cli.metrics_command import crash_looping, fetch
+
+    try:
+        looping = crash_looping(fetch(env, name, None, timeout=LIST_TM_TIMEOUT_SECS))
+    except (CommandError, BadInput):
+        return "-"
+    if not looping:
+        return "ok"
+    return "crash-looping: " + "; ".join(f"{instance} ({error})"
+                                         for (_, instance), error in looping.items())
 
 
 # -- logs ----------------------------------------------------------------------------------

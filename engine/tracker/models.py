@@ -244,6 +244,25 @@ class MetricsModel(BaseModel):
     components: dict[str, str] = Field(description="instance id -> component")
 
 
+class InstanceRestartsModel(BaseModel):
+    instance: str = Field(description="instance id (or process name: stmgr-1, ...)")
+    component: str
+    restarts: int = Field(description="restarts of its component in the process, and of the "
+                                      "process by its executor")
+    crash_looping: bool = Field(description="failing again and again with no progress (three "
+                                            "failures in a row or more); still retried")
+    last_error: str = ""
+
+
+class RestartsModel(BaseModel):
+    """Restarts per instance and what is crash-looping now (engine.process.restart_policy),
+    from the Topology Master's latest metrics."""
+
+    topology: str
+    crash_looping: list[InstanceRestartsModel]
+    instances: list[InstanceRestartsModel]
+
+
 class TimelineModel(BaseModel):
     topology: str
     component: str | None

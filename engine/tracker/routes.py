@@ -172,6 +172,13 @@ def metrics_timeline(record: RecordDep, component: ComponentQ = None,
     return service.timeline(record, component, metricname, instance, start, end)
 
 
+@router.get("/topologies/restarts", response_model=models.RestartsModel, tags=["metrics"])
+def restarts(record: RecordDep, component: ComponentQ = None) -> models.RestartsModel:
+    """Restarts per instance and the instances crash-looping now, each with its last
+    error, from the Topology Master (asked now)."""
+    return service.restarts(record, component)
+
+
 @router.get("/topologies/exceptions", response_model=list[models.ExceptionModel],
             tags=["metrics"])
 def exceptions(record: RecordDep, component: ComponentQ = None,

@@ -471,6 +471,35 @@ def timeline(record: TopologyRecord, component: str | None, names: list[str],
                                 endtime=end, timeline=out)
 
 
+def restarts(record: TopologyRecord, component: str | None) -> models.RestartsModel:
+    from engine.process.restart_policy import LAST_ERROR_METRIC, crash_loop_error
+
+    check_component(record, component)
+    snap = record.tracker.snapshot(record)
+    rows = []
+    for instance, values in sorted(snap.values.items()):
+        owner = snap.components.get(instance, "")
+        if component is not None and owner != component:
+            continue
+        if "__restart-count" not in values and "__process-restarts" not in values:
+            continue
+
+        def count(name: str) -> int:
+            try:
+                return int(float(values.get(name, 0)))
+            except ValueError:
+                return 0
+        error = crash_loop_error(values)
+        rows.append(models.InstanceRestartsModel(
+            instance=instance, component=owner,
+            restarts=count("__restart-count") + count("__process-restarts"),
+            crash_looping=error is not None,
+            last_error=error or values.get(LAST_ERROR_METRIC, "")))
+    return models.RestartsModel(topology=record.name,
+                                crash_looping=[r for r in rows if r.crash_looping],
+                                instances=rows)
+
+
 def exceptions(record: TopologyRecord, component: str | None,
                instances: list[str]) -> list[models.ExceptionModel]:
     check_component(record, component)

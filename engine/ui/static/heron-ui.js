@@ -321,7 +321,9 @@
 
     // -- numbers: updated on every refresh ----------------------------------------------------
     const LATENCY_METRICS = new Set(LATENCIES.map(([metric]) => metric));
-    function emptyComponent() { return { sums: {}, latencies: {}, errors: [] }; }
+    function emptyComponent() { return { sums: {}, latencies: {}, errors: [], looping: new Map() }; }
+    // failing again and again with no progress: the component in its process, or the process
+    const CRASH_LOOPING = new Set(["__crash-looping", "__process-crash-looping"]);
     function mean(values) { return values && values.length ? values.reduce((x, y) => x + y, 0) / values.length : null; }
     function perComponent(metricsAnswer) {
       const out = {};
@@ -331,6 +333,15 @@
           const c = (out[comp] = out[comp] || emptyComponent());
           if (LATENCY_METRICS.has(metric)) (c.latencies[metric] = c.latencies[metric] || []).push(num(value));
           else if (metric === "__last-error") { if (value) c.errors.push(String(value)); }
+          else if (metric === "__process-last-error") { /* read with the crash-loop flag */ }
+          else if (CRASH_LOOPING.has(metric)) {
+            if (num(value) === 1 && !c.looping.has(instance)) {
+              const error = value === null ? "" : (metric === "__crash-looping"
+                ? metricsAnswer.metrics["__last-error"]?.[instance]
+                : metricsAnswer.metrics["__process-last-error"]?.[instance]);
+              c.looping.set(instance, String(error || ""));
+            }
+          }
           else c.sums[metric] = (c.sums[metric] || 0) + num(value);
         }
       }
@@ -371,8 +382,14 @@
         for (const [metric, cls, , , kind] of LATENCIES) {
           setCell(row, cls, (kind === "spout") === spout ? fmtMs(mean(a.latencies[metric])) : "–");
         }
-        setCell(row, "restarts", fmtInt(a.sums["__restart-count"] ?? null));
-        setCell(row, "last-error", a.errors[0] || "");
+        const restarts = a.sums["__restart-count"] ?? a.sums["__process-restarts"] ?? null;
+        setCell(row, "restarts", fmtInt(restarts === null ? null
+          : (a.sums["__restart-count"] || 0) + (a.sums["__process-restarts"] || 0)));
+        const looping = [...a.looping.entries()];
+        if (row) row.classList.toggle("crash-looping", looping.length > 0);
+        setCell(row, "last-error", looping.length
+          ? `crash-looping (${looping.map(([i]) => i).join(", ")}): ${looping[0][1]}`
+          : (a.errors[0] || ""));
         const node = dagBox.querySelector(`g.dag-node[data-component="${CSS.escape(c)}"]`);
         if (node) {
           const emitted = a.sums["__emit-count"] || 0;
