@@ -520,7 +520,8 @@ def list_command(env: Env) -> None:
                          submitted, str(working) if working.exists() else "-"))
     finally:
         state.close()
-    rows = [(*row[:3], _restart_status(env, row[0]), *row[3:]) for row in rows]
+    statuses = {row[0]: _restart_status(env, row[0]) for row in rows}
+    rows = [(*row[:3], statuses[row[0]][0], *row[3:]) for row in rows]
     console = make_console()
     if not rows:
         console.print(f"no topologies ({env.state_spec().describe()})")
@@ -531,25 +532,30 @@ def list_command(env: Env) -> None:
     for row in rows:
         table.add_row(*row)
     console.print(table)
+    for name, (_, details) in statuses.items():
+        for line in details:
+            console.print(f"[bold red]{name}: crash-looping[/] {line}", highlight=False)
 
 
 #: how long `heron list` waits for each Topology Master's metrics
 LIST_TM_TIMEOUT_SECS = 2.0
 
 
-def _restart_status(env: Env, name: str) -> str:
-    """"ok", or what is crash-looping with its last error (engine.process.restart_policy),
-    from the Topology Master's metrics; "-" when it does not answer."""
+def _restart_status(env: Env, name: str) -> tuple[str, list[str]]:
+    """("ok" or the components crash-looping, one "instance: last error" line each), from
+    the Topology Master's metrics (engine.process.restart_policy); "-" when it does not
+    answer."""
     from engine.cli.metrics_command import crash_looping, fetch
 
     try:
         looping = crash_looping(fetch(env, name, None, timeout=LIST_TM_TIMEOUT_SECS))
     except (CommandError, BadInput):
-        return "-"
+        return "-", []
     if not looping:
-        return "ok"
-    return "crash-looping: " + "; ".join(f"{instance} ({error})"
-                                         for (_, instance), error in looping.items())
+        return "ok", []
+    components = sorted({component for component, _ in looping})
+    return (f"crash-looping: {', '.join(components)}",
+            [f"{instance}: {error}" for (_, instance), error in looping.items()])
 
 
 # -- logs ----------------------------------------------------------------------------------
