@@ -136,6 +136,16 @@ CATALOGUE: tuple[Case, ...] = (
                                key_columns=(0,), value_column=1, reduce="max"),
          expected=exp.word_count, allowed_under_failure=EXACT, kill=Kill("split", 15),
          tags=("acking", "failure-injection", "aggregate")),
+    Case(name="bolt_raising_now_and_then", project=WORDCOUNT, topology="split_raising",
+         fixtures={"sentences": FIXTURES / "sentences.jsonl"},
+         description="a bolt that raises now and then: a stateless splitter raises at every "
+                     "7th sentence a task executes (after emitting its first word), at-least-"
+                     "once with ReliableSpout; each raise restarts it at once and replays "
+                     "the sentence; words compared after de-duplicating by message id and "
+                     "position",
+         comparison=Comparison(kind="per_key", streams=(("split", "default"),),
+                               key_columns=(0, 1), value_column=2, reduce="max"),
+         expected=exp.split_words, tags=("acking", "restarts")),
 )
 
 

@@ -164,3 +164,11 @@ def word_count(inputs: Inputs) -> list[Row]:
     counts = Counter(word for _, sentence in inputs["sentences"] for word in sentence.split())
     return [("count", "default", [word, k]) for word, total in sorted(counts.items())
             for k in range(1, total + 1)]
+
+
+def split_words(inputs: Inputs) -> list[Row]:
+    """One ``[sid, position, word]`` row per word of every sentence (the splitter's output
+    once replays are de-duplicated by ``(sid, position)``)."""
+    return [("split", "default", [sid, position, word])
+            for sid, sentence in inputs["sentences"]
+            for position, word in enumerate(sentence.split())]

@@ -90,6 +90,8 @@ def test_expected_rows_follow_from_the_fixtures():
     rows = exp.word_count(sentences)
     words = sum(len(s.split()) for _, s in sentences["sentences"])
     assert len(rows) == words
+    split = exp.split_words(sentences)
+    assert len(split) == words and len({(r[2][0], r[2][1]) for r in split}) == words
 
 
 def test_the_fields_expectation_is_the_documented_grouping_hash():

@@ -57,3 +57,24 @@ class CountWords(Bolt):
             self.seen.add((sid, position))
             self.counts[word] += 1
         self.emit([word, self.counts[word]])
+
+
+class RaisingSplit(SplitSentence):
+    """A stateless splitter that raises now and then: at every ``conformance.raise.every``-th
+    sentence it executes (counted per instance) it emits the first word, then raises. The
+    engine restarts it (at once: it made progress) and, under at-least-once, the sentence
+    is failed and replayed, so its first word comes out twice; nothing is lost."""
+
+    def initialize(self, conf, ctx):
+        self.every = int(conf.get("conformance.raise.every", 7))
+        self.executed = 0
+
+    def process(self, tup):
+        self.executed += 1
+        if self.executed % self.every == 0:
+            sid, sentence = tup.values
+            words = sentence.split()
+            if words:
+                self.emit([sid, 0, words[0]])
+            raise RuntimeError(f"conformance: splitter raising at sentence {sid}")
+        super().process(tup)
