@@ -17,7 +17,7 @@ from engine.launch import LaunchSpec, StateManagerSpec, Submission
 from engine.messages import execution_state_pb2, topology_pb2
 from engine.packing import ALGORITHMS, PackingError
 from engine.process.restart_policy import RestartPolicy
-from engine.security.keys import TopologyKeys, plaintext_requested
+from engine.security.keys import TopologyKeys, keys_belong_in, plaintext_requested
 
 PACKING_KEY = "topology.packing.algorithm"
 
@@ -69,9 +69,11 @@ def deploy(loaded: Any, *, state: Any, state_spec: StateManagerSpec, working_dir
         role=getpass.getuser())
     written: list[str] = []
     try:
-        for kind, message in (("keys", keys.to_proto()), ("topologies", topology),
-                              ("packingplans", packing.to_proto()),
-                              ("executionstate", execution)):
+        nodes = [("topologies", topology), ("packingplans", packing.to_proto()),
+                 ("executionstate", execution)]
+        if keys_belong_in(state):
+            nodes.insert(0, ("keys", keys.to_proto()))
+        for kind, message in nodes:
             state.create(kind, name, message)
             written.append(kind)
     except BaseException:

@@ -188,14 +188,15 @@ def _require_topology(state: Any, name: str) -> Any:
     return topology
 
 
-def topology_security(state: Any, name: str) -> Any:
+def topology_security(state: Any, name: str, working_dir: Path | None = None) -> Any:
     """The SocketSecurity the CLI needs to reach ``name``'s engine processes: every one
-    of them refuses a client without the topology's keys."""
+    of them refuses a client without the topology's keys (from the state manager, or
+    from ``working_dir`` when the state manager cannot keep secrets)."""
     from engine.security.guard import SocketSecurity
     from engine.security.keys import KeysError, keys_from_state
 
     try:
-        return SocketSecurity(keys_from_state(state, name))
+        return SocketSecurity(keys_from_state(state, name, working_dir))
     except KeysError as exc:
         raise CommandError(str(exc)) from None
 
@@ -214,7 +215,7 @@ def ask_topology_master(env: Env, name: str, build: Callable[[Any, Any], Any],
     try:
         topology = _require_topology(state, name)
         tm = state.get("tmanagers", name)
-        security = topology_security(state, name)
+        security = topology_security(state, name, env.working_dir(name))
     finally:
         state.close()
     if tm is None or not tm.controller_endpoint:
@@ -255,6 +256,7 @@ def submit_command(cluster: str, project: Path, name: str | None, env_name: str 
     """
     from compat.storm_api.project import parse_cli_options
     from engine.deploy import TopologyExistsError, deploy
+    from engine.security.keys import NO_KEYS_IN_STATE, keys_belong_in
     from engine.launch import Submission
     from engine.packing import PackingError
     from engine.scheduler import SchedulerStartError, start_detached, wait_until_serving
@@ -292,6 +294,7 @@ def submit_command(cluster: str, project: Path, name: str | None, env_name: str 
             raise BadInput(str(exc)) from None
         packing = state.get("packingplans", topology_name)
         topology_id = spec.topology_id
+        keys_shared = keys_belong_in(state)
         proc = start_detached(spec)
         try:
             wait_until_serving(spec, proc, state)
@@ -308,6 +311,8 @@ def submit_command(cluster: str, project: Path, name: str | None, env_name: str 
     for line in planned_components(plan):
         click.echo(f"    {line}")
     click.echo(f"  working dir: {working_dir}")
+    if not keys_shared:
+        click.echo(f"  note: {NO_KEYS_IN_STATE}", err=True)
     click.echo(f"  logs:        {spec.log_dir}  (heron logs {topology_name})")
     click.echo(f"  state:       {spec.state.describe()}")
 
@@ -351,7 +356,7 @@ def kill_command(name: str, wait_secs: float, env: Env) -> None:
     try:
         topology = _require_topology(state, name)
         tm = state.get("tmanagers", name)
-        security = topology_security(state, name)
+        security = topology_security(state, name, env.working_dir(name))
         if tm is not None and tm.controller_endpoint:
             try:
                 request(tm.controller_endpoint, tmanager_pb2.TopologyDeactivateRequest(
@@ -469,7 +474,7 @@ def restart_command(name: str, container: int, env: Env) -> None:
     try:
         _require_topology(state, name)
         scheduler = state.get("schedulers", name)
-        security = topology_security(state, name)
+        security = topology_security(state, name, env.working_dir(name))
     finally:
         state.close()
     if scheduler is None or not scheduler.http_endpoint:

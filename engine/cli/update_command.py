@@ -41,7 +41,8 @@ def update_command(name: str, parallelism: tuple[str, ...], container_number: in
         except UpdateError as exc:
             raise BadInput(f"cannot update {name!r}: {exc}") from None
         scheduler = state.get("schedulers", name)
-        security = None if dry_run else topology_security(state, name)
+        security = (None if dry_run
+                    else topology_security(state, name, env.working_dir(name)))
         if not dry_run:
             if scheduler is None or not scheduler.http_endpoint:
                 raise CommandError(f"the scheduler of {name!r} is not running (no "

@@ -111,11 +111,32 @@ def plaintext_requested(config: dict[str, Any]) -> bool:
     return bool(value)
 
 
-def keys_from_state(state: Any, topology_name: str) -> TopologyKeys:
+def keys_belong_in(state: Any) -> bool:
+    """Whether a topology's keys may be stored in ``state``: only where nobody else can
+    read them (owner-only files, a digest-ACL'd ZooKeeper tree). Elsewhere (ZooKeeper
+    without --zk-auth) they stay in the submission's owner-only working directory, and
+    only clients on the submitting machine can reach the topology."""
+    return bool(getattr(state, "protects_secrets", False))
+
+
+NO_KEYS_IN_STATE = ("the topology's keys are not stored in a ZooKeeper tree without a digest "
+                    "ACL (anyone reaching ZooKeeper could read them); they stay owner-only in "
+                    "its working directory, so only this machine's clients can control it. "
+                    "Give --zk-auth FILE to store them under a digest ACL")
+
+
+def keys_from_state(state: Any, topology_name: str,
+                    working_dir: Path | str | None = None) -> TopologyKeys:
     """The keys a command-line client or the tracker uses to reach a topology's
-    processes, read from the state manager."""
+    processes: from the state manager, or (a tree that does not protect secrets) from
+    the topology's working directory on this machine."""
     message = state.get("keys", topology_name)
-    if message is None:
-        raise KeysError(f"topology {topology_name!r} has no keys in the state manager "
-                        f"(submitted by an older version? kill and resubmit it)")
-    return TopologyKeys.from_proto(message, where=f"keys/{topology_name}")
+    if message is not None:
+        return TopologyKeys.from_proto(message, where=f"keys/{topology_name}")
+    if working_dir is not None and (Path(working_dir) / KEYS_FILE).exists():
+        return TopologyKeys.load(working_dir)
+    if not keys_belong_in(state):
+        raise KeysError(f"topology {topology_name!r}: {NO_KEYS_IN_STATE}; no keys found in "
+                        f"{working_dir or 'its working directory'} on this machine")
+    raise KeysError(f"topology {topology_name!r} has no keys in the state manager "
+                    f"(submitted by an older version? kill and resubmit it)")

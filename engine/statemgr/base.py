@@ -39,6 +39,11 @@ class NoNodeError(StateError):
 class StateManager(ABC):
     """Typed access to Heron's layout over a node store implemented by subclasses."""
 
+    #: whether nodes this manager writes can be read by their owner alone (owner-only
+    #: files; a digest-ACL'd ZooKeeper tree), so secrets such as a topology's keys may
+    #: be stored in it
+    protects_secrets: bool = False
+
     # -- the node store ----------------------------------------------------------------
     @abstractmethod
     def _create(self, path: str, data: bytes, ephemeral: bool) -> None:

@@ -30,6 +30,9 @@ _OWNER_SUFFIX = ".owner"
 
 
 class LocalFileSystemStateManager(StateManager):
+    #: every directory 0700 and node file 0600 (docs/security.md)
+    protects_secrets = True
+
     def __init__(self, root: Path | str, *, lease_secs: float = DEFAULT_LEASE_SECS) -> None:
         self.root = Path(root).expanduser()
         # owner-only: created 0700, or checked (UnsafePathError names it) when it exists

@@ -95,6 +95,11 @@ def _kazoo() -> Any:
 class ZooKeeperStateManager(StateManager):
     """Heron's layout in a ZooKeeper ensemble given as ``host:port[,host:port...]``."""
 
+    @property
+    def protects_secrets(self) -> bool:  # type: ignore[override]
+        """Only a tree under a digest ACL keeps secrets from other ZooKeeper clients."""
+        return self.auth_user is not None
+
     def __init__(self, hosts: str, root: str = DEFAULT_ROOT, *,
                  session_timeout: float = DEFAULT_SESSION_TIMEOUT,
                  connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,

@@ -200,15 +200,17 @@ class Tracker:
         """The SocketSecurity that lets the tracker talk to ``name``'s Topology Master
         (its keys, read from the state manager the tracker was given)."""
         from engine.security.guard import SocketSecurity
-        from engine.security.keys import KeysError, TopologyKeys
+        from engine.security.keys import KeysError, keys_from_state
+        from engine.statemgr import StateError
 
-        message = self.read("keys", name)
-        if message is None:
-            raise Unavailable(f"topology {name!r} has no keys in {self.describe_state()} "
-                              f"(submitted by an older version? kill and resubmit it)")
+        if self._state is None:
+            raise Unavailable("the tracker is not started")
         try:
-            return SocketSecurity(TopologyKeys.from_proto(message, where=f"keys/{name}"))
-        except KeysError as exc:
+            # a tree that cannot keep secrets leaves them in the working directory
+            wd = logs.working_dir(name, self.read("schedulers", name),
+                                  self.read("pplans", name), self.settings.home)
+            return SocketSecurity(keys_from_state(self._state, name, wd))
+        except (KeysError, StateError) as exc:
             raise Unavailable(str(exc)) from None
 
     def names(self) -> list[str]:
