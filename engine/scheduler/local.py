@@ -61,7 +61,6 @@ class LocalScheduler:
         self._supervisor: Supervisor | None = None
         self._killed = False
         self._lock = threading.Lock()
-        self._never = threading.Event()
 
     # -- state ---------------------------------------------------------------------------
     @property
@@ -76,15 +75,6 @@ class LocalScheduler:
         if self.packing is None:
             return []
         return list(range(0, max((c.id for c in self.packing.containers), default=0) + 1))
-
-    @property
-    def failed(self) -> threading.Event:
-        """Never set: executors are restarted forever (see :meth:`crash_looping`). Kept for
-        callers written when the restart policy could give up."""
-        return self._never
-
-    def gave_up(self) -> list[str]:
-        return []
 
     def crash_looping(self) -> dict[str, str]:
         """Executors that keep exiting with no progress, with the reason of their last exit."""

@@ -125,12 +125,9 @@ class SchedulerService:
             ctx.term()
 
     def _serve(self, sock: zmq.Socket) -> int:
-        reported_failure = False
+        reported: dict[str, str] = {}
         while not self.stop.is_set():
-            if not reported_failure and self.scheduler.failed.is_set():
-                reported_failure = True
-                log.error("gave up restarting %s; the topology is degraded until "
-                          "`heron restart` or `heron kill`", ", ".join(self.scheduler.gave_up()))
+            reported = self._report_crash_loops(reported)
             if not sock.poll(200):
                 continue
             frames = sock.recv_multipart()
@@ -163,6 +160,17 @@ class SchedulerService:
         log.info("stopping: killing %s", self.spec.topology_name)
         self.scheduler.kill()
         return 0
+
+    def _report_crash_loops(self, reported: dict[str, str]) -> dict[str, str]:
+        """Log an executor that starts crash-looping, and when it stops (it is retried
+        for ever under the restart policy; its records are in restarts/)."""
+        now = self.scheduler.crash_looping()
+        for name in sorted(set(now) - set(reported)):
+            log.error("%s is crash-looping (exits with no progress; retried with backoff): "
+                      "%s", name, now[name])
+        for name in sorted(set(reported) - set(now)):
+            log.info("%s is running again", name)
+        return now
 
     def _refuse_other_topology(self, message: Any) -> scheduler_pb2.SchedulerResponse | None:
         """The refusal of a kill, restart or update that does not name the topology this

@@ -323,8 +323,8 @@ class TopologyMaster:
         response = tmanager_pb2.MetricResponse()
         response.status.status = OK
         # The Topology Master's own figures, beside what the Metrics Managers forward.
-        self.metrics[(TMANAGER_COMPONENT, TMANAGER)] = {
-            "__connections-refused": str(self.guard.refused)}
+        self.metrics.setdefault((TMANAGER_COMPONENT, TMANAGER), {})[
+            "__connections-refused"] = str(self.guard.refused)
         wanted = set(request.metric)
         for (component, instance), values in sorted(self.metrics.items()):
             if request.component_name and component != request.component_name:

@@ -16,6 +16,8 @@ from click.testing import CliRunner
 from engine.cli.main import main
 from engine.messages import stmgr_pb2, tuple_pb2
 from engine.network import type_frame
+from engine.security.guard import SocketSecurity
+from engine.security.keys import TopologyKeys
 from tests.e2e.heron.helpers import PROJECTS, HeronRun, leaf_tuples, wait_until
 
 pytestmark = pytest.mark.timeout(180)
@@ -68,11 +70,14 @@ def test_a_component_module_that_does_not_import_is_a_clear_cli_error(tmp_path,
     assert "Traceback" not in result.output
 
 
-def send_garbage(endpoint: str, messages: list[list[bytes]]) -> None:
+def send_garbage(endpoint: str, messages: list[list[bytes]], security) -> None:
+    """Malformed frames from a peer that holds the topology's keys (a buggy process of
+    the topology itself): outsiders never get a frame in (test_untrusted_peers.py)."""
     ctx = zmq.Context.instance()
     sock = ctx.socket(zmq.DEALER)
     sock.setsockopt(zmq.LINGER, 1000)
     sock.setsockopt(zmq.IDENTITY, b"e2e-garbage")
+    security.client(sock)
     try:
         sock.connect(endpoint)
         for frames in messages:
@@ -91,6 +96,7 @@ def test_malformed_messages_are_dropped_and_the_topology_keeps_its_results(tmp_p
         run.start()
         stmgrs = list(run.pplan.stmgrs)
         assert len(stmgrs) == 2
+        security = SocketSecurity(TopologyKeys.load(run.working_dir))
         key_count_task = run.placement.tasks["key_count"][0]
         stream_message = type_frame(stmgr_pb2.TupleStreamMessage)
         # a peer that speaks nonsense, a truncated protobuf, and a well-formed envelope
@@ -112,11 +118,12 @@ def test_malformed_messages_are_dropped_and_the_topology_keeps_its_results(tmp_p
                 [stream_message, b"\xff\xff\xff truncated"],
                 [stream_message, corrupt_batch],
                 [stream_message, bad_values],
-            ])
+            ], security)
         location = run.location
         for endpoint in (location.server_endpoint, location.controller_endpoint):
             send_garbage(endpoint, [[b"x"], [b"heron.proto.tmanager.NoSuch", b"\x00"],
-                                    [b"heron.proto.tmanager.MetricRequest", b"\xff\xff"]])
+                                    [b"heron.proto.tmanager.MetricRequest", b"\xff\xff"]],
+                          security)
 
         def malformed_counted() -> int:
             return sum(int(v.get("__malformed-messages", 0)) for v in run.metrics().values())

@@ -23,7 +23,6 @@ class RecordingScheduler:
 
     def __init__(self) -> None:
         self.calls: list[tuple] = []
-        self.failed = threading.Event()
 
     def kill(self) -> None:
         self.calls.append(("kill",))
@@ -35,8 +34,8 @@ class RecordingScheduler:
         self.calls.append(("update", proposed.id))
         return [], []
 
-    def gave_up(self) -> list[str]:
-        return []
+    def crash_looping(self) -> dict[str, str]:
+        return {}
 
 
 @pytest.fixture
