@@ -1,0 +1,225 @@
+"""A cluster described once, as Heron describes it: ``~/.heron/conf/CLUSTER/``.
+
+Three YAML files, each a flat map of Heron-style dotted keys:
+
+``scheduler.yaml``
+    ``heron.class.scheduler``: ``local``, ``slurm`` or ``kubernetes`` (Heron's Java class
+    names, e.g. ``org.apache.heron.scheduler.slurm.SlurmScheduler``, are accepted too),
+    plus the scheduler's own keys (``heron.slurm.*``, ``heron.kubernetes.*``,
+    ``heron.executor.docker.image``, ``heron.network.bind.interface``).
+``statemgr.yaml``
+    ``heron.class.state.manager``: ``local`` or ``zookeeper``;
+    ``heron.statemgr.connection.string`` (``host:port[,host:port]``),
+    ``heron.statemgr.root.path`` (``/heron``), ``heron.statemgr.zookeeper.auth.file``
+    (an owner-only file holding the digest ``user:password``; never the digest itself).
+``uploader.yaml``
+    ``heron.class.uploader``: ``localfs`` or ``http``;
+    ``heron.uploader.localfs.file.system.directory`` (a directory every node mounts) or
+    ``heron.uploader.http.uri`` (PUT there, fetched from there).
+
+``CLUSTER[/ROLE[/ENV]]`` names a cluster, as ``heron submit`` takes it; role defaults to
+the user and env to ``default``. ``local`` needs no directory: it is this machine, as it
+always was.
+"""
+
+from __future__ import annotations
+
+import getpass
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+CONF_FILES = ("scheduler.yaml", "statemgr.yaml", "uploader.yaml")
+LOCAL = "local"
+SCHEDULERS = ("local", "slurm", "kubernetes")
+STATE_MANAGERS = ("local", "zookeeper")
+UPLOADERS = ("localfs", "http")
+#: Heron's class names, for users who copy a Heron cluster directory
+_HERON_CLASSES = {
+    "org.apache.heron.scheduler.local.LocalScheduler": "local",
+    "org.apache.heron.scheduler.slurm.SlurmScheduler": "slurm",
+    "org.apache.heron.scheduler.kubernetes.KubernetesScheduler": "kubernetes",
+    "org.apache.heron.statemgr.localfs.LocalFileSystemStateManager": "local",
+    "org.apache.heron.statemgr.zookeeper.curator.CuratorStateManager": "zookeeper",
+    "org.apache.heron.uploader.localfs.LocalFileSystemUploader": "localfs",
+    "org.apache.heron.uploader.http.HttpUploader": "http",
+}
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+
+
+class ClusterConfigError(Exception):
+    """A cluster name or directory that cannot be used; the text names the file and key."""
+
+
+@dataclass(frozen=True)
+class ClusterRef:
+    """``CLUSTER[/ROLE[/ENV]]`` as given on the command line."""
+
+    cluster: str
+    role: str
+    environ: str
+
+    @classmethod
+    def parse(cls, text: str) -> "ClusterRef":
+        parts = (text or "").split("/")
+        if not 1 <= len(parts) <= 3 or not all(parts):
+            raise ClusterConfigError(f"{text!r}: expected CLUSTER[/ROLE[/ENV]], e.g. "
+                                     f"slurm/{getpass.getuser()}/prod")
+        for part in parts:
+            if not _NAME.match(part):
+                raise ClusterConfigError(f"{text!r}: {part!r} is not a valid name (letters, "
+                                         f"digits, '_', '.', '-')")
+        role = parts[1] if len(parts) > 1 else getpass.getuser()
+        environ = parts[2] if len(parts) > 2 else "default"
+        return cls(parts[0], role, environ)
+
+    def __str__(self) -> str:
+        return f"{self.cluster}/{self.role}/{self.environ}"
+
+
+@dataclass
+class ClusterConfig:
+    """What one cluster directory says, with its choices resolved and checked."""
+
+    name: str
+    directory: Path | None
+    scheduler: str = "local"
+    state_manager: str = "local"
+    uploader: str | None = None
+    #: every key of the three files (scheduler's keys are read by the scheduler)
+    values: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def is_local(self) -> bool:
+        return self.scheduler == "local"
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.values.get(key, default)
+
+    def require(self, key: str, *, file: str) -> Any:
+        value = self.values.get(key)
+        if value in (None, ""):
+            raise ClusterConfigError(f"{self._file(file)}: {key} is required for the "
+                                     f"{self.scheduler} scheduler")
+        return value
+
+    def _file(self, name: str) -> str:
+        return str(self.directory / name) if self.directory else name
+
+    # -- state manager -------------------------------------------------------------------
+    @property
+    def zk_hosts(self) -> str | None:
+        value = self.values.get("heron.statemgr.connection.string")
+        return str(value) if value else None
+
+    @property
+    def zk_root(self) -> str:
+        return str(self.values.get("heron.statemgr.root.path") or "/heron")
+
+    @property
+    def zk_auth_file(self) -> Path | None:
+        value = self.values.get("heron.statemgr.zookeeper.auth.file")
+        return Path(str(value)).expanduser() if value else None
+
+
+def conf_dir(home: Path, cluster: str) -> Path:
+    """Where a cluster's files live: ``HOME/conf/CLUSTER`` (HOME is ``~/.heron``)."""
+    return Path(home).expanduser() / "conf" / cluster
+
+
+def _choice(values: dict[str, Any], key: str, allowed: tuple[str, ...], default: str | None,
+            where: str) -> str | None:
+    raw = values.get(key)
+    if raw in (None, ""):
+        return default
+    text = _HERON_CLASSES.get(str(raw), str(raw)).strip().lower()
+    if text not in allowed:
+        raise ClusterConfigError(f"{where}: {key}: {raw!r} is not one of "
+                                 f"{', '.join(allowed)}")
+    return text
+
+
+def _read_yaml(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise ClusterConfigError(f"{path}: cannot read: {exc.strerror}") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
+        raise ClusterConfigError(f"{where}: not valid YAML: "
+                                 f"{getattr(exc, 'problem', None) or exc}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ClusterConfigError(f"{path}: expected a map of keys to values, got "
+                                 f"{type(data).__name__}")
+    bad = [k for k in data if not isinstance(k, str)]
+    if bad:
+        raise ClusterConfigError(f"{path}: keys must be strings: {bad[0]!r}")
+    return data
+
+
+def load_cluster(home: Path, cluster: str) -> ClusterConfig:
+    """The configuration of ``cluster``; ``local`` without a directory is this machine.
+
+    A cluster other than ``local`` needs its directory (ClusterConfigError naming the
+    path and the files it should hold). Keys must not repeat across the three files.
+    """
+    directory = conf_dir(home, cluster)
+    if not directory.is_dir():
+        if cluster == LOCAL:
+            return ClusterConfig(LOCAL, None)
+        raise ClusterConfigError(
+            f"no cluster {cluster!r}: {directory} does not exist (describe the cluster there "
+            f"in {', '.join(CONF_FILES)}; see docs/clusters.md)")
+    values: dict[str, Any] = {}
+    origin: dict[str, str] = {}
+    for name in CONF_FILES:
+        path = directory / name
+        for key, value in _read_yaml(path).items():
+            if key in values and values[key] != value:
+                raise ClusterConfigError(f"{path}: {key} is also set, differently, in "
+                                         f"{origin[key]}")
+            values[key] = value
+            origin[key] = str(path)
+    config = ClusterConfig(cluster, directory, values=values)
+    config.scheduler = _choice(values, "heron.class.scheduler", SCHEDULERS, LOCAL,
+                               str(directory / "scheduler.yaml")) or LOCAL
+    config.state_manager = _choice(values, "heron.class.state.manager", STATE_MANAGERS,
+                                   LOCAL, str(directory / "statemgr.yaml")) or LOCAL
+    config.uploader = _choice(values, "heron.class.uploader", UPLOADERS, None,
+                              str(directory / "uploader.yaml"))
+    _check(config)
+    return config
+
+
+def _check(config: ClusterConfig) -> None:
+    """What a cluster needs before anything is submitted to it."""
+    if config.is_local:
+        return
+    if config.state_manager != "zookeeper":
+        raise ClusterConfigError(
+            f"{config._file('statemgr.yaml')}: the {config.scheduler} scheduler runs "
+            f"containers on other machines, which cannot read this machine's files: "
+            f"heron.class.state.manager must be zookeeper (with "
+            f"heron.statemgr.connection.string)")
+    if not config.zk_hosts:
+        raise ClusterConfigError(f"{config._file('statemgr.yaml')}: "
+                                 f"heron.statemgr.connection.string is required "
+                                 f"(host:port[,host:port])")
+    if config.uploader is None:
+        raise ClusterConfigError(f"{config._file('uploader.yaml')}: heron.class.uploader is "
+                                 f"required (localfs or http): the nodes fetch the topology "
+                                 f"package from there")
+    if config.uploader == "localfs":
+        config.require("heron.uploader.localfs.file.system.directory", file="uploader.yaml")
+    if config.uploader == "http":
+        config.require("heron.uploader.http.uri", file="uploader.yaml")
