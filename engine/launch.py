@@ -82,6 +82,19 @@ class LaunchSpec:
     restart_backoff_initial_ms: int = 1000
     restart_backoff_max_ms: int = 30000
     restart_reset_secs: float = 60.0
+    #: the address this container's TCP sockets bind and publish: loopback on one
+    #: machine, the node's address on a cluster (chosen by the scheduler)
+    bind_host: str = "127.0.0.1"
+    #: which start of its container this is (the scheduler counts them): the Topology
+    #: Master refuses a Stream Manager of an older incarnation, so a container that was
+    #: replaced while cut off never rejoins
+    incarnation: int = 0
+    #: the cluster's scheduler and its keys (engine.cluster.config), for the service
+    scheduler: str = "local"
+    scheduler_config: dict[str, Any] = field(default_factory=dict)
+    #: where nodes fetch the topology package, and its SHA-256 (remote clusters)
+    package_url: str | None = None
+    package_sha256: str | None = None
 
     @property
     def restart_policy(self) -> Any:
@@ -121,6 +134,12 @@ class LaunchSpec:
     @property
     def path(self) -> Path:
         return self.home / LAUNCH_FILE
+
+    @property
+    def superseded_marker(self) -> Path:
+        """Written by a Stream Manager the Topology Master refused because its container
+        was started again elsewhere: the executor then stops the container for good."""
+        return self.home / "superseded"
 
     def process_log(self, process_name: str) -> Path:
         return self.log_dir / f"{process_name}.log"
@@ -174,6 +193,27 @@ TMANAGER = "heron-tmanager"
 
 def stmgr_id(container: int) -> str:
     return f"stmgr-{container}"
+
+
+#: opens the Topology Master's refusal of a Stream Manager whose container was replaced
+SUPERSEDED = "superseded"
+
+
+def peer_identity(process_id: str, incarnation: int) -> str:
+    """The zmq identity a process uses toward the Topology Master: its id, plus its
+    container's incarnation when the scheduler counts them. Two incarnations of one
+    container (the old one cut off by a partition, the new one started elsewhere) never
+    share an identity, so neither can take over the other's connection."""
+    return process_id if not incarnation else f"{process_id}.i{incarnation}"
+
+
+def split_peer_identity(identity: bytes | str) -> tuple[str, int]:
+    """(process id, incarnation) of a :func:`peer_identity`."""
+    text = identity.decode(errors="replace") if isinstance(identity, bytes) else identity
+    head, sep, tail = text.rpartition(".i")
+    if sep and tail.isdigit():
+        return head, int(tail)
+    return text, 0
 
 
 def metricsmgr_id(container: int) -> str:

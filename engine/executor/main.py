@@ -97,6 +97,10 @@ def _run(spec: LaunchSpec, container: int, state: object, stop: threading.Event)
     watcher = PackingPlanWatcher(state, spec.topology_name, packing)
     code = 0
     while not stop.wait(0.2):
+        if spec.superseded_marker.exists():
+            log.warning("container %d was started again elsewhere (its Stream Manager was "
+                        "refused as superseded); stopping this copy for good", container)
+            break
         changed = watcher.poll()
         if changed is not None:
             packing = changed

@@ -8,7 +8,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class StMgr(_message.Message):
-    __slots__ = ("id", "host_name", "data_port", "local_data_port", "local_endpoint", "cwd", "pid", "shell_port", "data_endpoint", "container_id")
+    __slots__ = ("id", "host_name", "data_port", "local_data_port", "local_endpoint", "cwd", "pid", "shell_port", "data_endpoint", "container_id", "incarnation")
     ID_FIELD_NUMBER: _ClassVar[int]
     HOST_NAME_FIELD_NUMBER: _ClassVar[int]
     DATA_PORT_FIELD_NUMBER: _ClassVar[int]
@@ -19,6 +19,7 @@ class StMgr(_message.Message):
     SHELL_PORT_FIELD_NUMBER: _ClassVar[int]
     DATA_ENDPOINT_FIELD_NUMBER: _ClassVar[int]
     CONTAINER_ID_FIELD_NUMBER: _ClassVar[int]
+    INCARNATION_FIELD_NUMBER: _ClassVar[int]
     id: str
     host_name: str
     data_port: int
@@ -29,7 +30,8 @@ class StMgr(_message.Message):
     shell_port: int
     data_endpoint: str
     container_id: int
-    def __init__(self, id: _Optional[str] = ..., host_name: _Optional[str] = ..., data_port: _Optional[int] = ..., local_data_port: _Optional[int] = ..., local_endpoint: _Optional[str] = ..., cwd: _Optional[str] = ..., pid: _Optional[int] = ..., shell_port: _Optional[int] = ..., data_endpoint: _Optional[str] = ..., container_id: _Optional[int] = ...) -> None: ...
+    incarnation: int
+    def __init__(self, id: _Optional[str] = ..., host_name: _Optional[str] = ..., data_port: _Optional[int] = ..., local_data_port: _Optional[int] = ..., local_endpoint: _Optional[str] = ..., cwd: _Optional[str] = ..., pid: _Optional[int] = ..., shell_port: _Optional[int] = ..., data_endpoint: _Optional[str] = ..., container_id: _Optional[int] = ..., incarnation: _Optional[int] = ...) -> None: ...
 
 class InstanceInfo(_message.Message):
     __slots__ = ("task_id", "component_index", "component_name", "params", "remote_debugger_port")

@@ -19,7 +19,7 @@ from typing import Any, Iterator
 
 import zmq
 
-from engine.launch import LaunchSpec, metricsmgr_id, metrics_socket_name
+from engine.launch import LaunchSpec, metrics_socket_name, metricsmgr_id, peer_identity
 from engine.messages import metrics_pb2, tmanager_pb2
 from engine.metricsmgr.prometheus import LatestMetricsCollector, PrometheusEndpoint
 from engine.security.guard import SocketSecurity
@@ -156,7 +156,8 @@ class MetricsManager:
         if location.server_endpoint != self.tm_endpoint:
             if self.tm is not None:
                 self.tm.close(linger=0)
-            self.tm = connect_dealer(self.ctx, location.server_endpoint, self.id, sndhwm=10,
+            self.tm = connect_dealer(self.ctx, location.server_endpoint,
+                                     peer_identity(self.id, self.spec.incarnation), sndhwm=10,
                                      security=self.security)
             self.tm_endpoint = location.server_endpoint
         return True

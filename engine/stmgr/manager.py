@@ -10,8 +10,8 @@ from typing import Any
 
 import zmq
 
-from engine.launch import (LaunchSpec, local_socket_name, metrics_socket_name,
-                           stmgr_id)
+from engine.launch import (SUPERSEDED, LaunchSpec, local_socket_name, metrics_socket_name,
+                           peer_identity, stmgr_id)
 from engine.messages import (metrics_pb2, stmgr_pb2, tmanager_pb2,
                              topology_pb2, tuple_pb2)
 from engine.security.guard import ConnectionGuard
@@ -60,7 +60,7 @@ class StreamManager:
         self.spouts, _ = bind_router(
             self.ctx, ipc_endpoint(tid, local_socket_name(container, spout=True)), sndhwm=DATA_HWM,
             rcvhwm=DATA_HWM)
-        self.data, self.data_endpoint = bind_router(self.ctx, "tcp://127.0.0.1:0",
+        self.data, self.data_endpoint = bind_router(self.ctx, f"tcp://{spec.bind_host}:0",
                                                      sndhwm=DATA_HWM, rcvhwm=DATA_HWM,
                                                      guard=self.guard, kind="data")
         self.metrics = connect_dealer(self.ctx, ipc_endpoint(tid, metrics_socket_name(container)),
@@ -85,6 +85,8 @@ class StreamManager:
         self.counts = {"tuples_in": 0, "tuples_out": 0, "batches_in": 0, "dropped": 0,
                        "malformed": 0}
         self._warned: set[Any] = set()
+        #: the Topology Master refused this incarnation of the container (see above)
+        self.superseded = False
 
     # -- the loop ----------------------------------------------------------------------
     def serve(self, running: Any) -> None:
@@ -92,7 +94,7 @@ class StreamManager:
         self.metrics.send_multipart(encode(metrics_pb2.MetricPublisherRegisterRequest(
             publisher=metrics_pb2.MetricPublisher(hostname="127.0.0.1", component_name="__stmgr__",
                                                   instance_id=self.id))), zmq.NOBLOCK)
-        while running():
+        while running() and not self.superseded:
             poller = zmq.Poller()
             poller.register(self.local, zmq.POLLIN)
             if self._may_read_peers():
@@ -368,7 +370,8 @@ class StreamManager:
         if self.tm is not None:
             self.tm.close(linger=0)
         log.info("connecting to the topology master at %s", endpoint)
-        self.tm = connect_dealer(self.ctx, endpoint, self.id, sndhwm=100,
+        self.tm = connect_dealer(self.ctx, endpoint,
+                                 peer_identity(self.id, self.spec.incarnation), sndhwm=100,
                                  security=self.guard.security)
         self.tm_endpoint = endpoint
         self.tm_registered = False
@@ -384,6 +387,7 @@ class StreamManager:
         me.data_endpoint = self.data_endpoint
         me.local_endpoint = self.local_endpoint
         me.container_id = self.container
+        me.incarnation = self.spec.incarnation
         me.pid = os.getpid()
         me.cwd = os.getcwd()
         for _, inst in self.instances.values():
@@ -408,6 +412,7 @@ class StreamManager:
             if isinstance(message, tmanager_pb2.StMgrRegisterResponse):
                 if message.status.status != 1:
                     log.error("the topology master refused registration: %s", message.status.message)
+                    self._check_superseded(message.status.message)
                     continue
                 self.tm_registered = True
                 log.info("registered with the topology master")
@@ -416,9 +421,21 @@ class StreamManager:
             elif isinstance(message, stmgr_pb2.NewPhysicalPlanMessage):
                 self._new_pplan(message.new_pplan)
             elif isinstance(message, tmanager_pb2.StMgrHeartbeatResponse):
-                pass
+                if message.status.status != 1:
+                    self._check_superseded(message.status.message)
             else:
                 log.warning("ignored %s from the topology master", message.DESCRIPTOR.name)
+
+    def _check_superseded(self, text: str) -> None:
+        """A Topology Master that saw a newer incarnation of this container refuses this
+        one: leave a marker for the executor, which stops the container, and stop."""
+        if text.startswith(SUPERSEDED):
+            log.error("%s; leaving", text)
+            self.superseded = True
+            try:
+                self.spec.superseded_marker.write_text(text + "\n")
+            except OSError as exc:
+                log.error("cannot write %s: %s", self.spec.superseded_marker, exc)
 
     def _heartbeat(self) -> None:
         request = tmanager_pb2.StMgrHeartbeatRequest(heartbeat_time=int(time.time()))
@@ -469,7 +486,10 @@ class StreamManager:
             if current is not None:
                 self.outbox.forget(record.id)
                 current[1].close(linger=0)
-            sock = connect_dealer(self.ctx, record.data_endpoint, self.id, sndhwm=DATA_HWM,
+            # an identity of this process alone: a replaced incarnation of this container
+            # still connected from behind a partition must not hold the one we need
+            sock = connect_dealer(self.ctx, record.data_endpoint,
+                                  f"{self.id}:{os.getpid()}", sndhwm=DATA_HWM,
                                   security=self.guard.security)
             self.peers[record.id] = (record.data_endpoint, sock)
             log.info("connected to %s at %s", record.id, record.data_endpoint)

@@ -8,7 +8,7 @@ from typing import Any
 
 import zmq
 
-from engine.launch import TMANAGER, LaunchSpec, stmgr_id
+from engine.launch import SUPERSEDED, TMANAGER, LaunchSpec, split_peer_identity, stmgr_id
 from engine.messages import (common_pb2, physical_plan_pb2, stmgr_pb2, tmanager_pb2,
                              topology_pb2)
 from engine.network import MalformedMessage, bind_router, decode, encode
@@ -38,17 +38,21 @@ class TopologyMaster:
         self.state = state
         self.ctx = zmq.Context()
         self.guard = ConnectionGuard.for_launch(self.ctx, spec, process="tmanager")
-        self.server, self.server_endpoint = bind_router(self.ctx, "tcp://127.0.0.1:0",
+        self.server, self.server_endpoint = bind_router(self.ctx, f"tcp://{spec.bind_host}:0",
                                                         mandatory=False, guard=self.guard,
                                                         kind="tmanager")
         self.controller, self.controller_endpoint = bind_router(
-            self.ctx, "tcp://127.0.0.1:0", mandatory=False, guard=self.guard, kind="controller")
+            self.ctx, f"tcp://{spec.bind_host}:0", mandatory=False, guard=self.guard,
+            kind="controller")
         self.topology: Any = None
         self.packing: Any = None
         self.absent: set[str] = set()
         #: stmgr id -> (StMgr record, [Instance]), for registered Stream Managers
         self.stmgrs: dict[str, tuple[Any, list[Any]]] = {}
         self.last_heartbeat: dict[str, float] = {}
+        #: stmgr id -> the zmq identity of its newest incarnation, and that incarnation
+        self.senders: dict[str, bytes] = {}
+        self.incarnations: dict[str, int] = {}
         #: Stream Managers reported silent (see STMGR_SILENT_SECS), until they beat again
         self.silent: set[str] = set()
         self.pplan: Any = None
@@ -83,7 +87,7 @@ class TopologyMaster:
     def establish(self) -> None:
         """Create the ephemeral location, waiting while a dead predecessor's lingers."""
         location = tmanager_pb2.TManagerLocation(
-            topology_name=self.name, topology_id=self.spec.topology_id, host="127.0.0.1",
+            topology_name=self.name, topology_id=self.spec.topology_id, host=self.spec.bind_host,
             server_endpoint=self.server_endpoint, controller_endpoint=self.controller_endpoint,
             server_port=_port(self.server_endpoint), controller_port=_port(self.controller_endpoint))
         for attempt in range(ESTABLISH_RETRIES):
@@ -196,9 +200,14 @@ class TopologyMaster:
         if isinstance(message, tmanager_pb2.StMgrRegisterRequest):
             self._register(sender, message)
         elif isinstance(message, tmanager_pb2.StMgrHeartbeatRequest):
-            self.last_heartbeat[sender.decode(errors="replace")] = time.monotonic()
+            sid, _ = split_peer_identity(sender)
             response = tmanager_pb2.StMgrHeartbeatResponse()
-            response.status.status = OK
+            if sid in self.senders and self.senders[sid] != sender:
+                response.status.status = common_pb2.NOTOK
+                response.status.message = self._superseded(sid, sender)
+            else:
+                self.last_heartbeat[sid] = time.monotonic()
+                response.status.status = OK
             self._reply(self.server, sender, response)
         elif isinstance(message, tmanager_pb2.PublishMetrics):
             self._store_metrics(message)
@@ -209,11 +218,24 @@ class TopologyMaster:
         sid = request.stmgr.id
         response = tmanager_pb2.StMgrRegisterResponse()
         expected = {stmgr_id(c.id) for c in self.packing.container_plans if c.id != 0}
-        if sid not in expected or sender != sid.encode():
+        named, incarnation = split_peer_identity(sender)
+        if sid not in expected or named != sid or incarnation != request.stmgr.incarnation:
             response.status.status = common_pb2.INVALID_STMGR
             response.status.message = f"{sid!r} is not a stream manager of this packing plan"
             self._reply(self.server, sender, response)
             return
+        newest = self.incarnations.get(sid, 0)
+        if incarnation < newest or (incarnation == newest and sid in self.senders
+                                    and self.senders[sid] != sender):
+            response.status.status = common_pb2.NOTOK
+            response.status.message = self._superseded(sid, sender)
+            self._reply(self.server, sender, response)
+            return
+        if incarnation > newest and sid in self.senders:
+            log.warning("%s: incarnation %d replaces incarnation %d (its container was started "
+                        "again); the old one is refused from now on", sid, incarnation, newest)
+        self.senders[sid] = sender
+        self.incarnations[sid] = incarnation
         again = sid in self.stmgrs
         self.stmgrs[sid] = (physical_plan_pb2.StMgr(), list(request.instances))
         self.stmgrs[sid][0].CopyFrom(request.stmgr)
@@ -225,6 +247,13 @@ class TopologyMaster:
                  len(request.instances), sorted(self.absent) or "none")
         if not self.absent:
             self._make_pplan()
+
+    def _superseded(self, sid: str, sender: bytes) -> str:
+        _, incarnation = split_peer_identity(sender)
+        log.warning("refused %s: incarnation %d of %s was superseded by incarnation %d",
+                    sender.decode(errors="replace"), incarnation, sid, self.incarnations.get(sid, 0))
+        return (f"{SUPERSEDED}: {sid} incarnation {incarnation} was replaced by incarnation "
+                f"{self.incarnations.get(sid, 0)}; this container must stop")
 
     def _make_pplan(self) -> None:
         expected = sum(len(c.instance_plans) for c in self.packing.container_plans)
@@ -252,7 +281,7 @@ class TopologyMaster:
     def _broadcast(self) -> None:
         message = stmgr_pb2.NewPhysicalPlanMessage(new_pplan=self.pplan)
         for sid in self.stmgrs:
-            self._reply(self.server, sid.encode(), message)
+            self._reply(self.server, self.senders.get(sid, sid.encode()), message)
         log.info("physical plan sent to %d stream managers (%s)", len(self.stmgrs),
                  topology_pb2.TopologyState.Name(self.pplan.topology.state))
 

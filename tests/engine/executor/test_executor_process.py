@@ -187,3 +187,29 @@ def test_executor_follows_a_new_packing_plan(launch_spec: LaunchSpec, plan):
                 p.kill()
             except psutil.NoSuchProcess:
                 pass
+
+
+def test_a_superseded_container_stops_for_good(launch_spec: LaunchSpec):
+    """When its Stream Manager is refused as superseded (the container runs again
+    elsewhere), the executor stops every process of the container and exits 0: nothing is
+    restarted, and a cluster manager sees the job end."""
+    ex = start_executor(launch_spec, 1)
+    children: dict = {}
+    try:
+        assert wait_for(lambda: len(live_children(ex)) >= 2)
+        children = live_children(ex)
+        launch_spec.superseded_marker.write_text("superseded: stmgr-1 incarnation 1 was "
+                                                 "replaced by incarnation 2\n")
+        assert ex.wait(20) == 0
+        assert wait_for(lambda: all_gone(children), 15), "the container outlived its executor"
+        log = launch_spec.process_log("executor-1").read_text()
+        assert "was started again elsewhere" in log
+    finally:
+        if ex.poll() is None:
+            ex.kill()
+            ex.wait()
+        for p in children.values():
+            try:
+                p.kill()
+            except psutil.NoSuchProcess:
+                pass

@@ -1,0 +1,95 @@
+"""Submitting a topology to a cluster that is not this machine.
+
+Heron's order, with the package step a cluster needs: write the topology's state (its
+keys, under the digest ACL, first), pack the project, upload the package, record where
+it is in the launch spec, then hand the containers to the cluster's scheduler. A failure
+at any step removes what the earlier ones wrote (state, package), so a half-submitted
+topology neither blocks its name nor leaves a package behind.
+
+The working directory on the submitting machine holds what the submitter's side needs:
+the launch spec (read by the scheduler service), the keys, the digest's copy, the
+package and the scheduler's log. Containers never read it: they get the package by URL
+and everything else from ZooKeeper (engine/executor/remote.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from engine.cluster.config import ClusterConfig, ClusterConfigError, ClusterRef
+from engine.cluster.package import Package, build_package
+from engine.cluster.uploader import uploader_for
+from engine.executor.remote import launch_manifest
+from engine.launch import LaunchSpec, StateManagerSpec, Submission
+from engine.security.private import private_dir, write_private_file
+
+
+@dataclass
+class ClusterSubmission:
+    spec: LaunchSpec
+    package: Package
+    url: str
+
+
+def cluster_state_spec(cluster: ClusterConfig, working_dir: Path | None = None) -> StateManagerSpec:
+    """The ZooKeeper state of a remote cluster. Its nodes read the topology's keys from
+    there, so the tree must keep them from other clients: a digest is required. With
+    ``working_dir`` the digest is copied there (owner-only) and the spec names the copy."""
+    auth = cluster.zk_auth_file
+    if auth is None:
+        raise ClusterConfigError(
+            f"{cluster.directory / 'statemgr.yaml'}: heron.statemgr.zookeeper.auth.file is "
+            f"required for the {cluster.scheduler} scheduler: its nodes read the topology's "
+            f"keys from ZooKeeper, which must keep them from every other client (an "
+            f"owner-only file holding user:password)")
+    path = auth
+    if working_dir is not None:
+        from engine.statemgr.zookeeper import read_digest_file
+
+        private_dir(working_dir)
+        path = write_private_file(working_dir / "secrets" / "zk-auth",
+                                  read_digest_file(auth).encode())
+    return StateManagerSpec(kind="zookeeper", zk_hosts=cluster.zk_hosts, zk_root=cluster.zk_root,
+                            zk_auth_file=str(path))
+
+
+def submit_to_cluster(cluster: ClusterConfig, ref: ClusterRef, loaded: Any,
+                      submission: Submission, working_dir: Path, state: Any,
+                      state_spec: StateManagerSpec, *, deactivated: bool = False,
+                      multilang: bool = False,
+                      multilang_serializer: str = "json") -> ClusterSubmission:
+    """Write the state, pack and upload; returns the launch spec the scheduler runs from.
+    Starting the scheduler is the caller's (the CLI's) next step."""
+    from engine.deploy import deploy
+
+    spec = deploy(loaded, state=state, state_spec=state_spec, working_dir=working_dir,
+                  submission=submission, deactivated=deactivated, multilang=multilang,
+                  multilang_serializer=multilang_serializer, cluster=str(ref))
+    uploader = uploader_for(cluster)
+    url = None
+    try:
+        spec.scheduler = cluster.scheduler
+        spec.scheduler_config = {k: v for k, v in cluster.values.items()
+                                 if isinstance(v, (str, int, float, bool))}
+        package = build_package(loaded.project.root, launch_manifest(spec),
+                                spec.home / "package")
+        url = uploader.upload(package, f"{spec.topology_name}-{spec.topology_id}")
+        spec.package_url, spec.package_sha256 = url, package.sha256
+        spec.save()
+    except BaseException:
+        state.clean(spec.topology_name)
+        if url is not None:
+            uploader.delete(url)
+        raise
+    return ClusterSubmission(spec, package, url)
+
+
+def withdraw(cluster: ClusterConfig, spec: LaunchSpec, state: Any) -> None:
+    """Undo a submission whose scheduler did not start: state and package."""
+    try:
+        state.clean(spec.topology_name)
+    finally:
+        if spec.package_url:
+            uploader_for(cluster).delete(spec.package_url)
