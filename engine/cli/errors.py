@@ -7,6 +7,8 @@ from compat.storm_api.dsl.errors import TopologyDefinitionError
 from compat.storm_api.local.errors import LocalEngineError
 from compat.storm_api.local.executors import FatalRunError
 from compat.storm_api.project import ProjectError
+from engine.cluster.config import ClusterConfigError
+from engine.cluster.package import PackageError
 from engine.plan.errors import PlanningError
 from engine.security.private import UnsafePathError
 from engine.serialization import SerializationError
@@ -15,7 +17,8 @@ from engine.serialization import SerializationError
 #: another user owns or can write (the heron home, a state root, the runtime root, a
 #: digest file: docs/security.md). Exit code 2.
 USER_ERRORS: tuple[type[BaseException], ...] = (
-    ProjectError, ConfigError, PlanningError, TopologyDefinitionError, UnsafePathError)
+    ProjectError, ConfigError, PlanningError, TopologyDefinitionError, UnsafePathError,
+    ClusterConfigError, PackageError)
 
 #: The topology started but could not run. Exit code 1.
 RUN_ERRORS: tuple[type[BaseException], ...] = (

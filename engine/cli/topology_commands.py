@@ -96,6 +96,17 @@ class Env:
     def working_dir(self, name: str) -> Path:
         return self.home / "topologies" / name
 
+    def on_cluster(self, cluster: str) -> "Env":
+        """This Env with the state manager of ``cluster`` (HOME/conf/CLUSTER/statemgr.yaml);
+        ``local`` without a directory is this machine, unchanged."""
+        from engine.cluster.config import ClusterRef, load_cluster
+
+        config = load_cluster(self.home, ClusterRef.parse(cluster).cluster)
+        if config.state_manager != "zookeeper":
+            return self
+        return Env(self.home, "zookeeper", self.state_root, config.zk_hosts, config.zk_root,
+                   config.zk_auth_file)
+
 
 def zk_auth_file(path: Path | None, state_kind: str) -> Path | None:
     """The checked ``--zk-auth`` file (or ``$HERON_ZK_AUTH_FILE``'s) for ``state_kind``:
@@ -141,9 +152,14 @@ def common_options(fn: Callable[..., Any]) -> Callable[..., Any]:
                   help="ZooKeeper path of the state tree.")
     @click.option("--zk-auth", "zk_auth", metavar="FILE", envvar="HERON_ZK_AUTH_FILE",
                   type=click.Path(path_type=Path), help=ZK_AUTH_HELP)
+    @click.option("--cluster", "cluster_name", metavar="CLUSTER", envvar="HERON_CLUSTER",
+                  help="A cluster described in HOME/conf/CLUSTER/: its statemgr.yaml says "
+                       "where its topologies' state is (instead of --state-manager/--zk). "
+                       "Env: HERON_CLUSTER.")
     @functools.wraps(fn)
     def wrapper(*args: Any, home: Path, state_root: Path | None, state_kind: str,
-                zk_hosts: str | None, zk_root: str, zk_auth: Path | None, **kwargs: Any) -> Any:
+                zk_hosts: str | None, zk_root: str, zk_auth: Path | None,
+                cluster_name: str | None, **kwargs: Any) -> Any:
         def call() -> Any:
             from engine.security.private import private_dir
 
@@ -151,6 +167,8 @@ def common_options(fn: Callable[..., Any]) -> Callable[..., Any]:
             env = Env(resolved, state_kind,
                       (state_root or resolved / "state").expanduser().resolve(), zk_hosts,
                       zk_root, zk_auth_file(zk_auth, state_kind))
+            if cluster_name:
+                env = env.on_cluster(cluster_name)
             return fn(*args, env=env, **kwargs)
 
         return _run_reporting_errors(call)
@@ -231,7 +249,7 @@ def ask_topology_master(env: Env, name: str, build: Callable[[Any, Any], Any],
 
 # -- submit --------------------------------------------------------------------------------
 @click.command("submit")
-@click.argument("cluster", type=click.Choice(["local"]))
+@click.argument("cluster", metavar="CLUSTER[/ROLE[/ENV]]")
 @click.argument("project", type=click.Path(path_type=Path))
 @click.option("-n", "--name", help="Topology to submit: the stem of a file in topologies/.")
 @click.option("-e", "--environment", "env_name", help="Environment of config.json (envs.NAME).")
@@ -250,9 +268,11 @@ def submit_command(cluster: str, project: Path, name: str | None, env_name: str 
                    options: tuple[str, ...], ackers: int | None, workers: int | None,
                    config_file: Path | None, multilang: bool, deploy_deactivated: bool,
                    env: Env) -> None:
-    """Submit PROJECT (a streamparse project or a topology file) to the local cluster.
+    """Submit PROJECT (a streamparse project or a topology file) to CLUSTER.
 
-    The topology runs in the background under a scheduler service until `heron kill`.
+    `local` is this machine; any other cluster is described in HOME/conf/CLUSTER/
+    (scheduler.yaml, statemgr.yaml, uploader.yaml; docs/clusters.md). The topology runs
+    in the background under a scheduler service until `heron kill`.
     """
     from compat.storm_api.project import parse_cli_options
     from engine.deploy import TopologyExistsError, deploy
@@ -263,7 +283,12 @@ def submit_command(cluster: str, project: Path, name: str | None, env_name: str 
     from engine.security.private import runtime_root
     from engine.submission import load_topology
 
-    runtime_root()  # where the ipc sockets go: refused (exit 2, naming it) before anything starts
+    from engine.cluster.config import ClusterRef, load_cluster
+
+    ref = ClusterRef.parse(cluster)
+    cluster_config = load_cluster(env.home, ref.cluster)
+    if cluster_config.is_local:
+        runtime_root()  # the ipc sockets' root: refused (exit 2, naming it) before anything starts
     cli_options = parse_cli_options(options)
     loaded = load_topology(project, name=name, env=env_name, config_file=config_file,
                            cli_options=cli_options, ackers=ackers, workers=workers)
@@ -271,6 +296,17 @@ def submit_command(cluster: str, project: Path, name: str | None, env_name: str 
         click.echo(note, err=True)
     plan = loaded.plan
     topology_name = plan.name
+    if not cluster_config.is_local:
+        from engine.cli.cluster_submit import submit_to_remote_cluster
+
+        return submit_to_remote_cluster(
+            cluster_config, ref, loaded,
+            Submission(project=str(Path(project).resolve()), name=topology_name,
+                       env=loaded.env,
+                       config_file=str(Path(config_file).resolve()) if config_file else None,
+                       options=cli_options, ackers=ackers, workers=workers),
+            env, deactivated=deploy_deactivated, multilang=multilang,
+            multilang_serializer=str(loaded.project.config.get("serializer") or "json"))
     state = env.open_state()
     try:
         if state.get("topologies", topology_name) is not None:

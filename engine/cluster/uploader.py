@@ -101,6 +101,19 @@ def uploader_for(cluster: Any) -> Uploader:
     raise PackageError(f"cluster {cluster.name!r} has no uploader (heron.class.uploader)")
 
 
+def delete_package(spec: Any) -> None:
+    """Remove a topology's uploaded package (``heron kill``), with the uploader its cluster
+    named when it was submitted (kept in the launch spec's scheduler config)."""
+    if not spec.package_url:
+        return
+    config = spec.scheduler_config
+    directory = config.get("heron.uploader.localfs.file.system.directory")
+    if spec.package_url.startswith("file://") and directory:
+        LocalFsUploader(directory).delete(spec.package_url)
+    elif spec.package_url.startswith(("http://", "https://")) and config.get("heron.uploader.http.uri"):
+        HttpUploader(str(config["heron.uploader.http.uri"])).delete(spec.package_url)
+
+
 def _file_path(url: str) -> Path | None:
     parsed = urllib.parse.urlparse(url)
     if parsed.scheme != "file":

@@ -82,6 +82,18 @@ def main(argv: list[str] | None = None) -> int:
         (spec.pid_dir / PID_FILE).unlink(missing_ok=True)
 
 
+def scheduler_for(spec: LaunchSpec, state: Any) -> Any:
+    """The scheduler plug-in the launch spec names (``heron.class.scheduler`` of the
+    cluster it was submitted to): the local one, or Slurm's."""
+    if spec.scheduler == "slurm":
+        from engine.scheduler.slurm import SlurmScheduler
+
+        return SlurmScheduler(spec, state=state)
+    if spec.scheduler != "local":
+        raise ValueError(f"the {spec.scheduler} scheduler does not run as a service")
+    return LocalScheduler(spec, state=state)
+
+
 class SchedulerService:
     """The request loop around a :class:`LocalScheduler`."""
 
@@ -89,7 +101,7 @@ class SchedulerService:
         self.spec = spec
         self.state = state
         self.stop = stop
-        self.scheduler = LocalScheduler(spec, state=state)
+        self.scheduler = scheduler_for(spec, state)
 
     def run(self) -> int:
         name = self.spec.topology_name

@@ -1,0 +1,431 @@
+"""Heron's scheduler contract on Slurm: one Slurm job per container.
+
+Heron's own Slurm scheduler starts every container in one multi-node job, which Slurm
+kills and requeues whole when any node fails. Ours submits each container as its own
+one-node job (``sbatch``), so one container can be restarted, added, removed or moved
+alone. The job runs ``python -m engine.executor.remote`` (engine/executor/remote.py),
+which fetches the package, checks it and becomes the container's executor; Slurm picks
+the node, with the CPU and memory the packing plan asks for that container.
+
+A monitor thread keeps every container running, on whichever nodes are alive:
+
+* a job that ended (any state: NODE_FAIL, TIMEOUT, PREEMPTED, FAILED, or one that
+  completed, which a container never does by itself) is submitted again;
+* a running job on a node Slurm reports DOWN, DRAINED, FAILED or NOT_RESPONDING is
+  cancelled and submitted again with that node excluded; the exclusion lasts while the
+  node stays unhealthy;
+* each resubmission is a new *incarnation* of its container: the Topology Master refuses
+  a Stream Manager of an older one, so a container cut off by a partition never rejoins
+  once it has been replaced.
+
+Every decision is logged and kept in :attr:`events` (time, container, job, reason),
+which is what ``heron list`` and the tracker show as the time to recover.
+
+Keys (``scheduler.yaml``): ``heron.slurm.partition``, ``heron.slurm.job.time.limit``
+(``sbatch --time``; default unlimited), ``heron.slurm.poll.secs`` (2),
+``heron.slurm.submit.timeout.secs`` (30: a controller that does not answer within it is
+an error), ``heron.slurm.work.root`` (node-local working directories; default the node's
+temporary directory), ``heron.slurm.python`` (the Python on the nodes; default this one),
+``heron.slurm.conf`` (a ``slurm.conf`` for the client commands, as ``SLURM_CONF``),
+``heron.network.bind.interface`` (else each node binds the address its hostname resolves
+to), ``heron.slurm.container.cpus`` / ``.memory.mb`` (minimums when the packing plan
+asks for less).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import shlex
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.launch import LaunchSpec
+from engine.packing import PackingPlan
+from engine.process.spawn import with_code_root
+
+log = logging.getLogger("heron.scheduler.slurm")
+
+#: node states in which a node's jobs are given up on (squeue/sinfo spellings, any case)
+UNHEALTHY_NODE_STATES = ("down", "drain", "drained", "draining", "fail", "failing",
+                         "not_responding", "no_respond", "unknown", "future", "power_down",
+                         "powered_down", "reboot")
+#: job states that mean "not running and will not run by itself"
+ENDED_JOB_STATES = ("BOOT_FAIL", "CANCELLED", "COMPLETED", "DEADLINE", "FAILED", "NODE_FAIL",
+                    "OUT_OF_MEMORY", "PREEMPTED", "TIMEOUT", "SPECIAL_EXIT", "REVOKED")
+
+
+class SlurmError(Exception):
+    """A Slurm command failed or did not answer; the text names the command and why."""
+
+
+@dataclass
+class ContainerJob:
+    container: int
+    job_id: str
+    incarnation: int
+    submitted_at: float
+    node: str = ""
+    state: str = "PENDING"
+    #: first seen running (what "recovered" means for a resubmitted container)
+    running_at: float | None = None
+
+
+@dataclass
+class SchedulerEvent:
+    time: float
+    container: int
+    job_id: str
+    what: str
+    detail: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class SlurmCommands:
+    """The Slurm client commands, bounded in time, their failures as SlurmError."""
+
+    def __init__(self, *, conf: str | None = None, timeout: float = 30.0) -> None:
+        self.env = dict(os.environ)
+        if conf:
+            self.env["SLURM_CONF"] = conf
+        self.timeout = timeout
+
+    def run(self, argv: list[str], *, stdin: str | None = None) -> str:
+        try:
+            done = subprocess.run(argv, input=stdin, capture_output=True, text=True,
+                                  timeout=self.timeout, env=self.env)
+        except FileNotFoundError:
+            raise SlurmError(f"{argv[0]}: not found; install Slurm's client commands "
+                             f"(Debian: slurm-client) on this machine") from None
+        except subprocess.TimeoutExpired:
+            raise SlurmError(f"{' '.join(argv[:2])}: the Slurm controller did not answer "
+                             f"within {self.timeout:g}s") from None
+        if done.returncode != 0:
+            message = (done.stderr or done.stdout).strip().splitlines()
+            raise SlurmError(f"{' '.join(argv[:2])} failed (exit {done.returncode}): "
+                             f"{message[-1] if message else 'no output'}")
+        return done.stdout
+
+    def sbatch(self, script: str, options: list[str]) -> str:
+        out = self.run(["sbatch", "--parsable", *options], stdin=script).strip()
+        job_id = out.split(";")[0]
+        if not job_id.isdigit():
+            raise SlurmError(f"sbatch answered {out!r}, not a job id")
+        return job_id
+
+    def scancel(self, job_ids: list[str]) -> None:
+        if job_ids:
+            self.run(["scancel", *job_ids])
+
+    def jobs(self, job_ids: list[str]) -> dict[str, tuple[str, str, str]]:
+        """job id -> (state, node list, reason) for the jobs Slurm still lists."""
+        if not job_ids:
+            return {}
+        out = self.run(["squeue", "--noheader", "--states=all", f"--jobs={','.join(job_ids)}",
+                        "--format=%i|%T|%N|%r"]) if job_ids else ""
+        found = {}
+        for line in out.splitlines():
+            parts = line.strip().split("|")
+            if len(parts) == 4:
+                found[parts[0]] = (parts[1], parts[2], parts[3])
+        return found
+
+    def job_state(self, job_id: str) -> tuple[str, str]:
+        """(state, node) of a job squeue no longer lists, from the controller's memory
+        (``scontrol show job``); ("GONE", "") when it forgot it too."""
+        try:
+            out = self.run(["scontrol", "--oneliner", "show", "job", job_id])
+        except SlurmError:
+            return "GONE", ""
+        fields = dict(item.split("=", 1) for item in out.split() if "=" in item)
+        return fields.get("JobState", "GONE"), fields.get("NodeList", "")
+
+    def node_states(self) -> dict[str, str]:
+        """node -> its state (lower case, flags such as '*' for not responding kept)."""
+        out = self.run(["sinfo", "--noheader", "--Node", "--format=%N|%t"])
+        states = {}
+        for line in out.splitlines():
+            parts = line.strip().split("|")
+            if len(parts) == 2:
+                states[parts[0]] = parts[1].lower()
+        return states
+
+
+def node_unhealthy(state: str) -> bool:
+    """Whether jobs on a node in ``state`` (sinfo's short or long form) are lost."""
+    state = state.lower()
+    if state.endswith("*"):  # sinfo marks a node that does not respond with '*'
+        return True
+    short = {"down": "down", "drain": "drain", "drng": "draining", "fail": "fail",
+             "failg": "failing", "unk": "unknown", "npc": "not_responding",
+             "boot": "reboot", "pow_dn": "power_down"}
+    name = short.get(state.rstrip("~#!%$@^-"), state.rstrip("~#!%$@^-"))
+    return name in UNHEALTHY_NODE_STATES
+
+
+class SlurmScheduler:
+    """Start, watch, restart, update and kill one topology's containers as Slurm jobs."""
+
+    def __init__(self, spec: LaunchSpec, *, state: Any, packing: PackingPlan | None = None,
+                 commands: SlurmCommands | None = None) -> None:
+        self.spec = spec
+        self.state = state
+        self.config = dict(spec.scheduler_config)
+        self.packing = packing
+        self.commands = commands or SlurmCommands(
+            conf=self.config.get("heron.slurm.conf"),
+            timeout=float(self.config.get("heron.slurm.submit.timeout.secs", 30)))
+        self.poll_secs = float(self.config.get("heron.slurm.poll.secs", 2.0))
+        self.jobs: dict[int, ContainerJob] = {}
+        self.events: list[SchedulerEvent] = []
+        self.excluded: set[str] = set()
+        self._incarnations: dict[int, int] = {}
+        self._lock = threading.RLock()
+        self._stop = threading.Event()
+        self._monitor: threading.Thread | None = None
+        self._killed = False
+        if not spec.package_url or not spec.package_sha256:
+            raise SlurmError(f"{spec.topology_name}: no package URL in the launch spec; a "
+                             f"Slurm topology is submitted with `heron submit CLUSTER`")
+
+    # -- the contract ---------------------------------------------------------------------
+    @property
+    def containers(self) -> list[int]:
+        if self.packing is None:
+            return []
+        return list(range(0, max((c.id for c in self.packing.containers), default=0) + 1))
+
+    def launch(self) -> list[int]:
+        """Submit one job per container, then watch them."""
+        if self.packing is None:
+            stored = self.state.get("packingplans", self.spec.topology_name)
+            if stored is None:
+                raise SlurmError(f"no packing plan for {self.spec.topology_name}")
+            self.packing = PackingPlan.from_proto(stored)
+        submitted: list[str] = []
+        try:
+            for c in self.containers:
+                submitted.append(self._submit(c, "launch").job_id)
+        except SlurmError:
+            # nothing half-queued: what was submitted before the failure goes too
+            self._cancel_quietly(submitted)
+            raise
+        self._monitor = threading.Thread(target=self._watch, name="slurm-monitor", daemon=True)
+        self._monitor.start()
+        return self.containers
+
+    def restart(self, container: int = -1) -> None:
+        targets = self.containers if container == -1 else [container]
+        for c in targets:
+            if c not in self.containers:
+                raise ValueError(f"no container {c} in {self.spec.topology_name}; containers "
+                                 f"are 0..{self.containers[-1]} (-1 for all)")
+        with self._lock:
+            for c in targets:
+                self._replace(c, "restart requested")
+
+    def update(self, proposed: PackingPlan) -> tuple[list[int], list[int]]:
+        with self._lock:
+            before = set(self.containers)
+            self.packing = proposed
+            after = set(self.containers)
+            added, removed = sorted(after - before), sorted(before - after, reverse=True)
+            for c in removed:
+                job = self.jobs.pop(c, None)
+                if job is not None:
+                    self._record(c, job.job_id, "removed", "heron update")
+                    self._cancel_quietly([job.job_id])
+            for c in added:
+                self._submit(c, "added by heron update")
+        return added, removed
+
+    def crash_looping(self) -> dict[str, str]:
+        """Containers whose job keeps ending without running (e.g. a bad package)."""
+        out = {}
+        for c, job in self.jobs.items():
+            failures = [e for e in self.events[-20:] if e.container == c and e.what == "ended"
+                        and e.extra.get("ran", 1) == 0]
+            if len(failures) >= 3:
+                out[f"executor-{c}"] = failures[-1].detail
+        return out
+
+    def stop(self) -> None:
+        """Cancel every job and wait (bounded) until Slurm lists none of them."""
+        self._stop.set()
+        if self._monitor is not None and self._monitor is not threading.current_thread():
+            self._monitor.join(self.poll_secs + self.commands.timeout + 5)
+        with self._lock:
+            ids = [job.job_id for job in self.jobs.values()]
+        self._cancel_quietly(ids)
+        deadline = time.monotonic() + 30
+        while ids and time.monotonic() < deadline:
+            try:
+                live = {j for j, (state, _, _) in self.commands.jobs(ids).items()
+                        if state not in ENDED_JOB_STATES}
+            except SlurmError:
+                break
+            if not live:
+                break
+            time.sleep(0.5)
+
+    def kill(self) -> None:
+        with self._lock:
+            if self._killed:
+                return
+            self._killed = True
+        try:
+            self.stop()
+        finally:
+            try:
+                self.state.clean(self.spec.topology_name)
+            finally:
+                from engine.cluster.uploader import delete_package
+
+                delete_package(self.spec)
+            log.info("killed %s", self.spec.topology_name)
+
+    def close(self) -> None:
+        self._stop.set()
+
+    # -- jobs -----------------------------------------------------------------------------
+    def _resources(self, container: int) -> tuple[int, int]:
+        """(CPUs, MiB) for a container's job: what its packing plan asks, container 0 the
+        Topology Master's own (1 CPU, 1 GiB), never below the configured minimums."""
+        cpus, mem_mb = 1, 1024
+        if self.packing is not None:
+            for plan in self.packing.containers:
+                if plan.id == container:
+                    resource = plan.required
+                    cpus = max(1, math.ceil(resource.cpu))
+                    mem_mb = max(256, math.ceil(resource.ram / (1 << 20)))
+        cpus = max(cpus, int(self.config.get("heron.slurm.container.cpus", 1)))
+        mem_mb = max(mem_mb, int(self.config.get("heron.slurm.container.memory.mb", 0)))
+        return cpus, mem_mb
+
+    def job_script(self, container: int, incarnation: int) -> str:
+        spec = self.spec
+        python = str(self.config.get("heron.slurm.python") or sys.executable)
+        work_root = self.config.get("heron.slurm.work.root")
+        argv = [python, "-m", "engine.executor.remote", "--topology", spec.topology_name,
+                "--topology-id", spec.topology_id, "--container", str(container),
+                "--package", spec.package_url, "--sha256", spec.package_sha256,
+                "--zk", spec.state.zk_hosts or "", "--zk-root", spec.state.zk_root,
+                "--incarnation", str(incarnation)]
+        if spec.state.zk_auth_file:
+            argv += ["--zk-auth-file", spec.state.zk_auth_file]
+        if self.config.get("heron.network.bind.interface"):
+            argv += ["--bind-interface", str(self.config["heron.network.bind.interface"])]
+        if work_root:
+            argv += ["--work-root", str(work_root)]
+        log_dir = f"{work_root or '${TMPDIR:-/tmp}'}/heron-$(id -u)/{spec.topology_id}"
+        code_root = with_code_root({})["PYTHONPATH"]  # this engine, installed or not
+        # the job's own output (what the bootstrap says before the executor logs) stays on
+        # the node, beside the container's working directory, never on the submitter
+        return "\n".join([
+            "#!/bin/sh",
+            f"mkdir -p \"{log_dir}\" && chmod 700 \"{log_dir}\"",
+            f"export PYTHONPATH=\"${{PYTHONPATH:+$PYTHONPATH:}}{code_root}\"",
+            f"exec {' '.join(shlex.quote(a) for a in argv)} "
+            f">> \"{log_dir}/container-{container}.job-$SLURM_JOB_ID.log\" 2>&1",
+            ""])
+
+    def _submit(self, container: int, reason: str) -> ContainerJob:
+        with self._lock:
+            incarnation = self._incarnations.get(container, 0) + 1
+            self._incarnations[container] = incarnation
+            cpus, mem_mb = self._resources(container)
+            options = [f"--job-name=heron-{self.spec.topology_name}-{container}",
+                       "--nodes=1", "--ntasks=1", f"--cpus-per-task={cpus}", f"--mem={mem_mb}M",
+                       "--output=/dev/null", "--no-requeue", "--kill-on-invalid-dep=yes"]
+            limit = self.config.get("heron.slurm.job.time.limit")
+            if limit not in (None, "", "0", 0, "unlimited"):
+                options.append(f"--time={limit}")
+            if self.config.get("heron.slurm.partition"):
+                options.append(f"--partition={self.config['heron.slurm.partition']}")
+            if self.excluded:
+                options.append(f"--exclude={','.join(sorted(self.excluded))}")
+            job_id = self.commands.sbatch(self.job_script(container, incarnation), options)
+            job = ContainerJob(container, job_id, incarnation, time.time())
+            self.jobs[container] = job
+            self._record(container, job_id, "submitted", reason,
+                         incarnation=incarnation, excluded=sorted(self.excluded))
+            return job
+
+    def _replace(self, container: int, reason: str) -> None:
+        old = self.jobs.get(container)
+        if old is not None:
+            self._cancel_quietly([old.job_id])
+        self._submit(container, reason)
+
+    def _cancel_quietly(self, job_ids: list[str]) -> None:
+        try:
+            self.commands.scancel(job_ids)
+        except SlurmError as exc:
+            log.warning("scancel %s: %s", " ".join(job_ids), exc)
+
+    def _record(self, container: int, job_id: str, what: str, detail: str = "",
+                **extra: Any) -> None:
+        event = SchedulerEvent(time.time(), container, job_id, what, detail, extra)
+        self.events.append(event)
+        del self.events[:-500]
+        log.info("container %d job %s: %s%s", container, job_id, what,
+                 f" ({detail})" if detail else "")
+
+    # -- the monitor ----------------------------------------------------------------------
+    def _watch(self) -> None:
+        while not self._stop.wait(self.poll_secs):
+            try:
+                self.check_once()
+            except SlurmError as exc:
+                log.warning("cannot read Slurm's state: %s", exc)
+            except Exception:  # the monitor must outlive any one bad answer
+                log.exception("slurm monitor")
+
+    def check_once(self) -> None:
+        """One look at the jobs and nodes; replace what is lost."""
+        with self._lock:
+            if self._stop.is_set():
+                return
+            nodes = self.commands.node_states()
+            unhealthy = {n for n, s in nodes.items() if node_unhealthy(s)}
+            self.excluded = {n for n in self.excluded if n in unhealthy} | unhealthy
+            listed = self.commands.jobs([j.job_id for j in self.jobs.values()])
+            for c, job in sorted(self.jobs.items()):
+                state, node, reason = listed.get(job.job_id, ("", "", ""))
+                if not state:
+                    state, node = self.commands.job_state(job.job_id)
+                job.state, job.node = state, node or job.node
+                if state == "RUNNING" and job.running_at is None:
+                    job.running_at = time.time()
+                    self._record(c, job.job_id, "running", f"on {job.node}",
+                                 incarnation=job.incarnation)
+                if state in ENDED_JOB_STATES or state == "GONE":
+                    ran = 1 if job.running_at is not None else 0
+                    self._record(c, job.job_id, "ended", f"{state} on {job.node or '?'}",
+                                 ran=ran)
+                    self._submit(c, f"job {job.job_id} ended {state}")
+                elif state in ("RUNNING", "COMPLETING", "CONFIGURING") and job.node in unhealthy:
+                    self._record(c, job.job_id, "node lost",
+                                 f"{job.node} is {nodes.get(job.node, '?')}")
+                    self._replace(c, f"node {job.node} is {nodes.get(job.node, '?')}")
+                elif state == "PENDING" and "ReqNodeNotAvail" in reason:
+                    pass  # waits for a node; Slurm starts it when one fits
+
+    def recovery_times(self) -> list[dict[str, Any]]:
+        """For each replacement: how long from the loss being noticed to the new job
+        running (what ``heron list`` shows)."""
+        out = []
+        pending: dict[int, SchedulerEvent] = {}
+        for event in self.events:
+            if event.what in ("node lost", "ended"):
+                pending.setdefault(event.container, event)
+            elif event.what == "running" and event.container in pending:
+                lost = pending.pop(event.container)
+                out.append({"container": event.container, "cause": lost.detail,
+                            "seconds": round(event.time - lost.time, 2)})
+        return out
