@@ -576,6 +576,32 @@ def list_command(env: Env) -> None:
     for name, (_, details) in statuses.items():
         for line in details:
             console.print(f"[bold red]{name}: crash-looping[/] {line}", highlight=False)
+    for row in rows:
+        for line in _cluster_status(Path(row[-1])) if row[-1] != "-" else []:
+            console.print(f"{row[0]}: {line}", highlight=False)
+
+
+def _cluster_status(working_dir: Path) -> list[str]:
+    """Where a cluster scheduler runs the containers, and how long each recovery took
+    (its ``scheduler-status.json``, engine/scheduler/slurm)."""
+    import json
+
+    from engine.scheduler.slurm.scheduler import STATUS_FILE
+
+    try:
+        status = json.loads((working_dir / STATUS_FILE).read_text())
+    except (OSError, ValueError):
+        return []
+    jobs = status.get("jobs", [])
+    placed = ", ".join(f"container {j['container']} job {j['job_id']} {j['state'].lower()}"
+                       f"{' on ' + j['node'] if j.get('node') else ''}" for j in jobs)
+    lines = [f"{status.get('scheduler', 'cluster')} jobs: {placed or 'none'}"]
+    if status.get("excluded"):
+        lines.append(f"nodes excluded (down): {', '.join(status['excluded'])}")
+    for recovery in status.get("recoveries", [])[-5:]:
+        lines.append(f"recovered container {recovery['container']} in {recovery['seconds']:.1f} s "
+                     f"after {recovery['cause']}")
+    return lines
 
 
 #: how long `heron list` waits for each Topology Master's metrics

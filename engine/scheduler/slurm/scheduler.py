@@ -34,6 +34,7 @@ asks for less).
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 import os
@@ -58,6 +59,10 @@ UNHEALTHY_NODE_STATES = ("down", "drain", "drained", "draining", "fail", "failin
 #: job states that mean "not running and will not run by itself"
 ENDED_JOB_STATES = ("BOOT_FAIL", "CANCELLED", "COMPLETED", "DEADLINE", "FAILED", "NODE_FAIL",
                     "OUT_OF_MEMORY", "PREEMPTED", "TIMEOUT", "SPECIAL_EXIT", "REVOKED")
+
+
+#: the scheduler's status beside the launch file (``heron list`` reads it)
+STATUS_FILE = "scheduler-status.json"
 
 
 class SlurmError(Exception):
@@ -215,6 +220,7 @@ class SlurmScheduler:
             # nothing half-queued: what was submitted before the failure goes too
             self._cancel_quietly(submitted)
             raise
+        self.write_status()
         self._monitor = threading.Thread(target=self._watch, name="slurm-monitor", daemon=True)
         self._monitor.start()
         return self.containers
@@ -388,6 +394,30 @@ class SlurmScheduler:
 
     def check_once(self) -> None:
         """One look at the jobs and nodes; replace what is lost."""
+        try:
+            self._check()
+        finally:
+            self.write_status()
+
+    def write_status(self) -> None:
+        """``<working dir>/scheduler-status.json``: each container's job, node and state,
+        the nodes excluded and the recoveries so far (``heron list`` shows them)."""
+        from dataclasses import asdict
+
+        from engine.security.private import write_private_file
+
+        with self._lock:
+            status = {"scheduler": "slurm", "time": time.time(),
+                      "jobs": [asdict(job) for _, job in sorted(self.jobs.items())],
+                      "excluded": sorted(self.excluded),
+                      "recoveries": self.recovery_times()}
+        try:
+            write_private_file(self.spec.home / STATUS_FILE,
+                               json.dumps(status, indent=1).encode())
+        except OSError as exc:
+            log.warning("cannot write %s: %s", STATUS_FILE, exc)
+
+    def _check(self) -> None:
         with self._lock:
             if self._stop.is_set():
                 return
