@@ -8,11 +8,13 @@ Jinja2 and PyYAML. See docs/kubernetes.md.
 """
 
 from engine.scheduler.kubernetes.errors import (KubernetesApiError, KubernetesClientMissing,
-                                                KubernetesConfigError, KubernetesSchedulerError)
+                                                KubernetesConfigError, KubernetesConnectionError,
+                                                KubernetesSchedulerError)
 from engine.scheduler.kubernetes.manifests import redact, render_manifests, to_yaml
 from engine.scheduler.kubernetes.names import kubernetes_name
 from engine.scheduler.kubernetes.scheduler import KubernetesScheduler
 
 __all__ = ["KubernetesApiError", "KubernetesClientMissing", "KubernetesConfigError",
+           "KubernetesConnectionError",
            "KubernetesScheduler", "KubernetesSchedulerError", "kubernetes_name", "redact",
            "render_manifests", "to_yaml"]

@@ -34,9 +34,11 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from typing import Any, Callable, Mapping
 
-from engine.scheduler.kubernetes.errors import KubernetesApiError, KubernetesClientMissing
+from engine.scheduler.kubernetes.errors import (KubernetesApiError, KubernetesClientMissing,
+                                                KubernetesConnectionError)
 
 log = logging.getLogger("heron.scheduler.kubernetes")
 
@@ -92,6 +94,9 @@ class KubernetesClient:
         self._api_client = api_client
         self._apps: Any = None
         self._core: Any = None
+        # raw responses: nothing the scheduler does needs the client's models, and a
+        # newer server's answer can then never fail to deserialize (errors still raise)
+        self._options = {"_request_timeout": request_timeout, "_preload_content": False}
 
     # -- connection ---------------------------------------------------------------------
     def _connect(self) -> None:
@@ -106,8 +111,10 @@ class KubernetesClient:
     def _load_config(self, kubernetes: Any) -> Any:
         configuration = kubernetes.client.Configuration()
         where = f"context {self.context!r}" if self.context else "the current context"
+        # read KUBECONFIG now: the package reads it once, when it is imported
+        config_file = os.environ.get("KUBECONFIG") or os.path.expanduser("~/.kube/config")
         try:
-            kubernetes.config.load_kube_config(context=self.context,
+            kubernetes.config.load_kube_config(config_file=config_file, context=self.context,
                                                client_configuration=configuration)
         except Exception as exc:  # ConfigException, a missing or unreadable file, bad YAML
             if self.context is None and _in_cluster():
@@ -116,8 +123,8 @@ class KubernetesClient:
                     return kubernetes.client.ApiClient(configuration)
                 except Exception:
                     pass
-            raise KubernetesApiError(
-                f"cannot load the kubeconfig ({where}; KUBECONFIG or ~/.kube/config): "
+            raise KubernetesConnectionError(
+                f"cannot load the kubeconfig {config_file} ({where}): "
                 f"{describe_failure(exc)}") from None
         return kubernetes.client.ApiClient(configuration)
 
@@ -126,83 +133,100 @@ class KubernetesClient:
         """Run one API call; a 404 returns the sentinel ``_MISSING`` when ``missing_ok``."""
         self._connect()
         try:
-            return fn()
+            return _body(fn())
         except Exception as exc:
             if missing_ok and getattr(exc, "status", None) == 404:
                 return _MISSING
-            raise KubernetesApiError(f"{action} {kind} {self.namespace}/{name} failed: "
-                                     f"{describe_failure(exc)}") from None
+            error = KubernetesConnectionError if _unreachable(exc) else KubernetesApiError
+            raise error(f"{action} {kind} {self.namespace}/{name} failed: "
+                        f"{describe_failure(exc)}") from None
 
     # -- create -------------------------------------------------------------------------
     def create_secret(self, body: Mapping[str, Any]) -> None:
         self._call("creating", "Secret", _name(body), lambda: self._core.create_namespaced_secret(
-            self.namespace, dict(body), _request_timeout=self.request_timeout))
+            self.namespace, dict(body), **self._options))
 
     def create_service(self, body: Mapping[str, Any]) -> None:
         self._call("creating", "Service", _name(body), lambda: self._core.create_namespaced_service(
-            self.namespace, dict(body), _request_timeout=self.request_timeout))
+            self.namespace, dict(body), **self._options))
 
     def create_stateful_set(self, body: Mapping[str, Any]) -> None:
         self._call("creating", "StatefulSet", _name(body),
                    lambda: self._apps.create_namespaced_stateful_set(
-                       self.namespace, dict(body), _request_timeout=self.request_timeout))
+                       self.namespace, dict(body), **self._options))
 
     # -- read and scale -----------------------------------------------------------------
     def read_stateful_set(self, name: str) -> dict[str, Any] | None:
         """The StatefulSet as the API's JSON (camelCase keys), None when it does not exist."""
         result = self._call("reading", "StatefulSet", name,
                             lambda: self._apps.read_namespaced_stateful_set(
-                                name, self.namespace, _request_timeout=self.request_timeout),
+                                name, self.namespace, **self._options),
                             missing_ok=True)
         if result is _MISSING:
             return None
-        return self._api_client.sanitize_for_serialization(result)
+        return json.loads(result or b"{}")
 
     def scale_stateful_set(self, name: str, replicas: int) -> None:
         self._call("scaling", "StatefulSet", name,
                    lambda: self._apps.patch_namespaced_stateful_set_scale(
                        name, self.namespace, {"spec": {"replicas": int(replicas)}},
-                       _request_timeout=self.request_timeout))
+                       **self._options))
 
     # -- delete -------------------------------------------------------------------------
     def delete_pod(self, name: str) -> bool:
         return self._call("deleting", "Pod", name, lambda: self._core.delete_namespaced_pod(
-            name, self.namespace, _request_timeout=self.request_timeout),
+            name, self.namespace, **self._options),
             missing_ok=True) is not _MISSING
 
     def delete_pods(self, label_selector: str) -> None:
         self._call("deleting", "Pods", f"[{label_selector}]",
                    lambda: self._core.delete_collection_namespaced_pod(
                        self.namespace, label_selector=label_selector,
-                       _request_timeout=self.request_timeout))
+                       **self._options))
 
     def delete_stateful_set(self, name: str) -> bool:
         return self._call("deleting", "StatefulSet", name,
                           lambda: self._apps.delete_namespaced_stateful_set(
                               name, self.namespace, propagation_policy="Foreground",
-                              _request_timeout=self.request_timeout),
+                              **self._options),
                           missing_ok=True) is not _MISSING
 
     def delete_service(self, name: str) -> bool:
         return self._call("deleting", "Service", name,
                           lambda: self._core.delete_namespaced_service(
-                              name, self.namespace, _request_timeout=self.request_timeout),
+                              name, self.namespace, **self._options),
                           missing_ok=True) is not _MISSING
 
     def delete_secret(self, name: str) -> bool:
         return self._call("deleting", "Secret", name,
                           lambda: self._core.delete_namespaced_secret(
-                              name, self.namespace, _request_timeout=self.request_timeout),
+                              name, self.namespace, **self._options),
                           missing_ok=True) is not _MISSING
 
 
 _MISSING = object()
 
 
+def _body(response: Any) -> bytes:
+    """The bytes of a raw urllib3 response, its connection released."""
+    data = getattr(response, "data", b"")
+    release = getattr(response, "release_conn", None)
+    if release is not None:
+        release()
+    return data
+
+
 def _name(body: Mapping[str, Any]) -> str:
     return str((body.get("metadata") or {}).get("name") or "?")
 
 
+def _unreachable(exc: BaseException) -> bool:
+    """Whether ``exc`` says the server could not be reached at all (not an API answer)."""
+    if getattr(exc, "status", None):
+        return False
+    return type(exc).__name__ in ("MaxRetryError", "NewConnectionError", "ConnectTimeoutError") \
+        or isinstance(exc, OSError)
+
+
 def _in_cluster() -> bool:
-    import os
     return bool(os.environ.get("KUBERNETES_SERVICE_HOST"))

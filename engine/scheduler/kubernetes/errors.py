@@ -24,3 +24,8 @@ class KubernetesApiError(KubernetesSchedulerError):
 
 class KubernetesClientMissing(KubernetesSchedulerError):
     """The optional ``kubernetes`` package is not installed."""
+
+
+class KubernetesConnectionError(KubernetesApiError):
+    """No API server to talk to: the kubeconfig cannot be loaded or the server cannot be
+    reached. Further calls would fail the same way."""

@@ -37,6 +37,8 @@ from typing import Any, Mapping
 from engine.packing import PackingPlan
 from engine.scheduler.kubernetes import manifests, names
 from engine.scheduler.kubernetes.errors import (KubernetesApiError, KubernetesConfigError,
+                                                KubernetesClientMissing,
+                                                KubernetesConnectionError,
                                                 KubernetesSchedulerError)
 from engine.scheduler.kubernetes.quantities import parse_quantity
 
@@ -117,7 +119,7 @@ class KubernetesScheduler:
                 if leftovers:
                     message += "; could not delete " + "; ".join(leftovers) + \
                         " (delete them by hand)"
-                raise KubernetesApiError(message) from None
+                raise type(exc)(message) from None
             created.append(doc)
             log.info("created %s in namespace %s", _describe(doc), self.namespace)
         self.topology_name = topology_name
@@ -185,6 +187,9 @@ class KubernetesScheduler:
             try:
                 if not delete(name):
                     log.info("%s %s/%s was already gone", kind, self.namespace, name)
+            except (KubernetesConnectionError, KubernetesClientMissing) as exc:
+                done = "; ".join(failures + [str(exc)])   # the next calls would fail alike
+                raise type(exc)(f"killing {self.topology_name!r}: {done}") from None
             except KubernetesSchedulerError as exc:
                 failures.append(str(exc))
         if failures:

@@ -188,3 +188,13 @@ def test_the_default_client_uses_the_configured_namespace_and_context():
     conf = config()
     del conf["heron.kubernetes.namespace"]
     assert KubernetesScheduler(conf).client.namespace == "default"
+
+
+def test_kill_stops_at_the_first_call_that_finds_no_server():
+    from engine.scheduler.kubernetes.errors import KubernetesConnectionError
+    fake = FakeClient(fail={("delete_stateful_set", "wc-executors"):
+                            KubernetesConnectionError("cannot reach the Kubernetes API server")})
+    scheduler = KubernetesScheduler(config(**{"heron.topology.name": "wc"}), client=fake)
+    with pytest.raises(KubernetesConnectionError, match="killing 'wc': cannot reach"):
+        scheduler.kill()
+    assert fake.calls == [("delete_stateful_set", "wc-executors")]
