@@ -55,9 +55,11 @@ ordinal plus one in the executors' (``SHARD=$(( ${POD_NAME##*-} + 1 ))``), then:
         [--zk-auth-file /var/run/heron/secrets/zk-auth]
         --keys-file /var/run/heron/secrets/topology.keys --bind-host "$POD_IP"
 
-with ``POD_NAME`` and ``POD_IP`` from the downward API and the Secret mounted read-only
-at ``/var/run/heron/secrets`` with mode 0400. ``--zk-auth-file`` is passed only when a
-digest was given. Every argument is shell-quoted.
+with ``POD_NAME`` and ``POD_IP`` from the downward API and the Secret's files mounted
+read-only, mode 0400, in ``/var/run/heron/secrets``, one ``subPath`` mount per file (a
+plain secret volume shows each file as a symlink, which the executor refuses to read
+secrets through; the files belong to root, so the executor must run as root in the pod).
+``--zk-auth-file`` is passed only when a digest was given. Every argument is shell-quoted.
 """
 
 from __future__ import annotations
