@@ -5,17 +5,14 @@ packing plan, running the pod command contract, and overridable by template."""
 from __future__ import annotations
 
 import base64
-import os
-import shlex
 import subprocess
-import sys
 from pathlib import Path
 
 import kubernetes_validate
 import pytest
 import yaml
 
-from engine.packing import pack_first_fit_decreasing, pack_round_robin, PackingPlan, ContainerPlan
+from engine.packing import ContainerPlan, PackingPlan, pack_first_fit_decreasing, pack_round_robin
 from engine.scheduler.kubernetes import (KubernetesConfigError, KubernetesScheduler,
                                          kubernetes_name, render_manifests)
 from engine.scheduler.kubernetes.manifests import TEMPLATES_DIR
