@@ -10,6 +10,8 @@ from compat.storm_api.project import ProjectError
 from engine.cluster.config import ClusterConfigError
 from engine.cluster.package import PackageError
 from engine.plan.errors import PlanningError
+from engine.scheduler.kubernetes.errors import (KubernetesClientMissing, KubernetesConfigError,
+                                                KubernetesSchedulerError)
 from engine.security.private import UnsafePathError
 from engine.serialization import SerializationError
 
@@ -18,11 +20,11 @@ from engine.serialization import SerializationError
 #: digest file: docs/security.md). Exit code 2.
 USER_ERRORS: tuple[type[BaseException], ...] = (
     ProjectError, ConfigError, PlanningError, TopologyDefinitionError, UnsafePathError,
-    ClusterConfigError, PackageError)
+    ClusterConfigError, PackageError, KubernetesConfigError, KubernetesClientMissing)
 
 #: The topology started but could not run. Exit code 1.
 RUN_ERRORS: tuple[type[BaseException], ...] = (
-    SerializationError, LocalEngineError, FatalRunError)
+    SerializationError, LocalEngineError, FatalRunError, KubernetesSchedulerError)
 
 
 def one_line(exc: BaseException) -> str:

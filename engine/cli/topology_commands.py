@@ -263,11 +263,13 @@ def ask_topology_master(env: Env, name: str, build: Callable[[Any, Any], Any],
               help="Run Python components as subprocesses over Storm's multi-lang protocol.")
 @click.option("--deploy-deactivated", is_flag=True,
               help="Start the topology deactivated (PAUSED); `heron activate` starts it.")
+@click.option("--dry-run", is_flag=True,
+              help="Kubernetes: print the manifests (secrets redacted); nothing is submitted.")
 @common_options
 def submit_command(cluster: str, project: Path, name: str | None, env_name: str | None,
                    options: tuple[str, ...], ackers: int | None, workers: int | None,
                    config_file: Path | None, multilang: bool, deploy_deactivated: bool,
-                   env: Env) -> None:
+                   dry_run: bool, env: Env) -> None:
     """Submit PROJECT (a streamparse project or a topology file) to CLUSTER.
 
     `local` is this machine; any other cluster is described in HOME/conf/CLUSTER/
@@ -296,17 +298,24 @@ def submit_command(cluster: str, project: Path, name: str | None, env_name: str 
         click.echo(note, err=True)
     plan = loaded.plan
     topology_name = plan.name
+    if dry_run and cluster_config.scheduler != "kubernetes":
+        raise BadInput("--dry-run prints a Kubernetes cluster's manifests; "
+                       f"{ref.cluster!r} uses the {cluster_config.scheduler} scheduler")
     if not cluster_config.is_local:
-        from engine.cli.cluster_submit import submit_to_remote_cluster
+        from engine.cli.cluster_submit import submit_to_kubernetes, submit_to_remote_cluster
 
-        return submit_to_remote_cluster(
-            cluster_config, ref, loaded,
-            Submission(project=str(Path(project).resolve()), name=topology_name,
-                       env=loaded.env,
-                       config_file=str(Path(config_file).resolve()) if config_file else None,
-                       options=cli_options, ackers=ackers, workers=workers),
-            env, deactivated=deploy_deactivated, multilang=multilang,
-            multilang_serializer=str(loaded.project.config.get("serializer") or "json"))
+        submission = Submission(
+            project=str(Path(project).resolve()), name=topology_name, env=loaded.env,
+            config_file=str(Path(config_file).resolve()) if config_file else None,
+            options=cli_options, ackers=ackers, workers=workers)
+        serializer = str(loaded.project.config.get("serializer") or "json")
+        if cluster_config.scheduler == "kubernetes":
+            return submit_to_kubernetes(cluster_config, ref, loaded, submission, env,
+                                        deactivated=deploy_deactivated, multilang=multilang,
+                                        multilang_serializer=serializer, dry_run=dry_run)
+        return submit_to_remote_cluster(cluster_config, ref, loaded, submission, env,
+                                        deactivated=deploy_deactivated, multilang=multilang,
+                                        multilang_serializer=serializer)
     state = env.open_state()
     try:
         if state.get("topologies", topology_name) is not None:
@@ -405,6 +414,11 @@ def kill_command(name: str, wait_secs: float, env: Env) -> None:
             except RequestTimeout:
                 click.echo(f"the Topology Master of {name!r} did not answer; killing without "
                            f"draining", err=True)
+        from engine.cli.cluster_submit import kill_on_kubernetes
+
+        if kill_on_kubernetes(env, state, name):
+            click.echo(f"killed topology {name!r}")
+            return
         scheduler = state.get("schedulers", name)
         answered = False
         if scheduler is not None and scheduler.http_endpoint and _scheduler_alive(env, name):
@@ -506,13 +520,21 @@ def restart_command(name: str, container: int, env: Env) -> None:
     from engine.network import request
     from engine.network.sockets import RequestTimeout
 
+    from engine.cli.cluster_submit import kubernetes_scheduler_of
+
     state = env.open_state()
     try:
         _require_topology(state, name)
         scheduler = state.get("schedulers", name)
         security = topology_security(state, name, env.working_dir(name))
+        library = kubernetes_scheduler_of(env, state, name)
     finally:
         state.close()
+    if library is not None:
+        library.restart(container)
+        click.echo(f"restarted {'every container' if container == -1 else f'container {container}'}"
+                   f" of {name!r} (Kubernetes starts the deleted pods again)")
+        return
     if scheduler is None or not scheduler.http_endpoint:
         raise CommandError(f"the scheduler of {name!r} is not running (no schedulers/{name})")
     try:

@@ -27,6 +27,7 @@ def update_command(name: str, parallelism: tuple[str, ...], container_number: in
     from engine.cli.display import make_console
     from engine.messages import common_pb2, scheduler_pb2
     from engine.network import request
+    from engine.cli.cluster_submit import kubernetes_scheduler_of
     from engine.network.sockets import RequestTimeout
     from engine.update import UpdateError, apply_update, parse_parallelism, plan_update
 
@@ -43,7 +44,13 @@ def update_command(name: str, parallelism: tuple[str, ...], container_number: in
         scheduler = state.get("schedulers", name)
         security = (None if dry_run
                     else topology_security(state, name, env.working_dir(name)))
-        if not dry_run:
+        library = None if dry_run else kubernetes_scheduler_of(env, state, name)
+        if library is not None:
+            # Kubernetes: scale the executors' StatefulSet (refused, with nothing changed,
+            # when the largest container grew), then store the plan the pods follow
+            library.update(plan.proposed)
+            apply_update(state, plan)
+        elif not dry_run:
             if scheduler is None or not scheduler.http_endpoint:
                 raise CommandError(f"the scheduler of {name!r} is not running (no "
                                    f"schedulers/{name}); `heron update` works on topologies "
@@ -76,6 +83,10 @@ def update_command(name: str, parallelism: tuple[str, ...], container_number: in
                       "(state kept per key does not follow; see compat.storm_api.updatable)")
     if dry_run:
         console.print("dry run: nothing changed")
+        return
+    if library is not None:
+        click.echo(f"updated {name!r}: the executors' StatefulSet now has "
+                   f"{len(plan.proposed.containers)} pods")
         return
     try:
         response = request(scheduler.http_endpoint, scheduler_pb2.UpdateTopologyRequest(

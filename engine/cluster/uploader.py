@@ -31,6 +31,10 @@ class Uploader:
     def upload(self, package: Package, name: str) -> str:  # pragma: no cover - interface
         raise NotImplementedError
 
+    def url_for(self, name: str) -> str:  # pragma: no cover - interface
+        """Where :meth:`upload` puts a package of this name (``--dry-run`` shows it)."""
+        raise NotImplementedError
+
     def delete(self, url: str) -> None:
         """Remove an uploaded package (``heron kill``); missing is fine."""
 
@@ -38,6 +42,9 @@ class Uploader:
 class LocalFsUploader(Uploader):
     def __init__(self, directory: Path | str) -> None:
         self.directory = Path(directory).expanduser()
+
+    def url_for(self, name: str) -> str:
+        return (self.directory / f"{name}.tar.gz").resolve().as_uri()
 
     def upload(self, package: Package, name: str) -> str:
         try:
@@ -66,8 +73,11 @@ class HttpUploader(Uploader):
         self.uri = uri.rstrip("/")
         self.timeout = timeout
 
+    def url_for(self, name: str) -> str:
+        return f"{self.uri}/{urllib.parse.quote(name)}.tar.gz"
+
     def upload(self, package: Package, name: str) -> str:
-        url = f"{self.uri}/{urllib.parse.quote(name)}.tar.gz"
+        url = self.url_for(name)
         with open(package.path, "rb") as body:
             request = urllib.request.Request(url, data=body, method="PUT", headers={
                 "Content-Type": "application/gzip", "Content-Length": str(package.size)})
