@@ -491,8 +491,7 @@ class _HeronKill:
                                              or "restarted" in line
                                              or "giving up" in line):
                     self.log_lines.append(line.strip())
-                    found = re.search(r"restarted (\S+) \((restart \d+ of \d+)\), pid (\d+)",
-                                      line)
+                    found = re.search(r"restarted (\S+) \((restart \d+)\), pid (\d+)", line)
                     if found and self.restart is None:
                         self.restart = (f"its executor restarted {found.group(1)} "
                                         f"({found.group(2)}, pid {found.group(3)})")

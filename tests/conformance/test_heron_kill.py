@@ -116,7 +116,7 @@ def test_kill_cases_pass_on_heron_and_the_process_really_died_and_came_back(spar
         killed_at = text.index(f"killing this process (pid {marker['pid']}, SIGKILL)")
         assert "registered with the stream manager" in text[killed_at:]  # a second start
         assert text.count("killing this process") == 1  # once per run
-        restarted = int(re.search(r"restarted container_\S+ \(restart 1 of \d+, pid (\d+)\)",
+        restarted = int(re.search(r"restarted container_\S+ \(restart 1, pid (\d+)\)",
                                   described).group(1))
         assert restarted != marker["pid"]
         # nothing of the run is left running: not the killed process, not its successor
