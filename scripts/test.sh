@@ -6,21 +6,29 @@ cd "$(dirname "$0")/.."
 
 python3 -m pip install --quiet --disable-pip-version-check -e '.[test]'
 
-# The ZooKeeper state manager's tests run a real server from Debian's zookeeper jars
-# (tests/zookeeper_server.py starts its own on a free port). Install them when missing.
-install_zookeeper() {
+# apt_install WHAT PACKAGE... installs Debian packages with apt-get (through sudo when
+# not root), runs 'apt-get update' once per run, and starts no service: a policy-rc.d
+# that exits 101 is in place during the install (when the machine has none), because the
+# tests bring their own servers and a system one would hold their ports and outlive the
+# run. Returns 0 when installed, 99 when it cannot try here (no apt-get, not root and no
+# sudo), apt-get's exit code when apt-get failed (saying which).
+apt_updated=""
+apt_install() {
+    local what="$1"
+    shift
+    if ! command -v apt-get >/dev/null 2>&1; then
+        echo "scripts/test.sh: no apt-get to install $what" >&2
+        return 99
+    fi
     local sudo=""
     if [ "$(id -u)" -ne 0 ]; then
         if command -v sudo >/dev/null 2>&1; then
             sudo="sudo"
         else
-            echo "scripts/test.sh: zookeeper is not installed and there is no sudo;" \
-                 "the ZooKeeper tests will be skipped" >&2
-            return 0
+            echo "scripts/test.sh: $what is not installed and there is no sudo" >&2
+            return 99
         fi
     fi
-    # Keep package scripts from starting a system ZooKeeper service on port 2181: the
-    # tests bring their own server, and a stray one would outlive the run.
     local policy=/usr/sbin/policy-rc.d placed_policy=""
     if [ ! -e "$policy" ]; then
         printf '#!/bin/sh\nexit 101\n' | $sudo tee "$policy" >/dev/null
@@ -28,55 +36,58 @@ install_zookeeper() {
         placed_policy=1
     fi
     local rc=0
-    $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq || rc=$?
+    if [ -z "$apt_updated" ]; then
+        $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq || rc=$?
+        [ "$rc" -eq 0 ] && apt_updated=1
+    fi
     if [ "$rc" -eq 0 ]; then
-        $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq zookeeper || rc=$?
+        $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" || rc=$?
     fi
     if [ -n "$placed_policy" ]; then
         $sudo rm -f "$policy"
     fi
+    if [ "$rc" -ne 0 ]; then
+        echo "scripts/test.sh: could not install $what (apt-get exit $rc)" >&2
+    fi
     return "$rc"
 }
+
+# The ZooKeeper state manager's tests run a real server from Debian's zookeeper jars
+# (tests/zookeeper_server.py starts its own on a free port). Install them when missing.
 if [ ! -f /usr/share/java/zookeeper.jar ] || ! dpkg -s zookeeper >/dev/null 2>&1; then
-    if command -v apt-get >/dev/null 2>&1; then
-        install_zookeeper
-    else
-        echo "scripts/test.sh: no apt-get; install ZooKeeper 3.8 jars at" \
-             "/usr/share/java/zookeeper.jar or the ZooKeeper tests will be skipped" >&2
+    rc=0
+    apt_install ZooKeeper zookeeper || rc=$?
+    if [ "$rc" -eq 99 ]; then
+        echo "scripts/test.sh: install ZooKeeper 3.8 jars at /usr/share/java/zookeeper.jar" \
+             "or the ZooKeeper tests will be skipped" >&2
+    elif [ "$rc" -ne 0 ]; then
+        exit "$rc"
     fi
+fi
+
+# The cluster tests (tests/cluster/) build a real three-node Slurm cluster with Debian's
+# daemons, started by hand by tests/slurm_cluster.py. --no-install-recommends keeps out
+# ~40 unrelated packages. Never slurm-wlm-emulator: it switches the slurmd/slurmstepd
+# alternatives to a front-end build on which multi-node steps hang.
+if ! dpkg -s slurmctld slurmd slurm-client munge >/dev/null 2>&1; then
+    rc=0
+    apt_install Slurm --no-install-recommends slurmctld slurmd slurm-client munge || rc=$?
+    if [ "$rc" -eq 99 ]; then
+        echo "scripts/test.sh: the Slurm cluster tests will be skipped" >&2
+    elif [ "$rc" -ne 0 ]; then
+        exit "$rc"
+    fi
+fi
+if dpkg -s slurm-wlm-emulator >/dev/null 2>&1; then
+    echo "scripts/test.sh: slurm-wlm-emulator is installed; the Slurm cluster tests will" \
+         "be skipped (apt-get remove slurm-wlm-emulator)" >&2
 fi
 
 # The conformance report's browser test loads the HTML page in Debian's headless
 # Chromium (tests/conformance/test_report_browser.py; skipped with the reason without it).
-install_chromium() {
-    local sudo=""
-    if [ "$(id -u)" -ne 0 ]; then
-        if command -v sudo >/dev/null 2>&1; then
-            sudo="sudo"
-        else
-            echo "scripts/test.sh: chromium is not installed and there is no sudo;" \
-                 "the report's browser test will be skipped" >&2
-            return 0
-        fi
-    fi
-    local rc=0
-    $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq || rc=$?
-    if [ "$rc" -eq 0 ]; then
-        $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium || rc=$?
-    fi
-    if [ "$rc" -ne 0 ]; then
-        echo "scripts/test.sh: could not install chromium (apt-get exit $rc);" \
-             "the report's browser test will be skipped" >&2
-    fi
-    return 0
-}
 if [ ! -x /usr/bin/chromium ]; then
-    if command -v apt-get >/dev/null 2>&1; then
-        install_chromium
-    else
-        echo "scripts/test.sh: no apt-get; install chromium or the report's browser" \
-             "test will be skipped" >&2
-    fi
+    apt_install chromium chromium || \
+        echo "scripts/test.sh: the report's browser test will be skipped" >&2
 fi
 
 # Two cores: run the suite in one process; tests bound their own run time.

@@ -45,10 +45,10 @@ def missing_requirements() -> str | None:
     return None
 
 
-def free_port() -> int:
-    """A TCP port nobody listens on right now (the kernel picks it)."""
+def free_port(host: str = "127.0.0.1") -> int:
+    """A TCP port nobody listens on right now at ``host`` (the kernel picks it)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
+        sock.bind((host, 0))
         return sock.getsockname()[1]
 
 
@@ -94,15 +94,20 @@ class _PortTaken(Exception):
 
 
 class ZooKeeperServer:
-    """One standalone ZooKeeper on 127.0.0.1 at a free port; ``hosts`` is "127.0.0.1:PORT"."""
+    """One standalone ZooKeeper on 127.0.0.1 at a free port; ``hosts`` is "127.0.0.1:PORT".
 
-    def __init__(self, *, start_timeout: float = 30.0, tick_ms: int = 200,
-                 min_session_ms: int = 400, max_session_ms: int = 10000) -> None:
+    ``host`` picks another address of this machine to listen on (only that one), e.g. the
+    bridge address of a tests.slurm_cluster.SlurmCluster, so processes in its nodes'
+    network namespaces can reach the server."""
+
+    def __init__(self, *, host: str = "127.0.0.1", start_timeout: float = 30.0,
+                 tick_ms: int = 200, min_session_ms: int = 400,
+                 max_session_ms: int = 10000) -> None:
         self.start_timeout = start_timeout
         self.tick_ms = tick_ms
         self.min_session_ms = min_session_ms
         self.max_session_ms = max_session_ms
-        self.host = "127.0.0.1"
+        self.host = host
         self.port: int | None = None
         self.workdir: Path | None = None
         self.proc: subprocess.Popen | None = None
@@ -178,7 +183,7 @@ class ZooKeeperServer:
 
     def _start_once(self) -> ZooKeeperServer:
         self.workdir = Path(tempfile.mkdtemp(prefix="heron-zk-"))
-        self.port = free_port()
+        self.port = free_port(self.host)
         config = self._write_config()
         classpath = [str(ZOOKEEPER_JAR)]
         if SLF4J_SIMPLE_JAR.is_file():

@@ -1,0 +1,56 @@
+"""Fixtures for tests that need a real cluster manager: a three-node Slurm cluster
+(tests/slurm_cluster.py) and a ZooKeeper server its nodes can reach.
+
+Both are module-scoped: a module that asks for them gets its own cluster (~1 s to build),
+and a test that breaks a node returns it to service before it ends, so the next test of
+the module finds every node idle. Skipped, with the reason, only on a machine without
+root, network namespaces or the Slurm packages (scripts/test.sh installs them; CI runs as
+root and so runs these tests).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import SESSION_SERVICE_PIDS
+
+
+@pytest.fixture(scope="module")
+def slurm_cluster():
+    """A started ``tests.slurm_cluster.SlurmCluster`` of three nodes (node1..node3, 4 CPUs
+    each), every node idle; stopped after the module, and checked to leave nothing behind
+    (namespace, link, mount, process, file)."""
+    from tests.slurm_cluster import SlurmCluster, missing_requirements
+
+    why = missing_requirements()
+    if why:
+        pytest.skip(f"no Slurm cluster on this machine: {why}")
+    cluster = SlurmCluster(nodes=3, service_pids=SESSION_SERVICE_PIDS)
+    try:
+        cluster.start()
+        yield cluster
+    finally:
+        cluster.stop()
+    left = cluster.leftovers()
+    if left:
+        pytest.fail(f"the Slurm cluster left things behind: {'; '.join(left)}")
+
+
+@pytest.fixture(scope="module")
+def slurm_zookeeper(slurm_cluster):
+    """A ZooKeeper server listening on the cluster's bridge address (reachable from every
+    node); ``slurm_zookeeper.hosts`` is "10.213.X.1:PORT"."""
+    from tests.zookeeper_server import ZooKeeperServer, missing_requirements
+
+    why = missing_requirements()
+    if why:
+        pytest.skip(f"no ZooKeeper server available: {why}")
+    server = ZooKeeperServer(host=slurm_cluster.host_address)
+    try:
+        server.start()
+        SESSION_SERVICE_PIDS.add(server.pid)
+        yield server
+    finally:
+        pid = server.pid
+        server.stop()
+        SESSION_SERVICE_PIDS.discard(pid)
