@@ -65,16 +65,20 @@ NET_TOOLS = ("ip", "nsenter", "unshare", "mount")
 INSTALL_HINT = ("apt-get install --no-install-recommends slurmctld slurmd slurm-client "
                 "munge (bash scripts/test.sh does it; never slurm-wlm-emulator)")
 
-#: Where each live run keeps its lock file (see the module's docstring).
-LOCK_DIR = Path("/run/heron-slurm")
+#: Where each run keeps its lock file (``<run>.lock``) and its base directory
+#: (``<run>-XXXXXXXX``): outside /tmp, which every node replaces by its own tmpfs, and
+#: short (munge's socket path must stay under 108 bytes).
+RUN_ROOT = Path("/run/heron-slurm")
 #: Names of everything a run creates, so stale ones can be recognised.
 NETNS_RE = re.compile(r"^heron-([0-9a-f]{6})-n(\d+)$")
 BRIDGE_RE = re.compile(r"^hb([0-9a-f]{6})$")
 VETH_RE = re.compile(r"^hv([0-9a-f]{6})n(\d+)$")
-BASE_PREFIX = "heron-slurm-"
-#: Where base directories go: short, whatever TMPDIR says (a Unix socket's path, munge's,
-#: must stay under 108 bytes).
-BASE_ROOT = Path("/tmp")
+BASE_RE = re.compile(r"^([0-9a-f]{6})-")
+
+#: Priority of the routing rule that refuses what nodes send beyond the host: right after
+#: the local table (0), before any other policy rule a machine may have.
+RULE_PRIORITY = 5
+RULE_RE = re.compile(r"^(\d+):.*\biif (hb([0-9a-f]{6}))\b.*\bprohibit\b")
 
 CONTROLLER_NAME = "hctl"
 SLURMD_PORT = 6818
@@ -184,7 +188,7 @@ def _pids_with_cmdline(fragment: str) -> set[int]:
 
 def _run_is_live(run: str) -> bool:
     """Whether the run ``run`` still holds its lock (its process is alive)."""
-    path = LOCK_DIR / f"{run}.lock"
+    path = RUN_ROOT / f"{run}.lock"
     try:
         fd = os.open(path, os.O_RDONLY)
     except FileNotFoundError:
@@ -214,13 +218,15 @@ def remove_stale_runs() -> list[str]:
         m = BRIDGE_RE.match(link) or VETH_RE.match(link)
         if m:
             runs.setdefault(m.group(1), [])
-    for base in BASE_ROOT.glob(f"{BASE_PREFIX}*-*"):
-        m = re.match(rf"^{re.escape(BASE_PREFIX)}([0-9a-f]{{6}})-", base.name)
-        if m:
-            runs.setdefault(m.group(1), [])
-    if LOCK_DIR.is_dir():
-        for lock in LOCK_DIR.glob("*.lock"):
-            runs.setdefault(lock.stem, [])
+    for _, _, run in _rules():
+        runs.setdefault(run, [])
+    if RUN_ROOT.is_dir():
+        for entry in RUN_ROOT.iterdir():
+            m = BASE_RE.match(entry.name)
+            if m and entry.is_dir():
+                runs.setdefault(m.group(1), [])
+            elif entry.suffix == ".lock":
+                runs.setdefault(entry.stem, [])
     cleaned = []
     for run, namespaces in runs.items():
         if _run_is_live(run):
@@ -230,18 +236,35 @@ def remove_stale_runs() -> list[str]:
             if ident is not None:
                 _kill_all(lambda ident=ident: pids_in_netns(ident))
             _ip("netns", "delete", ns, check=False)
-        for base in BASE_ROOT.glob(f"{BASE_PREFIX}{run}-*"):
+        for base in RUN_ROOT.glob(f"{run}-*"):
             _kill_all(lambda base=base: _pids_with_cmdline(str(base)))
             shutil.rmtree(base, ignore_errors=True)
         for link in links:
             if link == f"hb{run}" or re.match(rf"^hv{run}n\d+$", link):
                 _ip("link", "delete", link, check=False)
+        _delete_rules(run)
         try:
-            (LOCK_DIR / f"{run}.lock").unlink()
+            (RUN_ROOT / f"{run}.lock").unlink()
         except FileNotFoundError:
             pass
         cleaned.append(run)
     return cleaned
+
+
+def _rules() -> list[tuple[str, str, str]]:
+    """(priority, bridge, run) of every routing rule a run added."""
+    found = []
+    for line in _ip("rule", "list", check=False).stdout.splitlines():
+        m = RULE_RE.match(line.strip())
+        if m:
+            found.append((m.group(1), m.group(2), m.group(3)))
+    return found
+
+
+def _delete_rules(run: str) -> None:
+    for priority, bridge, owner in _rules():
+        if owner == run:
+            _ip("rule", "del", "priority", priority, "iif", bridge, "prohibit", check=False)
 
 
 def run_leftovers(run: str, netns_ids: Iterable[tuple[int, int]] = ()) -> list[str]:
@@ -258,19 +281,22 @@ def run_leftovers(run: str, netns_ids: Iterable[tuple[int, int]] = ()) -> list[s
             m = BRIDGE_RE.match(link) or VETH_RE.match(link)
             if m and m.group(1) == run:
                 found.append(f"link {link}")
+    for _, bridge, owner in _rules():
+        if owner == run:
+            found.append(f"routing rule iif {bridge}")
     for ident in netns_ids:
         pids = pids_in_netns(ident)
         if pids:
             found.append(f"processes in namespace {ident}: {sorted(pids)}")
     with open("/proc/self/mountinfo") as f:
         for line in f:
-            if f"{BASE_PREFIX}{run}-" in line or f"heron-{run}-" in line:
+            if f"{RUN_ROOT}/{run}-" in line or f"heron-{run}-" in line:
                 found.append(f"mount {line.split()[4]}")
-    for path in BASE_ROOT.glob(f"{BASE_PREFIX}{run}-*"):
+    for path in RUN_ROOT.glob(f"{run}-*"):
         found.append(f"directory {path}")
-    if (LOCK_DIR / f"{run}.lock").exists():
-        found.append(f"lock {LOCK_DIR / run}.lock")
-    pids = _pids_with_cmdline(f"{BASE_PREFIX}{run}-")
+    if (RUN_ROOT / f"{run}.lock").exists():
+        found.append(f"lock {RUN_ROOT / run}.lock")
+    pids = _pids_with_cmdline(f"{RUN_ROOT}/{run}-")
     if pids:
         found.append(f"processes naming the base directory: {sorted(pids)}")
     return found
@@ -369,8 +395,15 @@ class SlurmCluster:
 
     @property
     def local_dir(self) -> Path:
-        """Where each node has its private tmpfs (jobs' working directories and logs)."""
-        return self._path("local")
+        """Each node's private scratch space, ``/tmp``: a tmpfs of its own on every node
+        (jobs' working directories and logs, ipc sockets), not the host's /tmp."""
+        return Path("/tmp")
+
+    @property
+    def _node_root(self) -> Path:
+        """Where each node mounts its tmpfs (its /tmp and slurmd's spool live there);
+        an empty directory from the host."""
+        return self._path("node")
 
     @property
     def host_address(self) -> str:
@@ -443,23 +476,24 @@ class SlurmCluster:
         return self
 
     def _take_lock(self) -> None:
-        LOCK_DIR.mkdir(mode=0o755, exist_ok=True)
+        RUN_ROOT.mkdir(mode=0o755, exist_ok=True)
+        # munged wants every directory above its socket searchable by all.
+        RUN_ROOT.chmod(0o755)
         # Locked under a temporary name, then renamed: a cleaner never sees the final
         # name unlocked while this run is alive.
-        tmp = LOCK_DIR / f".{self.run_id}.tmp"
+        tmp = RUN_ROOT / f".{self.run_id}.tmp"
         fd = os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
         fcntl.flock(fd, fcntl.LOCK_EX)
         os.write(fd, f"{os.getpid()}\n".encode())
-        os.rename(tmp, LOCK_DIR / f"{self.run_id}.lock")
+        os.rename(tmp, RUN_ROOT / f"{self.run_id}.lock")
         self._lock_fd = fd
 
     def _make_base(self) -> None:
-        self.base = Path(tempfile.mkdtemp(prefix=f"{BASE_PREFIX}{self.run_id}-",
-                                          dir=BASE_ROOT))
+        self.base = Path(tempfile.mkdtemp(prefix=f"{self.run_id}-", dir=RUN_ROOT))
         # munged refuses a socket below a directory that not everybody can search.
         self.base.chmod(0o755)
         munge = pwd.getpwnam("munge")
-        for sub in ("munge", "log", "ctld", "shared", "local"):
+        for sub in ("munge", "log", "ctld", "shared", "node", "etc"):
             self._path(sub).mkdir(mode=0o755)
         run = self._path("munge", "run")
         run.mkdir(mode=0o755)
@@ -522,6 +556,21 @@ class SlurmCluster:
             self.nodes[node.name] = node
         _ip("link", "add", self.bridge, "type", "bridge", "forward_delay", "0",
             "stp_state", "0")
+        # Frames between nodes stay out of the machine's iptables (br_netfilter would
+        # hand them to a FORWARD chain that may drop them, as Docker's does).
+        _ip("link", "set", self.bridge, "type", "bridge", "nf_call_iptables", "0",
+            check=False)
+        # The network ends at the host: a packet from a node to anything but the host's
+        # own addresses (the local table, looked up first) meets this rule and is never
+        # forwarded, whatever the machine's ip_forward says. The kernel answers such a
+        # packet with an ICMP error only when forwarding is on for the interface it came
+        # in on, so it is turned on for the bridge (after the rule, never without it):
+        # a connection to the outside then fails at once instead of hanging.
+        _ip("rule", "add", "iif", self.bridge, "priority", str(RULE_PRIORITY), "prohibit")
+        try:
+            Path(f"/proc/sys/net/ipv4/conf/{self.bridge}/forwarding").write_text("1")
+        except OSError:
+            pass
         _ip("addr", "add", f"{self.host_address}/24", "dev", self.bridge)
         _ip("link", "set", self.bridge, "up")
         for node in self.nodes.values():
@@ -542,7 +591,7 @@ class SlurmCluster:
             f"NodeName={n.name} NodeHostname={n.name} NodeAddr={n.address} "
             f"CPUs={self.cpus_per_node} RealMemory={self.real_memory_mb} State=UNKNOWN"
             for n in self.nodes.values()]
-        local = self.local_dir
+        spool = self._node_root / "slurmd"
         self.conf_path.write_text("\n".join([
             "# Written by tests/slurm_cluster.py; see docs/cluster-testing.md.",
             f"ClusterName=heron{self.run_id}",
@@ -561,8 +610,8 @@ class SlurmCluster:
             "MailProg=/bin/true",
             # The spool and pid file are in the node's private tmpfs (same path, other
             # contents on every node); the log is on the host so it outlives the node.
-            f"SlurmdSpoolDir={local / 'slurmd'}",
-            f"SlurmdPidFile={local / 'slurmd' / 'slurmd.pid'}",
+            f"SlurmdSpoolDir={spool}",
+            f"SlurmdPidFile={spool / 'slurmd.pid'}",
             f"SlurmdLogFile={self.log_dir / 'slurmd-%n.log'}",
             "SlurmdDebug=info",
             "SlurmdParameters=config_overrides",
@@ -606,24 +655,30 @@ class SlurmCluster:
         """/etc/hosts and /etc/resolv.conf for the nodes: every node and the controller
         by name, and no name server (the network ends at the bridge, so the machine's
         would only make every unknown name wait for a timeout)."""
-        hosts = [f"127.0.0.1\tlocalhost", f"{self.host_address}\t{CONTROLLER_NAME}"]
+        hosts = ["127.0.0.1\tlocalhost", "::1\tlocalhost ip6-localhost ip6-loopback",
+                 f"{self.host_address}\t{CONTROLLER_NAME}"]
         hosts += [f"{n.address}\t{n.name}" for n in self.nodes.values()]
-        self._path("etc").mkdir(mode=0o755, exist_ok=True)
         self._path("etc", "hosts").write_text("\n".join(hosts) + "\n")
-        self._path("etc", "resolv.conf").write_text("nameserver 127.0.0.1\noptions timeout:1 attempts:1\n")
+        self._path("etc", "resolv.conf").write_text(
+            "# no name server inside the test cluster: unknown names fail at once\n"
+            "nameserver 127.0.0.1\noptions timeout:1 attempts:1\n")
 
     def _start_slurmd(self, node: Node) -> None:
-        local = self.local_dir
-        etc = self._path("etc")
-        script = (f"hostname {node.name} && "
-                  f"mount -t tmpfs -o size={self.local_size},mode=0755 heron-{node.name} "
-                  f"{local} && mkdir -p {local}/slurmd && "
-                  f"mount --bind {etc}/hosts /etc/hosts && "
-                  f"mount --bind {etc}/resolv.conf /etc/resolv.conf && "
-                  f"exec \"$0\" \"$@\"")
+        root, etc = self._node_root, self._path("etc")
+        script = " && ".join([
+            f"hostname {node.name}",
+            # one tmpfs per node: slurmd's spool and the node's /tmp
+            f"mount -t tmpfs -o size={self.local_size},mode=0755 heron-{node.name} {root}",
+            f"mkdir -p {root}/slurmd {root}/tmp",
+            f"chmod 1777 {root}/tmp",
+            f"mount --bind {root}/tmp /tmp",
+            "mount -t tmpfs -o size=64m,mode=1777 heron-shm /dev/shm",
+            f"mount --bind {etc}/hosts /etc/hosts",
+            f"mount --bind {etc}/resolv.conf /etc/resolv.conf",
+            'exec "$0" "$@"'])
         # nsenter joins only the network namespace (``ip netns exec`` would also remount
         # /sys, on which slurmd then fails); unshare gives the node its own hostname and
-        # mount namespace, private so its tmpfs is seen nowhere else.
+        # mount namespace, private so its mounts are seen nowhere else.
         node.slurmd = self._spawn([
             _tool("nsenter"), f"--net=/run/netns/{node.netns}",
             _tool("unshare"), "--uts", "--mount", "--propagation", "private",
@@ -886,12 +941,13 @@ class SlurmCluster:
                 _ip("link", "delete", node.veth, check=False)
         if os.path.exists(f"/sys/class/net/{self.bridge}"):
             _ip("link", "delete", self.bridge, check=False)
+        _delete_rules(self.run_id)
         if self.base is not None:
             shutil.rmtree(self.base, ignore_errors=True)
             self.base = None
         if self._lock_fd is not None:
             try:
-                (LOCK_DIR / f"{self.run_id}.lock").unlink()
+                (RUN_ROOT / f"{self.run_id}.lock").unlink()
             except FileNotFoundError:
                 pass
             os.close(self._lock_fd)

@@ -202,6 +202,31 @@ def test_three_nodes_are_idle_each_in_its_own_namespaces(slurm_cluster):
     assert len(addresses) == 3 and cluster.host_address not in addresses
 
 
+@pytest.mark.timeout(60)
+def test_nodes_see_their_own_tmp_and_no_network_beyond_the_host(slurm_cluster, tmp_path):
+    cluster = slurm_cluster
+    host_file = Path("/tmp") / f"host-only-{os.getpid()}-{time.monotonic_ns()}"
+    host_file.write_text("host")
+    try:
+        for name in cluster.node_names:
+            assert cluster.node_run(name, "test", "-e", str(host_file)).returncode == 1
+            mounts = cluster.node_run(name, "cat", "/proc/self/mounts").stdout
+            assert f"heron-{name} /tmp tmpfs" in mounts
+            assert " /dev/shm tmpfs" in mounts
+        # the shared directory is the same everywhere
+        (cluster.shared_dir / "hello").write_text("shared")
+        assert cluster.node_run("node2", "cat", str(cluster.shared_dir / "hello")
+                                ).stdout == "shared"
+    finally:
+        host_file.unlink()
+    # Nothing beyond the host: refused at once (never forwarded, never hanging).
+    began = time.monotonic()
+    outside = connect_from(cluster, "node1", "203.0.113.7", 80, timeout=10)
+    assert outside.returncode != 0
+    assert "No route to host" in outside.stderr
+    assert time.monotonic() - began < 8
+
+
 @pytest.mark.timeout(120)
 def test_jobs_land_on_their_nodes_reach_the_host_and_keep_files_private(
         slurm_cluster, listener):
@@ -321,9 +346,9 @@ def test_a_killed_node_goes_down_its_jobs_fail_or_requeue_and_it_comes_back(
         print(f"node2 restarted and resumed: IDLE after {time.monotonic() - began:.1f}s "
               f"({back:.1f}s of waiting)")
     cluster.wait_nodes_state(cluster.node_names, "IDLE", timeout=60)
-    # a rebooted node: fresh slurmd, empty private tmpfs
+    # a rebooted node: fresh slurmd, an empty private /tmp
     assert cluster.node_run("node2", "ls", "-A", str(cluster.local_dir)).stdout.split() \
-        == ["slurmd"]
+        == []
 
 
 @pytest.mark.timeout(120)
