@@ -49,7 +49,8 @@ def submit_to_remote_cluster(config: Any, ref: Any, loaded: Any, submission: Any
             wait_until_serving(spec, proc, state)
         except SchedulerStartError as exc:
             withdraw(config, spec, state)
-            raise CommandError(f"{name}: {exc}") from None
+            error = BadInput if exc.returncode == 2 else CommandError
+            raise error(f"{name}: {exc}") from None
         packing = state.get("packingplans", name)
     finally:
         state.close()

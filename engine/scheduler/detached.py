@@ -24,7 +24,12 @@ SERVE_WAIT_SECS = 30.0
 
 
 class SchedulerStartError(Exception):
-    """The scheduler exited or did not come up in time; the text ends with its log tail."""
+    """The scheduler exited or did not come up in time; the text ends with its log tail.
+    ``returncode`` 2: it refused the request itself (e.g. a cluster that can never run it)."""
+
+    def __init__(self, message: str, returncode: int | None = None) -> None:
+        super().__init__(message)
+        self.returncode = returncode
 
 
 def start_detached(spec: LaunchSpec) -> subprocess.Popen:
@@ -55,7 +60,7 @@ def wait_until_serving(spec: LaunchSpec, proc: subprocess.Popen, state: Any,
         code = proc.poll()
         if code is not None:
             raise SchedulerStartError(f"the scheduler exited with status {code}: "
-                                      f"{log_tail(spec.process_log(SCHEDULER_LOG))}")
+                                      f"{log_tail(spec.process_log(SCHEDULER_LOG))}", code)
         if time.monotonic() >= deadline:
             proc.kill()
             proc.wait()

@@ -119,7 +119,8 @@ class SchedulerService:
             except Exception as exc:
                 log.error("cannot launch %s: %s", name, exc)
                 self.scheduler.stop()
-                return 1
+                # a request the cluster can never satisfy is the submitter's to fix
+                return 2 if getattr(exc, "unsatisfiable", False) else 1
             location = scheduler_pb2.SchedulerLocation(
                 topology_name=name, http_endpoint=endpoint,
                 job_page_link=[self.spec.home.resolve().as_uri()])

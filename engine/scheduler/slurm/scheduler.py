@@ -48,6 +48,7 @@ from typing import Any
 
 from engine.launch import LaunchSpec
 from engine.packing import PackingPlan
+from engine.process.restart_policy import RestartTracker
 from engine.process.spawn import with_code_root
 
 log = logging.getLogger("heron.scheduler.slurm")
@@ -66,7 +67,21 @@ STATUS_FILE = "scheduler-status.json"
 
 
 class SlurmError(Exception):
-    """A Slurm command failed or did not answer; the text names the command and why."""
+    """A Slurm command failed or did not answer; the text names the command and why.
+    ``unsatisfiable``: Slurm says the request can never run (no node that big, no such
+    partition), so retrying is pointless and the submitter must change it."""
+
+    unsatisfiable = False
+
+
+class SlurmUnsatisfiable(SlurmError):
+    unsatisfiable = True
+
+
+#: what sbatch says when no node of the cluster could ever run the job
+_NEVER = ("Requested node configuration is not available", "Invalid partition",
+          "More processors requested than permitted", "Node count specification invalid",
+          "Memory required by task is not available", "invalid partition specified")
 
 
 @dataclass
@@ -117,7 +132,12 @@ class SlurmCommands:
         return done.stdout
 
     def sbatch(self, script: str, options: list[str]) -> str:
-        out = self.run(["sbatch", "--parsable", *options], stdin=script).strip()
+        try:
+            out = self.run(["sbatch", "--parsable", *options], stdin=script).strip()
+        except SlurmError as exc:
+            if any(text.lower() in str(exc).lower() for text in _NEVER):
+                raise SlurmUnsatisfiable(f"{exc} (options: {' '.join(options)})") from None
+            raise
         job_id = out.split(";")[0]
         if not job_id.isdigit():
             raise SlurmError(f"sbatch answered {out!r}, not a job id")
@@ -189,6 +209,11 @@ class SlurmScheduler:
         self.jobs: dict[int, ContainerJob] = {}
         self.events: list[SchedulerEvent] = []
         self.excluded: set[str] = set()
+        #: per container: restarts under the topology's policy (a job that keeps failing
+        #: without running is resubmitted with backoff, and reported crash-looping)
+        self.trackers: dict[int, RestartTracker] = {}
+        #: container -> (monotonic time, reason) of a resubmission waiting for its backoff
+        self.due: dict[int, tuple[float, str]] = {}
         self._incarnations: dict[int, int] = {}
         self._lock = threading.RLock()
         self._stop = threading.Event()
@@ -242,6 +267,7 @@ class SlurmScheduler:
             after = set(self.containers)
             added, removed = sorted(after - before), sorted(before - after, reverse=True)
             for c in removed:
+                self.due.pop(c, None)
                 job = self.jobs.pop(c, None)
                 if job is not None:
                     self._record(c, job.job_id, "removed", "heron update")
@@ -251,14 +277,17 @@ class SlurmScheduler:
         return added, removed
 
     def crash_looping(self) -> dict[str, str]:
-        """Containers whose job keeps ending without running (e.g. a bad package)."""
-        out = {}
-        for c, job in self.jobs.items():
-            failures = [e for e in self.events[-20:] if e.container == c and e.what == "ended"
-                        and e.extra.get("ran", 1) == 0]
-            if len(failures) >= 3:
-                out[f"executor-{c}"] = failures[-1].detail
-        return out
+        """Containers whose jobs keep ending with no progress (e.g. a package the nodes
+        refuse), with the last reason; they are still resubmitted, with backoff."""
+        with self._lock:
+            return {f"executor-{c}": t.last_error for c, t in self.trackers.items()
+                    if t.crash_looping}
+
+    def _tracker(self, container: int) -> RestartTracker:
+        if container not in self.trackers:
+            self.trackers[container] = RestartTracker(f"executor-{container}",
+                                                      self.spec.restart_policy)
+        return self.trackers[container]
 
     def stop(self) -> None:
         """Cancel every job and wait (bounded) until Slurm lists none of them."""
@@ -314,6 +343,10 @@ class SlurmScheduler:
         return cpus, mem_mb
 
     def job_script(self, container: int, incarnation: int) -> str:
+        """The batch script of one container's job. The ZooKeeper digest travels inside
+        it (Slurm keeps a batch script readable by its owner and Slurm's administrators
+        only) and is written owner-only on the node: never on a command line, never in the
+        job's environment, never in the package."""
         spec = self.spec
         python = str(self.config.get("heron.slurm.python") or sys.executable)
         work_root = self.config.get("heron.slurm.work.root")
@@ -322,8 +355,12 @@ class SlurmScheduler:
                 "--package", spec.package_url, "--sha256", spec.package_sha256,
                 "--zk", spec.state.zk_hosts or "", "--zk-root", spec.state.zk_root,
                 "--incarnation", str(incarnation)]
+        digest = None
         if spec.state.zk_auth_file:
-            argv += ["--zk-auth-file", spec.state.zk_auth_file]
+            from engine.statemgr.zookeeper import read_digest_file
+
+            digest = read_digest_file(spec.state.zk_auth_file)
+            argv += ["--zk-auth-file", "$HERON_JOB_DIR/zk-auth"]
         if self.config.get("heron.network.bind.interface"):
             argv += ["--bind-interface", str(self.config["heron.network.bind.interface"])]
         if work_root:
@@ -332,13 +369,19 @@ class SlurmScheduler:
         code_root = with_code_root({})["PYTHONPATH"]  # this engine, installed or not
         # the job's own output (what the bootstrap says before the executor logs) stays on
         # the node, beside the container's working directory, never on the submitter
-        return "\n".join([
-            "#!/bin/sh",
-            f"mkdir -p \"{log_dir}\" && chmod 700 \"{log_dir}\"",
-            f"export PYTHONPATH=\"${{PYTHONPATH:+$PYTHONPATH:}}{code_root}\"",
-            f"exec {' '.join(shlex.quote(a) for a in argv)} "
-            f">> \"{log_dir}/container-{container}.job-$SLURM_JOB_ID.log\" 2>&1",
-            ""])
+        quoted = " ".join('"$HERON_JOB_DIR/zk-auth"' if a == "$HERON_JOB_DIR/zk-auth"
+                          else shlex.quote(a) for a in argv)
+        lines = ["#!/bin/sh", "umask 077",
+                 f"mkdir -p \"{log_dir}\" && chmod 700 \"{log_dir}\" || exit 1",
+                 f"HERON_JOB_DIR=\"{log_dir}/job-$SLURM_JOB_ID\"",
+                 'mkdir -p "$HERON_JOB_DIR" || exit 1']
+        if digest is not None:
+            lines += ['cat > "$HERON_JOB_DIR/zk-auth" <<\'HERON_DIGEST_END\'', digest,
+                      "HERON_DIGEST_END"]
+        lines += [f"export PYTHONPATH=\"${{PYTHONPATH:+$PYTHONPATH:}}{code_root}\"",
+                  f"exec {quoted} >> \"{log_dir}/container-{container}.job-$SLURM_JOB_ID.log\" 2>&1",
+                  ""]
+        return "\n".join(lines)
 
     def _submit(self, container: int, reason: str) -> ContainerJob:
         with self._lock:
@@ -430,21 +473,36 @@ class SlurmScheduler:
                 if not state:
                     state, node = self.commands.job_state(job.job_id)
                 job.state, job.node = state, node or job.node
+                tracker = self._tracker(c)
                 if state == "RUNNING" and job.running_at is None:
                     job.running_at = time.time()
+                    tracker.started()
                     self._record(c, job.job_id, "running", f"on {job.node}",
                                  incarnation=job.incarnation)
+                elif state == "RUNNING":
+                    tracker.tick()
+                if c in self.due:
+                    continue  # ended already; waiting for its backoff
                 if state in ENDED_JOB_STATES or state == "GONE":
                     ran = 1 if job.running_at is not None else 0
-                    self._record(c, job.job_id, "ended", f"{state} on {job.node or '?'}",
-                                 ran=ran)
-                    self._submit(c, f"job {job.job_id} ended {state}")
+                    detail = f"{state} on {job.node or '?'}"
+                    self._record(c, job.job_id, "ended", detail, ran=ran)
+                    # a job that never ran, or ran briefly, backs off like any process
+                    delay = tracker.failed(f"job {job.job_id} {detail}",
+                                           progressed=state in ("NODE_FAIL", "PREEMPTED",
+                                                                "TIMEOUT"))
+                    self.due[c] = (time.monotonic() + delay, f"job {job.job_id} ended {state}")
                 elif state in ("RUNNING", "COMPLETING", "CONFIGURING") and job.node in unhealthy:
                     self._record(c, job.job_id, "node lost",
                                  f"{job.node} is {nodes.get(job.node, '?')}")
                     self._replace(c, f"node {job.node} is {nodes.get(job.node, '?')}")
                 elif state == "PENDING" and "ReqNodeNotAvail" in reason:
                     pass  # waits for a node; Slurm starts it when one fits
+            now = time.monotonic()
+            for c, (at, why) in sorted(self.due.items()):
+                if at <= now and c in self.containers:
+                    del self.due[c]
+                    self._submit(c, why)
 
     def recovery_times(self) -> list[dict[str, Any]]:
         """For each replacement: how long from the loss being noticed to the new job

@@ -1,0 +1,207 @@
+"""Topologies on a real three-node Slurm cluster (tests/slurm_cluster.py): `heron submit
+slurm` runs each container as its own job on whichever nodes Slurm picks, over TCP with
+CurveZMQ between network namespaces, and the scheduler keeps them running when a node
+dies. What ran where is read from the processes' network namespaces and from squeue, not
+from what the engine says about itself.
+
+The topology (tests/cluster/projects/durable) has a durable source and an idempotent
+sink backed by the shared directory, as a production at-least-once topology has a queue
+and a store: so "every id acked at least once" and "de-duplicated counts equal the
+input's" can be checked after containers moved between nodes.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import psutil
+import pytest
+
+from tests.engine.cli.conftest import heron
+
+pytestmark = pytest.mark.timeout(300)
+
+PROJECT = Path(__file__).resolve().parent / "projects" / "durable"
+NAME = "durable_wordcount"
+sys.path.insert(0, str(PROJECT / "src"))
+try:
+    from durable import word_of  # noqa: E402
+finally:
+    sys.path.remove(str(PROJECT / "src"))
+
+
+@pytest.fixture(autouse=True)
+def reap_schedulers():
+    """``heron submit`` runs in this process, so each detached scheduler service is our
+    child: wait for the ones that exited after ``heron kill`` (and end any still running,
+    which the orphan check then reports)."""
+    before = {p.pid for p in psutil.Process().children()}
+    yield
+    for child in psutil.Process().children():
+        if child.pid in before:
+            continue
+        try:
+            child.wait(30)
+        except psutil.TimeoutExpired:
+            child.kill()
+            child.wait(5)
+        except psutil.Error:
+            pass
+
+
+def wait_until(predicate, timeout: float, interval: float = 0.5):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value or time.monotonic() >= deadline:
+            return value
+        time.sleep(interval)
+
+
+class SlurmTopology:
+    """One submitted topology on the cluster, from the CLI, with its own heron home,
+    ZooKeeper root and store directory."""
+
+    def __init__(self, cluster, zookeeper, tmp: Path, n: int, *, rate: int = 400) -> None:
+        self.cluster, self.n = cluster, n
+        self.home = tmp / "home"
+        self.store = cluster.shared_dir / f"store-{uuid.uuid4().hex[:8]}"
+        self.store.mkdir(mode=0o700)
+        conf = self.home / "conf" / "slurm"
+        conf.mkdir(parents=True)
+        digest = tmp / "zk-auth"
+        digest.write_text("heron:cluster-secret\n")
+        digest.chmod(0o600)
+        (conf / "scheduler.yaml").write_text(
+            "heron.class.scheduler: slurm\n"
+            f"heron.slurm.conf: {cluster.conf_path}\n"
+            "heron.slurm.poll.secs: 1\n"
+            f"heron.slurm.work.root: {cluster.local_dir}\n"
+            f"heron.slurm.python: {sys.executable}\n")
+        (conf / "statemgr.yaml").write_text(
+            "heron.class.state.manager: zookeeper\n"
+            f"heron.statemgr.connection.string: {zookeeper.hosts}\n"
+            f"heron.statemgr.root.path: /heron-slurm-{uuid.uuid4().hex[:8]}\n"
+            f"heron.statemgr.zookeeper.auth.file: {digest}\n")
+        (conf / "uploader.yaml").write_text(
+            "heron.class.uploader: localfs\n"
+            f"heron.uploader.localfs.file.system.directory: {cluster.shared_dir / 'packages'}\n")
+        self.options = ["-o", f"e2e.store={self.store}", "-o", f"e2e.n={n}",
+                        "-o", f"e2e.rate={rate}",
+                        "-o", "heron.resources.instance.ram=134217728",
+                        "-o", "heron.resources.instance.cpu=0.5",
+                        "-o", "topology.container.padding.ram=268435456",
+                        "-o", "topology.container.padding.cpu=1.0",
+                        "-o", "heron.executor.restart.backoff.initial.ms=200"]
+
+    def heron(self, *args: str):
+        return heron(*args, "--home", str(self.home), *(
+            ["--cluster", "slurm"] if args[0] not in ("submit",) else []))
+
+    def submit(self, workers: int = 3) -> None:
+        result = heron("submit", "slurm", str(PROJECT), "-n", NAME, "-w", str(workers),
+                       "--home", str(self.home), *self.options)
+        assert result.exit_code == 0, result.output
+
+    @property
+    def working_dir(self) -> Path:
+        return self.home / "topologies" / NAME
+
+    def status(self) -> dict:
+        try:
+            return json.loads((self.working_dir / "scheduler-status.json").read_text())
+        except (OSError, ValueError):
+            return {}
+
+    def acked(self) -> set[int]:
+        path = self.store / "acked.log"
+        return {int(x) for x in path.read_text().split()} if path.exists() else set()
+
+    def records(self) -> dict[int, str]:
+        out: dict[int, str] = {}
+        for path in self.store.glob("records-*.log"):
+            for line in path.read_text().splitlines():
+                i, word = line.split()
+                out[int(i)] = word
+        return out
+
+    def engine_pids(self) -> list[int]:
+        """Live engine processes of this topology, on any node (by their command line)."""
+        found = []
+        for proc in psutil.process_iter(["cmdline"]):
+            try:
+                cmd = " ".join(proc.info["cmdline"] or ())
+                if "engine." in cmd and NAME in cmd and proc.status() != psutil.STATUS_ZOMBIE:
+                    found.append(proc.pid)
+            except psutil.Error:
+                continue
+        return found
+
+    def nodes_running_engine(self) -> dict[str, int]:
+        counts: collections.Counter[str] = collections.Counter()
+        for pid in self.engine_pids():
+            node = self.cluster.node_of_pid(pid)
+            if node is not None:
+                counts[node] += 1
+        return dict(counts)
+
+    def squeue(self) -> list[tuple[str, str, str]]:
+        out = self.cluster.run("squeue", "--noheader", "--format=%i|%j|%T|%N").stdout
+        return [tuple(line.split("|")[:4]) for line in out.splitlines()
+                if f"heron-{NAME}-" in line]
+
+    def check_counts(self) -> None:
+        assert self.acked() == set(range(self.n)), \
+            f"ids never acked: {sorted(set(range(self.n)) - self.acked())[:20]}"
+        records = self.records()
+        assert set(records) == set(range(self.n))
+        assert collections.Counter(records.values()) == collections.Counter(
+            word_of(i) for i in range(self.n))
+
+    def kill(self) -> None:
+        result = self.heron("kill", NAME, "--wait", "0")
+        assert result.exit_code == 0, result.output
+
+
+def test_word_count_at_least_once_across_three_nodes(slurm_cluster, slurm_zookeeper, tmp_path):
+    topology = SlurmTopology(slurm_cluster, slurm_zookeeper, tmp_path, n=1500)
+    topology.submit(workers=3)
+    try:
+        jobs = wait_until(lambda: [j for j in topology.squeue() if j[2] == "RUNNING"], 60)
+        assert wait_until(lambda: len([j for j in topology.squeue() if j[2] == "RUNNING"]) == 4,
+                          60), topology.squeue()
+        nodes = wait_until(lambda: (lambda n: n if len(n) >= 2 else None)(
+            topology.nodes_running_engine()), 60)
+        assert nodes and len(nodes) >= 2, (nodes, topology.squeue())
+        assert {j[3] for j in topology.squeue()} <= set(slurm_cluster.node_names)
+        assert wait_until(lambda: len(topology.acked()) == topology.n, 120), \
+            (len(topology.acked()), topology.status())
+        topology.check_counts()
+        listed = topology.heron("list")
+        assert "slurm jobs: container 0 job" in listed.output, listed.output
+        assert jobs
+    finally:
+        topology.kill()
+    assert wait_until(lambda: not topology.squeue(), 30), topology.squeue()
+    assert wait_until(lambda: not topology.engine_pids(), 30), topology.engine_pids()
+
+
+def test_a_request_slurm_can_never_satisfy_exits_2_and_leaves_nothing_queued(
+        slurm_cluster, slurm_zookeeper, tmp_path):
+    topology = SlurmTopology(slurm_cluster, slurm_zookeeper, tmp_path, n=10)
+    # 64 GiB per instance: no node of the cluster (2 GiB each) can ever run a container
+    topology.options += ["-o", "heron.resources.instance.ram=68719476736"]
+    began = time.monotonic()
+    result = heron("submit", "slurm", str(PROJECT), "-n", NAME, "-w", "2",
+                   "--home", str(topology.home), *topology.options)
+    assert result.exit_code == 2, result.output
+    assert "Requested node configuration is not available" in result.output
+    assert time.monotonic() - began < 60
+    assert topology.squeue() == []
+    assert NAME not in topology.heron("list").output
+    assert not list((slurm_cluster.shared_dir / "packages").glob(f"{NAME}-*"))
