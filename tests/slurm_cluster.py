@@ -8,29 +8,33 @@ and failing or requeueing its jobs), so its tests must talk to one. Debian's
 
 What one ``SlurmCluster`` builds (docs/cluster-testing.md tells why each piece is so):
 
-- a private base directory ``/tmp/heron-slurm-<run>-XXXX`` (mode 0755: munge wants every directory
-  above its socket searchable by all) holding ``slurm.conf``, the munge key and socket,
-  the controller's state, every daemon's log (``log/``), the shared "uploader" directory
-  (``shared/``, visible to every node at the same path) and the mount point of each
-  node's private tmpfs (``local/``);
+- a private base directory ``/run/heron-slurm/<run>-XXXXXXXX`` (mode 0755: munge wants
+  every directory above its socket searchable by all; not under /tmp, which every node
+  replaces by its own) holding ``slurm.conf``, the munge key and socket, the controller's
+  state, every daemon's log (``log/``), the nodes' /etc/hosts, and the shared "uploader"
+  directory (``shared/``, the same files at the same path on the host and every node);
 - ``munged`` run by hand as the ``munge`` user with its own key (``mungekey``, owned by
   munge, mode 0400) and its own socket, which ``AuthInfo=socket=...`` hands to Slurm;
 - a Linux bridge ``hb<run>`` with the host's address ``10.213.X.1/24`` (X picked among
-  the subnets nobody uses here; the network exists only inside this machine), where the
-  controller listens and where ZooKeeper can listen (``ZooKeeperServer(host=...)``);
+  the subnets nobody uses here), where the controller listens and where ZooKeeper can
+  listen (``ZooKeeperServer(host=...)``); a routing rule refuses, at once, anything a
+  node sends beyond the host's own addresses, so the network never leaves the machine;
 - per node ``node<i>`` a network namespace ``heron-<run>-n<i>`` joined to the bridge by a
-  veth pair (address ``10.213.X.<10+i>``, loopback up, default route via the bridge
-  address) in which ``slurmd`` runs in its own hostname and mount namespace, with a
-  private tmpfs mounted on ``local/`` (jobs' working directories and logs; it vanishes
-  when the node dies, as a crashed machine's local disk would) and its spool there;
+  veth pair (``eth0``, address ``10.213.X.<10+i>``, loopback up, default route via the
+  bridge address) in which ``slurmd`` runs in its own hostname (``node<i>``) and mount
+  namespace: a tmpfs of its own is the node's ``/tmp`` (jobs' working directories, logs,
+  ipc sockets) and holds slurmd's spool; ``/dev/shm`` is private too; all of it vanishes
+  when the node dies, as a crashed machine's local disk would. The rest of the file
+  system (the OS, Python, this repository) is the host's, as software installed on every
+  node would be: pass data through the shared directory only;
 - ``slurmctld`` on the host's side of the bridge, in its own hostname namespace so it can
   be called ``hctl`` without renaming the machine.
 
 Every daemon is told to die with the thread that started it (PR_SET_PDEATHSIG), an
 ``atexit`` hook stops the cluster, and names are unique per run: a run holds an flock on
 ``/run/heron-slurm/<run>.lock`` while it lives, and ``start()`` first removes what earlier
-runs that no longer hold theirs left behind (namespaces, their processes, bridges, base
-directories).
+runs that no longer hold theirs left behind (processes in their namespaces, namespaces,
+links, routing rules, base directories).
 """
 
 from __future__ import annotations
@@ -324,6 +328,7 @@ class Node:
         self.address = f"10.213.{subnet}.{10 + index}"
         self.netns_id: tuple[int, int] | None = None
         self.slurmd: subprocess.Popen | None = None
+        self.partitioned = False
 
 
 class SlurmCluster:
@@ -333,8 +338,10 @@ class SlurmCluster:
     one with a timeout. ``host_address`` is the host's address on the bridge (the
     controller listens there; give it to ZooKeeper); ``node_address(name)`` a node's.
     ``shared_dir`` is the uploader's directory, the same on the host and every node;
-    ``local_dir`` is the path of each node's private tmpfs (empty from the host; read a
-    node's copy through ``node_path``). ``service_pids``, when given (the suite's
+    ``local_dir`` (``/tmp``) is where each node has its private tmpfs (read a node's copy
+    through ``node_path``; run commands there with ``node_run``). Break nodes with
+    ``kill_node``/``partition`` and mend them with ``return_to_service`` (or
+    ``restart_node``/``heal`` and ``resume``). ``service_pids``, when given (the suite's
     SESSION_SERVICE_PIDS), holds the pid of every daemon while it runs, so the suite's
     orphan-process check ignores them.
     """
@@ -706,7 +713,8 @@ class SlurmCluster:
         """Submit a batch job (``sbatch --parsable ARGS``, the script on stdin when given)
         and return its job id."""
         try:
-            done = subprocess.run(["sbatch", "--parsable", *args], input=script,
+            done = subprocess.run(["sbatch", "--parsable", *args],
+                                  input=script if script is not None else "",
                                   capture_output=True, text=True, env=self.env(),
                                   timeout=timeout)
         except subprocess.TimeoutExpired as exc:
@@ -877,12 +885,46 @@ class SlurmCluster:
                                     f"{done.stderr.strip()}")
 
     def partition(self, name: str) -> None:
-        """Cut node ``name`` off the network (its veth's bridge end down); processes go on."""
+        """Cut node ``name`` off the network (the bridge's end of its veth down): nothing
+        passes either way, its processes go on. Slurm calls it NOT_RESPONDING, then DOWN
+        (~15-25 s), and fails or requeues its jobs while they still run there; after
+        heal() the node stays DOWN until resume() (Slurm does not ping DOWN nodes), and
+        it then kills what still ran of those jobs within about a second."""
         _ip("link", "set", self._node(name).veth, "down")
+        self._node(name).partitioned = True
 
     def heal(self, name: str) -> None:
         """Undo partition(name)."""
         _ip("link", "set", self._node(name).veth, "up")
+        self._node(name).partitioned = False
+
+    def return_to_service(self, name: str, *, timeout: float = 60.0) -> float:
+        """Whatever was done to node ``name``, make it a working node again: heal it if
+        partitioned, restart its slurmd if it is dead, resume it, and wait until Slurm
+        reports it without DOWN, DRAIN or NOT_RESPONDING (IDLE, or MIXED/ALLOCATED when
+        jobs run there). Returns the seconds it took. For a test's ``finally``."""
+        began = time.monotonic()
+        node = self._node(name)
+        if node.partitioned:
+            self.heal(name)
+        if node.slurmd is None or node.slurmd.poll() is not None:
+            self.restart_node(name)
+        deadline = began + timeout
+        bad = {"DOWN", "DRAIN", "DRAINED", "DRAINING", "NOT_RESPONDING", "FAIL", "UNKNOWN"}
+        state = ""
+        resumed_at = 0.0
+        while True:
+            state = self.node_state(name)
+            if state and not bad & set(state.split("+")):
+                return time.monotonic() - began
+            if time.monotonic() - resumed_at > 2:
+                self.resume(name)
+                resumed_at = time.monotonic()
+            self._check_daemons()
+            if time.monotonic() >= deadline:
+                raise SlurmClusterError(f"{name} still {state} after {timeout:g}s\n"
+                                        f"{self.diagnostics()}")
+            time.sleep(0.2)
 
     # --------------------------------------------------------------- stop
 
@@ -892,6 +934,9 @@ class SlurmCluster:
             return ""
         parts = []
         for log in sorted(self.log_dir.iterdir()):
+            twin = log.with_suffix(".log")
+            if log.suffix == ".out" and twin.exists() and twin.stat().st_size:
+                continue  # the daemon's own log has the same lines
             try:
                 tail = log.read_text(errors="replace").splitlines()[-lines:]
             except OSError:
