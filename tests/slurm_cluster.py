@@ -75,6 +75,7 @@ INSTALL_HINT = ("apt-get install --no-install-recommends slurmctld slurmd slurm-
 RUN_ROOT = Path("/run/heron-slurm")
 #: Names of everything a run creates, so stale ones can be recognised.
 NETNS_RE = re.compile(r"^heron-([0-9a-f]{6})-n(\d+)$")
+PROBE_RE = re.compile(r"^heron-probe-[0-9a-f]{6}$")
 BRIDGE_RE = re.compile(r"^hb([0-9a-f]{6})$")
 VETH_RE = re.compile(r"^hv([0-9a-f]{6})n(\d+)$")
 BASE_RE = re.compile(r"^([0-9a-f]{6})-")
@@ -206,6 +207,20 @@ def _run_is_live(run: str) -> bool:
     return False
 
 
+def _remove_if_unlocked(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        path.unlink(missing_ok=True)
+    except BlockingIOError:
+        pass
+    finally:
+        os.close(fd)
+
+
 def remove_stale_runs() -> list[str]:
     """Remove what runs that are no longer alive left behind: processes in their
     namespaces or naming their base directory, their namespaces, veths, bridges, base
@@ -217,6 +232,11 @@ def remove_stale_runs() -> list[str]:
         m = NETNS_RE.match(name)
         if m:
             runs.setdefault(m.group(1), []).append(name)
+        elif PROBE_RE.match(name):
+            # left by a missing_requirements() that died between add and delete
+            ident = _netns_inode(f"/run/netns/{name}")
+            if ident is not None and not pids_in_netns(ident):
+                _ip("netns", "delete", name, check=False)
     links = os.listdir("/sys/class/net") if os.path.isdir("/sys/class/net") else []
     for link in links:
         m = BRIDGE_RE.match(link) or VETH_RE.match(link)
@@ -229,8 +249,10 @@ def remove_stale_runs() -> list[str]:
             m = BASE_RE.match(entry.name)
             if m and entry.is_dir():
                 runs.setdefault(m.group(1), [])
-            elif entry.suffix == ".lock":
+            elif entry.suffix == ".lock" and not entry.name.startswith("."):
                 runs.setdefault(entry.stem, [])
+            elif entry.name.startswith(".") and entry.suffix == ".tmp":
+                _remove_if_unlocked(entry)  # a run died while taking its lock
     cleaned = []
     for run, namespaces in runs.items():
         if _run_is_live(run):
@@ -557,12 +579,17 @@ class SlurmCluster:
         raise SlurmClusterError("munged did not answer within 15 s")
 
     def _make_network(self) -> None:
-        self.subnet = _free_subnet()
-        for i in range(1, self._node_count + 1):
-            node = Node(i, self.run_id, self.subnet)
-            self.nodes[node.name] = node
-        _ip("link", "add", self.bridge, "type", "bridge", "forward_delay", "0",
-            "stp_state", "0")
+        # Two runs starting at once must not pick the same subnet: choose it and claim
+        # it (the bridge's address) under a lock.
+        with open(RUN_ROOT / ".network.lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            self.subnet = _free_subnet()
+            for i in range(1, self._node_count + 1):
+                node = Node(i, self.run_id, self.subnet)
+                self.nodes[node.name] = node
+            _ip("link", "add", self.bridge, "type", "bridge", "forward_delay", "0",
+                "stp_state", "0")
+            _ip("addr", "add", f"{self.host_address}/24", "dev", self.bridge)
         # Frames between nodes stay out of the machine's iptables (br_netfilter would
         # hand them to a FORWARD chain that may drop them, as Docker's does).
         _ip("link", "set", self.bridge, "type", "bridge", "nf_call_iptables", "0",
@@ -578,7 +605,6 @@ class SlurmCluster:
             Path(f"/proc/sys/net/ipv4/conf/{self.bridge}/forwarding").write_text("1")
         except OSError:
             pass
-        _ip("addr", "add", f"{self.host_address}/24", "dev", self.bridge)
         _ip("link", "set", self.bridge, "up")
         for node in self.nodes.values():
             _ip("netns", "add", node.netns)
