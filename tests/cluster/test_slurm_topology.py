@@ -205,3 +205,89 @@ def test_a_request_slurm_can_never_satisfy_exits_2_and_leaves_nothing_queued(
     assert topology.squeue() == []
     assert NAME not in topology.heron("list").output
     assert not list((slurm_cluster.shared_dir / "packages").glob(f"{NAME}-*"))
+
+
+def state_of(topology: SlurmTopology):
+    """The topology's ZooKeeper state, as its processes see it (with the digest)."""
+    from engine.cluster.config import load_cluster
+    from engine.cluster.submit import cluster_state_spec
+
+    return cluster_state_spec(load_cluster(topology.home, "slurm")).open()
+
+
+def container_of(topology: SlurmTopology, component: str) -> int:
+    with state_of(topology) as state:
+        packing = state.get("packingplans", NAME)
+    for container in packing.container_plans:
+        if any(i.component_name == component for i in container.instance_plans):
+            return container.id
+    raise AssertionError(f"no container holds {component}")
+
+
+def job_of(topology: SlurmTopology, container: int) -> dict | None:
+    for job in topology.status().get("jobs", []):
+        if job["container"] == container:
+            return job
+    return None
+
+
+def container_nodes(topology: SlurmTopology, container: int) -> set[str]:
+    """The nodes whose namespaces hold this container's executor (by its command line)."""
+    nodes = set()
+    for proc in psutil.process_iter(["cmdline"]):
+        try:
+            cmd = proc.info["cmdline"] or []
+            if ("engine.executor" in cmd and "--container" in cmd
+                    and cmd[cmd.index("--container") + 1] == str(container)
+                    and any(NAME in part for part in cmd)):
+                node = topology.cluster.node_of_pid(proc.pid)
+                if node:
+                    nodes.add(node)
+        except (psutil.Error, IndexError):
+            continue
+    return nodes
+
+
+def bring_back(cluster, node: str) -> None:
+    """Return a killed node to service, as the test that killed it must."""
+    if cluster.slurmd_pid(node) is None:
+        cluster.restart_node(node)
+    cluster.resume(node)
+    cluster.wait_nodes_state([node], "IDLE", timeout=60)
+
+
+@pytest.mark.parametrize("victim", ["sink", "tmanager"])
+def test_the_containers_of_a_dead_node_come_back_on_the_others(slurm_cluster, slurm_zookeeper,
+                                                                tmp_path, victim):
+    topology = SlurmTopology(slurm_cluster, slurm_zookeeper, tmp_path, n=2400, rate=120)
+    topology.submit(workers=3)
+    container = 0 if victim == "tmanager" else container_of(topology, "sink")
+    node = None
+    try:
+        assert wait_until(lambda: len(topology.acked()) >= 200, 90), topology.status()
+        job = job_of(topology, container)
+        assert job and job["state"] == "RUNNING", topology.status()
+        node = job["node"]
+        assert container_nodes(topology, container) == {node}
+        killed_at = time.monotonic()
+        slurm_cluster.kill_node(node)
+        moved = wait_until(lambda: (lambda j: j if j and j["state"] == "RUNNING"
+                                    and j["node"] not in ("", node) else None)(
+            job_of(topology, container)), 150)
+        assert moved, topology.status()
+        recovered_in = time.monotonic() - killed_at
+        assert wait_until(lambda: container_nodes(topology, container) - {node}, 60)
+        assert wait_until(lambda: len(topology.acked()) == topology.n, 240), \
+            (len(topology.acked()), topology.status())
+        topology.check_counts()
+        recoveries = topology.status()["recoveries"]
+        assert any(r["container"] == container for r in recoveries), recoveries
+        listed = topology.heron("list").output
+        assert f"recovered container {container} in" in listed, listed
+        print(f"\n{victim} container {container} on {node}: running again elsewhere "
+              f"{recovered_in:.1f} s after the node died; recoveries {recoveries}")
+    finally:
+        topology.kill()
+        if node is not None:
+            bring_back(slurm_cluster, node)
+    assert wait_until(lambda: not topology.engine_pids(), 30), topology.engine_pids()

@@ -94,6 +94,8 @@ class ContainerJob:
     state: str = "PENDING"
     #: first seen running (what "recovered" means for a resubmitted container)
     running_at: float | None = None
+    #: the nodes its sbatch excluded
+    excluded: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -160,6 +162,10 @@ class SlurmCommands:
                 found[parts[0]] = (parts[1], parts[2], parts[3])
         return found
 
+    def set_excluded(self, job_id: str, nodes: list[str]) -> None:
+        """Change a pending job's excluded nodes."""
+        self.run(["scontrol", "update", f"JobId={job_id}", f"ExcNodeList={','.join(nodes)}"])
+
     def job_state(self, job_id: str) -> tuple[str, str]:
         """(state, node) of a job squeue no longer lists, from the controller's memory
         (``scontrol show job``); ("GONE", "") when it forgot it too."""
@@ -179,6 +185,14 @@ class SlurmCommands:
             if len(parts) == 2:
                 states[parts[0]] = parts[1].lower()
         return states
+
+
+def node_down(state: str) -> bool:
+    """Whether Slurm itself has given the node up (down, drained, failed), as opposed to
+    a node that merely missed a ping ('*')."""
+    name = state.lower().rstrip("~#!%$@^-*")
+    return name in ("down", "drain", "drained", "drng", "draining", "fail", "failg",
+                    "failing")
 
 
 def node_unhealthy(state: str) -> bool:
@@ -206,6 +220,9 @@ class SlurmScheduler:
             conf=self.config.get("heron.slurm.conf"),
             timeout=float(self.config.get("heron.slurm.submit.timeout.secs", 30)))
         self.poll_secs = float(self.config.get("heron.slurm.poll.secs", 2.0))
+        self.node_lost_secs = float(self.config.get("heron.slurm.node.lost.secs", 5.0))
+        #: node -> monotonic time it was first seen not responding (or down)
+        self.unhealthy_since: dict[str, float] = {}
         self.jobs: dict[int, ContainerJob] = {}
         self.events: list[SchedulerEvent] = []
         self.excluded: set[str] = set()
@@ -399,7 +416,8 @@ class SlurmScheduler:
             if self.excluded:
                 options.append(f"--exclude={','.join(sorted(self.excluded))}")
             job_id = self.commands.sbatch(self.job_script(container, incarnation), options)
-            job = ContainerJob(container, job_id, incarnation, time.time())
+            job = ContainerJob(container, job_id, incarnation, time.time(),
+                               excluded=sorted(self.excluded))
             self.jobs[container] = job
             self._record(container, job_id, "submitted", reason,
                          incarnation=incarnation, excluded=sorted(self.excluded))
@@ -465,8 +483,17 @@ class SlurmScheduler:
             if self._stop.is_set():
                 return
             nodes = self.commands.node_states()
-            unhealthy = {n for n, s in nodes.items() if node_unhealthy(s)}
-            self.excluded = {n for n in self.excluded if n in unhealthy} | unhealthy
+            now = time.monotonic()
+            for n, s in nodes.items():
+                if node_unhealthy(s):
+                    self.unhealthy_since.setdefault(n, now)
+                else:
+                    self.unhealthy_since.pop(n, None)
+            # a node is lost when Slurm says it is down, or when it has not responded for
+            # node_lost_secs (a node that misses one ping is not abandoned at once)
+            unhealthy = {n for n, since in self.unhealthy_since.items()
+                         if node_down(nodes.get(n, "")) or now - since >= self.node_lost_secs}
+            self.excluded = unhealthy
             listed = self.commands.jobs([j.job_id for j in self.jobs.values()])
             for c, job in sorted(self.jobs.items()):
                 state, node, reason = listed.get(job.job_id, ("", "", ""))
@@ -496,8 +523,12 @@ class SlurmScheduler:
                     self._record(c, job.job_id, "node lost",
                                  f"{job.node} is {nodes.get(job.node, '?')}")
                     self._replace(c, f"node {job.node} is {nodes.get(job.node, '?')}")
-                elif state == "PENDING" and "ReqNodeNotAvail" in reason:
-                    pass  # waits for a node; Slurm starts it when one fits
+                elif state == "PENDING" and set(job.excluded) - self.excluded:
+                    # it excludes a node that is healthy again: let it go there too
+                    self.commands.set_excluded(job.job_id, sorted(self.excluded))
+                    self._record(c, job.job_id, "exclusions updated",
+                                 ",".join(sorted(self.excluded)) or "none")
+                    job.excluded = sorted(self.excluded)
             now = time.monotonic()
             for c, (at, why) in sorted(self.due.items()):
                 if at <= now and c in self.containers:
