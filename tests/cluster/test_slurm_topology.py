@@ -249,11 +249,8 @@ def container_nodes(topology: SlurmTopology, container: int) -> set[str]:
 
 
 def bring_back(cluster, node: str) -> None:
-    """Return a killed node to service, as the test that killed it must."""
-    if cluster.slurmd_pid(node) is None:
-        cluster.restart_node(node)
-    cluster.resume(node)
-    cluster.wait_nodes_state([node], "IDLE", timeout=60)
+    """Return a killed or partitioned node to service, as the test that broke it must."""
+    cluster.return_to_service(node)
 
 
 @pytest.mark.parametrize("victim", ["sink", "tmanager"])
@@ -286,6 +283,71 @@ def test_the_containers_of_a_dead_node_come_back_on_the_others(slurm_cluster, sl
         assert f"recovered container {container} in" in listed, listed
         print(f"\n{victim} container {container} on {node}: running again elsewhere "
               f"{recovered_in:.1f} s after the node died; recoveries {recoveries}")
+    finally:
+        topology.kill()
+        if node is not None:
+            bring_back(slurm_cluster, node)
+    assert wait_until(lambda: not topology.engine_pids(), 30), topology.engine_pids()
+
+
+def executor_pids(topology: SlurmTopology, container: int, node: str) -> set[int]:
+    pids = set()
+    for pid in topology.cluster.pids_in(node):
+        try:
+            cmd = psutil.Process(pid).cmdline()
+        except psutil.Error:
+            continue
+        if ("engine.executor" in cmd and "--container" in cmd
+                and cmd[cmd.index("--container") + 1] == str(container)):
+            pids.add(pid)
+    return pids
+
+
+def test_a_partitioned_node_s_containers_are_replaced_and_never_rejoin(
+        slurm_cluster, slurm_zookeeper, tmp_path):
+    topology = SlurmTopology(slurm_cluster, slurm_zookeeper, tmp_path, n=2400, rate=120)
+    topology.submit(workers=3)
+    node = None
+    try:
+        assert wait_until(lambda: len(topology.acked()) >= 200, 90), topology.status()
+        jobs = {j["container"]: j for j in topology.status()["jobs"]}
+        tm_node = jobs[0]["node"]
+        with state_of(topology) as state:
+            packing = state.get("packingplans", NAME)
+        sinks = [c.id for c in packing.container_plans
+                 if any(i.component_name == "sink" for i in c.instance_plans)]
+        victim = next(c for c in sinks if jobs[c]["node"] != tm_node)
+        node = jobs[victim]["node"]
+        old = executor_pids(topology, victim, node)
+        assert old, f"no executor of container {victim} on {node}"
+        slurm_cluster.partition(node)
+        moved = wait_until(lambda: (lambda j: j if j and j["state"] == "RUNNING"
+                                    and j["node"] not in ("", node) else None)(
+            job_of(topology, victim)), 150)
+        assert moved, topology.status()
+        # the link comes back. Two things stop the old copy, whichever comes first: Slurm
+        # delivers the cancellation it could not deliver before, and the Topology Master
+        # refuses the superseded Stream Manager (its executor then stops the container).
+        # Either way it must never rejoin: it does not register again.
+        slurm_cluster.heal(node)
+        gone = wait_until(lambda: not any(psutil.pid_exists(p) and
+                                          psutil.Process(p).status() != psutil.STATUS_ZOMBIE
+                                          for p in old), 90)
+        log = slurm_cluster.node_path(node, slurm_cluster.local_dir)
+        text = "\n".join(p.read_text(errors="replace") for p in log.rglob(f"container-{victim}*.log"))
+        text += "\n".join(p.read_text(errors="replace") for p in log.rglob(f"stmgr-{victim}.log"))
+        assert gone, f"the old container {victim} still runs on {node}: {text[-2000:]}"
+        cut_off = text.rfind("connection lost")
+        assert cut_off > 0, text[-2000:]
+        after = text[cut_off:]
+        assert "registered with the topology master" not in after, after[-2000:]
+        assert wait_until(lambda: len(topology.acked()) == topology.n, 240), \
+            (len(topology.acked()), topology.status())
+        topology.check_counts()
+        with state_of(topology) as state:
+            pplan = state.get("pplans", NAME)
+        assert all(not s.data_endpoint.startswith(f"tcp://{slurm_cluster.node_address(node)}:")
+                   for s in pplan.stmgrs if s.id == f"stmgr-{victim}")
     finally:
         topology.kill()
         if node is not None:
