@@ -353,3 +353,63 @@ def test_a_partitioned_node_s_containers_are_replaced_and_never_rejoin(
         if node is not None:
             bring_back(slurm_cluster, node)
     assert wait_until(lambda: not topology.engine_pids(), 30), topology.engine_pids()
+
+
+_OUTSIDER = """
+import sys, time, zmq
+ctx = zmq.Context()
+sock = ctx.socket(zmq.DEALER)
+sock.setsockopt(zmq.LINGER, 0)
+sock.connect(sys.argv[1])
+for _ in range(5):
+    try:
+        sock.send_multipart([b"heron.proto.stmgr.TupleStreamMessage", b"\\x08\\x01"], zmq.NOBLOCK)
+    except zmq.Again:
+        pass
+    time.sleep(0.3)
+sock.close()
+ctx.term()
+"""
+
+
+def test_update_adds_and_removes_a_job_and_outsiders_on_other_nodes_are_refused(
+        slurm_cluster, slurm_zookeeper, tmp_path):
+    topology = SlurmTopology(slurm_cluster, slurm_zookeeper, tmp_path, n=1500, rate=100)
+    topology.submit(workers=2)
+    try:
+        assert wait_until(lambda: len([j for j in topology.squeue() if j[2] == "RUNNING"]) == 3,
+                          60), topology.squeue()
+        assert wait_until(lambda: len(topology.acked()) >= 100, 90)
+        # an outsider on another node (no keys) tries a Stream Manager's data socket
+        with state_of(topology) as state:
+            pplan = state.get("pplans", NAME)
+        target = pplan.stmgrs[0]
+        host = target.data_endpoint[len("tcp://"):].rsplit(":", 1)[0]
+        other = next(n for n in slurm_cluster.node_names if slurm_cluster.node_address(n) != host)
+        ran = slurm_cluster.node_run(other, sys.executable, "-c", _OUTSIDER, target.data_endpoint)
+        assert ran.returncode == 0, ran.stderr
+
+        def refused() -> int:
+            out = topology.heron("metrics", NAME, "--json").output
+            values = json.loads(out).get(f"__stmgr__/{target.id}", {})
+            return int(values.get("__connections-refused", 0))
+        assert wait_until(refused, 30), topology.heron("metrics", NAME, "--json").output
+
+        grown = topology.heron("update", NAME, "--component-parallelism", "sink:3",
+                               "--container-number", "3")
+        assert grown.exit_code == 0, grown.output
+        assert wait_until(lambda: len([j for j in topology.squeue() if j[2] == "RUNNING"]) == 4,
+                          60), topology.squeue()
+        assert wait_until(lambda: container_nodes(topology, 3), 60)
+        shrunk = topology.heron("update", NAME, "--component-parallelism", "sink:2",
+                                "--container-number", "2")
+        assert shrunk.exit_code == 0, shrunk.output
+        assert wait_until(lambda: len(topology.squeue()) == 3, 60), topology.squeue()
+        assert wait_until(lambda: not container_nodes(topology, 3), 60)
+        assert wait_until(lambda: len(topology.acked()) == topology.n, 240), \
+            (len(topology.acked()), topology.status())
+        topology.check_counts()
+    finally:
+        topology.kill()
+    assert wait_until(lambda: not topology.squeue(), 30), topology.squeue()
+    assert wait_until(lambda: not topology.engine_pids(), 30), topology.engine_pids()
