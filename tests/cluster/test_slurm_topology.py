@@ -35,6 +35,47 @@ finally:
     sys.path.remove(str(PROJECT / "src"))
 
 
+@pytest.fixture
+def slurm_cluster():
+    """A fresh three-node cluster for each test (about half a second to build): a node a
+    test killed and brought back stays busy finishing its lost jobs' cleanup for a while,
+    which would make the next test's scheduling depend on the one before."""
+    from tests.conftest import SESSION_SERVICE_PIDS
+    from tests.slurm_cluster import SlurmCluster, missing_requirements
+
+    why = missing_requirements()
+    if why:
+        pytest.skip(f"no Slurm cluster on this machine: {why}")
+    cluster = SlurmCluster(nodes=3, service_pids=SESSION_SERVICE_PIDS)
+    try:
+        cluster.start()
+        yield cluster
+    finally:
+        cluster.stop()
+    left = cluster.leftovers()
+    assert not left, f"the Slurm cluster left things behind: {'; '.join(left)}"
+
+
+@pytest.fixture
+def slurm_zookeeper(slurm_cluster):
+    """ZooKeeper on this test's cluster's bridge address."""
+    from tests.conftest import SESSION_SERVICE_PIDS
+    from tests.zookeeper_server import ZooKeeperServer, missing_requirements
+
+    why = missing_requirements()
+    if why:
+        pytest.skip(f"no ZooKeeper server available: {why}")
+    server = ZooKeeperServer(host=slurm_cluster.host_address)
+    try:
+        server.start()
+        SESSION_SERVICE_PIDS.add(server.pid)
+        yield server
+    finally:
+        pid = server.pid
+        server.stop()
+        SESSION_SERVICE_PIDS.discard(pid)
+
+
 @pytest.fixture(autouse=True)
 def reap_schedulers():
     """``heron submit`` runs in this process, so each detached scheduler service is our
@@ -271,7 +312,8 @@ def test_the_containers_of_a_dead_node_come_back_on_the_others(slurm_cluster, sl
         moved = wait_until(lambda: (lambda j: j if j and j["state"] == "RUNNING"
                                     and j["node"] not in ("", node) else None)(
             job_of(topology, container)), 150)
-        assert moved, topology.status()
+        assert moved, (topology.status(), slurm_cluster.run("sinfo", "-N", "-l").stdout,
+                       (slurm_cluster.log_dir / "slurmctld.log").read_text()[-4000:])
         recovered_in = time.monotonic() - killed_at
         assert wait_until(lambda: container_nodes(topology, container) - {node}, 60)
         assert wait_until(lambda: len(topology.acked()) == topology.n, 240), \
