@@ -9,20 +9,23 @@ engine/cluster/submit.py.
 
 from __future__ import annotations
 
-from typing import Any
+import contextlib
+from typing import Any, Iterator
 
 import click
 
 from engine.cli.topology_commands import BadInput, CommandError, Env, planned_components
 
 
-def submit_to_remote_cluster(config: Any, ref: Any, loaded: Any, submission: Any, env: Env, *,
-                             deactivated: bool, multilang: bool,
-                             multilang_serializer: str) -> None:
-    from engine.cluster.submit import cluster_state_spec, submit_to_cluster, withdraw
+@contextlib.contextmanager
+def cluster_submission(config: Any, ref: Any, loaded: Any, submission: Any, env: Env, *,
+                       deactivated: bool, multilang: bool,
+                       multilang_serializer: str) -> Iterator[tuple[Any, Any]]:
+    """The cluster's state, open, with the topology written, packed and uploaded
+    (engine/cluster/submit.py): ``(state, submission)``; the state is closed after."""
+    from engine.cluster.submit import cluster_state_spec, submit_to_cluster
     from engine.deploy import TopologyExistsError
     from engine.packing import PackingError
-    from engine.scheduler import SchedulerStartError, start_detached, wait_until_serving
     from engine.statemgr import StateError
 
     name = loaded.plan.name
@@ -43,6 +46,21 @@ def submit_to_remote_cluster(config: Any, ref: Any, loaded: Any, submission: Any
                                           multilang_serializer=multilang_serializer)
         except (TopologyExistsError, PackingError) as exc:
             raise BadInput(str(exc)) from None
+        yield state, submitted
+    finally:
+        state.close()
+
+
+def submit_to_remote_cluster(config: Any, ref: Any, loaded: Any, submission: Any, env: Env, *,
+                             deactivated: bool, multilang: bool,
+                             multilang_serializer: str) -> None:
+    from engine.cluster.submit import withdraw
+    from engine.scheduler import SchedulerStartError, start_detached, wait_until_serving
+
+    name = loaded.plan.name
+    with cluster_submission(config, ref, loaded, submission, env, deactivated=deactivated,
+                            multilang=multilang,
+                            multilang_serializer=multilang_serializer) as (state, submitted):
         spec = submitted.spec
         proc = start_detached(spec)
         try:
@@ -52,8 +70,6 @@ def submit_to_remote_cluster(config: Any, ref: Any, loaded: Any, submission: Any
             error = BadInput if exc.returncode == 2 else CommandError
             raise error(f"{name}: {exc}") from None
         packing = state.get("packingplans", name)
-    finally:
-        state.close()
     containers = len(packing.container_plans)
     click.echo(f"submitted topology {name!r} ({spec.topology_id}) to {ref}: {containers} "
                f"container{'s' if containers != 1 else ''} + Topology Master as "
@@ -81,17 +97,19 @@ def submit_to_kubernetes(config: Any, ref: Any, loaded: Any, submission: Any, en
                          deactivated: bool, multilang: bool, multilang_serializer: str,
                          dry_run: bool) -> None:
     import tempfile
+    import shutil
     import uuid
 
     from engine.cluster.package import build_package
-    from engine.cluster.submit import cluster_state_spec, submit_to_cluster, withdraw
+    from engine.cluster.submit import cluster_state_spec, withdraw
     from engine.cluster.uploader import uploader_for
     from engine.deploy import pack
     from engine.executor.remote import launch_manifest
     from engine.launch import LaunchSpec, StateManagerSpec
-    from engine.scheduler.kubernetes import KubernetesScheduler, KubernetesSchedulerError
+    from engine.packing import PackingPlan
+    from engine.scheduler.kubernetes import (KubernetesScheduler, KubernetesSchedulerError,
+                                             kubernetes_name)
     from engine.security.keys import TopologyKeys, plaintext_requested
-    from engine.statemgr import StateError
     from engine.statemgr.zookeeper import read_digest_file
 
     name = loaded.plan.name
@@ -114,29 +132,15 @@ def submit_to_kubernetes(config: Any, ref: Any, loaded: Any, submission: Any, en
                                                           package_sha256=package.sha256))
         click.echo(scheduler.dry_run(name, topology_id, pack(loaded.plan),
                                      keys.to_proto().SerializeToString(), digest), nl=False)
-        import shutil
-
         shutil.rmtree(spec.home, ignore_errors=True)
         return
-    working_dir = env.working_dir(name)
-    state_spec = cluster_state_spec(config, working_dir)
-    try:
-        state = state_spec.open()
-    except StateError as exc:
-        raise CommandError(f"state manager ({state_spec.describe()}): {exc}") from None
-    try:
-        if state.get("topologies", name) is not None:
-            raise BadInput(f"topology {name!r} is already running on {config.name}; "
-                           f"heron kill {name} --cluster {config.name} first")
-        submitted = submit_to_cluster(config, ref, loaded, submission, working_dir, state,
-                                      state_spec, deactivated=deactivated, multilang=multilang,
-                                      multilang_serializer=multilang_serializer)
+    with cluster_submission(config, ref, loaded, submission, env, deactivated=deactivated,
+                            multilang=multilang,
+                            multilang_serializer=multilang_serializer) as (state, submitted):
         spec = submitted.spec
         keys = TopologyKeys.load(spec.home, topology_id=spec.topology_id)
         scheduler = KubernetesScheduler(kubernetes_config(
             config, name, package_url=spec.package_url, package_sha256=spec.package_sha256))
-        from engine.packing import PackingPlan
-
         packing = PackingPlan.from_proto(state.get("packingplans", name))
         try:
             scheduler.launch(name, spec.topology_id, packing,
@@ -144,10 +148,6 @@ def submit_to_kubernetes(config: Any, ref: Any, loaded: Any, submission: Any, en
         except KubernetesSchedulerError as exc:
             withdraw(config, spec, state)
             raise CommandError(f"{name}: {exc}") from None
-    finally:
-        state.close()
-    from engine.scheduler.kubernetes import kubernetes_name
-
     k8s = kubernetes_name(name)
     click.echo(f"submitted topology {name!r} ({spec.topology_id}) to {ref}: StatefulSets "
                f"{k8s}-tmanager (1 pod) and {k8s}-executors ({len(packing.containers)} pods) "

@@ -128,7 +128,7 @@ def prepare(args: argparse.Namespace) -> LaunchSpec:
     # 4. the keys
     try:
         if args.keys_file:
-            keys = _keys_from_file(Path(args.keys_file), args.topology_id)
+            keys = TopologyKeys.from_file(args.keys_file, topology_id=args.topology_id)
         else:
             with state_spec.open() as state:
                 keys = keys_from_state(state, args.topology)
@@ -166,24 +166,6 @@ def prepare(args: argparse.Namespace) -> LaunchSpec:
                       **manifest.get("settings", {}))
     spec.save()
     return spec
-
-
-def _keys_from_file(path: Path, topology_id: str) -> TopologyKeys:
-    from engine.messages import security_pb2
-
-    try:
-        data = read_private_file(path)
-    except (OSError, UnsafePathError) as exc:
-        raise KeysError(f"--keys-file {path}: {exc}") from None
-    message = security_pb2.TopologyKeys()
-    try:
-        message.ParseFromString(data)
-    except Exception:
-        raise KeysError(f"--keys-file {path}: not a keys file") from None
-    keys = TopologyKeys.from_proto(message, where=str(path))
-    if keys.topology_id != topology_id:
-        raise KeysError(f"--keys-file {path}: keys of {keys.topology_id}, not of {topology_id}")
-    return keys
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:

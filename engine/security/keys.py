@@ -83,7 +83,12 @@ class TopologyKeys:
     def load(cls, working_dir: Path | str, *, topology_id: str | None = None) -> "TopologyKeys":
         """The keys in a working directory; KeysError naming the file when they are
         missing, unsafe, damaged, or belong to another submission."""
-        path = Path(working_dir) / KEYS_FILE
+        return cls.from_file(Path(working_dir) / KEYS_FILE, topology_id=topology_id)
+
+    @classmethod
+    def from_file(cls, path: Path | str, *, topology_id: str | None = None) -> "TopologyKeys":
+        """The keys in an owner-only file (a working directory's, a mounted Secret)."""
+        path = Path(path)
         try:
             data = read_private_file(path)
         except FileNotFoundError:

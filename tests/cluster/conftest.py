@@ -10,16 +10,19 @@ root and so runs these tests).
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 
 from tests.conftest import SESSION_SERVICE_PIDS
 
 
-@pytest.fixture(scope="module")
-def slurm_cluster():
-    """A started ``tests.slurm_cluster.SlurmCluster`` of three nodes (node1..node3, 4 CPUs
-    each), every node idle; stopped after the module, and checked to leave nothing behind
-    (namespace, link, mount, process, file)."""
+@contextlib.contextmanager
+def running_slurm_cluster():
+    """A started three-node ``tests.slurm_cluster.SlurmCluster`` (node1..node3, 4 CPUs
+    each, every node idle), stopped afterwards and checked to leave nothing behind
+    (namespace, link, mount, process, file). Skips the test without root, network
+    namespaces or the Slurm packages."""
     from tests.slurm_cluster import SlurmCluster, missing_requirements
 
     why = missing_requirements()
@@ -36,16 +39,16 @@ def slurm_cluster():
         pytest.fail(f"the Slurm cluster left things behind: {'; '.join(left)}")
 
 
-@pytest.fixture(scope="module")
-def slurm_zookeeper(slurm_cluster):
-    """A ZooKeeper server listening on the cluster's bridge address (reachable from every
-    node); ``slurm_zookeeper.hosts`` is "10.213.X.1:PORT"."""
+@contextlib.contextmanager
+def zookeeper_on(host: str):
+    """A ZooKeeper server listening on ``host`` (the cluster's bridge address, reachable
+    from every node); ``.hosts`` is "HOST:PORT"."""
     from tests.zookeeper_server import ZooKeeperServer, missing_requirements
 
     why = missing_requirements()
     if why:
         pytest.skip(f"no ZooKeeper server available: {why}")
-    server = ZooKeeperServer(host=slurm_cluster.host_address)
+    server = ZooKeeperServer(host=host)
     try:
         server.start()
         SESSION_SERVICE_PIDS.add(server.pid)
@@ -54,3 +57,17 @@ def slurm_zookeeper(slurm_cluster):
         pid = server.pid
         server.stop()
         SESSION_SERVICE_PIDS.discard(pid)
+
+
+@pytest.fixture(scope="module")
+def slurm_cluster():
+    """The module's cluster (see running_slurm_cluster)."""
+    with running_slurm_cluster() as cluster:
+        yield cluster
+
+
+@pytest.fixture(scope="module")
+def slurm_zookeeper(slurm_cluster):
+    """ZooKeeper on the module's cluster's bridge address."""
+    with zookeeper_on(slurm_cluster.host_address) as server:
+        yield server

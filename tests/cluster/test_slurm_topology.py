@@ -22,6 +22,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from tests.cluster.conftest import running_slurm_cluster, zookeeper_on
 from tests.engine.cli.conftest import heron
 
 pytestmark = pytest.mark.timeout(300)
@@ -40,40 +41,21 @@ def slurm_cluster():
     """A fresh three-node cluster for each test (about half a second to build): a node a
     test killed and brought back stays busy finishing its lost jobs' cleanup for a while,
     which would make the next test's scheduling depend on the one before."""
-    from tests.conftest import SESSION_SERVICE_PIDS
-    from tests.slurm_cluster import SlurmCluster, missing_requirements
-
-    why = missing_requirements()
-    if why:
-        pytest.skip(f"no Slurm cluster on this machine: {why}")
-    cluster = SlurmCluster(nodes=3, service_pids=SESSION_SERVICE_PIDS)
-    try:
-        cluster.start()
+    with running_slurm_cluster() as cluster:
         yield cluster
-    finally:
-        cluster.stop()
-    left = cluster.leftovers()
-    assert not left, f"the Slurm cluster left things behind: {'; '.join(left)}"
 
 
 @pytest.fixture
 def slurm_zookeeper(slurm_cluster):
     """ZooKeeper on this test's cluster's bridge address."""
-    from tests.conftest import SESSION_SERVICE_PIDS
-    from tests.zookeeper_server import ZooKeeperServer, missing_requirements
-
-    why = missing_requirements()
-    if why:
-        pytest.skip(f"no ZooKeeper server available: {why}")
-    server = ZooKeeperServer(host=slurm_cluster.host_address)
-    try:
-        server.start()
-        SESSION_SERVICE_PIDS.add(server.pid)
+    with zookeeper_on(slurm_cluster.host_address) as server:
         yield server
-    finally:
-        pid = server.pid
-        server.stop()
-        SESSION_SERVICE_PIDS.discard(pid)
+
+
+@pytest.fixture(autouse=True)
+def forget_projects(isolated_imports):
+    """`heron submit` runs in this process and imports the project's modules: forget them."""
+    yield
 
 
 @pytest.fixture(autouse=True)

@@ -45,7 +45,8 @@ def k8s_cluster(home: Path, tmp_path: Path, zk_hosts: str) -> None:
         f"heron.uploader.localfs.file.system.directory: {tmp_path / 'packages'}\n")
 
 
-def test_dry_run_prints_valid_manifests_and_writes_nothing(heron_home, tmp_path):
+def test_dry_run_prints_valid_manifests_and_writes_nothing(heron_home, tmp_path,
+                                                           isolated_imports):
     # a ZooKeeper address nothing listens on: a dry run must not even connect
     k8s_cluster(heron_home, tmp_path, "127.0.0.1:1")
     result = heron("submit", "k8s", str(WORDCOUNT), "-w", "2", "--dry-run")
@@ -67,7 +68,7 @@ def test_dry_run_prints_valid_manifests_and_writes_nothing(heron_home, tmp_path)
     assert "k8s-secret" not in result.output
 
 
-def test_a_dry_run_on_another_scheduler_is_refused(heron_home, tmp_path):
+def test_a_dry_run_on_another_scheduler_is_refused(heron_home, tmp_path, isolated_imports):
     result = heron("submit", "local", str(WORDCOUNT), "--dry-run")
     assert result.exit_code == 2 and "--dry-run prints a Kubernetes" in result.output
 
