@@ -90,6 +90,7 @@ class TopologyMaster:
             topology_name=self.name, topology_id=self.spec.topology_id, host=self.spec.bind_host,
             server_endpoint=self.server_endpoint, controller_endpoint=self.controller_endpoint,
             server_port=_port(self.server_endpoint), controller_port=_port(self.controller_endpoint))
+        self.location = location
         for attempt in range(ESTABLISH_RETRIES):
             try:
                 self.state.create("tmanagers", self.name, location, ephemeral=True)
@@ -114,10 +115,42 @@ class TopologyMaster:
                 next_packing_check = time.monotonic() + PACKING_CHECK_SECS
                 self._check_packing()
                 self._check_heartbeats(time.monotonic())
+                if not self.check_location():
+                    break
             if events.get(self.server):
                 self._drain(self.server, self._on_server)
             if events.get(self.controller):
                 self._drain(self.controller, self._on_control)
+
+    def check_location(self) -> bool:
+        """Whether this Topology Master still owns ``tmanagers/<name>``. Its ephemeral
+        node goes when its state-manager session expires (a partition, a long pause): it
+        takes it back if nobody else did. If another Topology Master holds it (container
+        0 was started again elsewhere), this one is a replaced copy: it leaves the
+        superseded marker, so its executor stops the container for good, and stops."""
+        try:
+            stored = self.state.get("tmanagers", self.name)
+        except Exception as exc:  # a state-store hiccup says nothing about ownership
+            log.warning("cannot read tmanagers/%s: %s", self.name, exc)
+            return True
+        if stored is None:
+            try:
+                self.state.create("tmanagers", self.name, self.location, ephemeral=True)
+                log.warning("the topology master location was lost (state-manager session "
+                            "expired?); recorded it again")
+            except Exception as exc:
+                log.warning("cannot record the topology master location again: %s", exc)
+            return True
+        if stored.controller_endpoint == self.controller_endpoint:
+            return True
+        text = (f"{SUPERSEDED}: another topology master runs {self.name} at "
+                f"{stored.controller_endpoint}; this one ({self.controller_endpoint}) stops")
+        log.error("%s", text)
+        try:
+            self.spec.superseded_marker.write_text(text + "\n")
+        except OSError as exc:
+            log.error("cannot write %s: %s", self.spec.superseded_marker, exc)
+        return False
 
     def _check_heartbeats(self, now: float) -> None:
         """Report a Stream Manager whose heartbeats stopped, once, and when they resume."""

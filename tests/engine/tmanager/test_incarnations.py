@@ -70,3 +70,50 @@ def test_a_restart_of_the_same_incarnation_on_the_same_identity_is_accepted():
     register(tm, 0)
     register(tm, 0)
     assert [r[1].status.status for r in replies] == [common_pb2.OK, common_pb2.OK]
+
+
+class OneNodeState:
+    """tmanagers/<name> only: what check_location reads and writes."""
+
+    def __init__(self, stored) -> None:
+        self.stored = stored
+        self.created = []
+
+    def get(self, kind, name):
+        assert kind == "tmanagers"
+        return self.stored
+
+    def create(self, kind, name, message, *, ephemeral=False):
+        assert (kind, ephemeral) == ("tmanagers", True)
+        self.created.append(message)
+        self.stored = message
+
+
+def located_master(tmp_path, stored) -> TopologyMaster:
+    from engine.launch import LaunchSpec, Submission
+
+    tm = object.__new__(TopologyMaster)
+    tm.name = "wc"
+    tm.spec = LaunchSpec(topology_name="wc", topology_id="wc-1", working_dir=str(tmp_path),
+                         submission=Submission(project=".", name="wc"))
+    tm.controller_endpoint = "tcp://10.0.0.5:4001"
+    tm.location = tmanager_pb2.TManagerLocation(topology_name="wc",
+                                                controller_endpoint=tm.controller_endpoint)
+    tm.state = OneNodeState(stored)
+    return tm
+
+
+def test_a_lost_location_is_taken_back(tmp_path):
+    tm = located_master(tmp_path, None)  # the session expired: the ephemeral node is gone
+    assert tm.check_location()
+    assert tm.state.created == [tm.location]
+    assert tm.check_location() and len(tm.state.created) == 1  # ours again: nothing to do
+
+
+def test_a_topology_master_replaced_elsewhere_stops_its_container(tmp_path):
+    newer = tmanager_pb2.TManagerLocation(topology_name="wc",
+                                          controller_endpoint="tcp://10.0.0.7:4001")
+    tm = located_master(tmp_path, newer)
+    assert not tm.check_location()
+    assert tm.spec.superseded_marker.read_text().startswith(SUPERSEDED)
+    assert tm.state.created == []
