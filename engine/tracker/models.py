@@ -263,6 +263,31 @@ class RestartsModel(BaseModel):
     instances: list[InstanceRestartsModel]
 
 
+class ContainerJobModel(BaseModel):
+    container: int
+    job_id: str = Field(description="the cluster manager's job (Slurm job id)")
+    node: str = Field(description="the node it runs on, when known")
+    state: str = Field(description="the cluster manager's state of the job (RUNNING, ...)")
+    incarnation: int = Field(description="which start of the container this is")
+
+
+class RecoveryModel(BaseModel):
+    container: int
+    cause: str = Field(description="why it was replaced (a node lost, a job that ended)")
+    seconds: float = Field(description="from noticing the loss to the new job running")
+
+
+class SchedulerStatusModel(BaseModel):
+    """Where a cluster scheduler runs the topology's containers, and how long each
+    recovery took (engine/scheduler/slurm: its scheduler-status.json)."""
+
+    topology: str
+    scheduler: str
+    jobs: list[ContainerJobModel]
+    excluded_nodes: list[str] = Field(description="nodes given up on (down, not responding)")
+    recoveries: list[RecoveryModel]
+
+
 class TimelineModel(BaseModel):
     topology: str
     component: str | None

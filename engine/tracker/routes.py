@@ -179,6 +179,14 @@ def restarts(record: RecordDep, component: ComponentQ = None) -> models.Restarts
     return service.restarts(record, component)
 
 
+@router.get("/topologies/scheduler", response_model=models.SchedulerStatusModel,
+            tags=["topologies"])
+def scheduler_status(record: RecordDep) -> models.SchedulerStatusModel:
+    """Where a cluster scheduler (Slurm) runs each container, which nodes it gave up on,
+    and how long each recovery took, from the scheduler's status on this machine."""
+    return service.scheduler_status(record)
+
+
 @router.get("/topologies/exceptions", response_model=list[models.ExceptionModel],
             tags=["metrics"])
 def exceptions(record: RecordDep, component: ComponentQ = None,

@@ -502,6 +502,32 @@ def restarts(record: TopologyRecord, component: str | None) -> models.RestartsMo
                                 instances=rows)
 
 
+def scheduler_status(record: TopologyRecord) -> models.SchedulerStatusModel:
+    """The cluster scheduler's view: jobs, nodes, recoveries (NotFound for a topology
+    whose scheduler keeps no such status, e.g. ``local``)."""
+    import json
+
+    from engine.scheduler.slurm.scheduler import STATUS_FILE
+
+    wd = record.working_dir
+    try:
+        status = json.loads((wd / STATUS_FILE).read_text()) if wd is not None else None
+    except (OSError, ValueError):
+        status = None
+    if not status:
+        raise NotFound(f"topology {record.name!r} has no cluster scheduler status (it runs "
+                       f"on the local scheduler, or on a cluster submitted from another "
+                       f"machine)")
+    return models.SchedulerStatusModel(
+        topology=record.name, scheduler=status.get("scheduler", "?"),
+        jobs=[models.ContainerJobModel(container=j["container"], job_id=str(j["job_id"]),
+                                       node=j.get("node") or "", state=j.get("state", "?"),
+                                       incarnation=int(j.get("incarnation", 0)))
+              for j in status.get("jobs", [])],
+        excluded_nodes=list(status.get("excluded", [])),
+        recoveries=[models.RecoveryModel(**r) for r in status.get("recoveries", [])])
+
+
 def exceptions(record: TopologyRecord, component: str | None,
                instances: list[str]) -> list[models.ExceptionModel]:
     check_component(record, component)

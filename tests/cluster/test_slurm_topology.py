@@ -271,6 +271,22 @@ def container_nodes(topology: SlurmTopology, container: int) -> set[str]:
     return nodes
 
 
+def tracker_scheduler_status(topology: SlurmTopology) -> dict:
+    """The tracker's /topologies/scheduler answer for the topology (its REST API, in
+    process, over the cluster's ZooKeeper)."""
+    from fastapi.testclient import TestClient
+
+    from engine.cluster.config import load_cluster
+    from engine.cluster.submit import cluster_state_spec
+    from tests.engine.tracker.conftest import tracker_app
+
+    spec = cluster_state_spec(load_cluster(topology.home, "slurm"))
+    with TestClient(tracker_app(spec, home=topology.home)) as http:
+        answer = http.get("/topologies/scheduler", params={"topology": NAME})
+    assert answer.status_code == 200, answer.text
+    return answer.json()
+
+
 def bring_back(cluster, node: str) -> None:
     """Return a killed or partitioned node to service, as the test that broke it must."""
     cluster.return_to_service(node)
@@ -305,6 +321,10 @@ def test_the_containers_of_a_dead_node_come_back_on_the_others(slurm_cluster, sl
         assert any(r["container"] == container for r in recoveries), recoveries
         listed = topology.heron("list").output
         assert f"recovered container {container} in" in listed, listed
+        tracked = tracker_scheduler_status(topology)
+        assert any(r["container"] == container and r["seconds"] > 0
+                   for r in tracked["recoveries"]), tracked
+        assert {j["node"] for j in tracked["jobs"]} - {""} <= set(slurm_cluster.node_names)
         print(f"\n{victim} container {container} on {node}: running again elsewhere "
               f"{recovered_in:.1f} s after the node died; recoveries {recoveries}")
     finally:

@@ -317,3 +317,9 @@ def test_only_regular_files_in_the_logs_folder_are_served(api, submitted, tmp_pa
         for name in planted:
             path = log_dir / name
             path.rmdir() if name == "folder.log" else path.unlink()
+
+
+def test_a_topology_on_the_local_scheduler_has_no_cluster_scheduler_status(api):
+    answer = api.get("/topologies/scheduler", params={"topology": NAME})
+    assert answer.status_code == 404
+    assert "no cluster scheduler status" in answer.json()["detail"]
