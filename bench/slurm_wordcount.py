@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import statistics
 import sys
 import tempfile
@@ -162,6 +163,7 @@ def recovery(home: Path, cluster, kills: int, status) -> list[dict]:
             topology.kill()
             if node is not None:
                 cluster.return_to_service(node)
+            shutil.rmtree(tmp, ignore_errors=True)
     return out
 
 
@@ -192,8 +194,8 @@ def main(argv: list[str] | None = None) -> int:
         zk = ZooKeeperServer(host=cluster.host_address)
         zk.start()
         ZK[:] = [zk]
+        tmp = Path(tempfile.mkdtemp(prefix="bench-slurm-"))
         try:
-            tmp = Path(tempfile.mkdtemp(prefix="bench-slurm-"))
             home = tmp / "home"
             write_cluster(home, cluster, zk.hosts, tmp)
             report["throughput"] = [throughput(home, "local", args.words, status),
@@ -202,6 +204,7 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             zk.stop()
             cluster.stop()
+            shutil.rmtree(tmp, ignore_errors=True)
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
