@@ -14,7 +14,8 @@ from typing import Any, Iterator
 
 import click
 
-from engine.cli.topology_commands import BadInput, CommandError, Env, planned_components
+from engine.cli.display import planned_components
+from engine.cli.env import BadInput, CommandError, Env
 
 
 @contextlib.contextmanager

@@ -78,3 +78,11 @@ def make_console(stderr: bool = False) -> Console:
     stream = sys.stderr if stderr else sys.stdout
     width = None if stream.isatty() else 120
     return Console(stderr=stderr, highlight=False, width=width)
+
+def planned_components(plan: Any) -> list[str]:
+    """One line per component of ``plan`` (an ``engine.plan.logical.LogicalPlan``), in the
+    order `heron run` lists them: name, spout or bolt, tasks. For a Summingbird job these
+    are the nodes its planner made (``source-0``, ``flat_map-1``, ``sum_by_key-2-NAME``)."""
+    width = max((len(name) for name in plan.components), default=0)
+    return [f"{c.name:<{width}}  {c.kind:<5}  {c.parallelism} task"
+            f"{'s' if c.parallelism != 1 else ''}" for c in plan.components.values()]

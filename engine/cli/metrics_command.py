@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 
 import click
 
-from engine.cli.topology_commands import (CommandError, Env, ask_topology_master,
-                                          common_options)
+from engine.cli.env import (CommandError, Env, ask_topology_master,
+                            common_options)
 from engine.process.restart_policy import crash_loop_error
 
 #: (metric, column, how instances combine)

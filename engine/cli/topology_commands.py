@@ -1,4 +1,4 @@
-"""``heron submit | kill | activate | deactivate | restart | list | logs``.
+"""``heron submit | kill | activate | deactivate | restart | list``.
 
 The state manager is the source of truth, as in Heron: a topology exists when
 ``topologies/<name>`` does; the scheduler service and the Topology Master publish where
@@ -13,239 +13,25 @@ failures (a state manager or a process that does not answer).
 
 from __future__ import annotations
 
-import functools
-import os
 import shutil
-import sys
-import time
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import click
 
-from engine.cli import errors as cli_errors
+from engine.cli.cluster_submit import (kill_on_kubernetes, kubernetes_scheduler_of,
+                                       submit_to_kubernetes, submit_to_remote_cluster)
+from engine.cli.display import planned_components
+from engine.cli.env import (TM_TIMEOUT_SECS, BadInput, CommandError, Env, ask_topology_master,
+                            common_options, require_topology, topology_security)
+from engine.cli.logs_command import logs_command
+from engine.cli.metrics_command import crash_looping, fetch, metrics_command
+from engine.cli.update_command import update_command
 
-DEFAULT_HOME = "~/.heron"
-#: how long a request to the Topology Master may take
-TM_TIMEOUT_SECS = 10.0
 #: how long the scheduler may take to stop everything and answer a kill
 KILL_TIMEOUT_SECS = 60.0
 RESTART_TIMEOUT_SECS = 60.0
-
-
-class CommandError(Exception):
-    """A failure the CLI reports in one line with ``code`` as the exit status."""
-
-    code = 1
-
-
-class BadInput(CommandError):
-    code = 2
-
-
-# -- common options -------------------------------------------------------------------------
-@dataclass
-class Env:
-    """Where topologies and their state live, from the common options."""
-
-    home: Path
-    state_kind: str
-    state_root: Path
-    zk_hosts: str | None
-    zk_root: str
-    #: the owner-only file holding the ZooKeeper digest user:password (--zk-auth)
-    zk_auth_file: Path | None = None
-
-    def state_spec(self) -> Any:
-        from engine.launch import StateManagerSpec
-
-        if self.state_kind == "zookeeper":
-            return StateManagerSpec(kind="zookeeper", zk_hosts=self.zk_hosts, zk_root=self.zk_root,
-                                    zk_auth_file=str(self.zk_auth_file) if self.zk_auth_file
-                                    else None)
-        return StateManagerSpec(kind="local", root=str(self.state_root))
-
-    def launch_state_spec(self, working_dir: Path) -> Any:
-        """The state spec a submission's processes get: the digest, if any, copied into
-        ``working_dir/secrets/zk-auth`` (owner-only), so they never depend on the user's
-        file staying where it is, and launch.json names a path, never the digest."""
-        from engine.security.private import private_dir, write_private_file
-        from engine.statemgr.zookeeper import read_digest_file
-
-        spec = self.state_spec()
-        if spec.zk_auth_file:
-            private_dir(working_dir)
-            copy = working_dir / "secrets" / "zk-auth"
-            write_private_file(copy, read_digest_file(spec.zk_auth_file).encode())
-            spec.zk_auth_file = str(copy)
-        return spec
-
-    def open_state(self) -> Any:
-        from engine.statemgr import StateError
-
-        spec = self.state_spec()
-        if spec.kind == "zookeeper" and not spec.zk_hosts:
-            raise BadInput("--state-manager zookeeper needs --zk HOST:PORT[,HOST:PORT...]")
-        try:
-            return spec.open()
-        except StateError as exc:
-            raise CommandError(f"state manager ({spec.describe()}): {exc}") from None
-
-    def working_dir(self, name: str) -> Path:
-        return self.home / "topologies" / name
-
-    def on_cluster(self, cluster: str) -> "Env":
-        """This Env with the state manager of ``cluster`` (HOME/conf/CLUSTER/statemgr.yaml);
-        ``local`` without a directory is this machine, unchanged."""
-        from engine.cluster.config import ClusterRef, load_cluster
-
-        config = load_cluster(self.home, ClusterRef.parse(cluster).cluster)
-        if config.state_manager != "zookeeper":
-            return self
-        return Env(self.home, "zookeeper", self.state_root, config.zk_hosts, config.zk_root,
-                   config.zk_auth_file)
-
-
-def zk_auth_file(path: Path | None, state_kind: str) -> Path | None:
-    """The checked ``--zk-auth`` file (or ``$HERON_ZK_AUTH_FILE``'s) for ``state_kind``:
-    BadInput when it is missing or malformed or given with the local state manager on
-    the command line (the variable is ignored there); UnsafePathError when it is a
-    symlink, another user's or readable by others."""
-    from engine.statemgr.zookeeper import DigestFileError, read_digest_file
-
-    if path is None:
-        return None
-    if state_kind != "zookeeper":
-        source = click.get_current_context().get_parameter_source("zk_auth")
-        if source == click.core.ParameterSource.COMMANDLINE:
-            raise BadInput("--zk-auth goes with the zookeeper state manager "
-                           "(--state-manager zookeeper --zk HOST:PORT)")
-        return None
-    path = Path(os.path.abspath(path.expanduser()))  # not resolved: a symlink is refused
-    try:
-        read_digest_file(path)
-    except DigestFileError as exc:
-        raise BadInput(f"--zk-auth {exc}") from None
-    return path
-
-
-ZK_AUTH_HELP = ("An owner-only (0600) file holding the ZooKeeper digest user:password: the "
-                "state's nodes get a digest ACL for it alone. Env: HERON_ZK_AUTH_FILE.")
-
-
-def common_options(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """--home, --state-root, --state-manager, --zk, --zk-root, --zk-auth, folded into
-    ``env: Env``. The home is created owner-only, or refused (exit 2, naming it) when
-    another user owns it or can write it."""
-
-    @click.option("--home", envvar="HERON_HOME", default=DEFAULT_HOME, show_default=True,
-                  type=click.Path(path_type=Path),
-                  help="Where topology working dirs (and local state) live. Env: HERON_HOME.")
-    @click.option("--state-root", type=click.Path(path_type=Path),
-                  help="Local state tree (default: HOME/state).")
-    @click.option("--state-manager", "state_kind", type=click.Choice(["local", "zookeeper"]),
-                  default="local", show_default=True, help="Where topology state is kept.")
-    @click.option("--zk", "zk_hosts", metavar="HOST:PORT[,...]", help="ZooKeeper ensemble.")
-    @click.option("--zk-root", default="/heron", show_default=True,
-                  help="ZooKeeper path of the state tree.")
-    @click.option("--zk-auth", "zk_auth", metavar="FILE", envvar="HERON_ZK_AUTH_FILE",
-                  type=click.Path(path_type=Path), help=ZK_AUTH_HELP)
-    @click.option("--cluster", "cluster_name", metavar="CLUSTER", envvar="HERON_CLUSTER",
-                  help="A cluster described in HOME/conf/CLUSTER/: its statemgr.yaml says "
-                       "where its topologies' state is (instead of --state-manager/--zk). "
-                       "Env: HERON_CLUSTER.")
-    @functools.wraps(fn)
-    def wrapper(*args: Any, home: Path, state_root: Path | None, state_kind: str,
-                zk_hosts: str | None, zk_root: str, zk_auth: Path | None,
-                cluster_name: str | None, **kwargs: Any) -> Any:
-        def call() -> Any:
-            from engine.security.private import private_dir
-
-            resolved = private_dir(home.expanduser().resolve())
-            env = Env(resolved, state_kind,
-                      (state_root or resolved / "state").expanduser().resolve(), zk_hosts,
-                      zk_root, zk_auth_file(zk_auth, state_kind))
-            if cluster_name:
-                env = env.on_cluster(cluster_name)
-            return fn(*args, env=env, **kwargs)
-
-        return _run_reporting_errors(call)
-
-    return wrapper
-
-
-def _run_reporting_errors(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    from engine.network.sockets import RequestTimeout
-    from engine.packing import PackingError
-    from engine.statemgr import StateError
-
-    try:
-        return fn(*args, **kwargs)
-    except CommandError as exc:
-        _fail(str(exc), exc.code)
-    except (*cli_errors.USER_ERRORS, PackingError) as exc:
-        _fail(cli_errors.one_line(exc), 2)
-    except (*cli_errors.RUN_ERRORS, StateError, RequestTimeout, OSError) as exc:
-        _fail(cli_errors.one_line(exc), 1)
-
-
-def _fail(message: str, code: int) -> None:
-    click.echo(f"heron: error: {message}", err=True)
-    sys.exit(code)
-
-
-def _require_topology(state: Any, name: str) -> Any:
-    """The stored topology; BadInput naming the running ones when absent."""
-    topology = state.get("topologies", name)
-    if topology is None:
-        running = state.topologies()
-        listing = ", ".join(running) if running else "none"
-        raise BadInput(f"no topology named {name!r} (running: {listing})")
-    return topology
-
-
-def topology_security(state: Any, name: str, working_dir: Path | None = None) -> Any:
-    """The SocketSecurity the CLI needs to reach ``name``'s engine processes: every one
-    of them refuses a client without the topology's keys (from the state manager, or
-    from ``working_dir`` when the state manager cannot keep secrets)."""
-    from engine.security.guard import SocketSecurity
-    from engine.security.keys import KeysError, keys_from_state
-
-    try:
-        return SocketSecurity(keys_from_state(state, name, working_dir))
-    except KeysError as exc:
-        raise CommandError(str(exc)) from None
-
-
-def ask_topology_master(env: Env, name: str, build: Callable[[Any, Any], Any],
-                        failing: str, timeout: float | None = None) -> Any:
-    """Send the message ``build(stored topology, TM location)`` to the running Topology
-    Master of ``name`` and return its answer. ``failing`` opens the CommandError raised
-    when there is no Topology Master or it does not answer within ``timeout`` seconds
-    (default TM_TIMEOUT_SECS) ("cannot activate 'x'")."""
-    timeout = TM_TIMEOUT_SECS if timeout is None else timeout
-    from engine.network import request
-    from engine.network.sockets import RequestTimeout
-
-    state = env.open_state()
-    try:
-        topology = _require_topology(state, name)
-        tm = state.get("tmanagers", name)
-        security = topology_security(state, name, env.working_dir(name))
-    finally:
-        state.close()
-    if tm is None or not tm.controller_endpoint:
-        raise CommandError(f"{failing}: its Topology Master is not running "
-                           f"(no tmanagers/{name} in {env.state_spec().describe()})")
-    try:
-        return request(tm.controller_endpoint, build(topology, tm), timeout=timeout,
-                       security=security)
-    except RequestTimeout:
-        raise CommandError(f"{failing}: its Topology Master at {tm.controller_endpoint} did "
-                           f"not answer within {timeout:g}s") from None
-
 
 # -- submit --------------------------------------------------------------------------------
 @click.command("submit")
@@ -302,7 +88,6 @@ def submit_command(cluster: str, project: Path, name: str | None, env_name: str 
         raise BadInput("--dry-run prints a Kubernetes cluster's manifests; "
                        f"{ref.cluster!r} uses the {cluster_config.scheduler} scheduler")
     if not cluster_config.is_local:
-        from engine.cli.cluster_submit import submit_to_kubernetes, submit_to_remote_cluster
 
         submission = Submission(
             project=str(Path(project).resolve()), name=topology_name, env=loaded.env,
@@ -362,14 +147,6 @@ def submit_command(cluster: str, project: Path, name: str | None, env_name: str 
     click.echo(f"  state:       {spec.state.describe()}")
 
 
-def planned_components(plan: Any) -> list[str]:
-    """One line per component of ``plan`` (an ``engine.plan.logical.LogicalPlan``), in the
-    order `heron run` lists them: name, spout or bolt, tasks. For a Summingbird job these
-    are the nodes its planner made (``source-0``, ``flat_map-1``, ``sum_by_key-2-NAME``)."""
-    width = max((len(name) for name in plan.components), default=0)
-    return [f"{c.name:<{width}}  {c.kind:<5}  {c.parallelism} task"
-            f"{'s' if c.parallelism != 1 else ''}" for c in plan.components.values()]
-
 
 def _prepare_working_dir(working_dir: Path, name: str) -> None:
     """A fresh working dir; a previous run's is removed unless its processes still live."""
@@ -399,7 +176,7 @@ def kill_command(name: str, wait_secs: float, env: Env) -> None:
 
     state = env.open_state()
     try:
-        topology = _require_topology(state, name)
+        topology = require_topology(state, name)
         tm = state.get("tmanagers", name)
         security = topology_security(state, name, env.working_dir(name))
         if tm is not None and tm.controller_endpoint:
@@ -414,7 +191,6 @@ def kill_command(name: str, wait_secs: float, env: Env) -> None:
             except RequestTimeout:
                 click.echo(f"the Topology Master of {name!r} did not answer; killing without "
                            f"draining", err=True)
-        from engine.cli.cluster_submit import kill_on_kubernetes
 
         if kill_on_kubernetes(env, state, name):
             click.echo(f"killed topology {name!r}")
@@ -520,11 +296,10 @@ def restart_command(name: str, container: int, env: Env) -> None:
     from engine.network import request
     from engine.network.sockets import RequestTimeout
 
-    from engine.cli.cluster_submit import kubernetes_scheduler_of
 
     state = env.open_state()
     try:
-        _require_topology(state, name)
+        require_topology(state, name)
         scheduler = state.get("schedulers", name)
         security = topology_security(state, name, env.working_dir(name))
         library = kubernetes_scheduler_of(env, state, name)
@@ -634,7 +409,6 @@ def _restart_status(env: Env, name: str) -> tuple[str, list[str]]:
     """("ok" or the components crash-looping, one "instance: last error" line each), from
     the Topology Master's metrics (engine.process.restart_policy); "-" when it does not
     answer."""
-    from engine.cli.metrics_command import crash_looping, fetch
 
     try:
         looping = crash_looping(fetch(env, name, None, timeout=LIST_TM_TIMEOUT_SECS))
@@ -647,109 +421,11 @@ def _restart_status(env: Env, name: str) -> tuple[str, list[str]]:
             [f"{instance}: {error}" for (_, instance), error in looping.items()])
 
 
-# -- logs ----------------------------------------------------------------------------------
-@click.command("logs")
-@click.argument("name")
-@click.argument("component", required=False)
-@click.argument("task", type=int, required=False)
-@click.option("-f", "--follow", is_flag=True, help="Keep printing lines as they are written.")
-@click.option("-n", "--lines", type=int, default=20, show_default=True,
-              help="How many last lines of each log to show.")
-@common_options
-def logs_command(name: str, component: str | None, task: int | None, follow: bool,
-                 lines: int, env: Env) -> None:
-    """Show the logs of topology NAME: the list of process logs, or the last lines of
-    COMPONENT's instances (only TASK's with TASK). Works after a kill too."""
-    log_dir = env.working_dir(name) / "logs"
-    if not log_dir.is_dir():
-        raise BadInput(f"no logs for topology {name!r} (no {log_dir})")
-    if component is None:
-        files = sorted(log_dir.glob("*.log"))
-        if not follow:
-            for path in files:
-                stat = path.stat()
-                click.echo(f"{path.name:48} {stat.st_size:>10}  "
-                           f"{datetime.fromtimestamp(stat.st_mtime):%Y-%m-%d %H:%M:%S}")
-            return
-    else:
-        pattern = f"container_*_{component}_{task if task is not None else '*'}.log"
-        files = sorted(f for f in log_dir.glob(pattern)
-                       if f.name.rsplit("_", 1)[0].split("_", 2)[-1] == component)
-        if not files:
-            known = sorted({f.name.rsplit("_", 1)[0].split("_", 2)[-1]
-                            for f in log_dir.glob("container_*_*_*.log")})
-            what = f"task {task} of {component!r}" if task is not None else repr(component)
-            raise BadInput(f"no logs for {what} in {log_dir} (components: "
-                           f"{', '.join(known) or 'none'})")
-    for path in files:
-        if len(files) > 1:
-            click.echo(f"==> {path.name} <==")
-        for line in _last_lines(path, lines):
-            click.echo(line)
-    if follow:
-        _follow(files)
-
-
-def _last_lines(path: Path, count: int) -> list[str]:
-    if count <= 0:
-        return []
-    with open(path, "rb") as fh:
-        fh.seek(0, 2)
-        size = fh.tell()
-        block = min(size, max(8192, count * 200))
-        while True:
-            fh.seek(size - block)
-            data = fh.read(block)
-            if data.count(b"\n") > count or block == size:
-                break
-            block = min(size, block * 2)
-    return data.decode(errors="replace").splitlines()[-count:]
-
-
-def _follow(files: list[Path]) -> None:
-    """Print what is appended to ``files`` until Ctrl-C."""
-    offsets = {p: p.stat().st_size for p in files}
-    prefix = len(files) > 1
-    try:
-        for path, line in _poll_lines(offsets):
-            click.echo(f"{path.stem}: {line}" if prefix else line)
-    except KeyboardInterrupt:
-        pass
-
-
-def _poll_lines(offsets: dict[Path, int]) -> Iterator[tuple[Path, str]]:
-    partial: dict[Path, bytes] = {p: b"" for p in offsets}
-    while True:
-        got = False
-        for path, offset in offsets.items():
-            try:
-                size = path.stat().st_size
-            except OSError:
-                continue
-            if size < offset:  # truncated or replaced
-                offset = 0
-            if size == offset:
-                continue
-            with open(path, "rb") as fh:
-                fh.seek(offset)
-                data = partial[path] + fh.read(size - offset)
-            offsets[path] = size
-            *complete, partial[path] = data.split(b"\n")
-            for raw in complete:
-                got = True
-                yield path, raw.decode(errors="replace")
-        if not got:
-            time.sleep(0.25)
-
-
 COMMANDS = (submit_command, kill_command, activate_command, deactivate_command,
-            restart_command, list_command, logs_command)
+            restart_command, list_command)
 
 
 def register(group: click.Group) -> None:
     """Add the topology commands to the ``heron`` group."""
-    from engine.cli.metrics_command import metrics_command
-    from engine.cli.update_command import update_command
-
-    for command in (*COMMANDS, metrics_command, update_command):
+    for command in (*COMMANDS, logs_command, metrics_command, update_command):
         group.add_command(command)

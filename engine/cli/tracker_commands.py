@@ -29,8 +29,8 @@ from typing import Any
 
 import click
 
-from engine.cli import topology_commands
-from engine.cli.topology_commands import ZK_AUTH_HELP
+from engine.cli import env as cli_env
+from engine.cli.env import ZK_AUTH_HELP
 from engine.security.private import private_dir
 
 DEFAULT_TRACKER_PORT = 8888
@@ -202,8 +202,8 @@ def _tracker(*, port: int, host: str, allow_remote: bool, home: Path, state_root
     home = private_dir(home.expanduser().resolve())
     kind = state_kind or ("zookeeper" if zk_hosts else "local")
     try:
-        auth_file = topology_commands.zk_auth_file(zk_auth, kind)
-    except topology_commands.CommandError as exc:
+        auth_file = cli_env.zk_auth_file(zk_auth, kind)
+    except cli_env.CommandError as exc:
         raise BadInput(str(exc)) from None
     if kind == "zookeeper":
         if not zk_hosts:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import click
 
-from engine.cli.topology_commands import (BadInput, CommandError, Env, common_options,
-                                          topology_security)
+from engine.cli.env import (BadInput, CommandError, Env, common_options,
+                            topology_security)
 
 UPDATE_TIMEOUT_SECS = 30.0
 

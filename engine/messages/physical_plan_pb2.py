@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from . import topology_pb2 as heron_dot_proto_dot_topology__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1fheron/proto/physical_plan.proto\x12\x12heron.proto.system\x1a\x1aheron/proto/topology.proto\"\xda\x01\n\x05StMgr\x12\n\n\x02id\x18\x01 \x01(\t\x12\x11\n\thost_name\x18\x02 \x01(\t\x12\x11\n\tdata_port\x18\x03 \x01(\x05\x12\x17\n\x0flocal_data_port\x18\x08 \x01(\x05\x12\x16\n\x0elocal_endpoint\x18\x04 \x01(\t\x12\x0b\n\x03\x63wd\x18\x05 \x01(\t\x12\x0b\n\x03pid\x18\x06 \x01(\x05\x12\x12\n\nshell_port\x18\x07 \x01(\x05\x12\x15\n\rdata_endpoint\x18\x64 \x01(\t\x12\x14\n\x0c\x63ontainer_id\x18\x65 \x01(\x05\x12\x13\n\x0bincarnation\x18\x66 \x01(\x03\"~\n\x0cInstanceInfo\x12\x0f\n\x07task_id\x18\x01 \x01(\x05\x12\x17\n\x0f\x63omponent_index\x18\x02 \x01(\x05\x12\x16\n\x0e\x63omponent_name\x18\x03 \x01(\t\x12\x0e\n\x06params\x18\x04 \x03(\t\x12\x1c\n\x14remote_debugger_port\x18\x05 \x01(\x05\"a\n\x08Instance\x12\x13\n\x0binstance_id\x18\x01 \x01(\t\x12\x10\n\x08stmgr_id\x18\x02 \x01(\t\x12.\n\x04info\x18\x03 \x01(\x0b\x32 .heron.proto.system.InstanceInfo\"\x97\x01\n\x0cPhysicalPlan\x12+\n\x08topology\x18\x01 \x01(\x0b\x32\x19.heron.proto.api.Topology\x12)\n\x06stmgrs\x18\x02 \x03(\x0b\x32\x19.heron.proto.system.StMgr\x12/\n\tinstances\x18\x03 \x03(\x0b\x32\x1c.heron.proto.system.Instance')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1fheron/proto/physical_plan.proto\x12\x12heron.proto.system\x1a\x1aheron/proto/topology.proto\"\xf2\x01\n\x05StMgr\x12\n\n\x02id\x18\x01 \x01(\t\x12\x11\n\thost_name\x18\x02 \x01(\t\x12\x11\n\tdata_port\x18\x03 \x01(\x05\x12\x17\n\x0flocal_data_port\x18\x08 \x01(\x05\x12\x16\n\x0elocal_endpoint\x18\x04 \x01(\t\x12\x0b\n\x03\x63wd\x18\x05 \x01(\t\x12\x0b\n\x03pid\x18\x06 \x01(\x05\x12\x12\n\nshell_port\x18\x07 \x01(\x05\x12\x15\n\rdata_endpoint\x18\x64 \x01(\t\x12\x14\n\x0c\x63ontainer_id\x18\x65 \x01(\x05\x12\x13\n\x0bincarnation\x18\x66 \x01(\x03\x12\x16\n\x0eshell_endpoint\x18g \x01(\t\"~\n\x0cInstanceInfo\x12\x0f\n\x07task_id\x18\x01 \x01(\x05\x12\x17\n\x0f\x63omponent_index\x18\x02 \x01(\x05\x12\x16\n\x0e\x63omponent_name\x18\x03 \x01(\t\x12\x0e\n\x06params\x18\x04 \x03(\t\x12\x1c\n\x14remote_debugger_port\x18\x05 \x01(\x05\"a\n\x08Instance\x12\x13\n\x0binstance_id\x18\x01 \x01(\t\x12\x10\n\x08stmgr_id\x18\x02 \x01(\t\x12.\n\x04info\x18\x03 \x01(\x0b\x32 .heron.proto.system.InstanceInfo\"\x97\x01\n\x0cPhysicalPlan\x12+\n\x08topology\x18\x01 \x01(\x0b\x32\x19.heron.proto.api.Topology\x12)\n\x06stmgrs\x18\x02 \x03(\x0b\x32\x19.heron.proto.system.StMgr\x12/\n\tinstances\x18\x03 \x03(\x0b\x32\x1c.heron.proto.system.Instance')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,11 +33,11 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'heron.proto.physical_plan_p
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_STMGR']._serialized_start=84
-  _globals['_STMGR']._serialized_end=302
-  _globals['_INSTANCEINFO']._serialized_start=304
-  _globals['_INSTANCEINFO']._serialized_end=430
-  _globals['_INSTANCE']._serialized_start=432
-  _globals['_INSTANCE']._serialized_end=529
-  _globals['_PHYSICALPLAN']._serialized_start=532
-  _globals['_PHYSICALPLAN']._serialized_end=683
+  _globals['_STMGR']._serialized_end=326
+  _globals['_INSTANCEINFO']._serialized_start=328
+  _globals['_INSTANCEINFO']._serialized_end=454
+  _globals['_INSTANCE']._serialized_start=456
+  _globals['_INSTANCE']._serialized_end=553
+  _globals['_PHYSICALPLAN']._serialized_start=556
+  _globals['_PHYSICALPLAN']._serialized_end=707
 # @@protoc_insertion_point(module_scope)

@@ -8,7 +8,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class StMgr(_message.Message):
-    __slots__ = ("id", "host_name", "data_port", "local_data_port", "local_endpoint", "cwd", "pid", "shell_port", "data_endpoint", "container_id", "incarnation")
+    __slots__ = ("id", "host_name", "data_port", "local_data_port", "local_endpoint", "cwd", "pid", "shell_port", "data_endpoint", "container_id", "incarnation", "shell_endpoint")
     ID_FIELD_NUMBER: _ClassVar[int]
     HOST_NAME_FIELD_NUMBER: _ClassVar[int]
     DATA_PORT_FIELD_NUMBER: _ClassVar[int]
@@ -20,6 +20,7 @@ class StMgr(_message.Message):
     DATA_ENDPOINT_FIELD_NUMBER: _ClassVar[int]
     CONTAINER_ID_FIELD_NUMBER: _ClassVar[int]
     INCARNATION_FIELD_NUMBER: _ClassVar[int]
+    SHELL_ENDPOINT_FIELD_NUMBER: _ClassVar[int]
     id: str
     host_name: str
     data_port: int
@@ -31,7 +32,8 @@ class StMgr(_message.Message):
     data_endpoint: str
     container_id: int
     incarnation: int
-    def __init__(self, id: _Optional[str] = ..., host_name: _Optional[str] = ..., data_port: _Optional[int] = ..., local_data_port: _Optional[int] = ..., local_endpoint: _Optional[str] = ..., cwd: _Optional[str] = ..., pid: _Optional[int] = ..., shell_port: _Optional[int] = ..., data_endpoint: _Optional[str] = ..., container_id: _Optional[int] = ..., incarnation: _Optional[int] = ...) -> None: ...
+    shell_endpoint: str
+    def __init__(self, id: _Optional[str] = ..., host_name: _Optional[str] = ..., data_port: _Optional[int] = ..., local_data_port: _Optional[int] = ..., local_endpoint: _Optional[str] = ..., cwd: _Optional[str] = ..., pid: _Optional[int] = ..., shell_port: _Optional[int] = ..., data_endpoint: _Optional[str] = ..., container_id: _Optional[int] = ..., incarnation: _Optional[int] = ..., shell_endpoint: _Optional[str] = ...) -> None: ...
 
 class InstanceInfo(_message.Message):
     __slots__ = ("task_id", "component_index", "component_name", "params", "remote_debugger_port")

@@ -11,7 +11,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class TManagerLocation(_message.Message):
-    __slots__ = ("topology_name", "topology_id", "host", "controller_port", "server_port", "stats_port", "controller_endpoint", "server_endpoint")
+    __slots__ = ("topology_name", "topology_id", "host", "controller_port", "server_port", "stats_port", "controller_endpoint", "server_endpoint", "shell_endpoint")
     TOPOLOGY_NAME_FIELD_NUMBER: _ClassVar[int]
     TOPOLOGY_ID_FIELD_NUMBER: _ClassVar[int]
     HOST_FIELD_NUMBER: _ClassVar[int]
@@ -20,6 +20,7 @@ class TManagerLocation(_message.Message):
     STATS_PORT_FIELD_NUMBER: _ClassVar[int]
     CONTROLLER_ENDPOINT_FIELD_NUMBER: _ClassVar[int]
     SERVER_ENDPOINT_FIELD_NUMBER: _ClassVar[int]
+    SHELL_ENDPOINT_FIELD_NUMBER: _ClassVar[int]
     topology_name: str
     topology_id: str
     host: str
@@ -28,7 +29,8 @@ class TManagerLocation(_message.Message):
     stats_port: int
     controller_endpoint: str
     server_endpoint: str
-    def __init__(self, topology_name: _Optional[str] = ..., topology_id: _Optional[str] = ..., host: _Optional[str] = ..., controller_port: _Optional[int] = ..., server_port: _Optional[int] = ..., stats_port: _Optional[int] = ..., controller_endpoint: _Optional[str] = ..., server_endpoint: _Optional[str] = ...) -> None: ...
+    shell_endpoint: str
+    def __init__(self, topology_name: _Optional[str] = ..., topology_id: _Optional[str] = ..., host: _Optional[str] = ..., controller_port: _Optional[int] = ..., server_port: _Optional[int] = ..., stats_port: _Optional[int] = ..., controller_endpoint: _Optional[str] = ..., server_endpoint: _Optional[str] = ..., shell_endpoint: _Optional[str] = ...) -> None: ...
 
 class StMgrRegisterRequest(_message.Message):
     __slots__ = ("stmgr", "instances")
