@@ -156,6 +156,39 @@ class HostedBolt:
                 handle_component_exception(comp, exc)
         return run
 
+    def tuple_executor(self, component: Any, stream: str,
+                       task: int) -> tuple[type | None, Callable[[Tuple], None]] | None:
+        """For an engine that builds a batch's ``Tuple`` objects itself, many at a time
+        (the compiled tuple path, ``engine.fastpath``): ``(values_type, run)``. The
+        tuples must be what ``tuple_factory`` builds, ``Tuple(id, component, stream,
+        task, values)`` with ``values_type`` values (a plain tuple when it is None), and
+        ``run(tup)`` executes one exactly as ``tuple_runner``'s ``run`` does. None when
+        this bolt builds its tuples its own way (its own ``_make_tuple``, a subclass of
+        this host): use ``tuple_runner``."""
+        comp = self.component
+        cls = type(comp)
+        if type(self) is not HostedBolt or cls._make_tuple is not Bolt._make_tuple:
+            return None
+        val_type = comp._source_tuple_types[component].get(stream)
+        if (task == -1 or not cls._plain_system_checks
+                or cls._process_tuple is not Bolt._process_tuple or cls.ack is not Bolt.ack):
+            return val_type, self.execute
+        collector_ack = comp._collector.ack
+
+        def run(tup: Tuple) -> None:
+            # tuple_runner's run, after its make(id, values)
+            try:
+                comp._current_tups = [tup]
+                comp.process(tup)
+                if comp.auto_ack:
+                    collector_ack(tup[0])  # Bolt.ack(tup)
+                comp._current_tups = []
+            except StormWentAwayError:
+                raise
+            except Exception as exc:
+                handle_component_exception(comp, exc)
+        return val_type, run
+
     def execute(self, tup: Tuple) -> None:
         """Process one input (tuple, tick or heartbeat) as ``run()`` would."""
         try:

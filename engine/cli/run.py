@@ -26,6 +26,8 @@ def run_foreground(*, project: Path, name: str | None, env: str | None, engine: 
                    log_dir: Path | None, capture: Path | None, as_json: bool,
                    multilang: bool = False) -> int:
     """Run the topology in the foreground; returns the process exit code."""
+    from engine.fastpath import log_tuple_path  # the first log line: which tuple path
+    log_tuple_path(log)
     loaded = load_topology(project, name=name, env=env, config_file=config_file,
                            cli_options=parse_cli_options(options), ackers=ackers,
                            workers=workers, debug=debug)

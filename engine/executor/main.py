@@ -40,6 +40,8 @@ def configure_logging() -> None:
     """One line per record on stderr, which the scheduler sends to logs/executor-N.log."""
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    from engine.fastpath import log_tuple_path  # the first log line: which tuple path
+    log_tuple_path()
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:

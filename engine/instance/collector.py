@@ -6,24 +6,26 @@ consumers, append. Routing happens in the Stream Manager from those columns. Tar
 are computed here only when the emitter needs them (``need_task_ids``, direct emits),
 with the same grouping code the Stream Manager uses, and then travel as explicit
 destinations.
+
+The per-row work (packing a row, hashing its key, encoding the batch) is the tuple
+path's (``engine.fastpath``): compiled when built, else its pure-Python twin, with the
+same bytes and errors either way.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-import zlib
 from random import getrandbits
 from typing import Any, Callable
 
-import msgpack
-
 from compat.storm_api.local.errors import AckingError, EmitError
 from compat.storm_api.local.stats import TaskStats
+from engine.fastpath import tuple_codec
 from engine.grouping import GroupingError
 from engine.messages import tuple_pb2
 from engine.network import type_frame
-from engine.serialization import SerializationError
+from engine.serialization import MsgpackSerializer, SerializationError
 
 _LOG_LEVELS = {0: 5, 1: logging.DEBUG, 2: logging.INFO, 3: logging.WARNING, 4: logging.ERROR}
 TUPLE_BATCH = type_frame(tuple_pb2.TupleBatch)
@@ -33,8 +35,9 @@ DEFAULT_BATCH_BYTES = 1 << 20
 ACK, FAIL = tuple_pb2.ACK, tuple_pb2.FAIL
 #: an input registered under acking that belongs to no tuple tree
 UNTRACKED = None
-_pack = msgpack.Packer(use_bin_type=True, autoreset=True).pack
-_crc32 = zlib.crc32
+_key_hash = tuple_codec.key_hash
+_append_key_hashes = tuple_codec.append_key_hashes
+_encode_batch = tuple_codec.encode_batch
 _monotonic = time.monotonic
 
 
@@ -100,6 +103,10 @@ class InstanceCollector:
         self.streams = streams
         self.serializer = serializer
         self._dumps = serializer.dumps
+        #: a row and its single grouping key in one pass, when rows are msgpack (the key
+        #: hash is always of msgpack bytes, so only then is the key's a slice of the row's)
+        self._pack_row_hash = (tuple_codec.pack_row_hash
+                               if type(serializer) is MsgpackSerializer else None)
         self.stats = stats
         self.logger = logger
         self._send = send
@@ -164,8 +171,13 @@ class InstanceCollector:
         if out.slow or (tup_id is not None and not acking):
             return self._emit_checked(out, values, stream, direct_task, need_task_ids, tup_id,
                                       anchors)
+        single = out.single_key
+        key = None
         try:
-            payload = self._dumps(values)
+            if single is not None and self._pack_row_hash is not None:
+                payload, key = self._pack_row_hash(values, single)
+            else:
+                payload = self._dumps(values)
         except Exception as exc:
             raise self._serialization_error(exc, out, values) from None
         rows = out.values
@@ -184,11 +196,12 @@ class InstanceCollector:
             out.root_counts.append(0)
         rows.append(payload)
         out.nbytes += len(payload)
-        single = out.single_key
-        if single is not None:
-            out.hashes.append(_crc32(_pack(values[single])))
+        if key is not None:
+            out.hashes.append(key)
+        elif single is not None:
+            out.hashes.append(_key_hash(values[single]))
         elif out.key_indices:
-            self._append_hashes(out, values)
+            _append_key_hashes(out.hashes, values, out.key_indices)
         self.emitted += 1
         if len(rows) >= self.batch_size or out.nbytes >= self.batch_bytes:
             self.flush_stream(out)
@@ -268,18 +281,12 @@ class InstanceCollector:
         out.values.append(payload)
         out.nbytes += len(payload)
         if out.single_key is not None:
-            out.hashes.append(_crc32(_pack(values[out.single_key])))
+            out.hashes.append(_key_hash(values[out.single_key]))
         elif out.key_indices:
-            self._append_hashes(out, values)
+            _append_key_hashes(out.hashes, values, out.key_indices)
         if len(out.values) >= self.batch_size or out.nbytes >= self.batch_bytes:
             self.flush_stream(out)
         return targets if need_task_ids else None
-
-    @staticmethod
-    def _append_hashes(out: StreamOut, values: list | tuple) -> None:
-        for indices in out.key_indices:
-            out.hashes.append(_crc32(_pack([values[i] for i in indices]))
-                              if len(indices) > 1 else _crc32(_pack(values[indices[0]])))
 
     def _serialization_error(self, exc: Exception, out: StreamOut, values: Any) -> SerializationError:
         return SerializationError(
@@ -301,22 +308,15 @@ class InstanceCollector:
         n = len(out.values)
         if not n:
             return
-        batch = tuple_pb2.TupleBatch(src_task_id=self.task, values=out.values)
-        batch.stream.id = out.name
-        batch.stream.component_name = self.component
+        payload = _encode_batch(self.task, self.component, out.name, out.values,
+                                len(out.key_indices), out.hashes, out.dest_counts,
+                                out.dest_tasks, out.root_counts, out.root_tasks, out.root_keys)
         if out.key_indices:
-            batch.key_hash_width = len(out.key_indices)
-            batch.key_hashes.extend(out.hashes)
             out.hashes = []
         if out.dest_counts:
-            batch.dest_counts.extend(out.dest_counts)
-            batch.dest_tasks.extend(out.dest_tasks)
             out.dest_counts = []
             out.dest_tasks = []
         if out.root_counts:
-            batch.root_counts.extend(out.root_counts)
-            batch.root_tasks.extend(out.root_tasks)
-            batch.root_keys.extend(out.root_keys)
             out.root_counts = []
             out.root_tasks = []
             out.root_keys = []
@@ -324,7 +324,7 @@ class InstanceCollector:
         out.nbytes = 0
         out.slow = out.captured or out.direct
         self.stats.transferred += n
-        self._send([TUPLE_BATCH, batch.SerializeToString()])
+        self._send([TUPLE_BATCH, payload])
 
     def flush(self) -> None:
         """Data first, then acks: the Stream Manager must see a bolt's emits anchored to a

@@ -22,6 +22,8 @@ from google.protobuf.message import DecodeError
 
 from compat.storm_api.exceptions import ComponentFailure, StormWentAwayError
 from compat.storm_api.hosting import DirectHooks
+from compat.storm_api.tuple import Tuple
+from engine.fastpath import Undecodable, tuple_codec
 from engine.instance.collector import UNTRACKED
 from engine.instance.gateway import GATEWAY_FAILED, STOP, TO_STMGR
 from engine.messages import metrics_pb2, stmgr_pb2, topology_pb2, tuple_pb2
@@ -71,13 +73,12 @@ def tuple_runner(hosted: Any, source: str, stream: str, task: int) -> Callable[[
     return run
 
 
-class Undecodable:
-    """Stands in for a value whose bytes did not decode."""
-
-    __slots__ = ("error",)
-
-    def __init__(self, error: Exception) -> None:
-        self.error = error
+def tuple_executor(hosted: Any, source: str, stream: str,
+                   task: int) -> tuple[type | None, Callable[[Any], None]] | None:
+    """``(values_type, run)`` when the hosted bolt lets the tuple path build its ``Tuple``
+    objects (``HostedBolt.tuple_executor``), else None (then ``tuple_runner``)."""
+    executor = getattr(hosted, "tuple_executor", None)
+    return executor(source, stream, task) if executor is not None else None
 
 
 def _rejecting_undecodable(run: Callable[[str, Any], None]) -> Callable[[str, Any], None]:
@@ -85,6 +86,14 @@ def _rejecting_undecodable(run: Callable[[str, Any], None]) -> Callable[[str, An
         if type(values) is Undecodable:
             raise values.error
         run(id, values)
+    return run_checked
+
+
+def _rejecting_undecodable_tuple(run: Callable[[Any], None]) -> Callable[[Any], None]:
+    def run_checked(tup: Any) -> None:
+        if type(tup) is Undecodable:
+            raise tup.error
+        run(tup)
     return run_checked
 
 
@@ -691,18 +700,37 @@ class BoltLoop(ExecutorLoop):
         total = len(values)
         stats = self.stats
         # Storm gives shell bolts string ids; in-process bolts get the same
-        ids = list(map(str, range(self._counter + 1, self._counter + total + 1)))
+        first = self._counter + 1
+        ids: list[str] | None = None
         self._counter += total
         if self.collector.acking:
+            ids = list(map(str, range(first, first + total)))
             self._register_inputs(batch, ids)
+        # the Tuples, built by the tuple path a batch at a time where the bolt allows it
+        tuples: list[Any] | None = None
+        built_for: Any = None
         start = 0
         while start < total:
-            run = tuple_runner(self.hosted, source, stream, src_task)
-            if not clean:
-                run = _rejecting_undecodable(run)
+            plan = tuple_executor(self.hosted, source, stream, src_task)
+            if plan is not None:
+                if tuples is None or plan[0] is not built_for:  # (a restart's new types)
+                    tuples, tuples_clean = tuple_codec.make_tuples(
+                        first, values, source, stream, src_task, plan[0], Tuple)
+                    built_for = plan[0]
+                run_tuple = plan[1] if tuples_clean else _rejecting_undecodable_tuple(plan[1])
+            else:
+                if ids is None:
+                    ids = list(map(str, range(first, first + total)))
+                run = tuple_runner(self.hosted, source, stream, src_task)
+                if not clean:
+                    run = _rejecting_undecodable(run)
             i = start
             try:
-                if start == 0:
+                if plan is not None:
+                    for tup in (tuples if start == 0 else tuples[start:]):
+                        run_tuple(tup)
+                        i += 1
+                elif start == 0:
                     for tup_id, value in zip(ids, values):
                         run(tup_id, value)
                         i += 1

@@ -24,6 +24,8 @@ def main(argv: list[str] | None = None) -> None:
         pass
     logging.basicConfig(stream=sys.stderr, level=logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    from engine.fastpath import log_tuple_path  # the first log line: which tuple path
+    log_tuple_path()
     stopping = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stopping.set())
     signal.signal(signal.SIGINT, lambda *_: stopping.set())

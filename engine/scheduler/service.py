@@ -55,6 +55,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    from engine.fastpath import log_tuple_path  # the first log line: which tuple path
+    log_tuple_path()
     stop = threading.Event()
 
     def on_signal(signum: int, _frame: object) -> None:

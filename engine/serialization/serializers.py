@@ -12,6 +12,8 @@ from typing import Any, Mapping, Protocol, Sequence
 
 import msgpack
 
+from engine.fastpath import tuple_codec
+
 #: Configuration key choosing the tuple serializer ("msgpack" or "pickle").
 SERIALIZER_KEY = "topology.tuple.serializer"
 
@@ -54,7 +56,9 @@ class MsgpackSerializer:
 
     def __init__(self) -> None:
         self._packer = msgpack.Packer(use_bin_type=True, autoreset=True)
-        self.dumps = self._packer.pack  # type: ignore[method-assign]
+        # the tuple path's packer: the same bytes and errors as self._packer.pack,
+        # compiled when the extension is built (engine.fastpath)
+        self.dumps = tuple_codec.pack_row  # type: ignore[method-assign]
 
     def dumps(self, values: Sequence[Any]) -> bytes:  # pragma: no cover - replaced per instance
         return self._packer.pack(values)

@@ -1,0 +1,28 @@
+"""The compiled tuple path and its pure-Python twin (issue 20).
+
+``codec.py`` is the reference, in Python; ``_codec.pyx`` is the same functions compiled
+with Cython, built by ``setup.py`` when a C compiler is there. ``selection.py`` decides
+once per process which one runs (``HERON_PURE_PYTHON``, ``HERON_REQUIRE_COMPILED``, the
+hash of the sources the build embeds); ``tuple_codec`` below is that choice, and every
+caller goes through it::
+
+    from engine.fastpath import tuple_codec
+    payload, key = tuple_codec.pack_row_hash(values, 0)
+
+(``engine.fastpath.codec`` is always the pure twin, ``engine.fastpath._codec`` the
+compiled one, for tests that compare them.)
+
+See docs/compiled-path.md.
+"""
+
+from __future__ import annotations
+
+from engine.fastpath.markers import Undecodable
+from engine.fastpath.selection import (ExtensionMissingError, Selection, StaleExtensionError,
+                                       TuplePathError, log_tuple_path, selected)
+
+#: the implementation this process runs (``engine.fastpath._codec`` or ``.codec``)
+tuple_codec = selected().module
+
+__all__ = ["ExtensionMissingError", "Selection", "StaleExtensionError", "TuplePathError",
+           "Undecodable", "tuple_codec", "log_tuple_path", "selected"]

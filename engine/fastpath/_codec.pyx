@@ -1,0 +1,554 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""The tuple path, compiled: the twin of ``codec.py``, which it must match byte for byte
+and error for error (tests/engine/fastpath checks it on random batches).
+
+How it stays identical: the per-row work is done here in C for the exact types msgpack
+and protobuf accept without question (None, bool, int, float, str, bytes, list, tuple,
+dict; ints that fit 64 bits; str that encodes to UTF-8; task ids that fit int32). For
+anything else (subclasses, bytearray, ext types, out-of-range numbers, surrogates, very
+deep nesting, a wrong argument type) the call is handed whole to the pure twin, which
+gives the result or raises the error the engine always gave. The one error written here
+(a row with the wrong number of values) is the pure twin's, word for word.
+"""
+
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
+from cpython.float cimport PyFloat_AS_DOUBLE
+from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
+from cpython.mem cimport PyMem_Free, PyMem_Realloc
+from cpython.object cimport PyObject, PyTypeObject
+from cpython.ref cimport Py_INCREF
+from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE, PyTuple_SET_ITEM
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.string cimport memcpy
+
+import zlib
+
+from engine.fastpath import codec as _pure
+from engine.fastpath.markers import Undecodable
+
+cdef extern from *:
+    """
+    #ifndef HERON_SOURCES_HASH
+    #define HERON_SOURCES_HASH ""
+    #endif
+    """
+    const char* HERON_SOURCES_HASH
+
+cdef extern from "Python.h":
+    const char* PyUnicode_AsUTF8AndSize(object o, Py_ssize_t* size) except NULL
+    int PyDict_Next(object d, Py_ssize_t* pos, PyObject** key, PyObject** value)
+    Py_ssize_t PyDict_GET_SIZE(object d)
+    long long PyLong_AsLongLongAndOverflow(object o, int* overflow) except? -1
+    unsigned long long PyLong_AsUnsignedLongLong(object o) except? -1
+    object PyUnicode_FromFormat(const char* fmt, ...)
+    object PyList_AsTuple(object o)
+    object PyList_New(Py_ssize_t n)
+    void PyList_SET_ITEM(object o, Py_ssize_t i, object v)
+    object PyType_GenericAlloc(PyTypeObject* t, Py_ssize_t n)
+    void PyErr_Clear()
+    bint PyType_IsSubtype(PyTypeObject* a, PyTypeObject* b)
+    PyTypeObject PyTuple_Type
+
+#: True here, False in the pure twin: which one a caller holds.
+COMPILED = True
+#: The hash of the sources this module was built from (setup.py passes it in); compared
+#: with the sources in the tree at import by ``engine.fastpath.selection``.
+SOURCES_HASH = HERON_SOURCES_HASH.decode("ascii")
+
+# -- an output buffer, reused: the GIL is held and nothing here calls Python code -------
+cdef char* _buf = NULL
+cdef Py_ssize_t _cap = 0
+cdef Py_ssize_t _len = 0
+cdef enum:
+    #: kept between calls up to this size; a larger one (a huge value) is given back
+    _KEEP = 1 << 20
+    #: nesting deeper than this goes to msgpack itself (its own limit is 511)
+    _MAX_DEPTH = 500
+    #: keys longer than this are hashed by zlib (faster on long data than the table here)
+    _ZLIB_FROM = 512
+
+cdef int _reserve(Py_ssize_t n) except -1:
+    global _buf, _cap
+    cdef Py_ssize_t need = _len + n
+    cdef Py_ssize_t cap
+    cdef char* grown
+    if need <= _cap:
+        return 0
+    cap = _cap * 2 if _cap else 4096
+    if cap < need:
+        cap = need
+    grown = <char*>PyMem_Realloc(_buf, cap)
+    if grown == NULL:
+        raise MemoryError()
+    _buf = grown
+    _cap = cap
+    return 0
+
+cdef inline void _release():
+    """Give back a buffer a huge value grew, and start empty."""
+    global _buf, _cap, _len
+    _len = 0
+    if _cap > _KEEP:
+        PyMem_Free(_buf)
+        _buf = NULL
+        _cap = 0
+
+cdef inline int _byte(uint8_t b) except -1:
+    global _len
+    _reserve(1)
+    _buf[_len] = <char>b
+    _len += 1
+    return 0
+
+cdef inline int _be(uint8_t head, uint64_t v, int size) except -1:
+    """``head`` then ``v`` big-endian in ``size`` bytes (msgpack's numbers and lengths)."""
+    global _len
+    cdef int i
+    _reserve(1 + size)
+    _buf[_len] = <char>head
+    for i in range(size):
+        _buf[_len + size - i] = <char>(v & 0xff)
+        v >>= 8
+    _len += 1 + size
+    return 0
+
+cdef inline int _raw(const char* data, Py_ssize_t n) except -1:
+    global _len
+    _reserve(n)
+    memcpy(_buf + _len, data, n)
+    _len += n
+    return 0
+
+# -- msgpack, as msgpack.Packer(use_bin_type=True) writes it ------------------------------
+# Returns 0 when packed, 1 when the value must go to msgpack itself (nothing is raised
+# then; the caller starts over with the pure twin), -1 with an exception (memory).
+cdef int _pack(object o, int depth) except -1:
+    cdef type t = type(o)
+    cdef long long ll
+    cdef unsigned long long ull
+    cdef int overflow = 0
+    cdef Py_ssize_t n, i, pos
+    cdef const char* s
+    cdef PyObject* k
+    cdef PyObject* v
+    cdef double d
+    cdef uint64_t bits
+    if depth > _MAX_DEPTH:
+        return 1
+    if o is None:
+        return _byte(0xc0)
+    if t is bool:
+        return _byte(0xc3 if o is True else 0xc2)
+    if t is int:
+        ll = PyLong_AsLongLongAndOverflow(o, &overflow)
+        if overflow == 0:
+            if ll < -(1 << 5):
+                if ll < -(1 << 15):
+                    if ll < -(1LL << 31):
+                        return _be(0xd3, <uint64_t>ll, 8)
+                    return _be(0xd2, <uint64_t>ll & 0xffffffffULL, 4)
+                if ll < -(1 << 7):
+                    return _be(0xd1, <uint64_t>ll & 0xffffULL, 2)
+                return _be(0xd0, <uint64_t>ll & 0xffULL, 1)
+            if ll < (1 << 7):
+                return _byte(<uint8_t>(ll & 0xff))
+            ull = <unsigned long long>ll
+        elif overflow > 0:
+            try:
+                ull = PyLong_AsUnsignedLongLong(o)
+            except OverflowError:
+                return 1  # beyond 64 bits: msgpack raises its own error
+        else:
+            return 1  # below int64: msgpack raises its own error
+        if ull < (1 << 8):
+            return _be(0xcc, ull, 1)
+        if ull < (1 << 16):
+            return _be(0xcd, ull, 2)
+        if ull < (1ULL << 32):
+            return _be(0xce, ull, 4)
+        return _be(0xcf, ull, 8)
+    if t is float:
+        d = PyFloat_AS_DOUBLE(o)
+        memcpy(&bits, &d, 8)
+        return _be(0xcb, bits, 8)
+    if t is str:
+        try:
+            s = PyUnicode_AsUTF8AndSize(o, &n)
+        except UnicodeError:
+            return 1  # lone surrogates: msgpack raises the error
+        if n < 32:
+            _byte(0xa0 | <uint8_t>n)
+        elif n < 256:
+            _be(0xd9, n, 1)
+        elif n < 65536:
+            _be(0xda, n, 2)
+        elif n <= 0xffffffff:
+            _be(0xdb, n, 4)
+        else:
+            return 1
+        return _raw(s, n)
+    if t is bytes:
+        n = PyBytes_GET_SIZE(o)
+        if n < 256:
+            _be(0xc4, n, 1)
+        elif n < 65536:
+            _be(0xc5, n, 2)
+        elif n <= 0xffffffff:
+            _be(0xc6, n, 4)
+        else:
+            return 1
+        return _raw(PyBytes_AS_STRING(o), n)
+    if t is list:
+        n = PyList_GET_SIZE(o)
+        if _array_head(n):
+            return 1
+        for i in range(n):
+            if _pack(<object>PyList_GET_ITEM(o, i), depth + 1):
+                return 1
+        return 0
+    if t is tuple:
+        n = PyTuple_GET_SIZE(o)
+        if _array_head(n):
+            return 1
+        for i in range(n):
+            if _pack(<object>PyTuple_GET_ITEM(o, i), depth + 1):
+                return 1
+        return 0
+    if t is dict:
+        n = PyDict_GET_SIZE(o)
+        if n < 16:
+            _byte(0x80 | <uint8_t>n)
+        elif n < 65536:
+            _be(0xde, n, 2)
+        elif n <= 0xffffffff:
+            _be(0xdf, n, 4)
+        else:
+            return 1
+        pos = 0
+        while PyDict_Next(o, &pos, &k, &v):
+            if _pack(<object>k, depth + 1) or _pack(<object>v, depth + 1):
+                return 1
+        return 0
+    return 1
+
+cdef inline int _array_head(Py_ssize_t n) except -1:
+    if n < 16:
+        _byte(0x90 | <uint8_t>n)
+    elif n < 65536:
+        _be(0xdc, n, 2)
+    elif n <= 0xffffffff:
+        _be(0xdd, n, 4)
+    else:
+        return 1
+    return 0
+
+# -- CRC-32 (zlib's polynomial; zlib.crc32 for long keys) --------------------------------
+cdef uint32_t _crc_table[256]
+
+cdef void _crc_init():
+    cdef uint32_t c
+    cdef int i, j
+    for i in range(256):
+        c = <uint32_t>i
+        for j in range(8):
+            c = (0xedb88320 ^ (c >> 1)) if (c & 1) else (c >> 1)
+        _crc_table[i] = c
+
+_crc_init()
+_zlib_crc32 = zlib.crc32
+
+cdef object _crc(Py_ssize_t start, Py_ssize_t end):
+    cdef uint32_t c = 0xffffffff
+    cdef Py_ssize_t i
+    if end - start > _ZLIB_FROM:
+        return _zlib_crc32(PyBytes_FromStringAndSize(_buf + start, end - start))
+    for i in range(start, end):
+        c = _crc_table[(c ^ <uint8_t>_buf[i]) & 0xff] ^ (c >> 8)
+    return c ^ 0xffffffff
+
+# -- the public functions: the same names, arguments, results and errors as codec.py -----
+def pack_row(values):
+    """A row's values as msgpack (``MsgpackSerializer.dumps``); msgpack's own errors."""
+    global _len
+    _len = 0
+    try:
+        if _pack(values, 0):
+            return _pure.pack_row(values)
+        return PyBytes_FromStringAndSize(_buf, _len)
+    finally:
+        _release()
+
+def key_hash(value):
+    """The fields-grouping hash of one key value: CRC-32 of its msgpack bytes."""
+    global _len
+    _len = 0
+    try:
+        if _pack(value, 0):
+            return _pure.key_hash(value)
+        return _crc(0, _len)
+    finally:
+        _release()
+
+def pack_row_hash(values, Py_ssize_t index):
+    """``(pack_row(values), key_hash(values[index]))`` in one pass: the key's msgpack
+    bytes are a slice of the row's, so they are hashed where they lie."""
+    global _len
+    cdef type t = type(values)
+    cdef Py_ssize_t n, i, start = 0, end = 0
+    cdef object item
+    if t is list:
+        n = PyList_GET_SIZE(values)
+    elif t is tuple:
+        n = PyTuple_GET_SIZE(values)
+    else:
+        return _pure.pack_row_hash(values, index)
+    if index < 0 or index >= n:
+        return _pure.pack_row_hash(values, index)
+    _len = 0
+    try:
+        if _array_head(n):
+            return _pure.pack_row_hash(values, index)
+        for i in range(n):
+            if t is list:
+                item = <object>PyList_GET_ITEM(values, i)
+            else:
+                item = <object>PyTuple_GET_ITEM(values, i)
+            if i == index:
+                start = _len
+            if _pack(item, 1):
+                return _pure.pack_row_hash(values, index)
+            if i == index:
+                end = _len
+        return PyBytes_FromStringAndSize(_buf, _len), _crc(start, end)
+    finally:
+        _release()
+
+def append_key_hashes(list hashes, values, key_indices):
+    """Append one hash per grouping field list: a single field hashes its value, several
+    fields hash the list of their values."""
+    for indices in key_indices:
+        if len(indices) > 1:
+            hashes.append(key_hash([values[i] for i in indices]))
+        else:
+            hashes.append(key_hash(values[indices[0]]))
+
+# -- protobuf: TupleBatch as upb serializes it (field-number order, packed columns) -----
+cdef inline int _varint(uint64_t v) except -1:
+    global _len
+    _reserve(10)
+    while v >= 0x80:
+        _buf[_len] = <char>((v & 0x7f) | 0x80)
+        _len += 1
+        v >>= 7
+    _buf[_len] = <char>v
+    _len += 1
+    return 0
+
+cdef inline int _fixed(uint64_t v, int size) except -1:
+    global _len
+    cdef int i
+    _reserve(size)
+    for i in range(size):
+        _buf[_len + i] = <char>(v & 0xff)
+        v >>= 8
+    _len += size
+    return 0
+
+cdef inline int _varint_size(uint64_t v):
+    cdef int n = 1
+    while v >= 0x80:
+        v >>= 7
+        n += 1
+    return n
+
+cdef inline bint _int32(object o):
+    return type(o) is int and -2147483648 <= o <= 2147483647
+
+cdef inline bint _uint32(object o):
+    return type(o) is int and 0 <= o <= 4294967295
+
+cdef inline bint _uint64(object o):
+    return type(o) is int and 0 <= o <= 18446744073709551615
+
+cdef int _packed(int field, object column, int kind) except -1:
+    """A packed repeated column (kind 0: int32 varint, 1: uint32 varint, 2: fixed32,
+    3: fixed64). Returns 1 when an entry is not exactly of the field's type and range."""
+    cdef Py_ssize_t size = 0
+    cdef object x
+    if type(column) is not list and type(column) is not tuple:
+        return 1
+    if len(column) == 0:
+        return 0
+    for x in column:
+        if kind == 0:
+            if not _int32(x):
+                return 1
+            size += _varint_size(<uint64_t><int64_t>(<long long>x))
+        elif kind == 1:
+            if not _uint32(x):
+                return 1
+            size += _varint_size(<uint64_t>(<unsigned long long>x))
+        elif kind == 2:
+            if not _uint32(x):
+                return 1
+            size += 4
+        else:
+            if not _uint64(x):
+                return 1
+            size += 8
+    _varint((field << 3) | 2)
+    _varint(size)
+    for x in column:
+        if kind == 0:
+            _varint(<uint64_t><int64_t>(<long long>x))
+        elif kind == 1:
+            _varint(<uint64_t>(<unsigned long long>x))
+        elif kind == 2:
+            _fixed(<uint64_t>(<unsigned long long>x), 4)
+        else:
+            _fixed(<uint64_t>(<unsigned long long>x), 8)
+    return 0
+
+cdef int _encode_batch(object src_task, object component, object stream, object values,
+                       object key_hash_width, object key_hashes, object dest_counts,
+                       object dest_tasks, object root_counts, object root_tasks,
+                       object root_keys) except -1:
+    cdef const char* c_stream
+    cdef const char* c_component
+    cdef Py_ssize_t n_stream, n_component, n
+    cdef object blob
+    if type(stream) is not str or type(component) is not str or not _int32(src_task):
+        return 1
+    if type(values) is not list and type(values) is not tuple:
+        return 1
+    try:
+        c_stream = PyUnicode_AsUTF8AndSize(stream, &n_stream)
+        c_component = PyUnicode_AsUTF8AndSize(component, &n_component)
+    except UnicodeError:
+        return 1
+    # 1: stream {1: id, 2: component_name}
+    n = 1 + _varint_size(n_stream) + n_stream + 1 + _varint_size(n_component) + n_component
+    _byte(0x0a)
+    _varint(n)
+    _byte(0x0a)
+    _varint(n_stream)
+    _raw(c_stream, n_stream)
+    _byte(0x12)
+    _varint(n_component)
+    _raw(c_component, n_component)
+    # 2: src_task_id (int32: negative numbers take ten bytes, sign-extended)
+    _byte(0x10)
+    _varint(<uint64_t><int64_t>(<long long>src_task))
+    # 3: values, one length-delimited entry per row
+    for blob in values:
+        if type(blob) is not bytes:
+            return 1
+        _byte(0x1a)
+        _varint(PyBytes_GET_SIZE(blob))
+        _raw(PyBytes_AS_STRING(blob), PyBytes_GET_SIZE(blob))
+    if key_hash_width:
+        if not _uint32(key_hash_width):
+            return 1
+        _byte(0x20)
+        _varint(<uint64_t>(<unsigned long long>key_hash_width))
+        if _packed(5, key_hashes, 2):
+            return 1
+    if dest_counts:
+        if _packed(6, dest_counts, 1) or _packed(7, dest_tasks, 0):
+            return 1
+    if root_counts:
+        if (_packed(8, root_counts, 1) or _packed(9, root_tasks, 0)
+                or _packed(10, root_keys, 3)):
+            return 1
+    return 0
+
+def encode_batch(src_task, component, stream, values, key_hash_width, key_hashes,
+                 dest_counts, dest_tasks, root_counts, root_tasks, root_keys):
+    """The serialized ``TupleBatch`` of an instance's rows, byte for byte what protobuf
+    writes (``codec.encode_batch``); anything not exactly of its field's type and range
+    is left to protobuf, for its own error."""
+    global _len
+    _len = 0
+    try:
+        if _encode_batch(src_task, component, stream, values, key_hash_width, key_hashes,
+                         dest_counts, dest_tasks, root_counts, root_tasks, root_keys):
+            return _pure.encode_batch(src_task, component, stream, values, key_hash_width,
+                                      key_hashes, dest_counts, dest_tasks, root_counts,
+                                      root_tasks, root_keys)
+        return PyBytes_FromStringAndSize(_buf, _len)
+    finally:
+        _release()
+
+# -- decoded rows into Tuples -----------------------------------------------------------
+cdef inline object _new_tuple(PyTypeObject* t, Py_ssize_t n):
+    """An instance of the tuple subclass ``t`` with ``n`` unset items, as
+    ``tuple.__new__(t, ...)`` allocates it (namedtuples have no instance dict)."""
+    return PyType_GenericAlloc(t, n)
+
+cdef inline void _set(object tup, Py_ssize_t i, object item):
+    Py_INCREF(item)  # PyTuple_SET_ITEM steals a reference
+    PyTuple_SET_ITEM(tup, i, item)
+
+cdef object _values_of(object row, object values_type, Py_ssize_t width,
+                       bint direct, object component, object stream):
+    """The values of one row, as ``codec.make_tuples``; raises what it raises."""
+    cdef Py_ssize_t i
+    cdef object values, item
+    if values_type is None:
+        if type(row) is list:
+            return PyList_AsTuple(row)
+        return tuple(row)
+    if type(row) is list and PyList_GET_SIZE(row) == width and direct:
+        values = _new_tuple(<PyTypeObject*>values_type, width)
+        for i in range(width):
+            _set(values, i, <object>PyList_GET_ITEM(row, i))
+        return values
+    if len(row) != width:
+        raise ValueError(f"{len(row)} value(s) for the {width} field(s) "
+                         f"{list(values_type._fields)} of {component}/{stream}")
+    return tuple.__new__(values_type, row)
+
+def make_tuples(long long first_id, rows, component, stream, task, values_type,
+                tuple_type):
+    """``(tuples, clean)``: the rows of a decoded batch as the ``Tuple`` objects a bolt
+    receives, ids ``str(first_id + i)``; rows that are ``Undecodable`` or do not fit the
+    stream become ``Undecodable`` with the error the pure twin gives."""
+    cdef list out = []
+    cdef bint clean = True
+    cdef Py_ssize_t width = -1, i = 0
+    cdef object row, values, tup, tup_id
+    cdef bint direct, direct_outer
+    if values_type is not None:
+        width = len(values_type._fields)
+    # the items of a tuple subclass are set in place only where tuple.__new__ would
+    # build exactly that (a type that is not a tuple subclass gets tuple.__new__'s error)
+    direct = (values_type is not None and isinstance(values_type, type)
+              and PyType_IsSubtype(<PyTypeObject*>values_type, &PyTuple_Type))
+    direct_outer = (isinstance(tuple_type, type)
+                    and PyType_IsSubtype(<PyTypeObject*>tuple_type, &PyTuple_Type))
+    if not direct_outer:
+        return _pure.make_tuples(first_id, rows, component, stream, task, values_type,
+                                 tuple_type)
+    for row in rows:
+        if type(row) is Undecodable:
+            out.append(row)
+            clean = False
+            i += 1
+            continue
+        try:
+            values = _values_of(row, values_type, width, direct, component, stream)
+        except Exception as exc:
+            out.append(Undecodable(exc))
+            clean = False
+            i += 1
+            continue
+        tup_id = PyUnicode_FromFormat("%lld", first_id + i)
+        tup = _new_tuple(<PyTypeObject*>tuple_type, 5)
+        _set(tup, 0, tup_id)
+        _set(tup, 1, component)
+        _set(tup, 2, stream)
+        _set(tup, 3, task)
+        _set(tup, 4, values)
+        out.append(tup)
+        i += 1
+    return out, clean

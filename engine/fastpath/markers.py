@@ -1,0 +1,14 @@
+"""Values shared by both tuple-path implementations, so a caller tells their results
+apart the same way whichever runs."""
+
+from __future__ import annotations
+
+
+class Undecodable:
+    """Stands in for a row that did not decode or does not fit its stream: its tuple is
+    dropped (and logged) alone, and still takes its id, so acking stays aligned."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
