@@ -1,0 +1,43 @@
+"""Data skew: in the component in backpressure, some instances get more tuples than the
+others (a hot key under fields grouping): both their queues and their rates stand out.
+
+Heron's rule: wait-queue skew and processing-rate skew on the component in backpressure;
+the hot instances have a mean queue more than half the largest and a mean rate within
+10% of the largest. More instances do not help (the hot key stays on one), so no policy
+scales on this diagnosis; it is reported."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from engine.healthmgr.diagnosers.common import of_kind, single_back_pressure
+from engine.healthmgr.records import Diagnosis, DiagnosisKind, Symptom, SymptomKind
+from engine.healthmgr.sensors import Measurements
+
+
+class DataSkewDiagnoser:
+    def diagnose(self, symptoms: Sequence[Symptom],
+                 measurements: Measurements) -> list[Diagnosis]:
+        bp = single_back_pressure(symptoms)
+        if bp is None:
+            return []
+        name = bp.component
+        if (name not in of_kind(symptoms, SymptomKind.WAIT_QUEUE_SKEW)
+                or name not in of_kind(symptoms, SymptomKind.PROCESSING_RATE_SKEW)):
+            return []
+        component = measurements.components.get(name)
+        if component is None:
+            return []
+        queues = {i: s.mean() for i, s in component.series("wait_queue").items() if len(s)}
+        rates = {i: s.mean() for i, s in component.series("execute_rate").items() if len(s)}
+        max_queue = max(queues.values(), default=0.0)
+        max_rate = max(rates.values(), default=0.0)
+        hot = tuple(sorted(i for i in queues.keys() & rates.keys()
+                           if max_queue < 2 * queues[i] and max_rate < 1.10 * rates[i]))
+        if not hot:
+            return []
+        return [Diagnosis(DiagnosisKind.DATA_SKEW, name, measurements.time, hot,
+                          (SymptomKind.BACK_PRESSURE, SymptomKind.WAIT_QUEUE_SKEW,
+                           SymptomKind.PROCESSING_RATE_SKEW),
+                          {"mean_rate": {i: rates[i] for i in hot},
+                           "mean_queue_bytes": {i: queues[i] for i in hot}})]

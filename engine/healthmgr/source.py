@@ -1,0 +1,117 @@
+"""Where sensors get raw metric samples: the :class:`MetricsSource` boundary.
+
+The Topology Master keeps only the latest value of each metric, so a Health Manager polls
+it and keeps the answers for one window (the tracker does the same for its charts).
+:class:`SnapshotHistory` is that memory: the engine calls :meth:`SnapshotHistory.record`
+with every poll (``values`` and ``components`` shaped as the tracker's
+``MetricsSnapshot``), and sensors read it through :meth:`SnapshotHistory.fetch`. Any other
+source (a metrics cache, a tracker over HTTP) only has to implement ``fetch``.
+
+Samples are raw: counters as the cumulative values published, gauges as they are. The
+sensors turn them into rates, so the source needs no knowledge of metric kinds.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from engine.healthmgr.metrics import Sample, metric_name
+
+
+class MetricsSource(Protocol):
+    """Samples of one metric for every instance of one component over a window."""
+
+    def fetch(self, component: str, metric: str, start: float,
+              end: float) -> Mapping[str, Sequence[Sample]]:
+        """``{instance id: [(time, value), ...]}`` oldest first, for samples taken in
+        ``[start, end]``. ``metric`` is a template from :mod:`engine.healthmgr.metrics`
+        (``{instance}`` replaced by each instance id). Instances without a sample are
+        left out; times are on the Health Manager's clock."""
+        ...
+
+
+def _number(value: object) -> float | None:
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, (int, float)):
+        return float(value) if math.isfinite(value) else None
+    try:
+        parsed = float(str(value))
+    except ValueError:
+        return None
+    return parsed if math.isfinite(parsed) else None
+
+
+@dataclass
+class _Snapshot:
+    time: float
+    #: instance id -> {metric: value}: what each instance published itself
+    own: dict[str, dict[str, float]]
+    #: metric -> value summed over system processes (Stream Managers...), whose
+    #: per-instance metrics name the instance
+    shared: dict[str, float]
+    #: instance id -> component, for the user's components only
+    components: dict[str, str] = field(default_factory=dict)
+
+
+class SnapshotHistory:
+    """Polls of the Topology Master's metrics kept for ``keep_secs``; a :class:`MetricsSource`.
+
+    A metric is looked up first among the instance's own metrics, then among those of
+    system processes (components named ``__...``, such as ``__stmgr__``), summed over
+    them: after an update an instance's old and new Stream Manager may both report it."""
+
+    def __init__(self, keep_secs: float) -> None:
+        if keep_secs <= 0:
+            raise ValueError("keep_secs must be positive")
+        self.keep_secs = keep_secs
+        self._snapshots: list[_Snapshot] = []
+
+    def __len__(self) -> int:
+        return len(self._snapshots)
+
+    def record(self, time: float, values: Mapping[str, Mapping[str, object]],
+               components: Mapping[str, str]) -> None:
+        """Keep one poll: ``values`` maps a process id (instance or Stream Manager) to its
+        metrics, ``components`` maps the same ids to their component. Values that are not
+        numbers are ignored. Polls older than ``keep_secs`` before ``time`` are dropped."""
+        if self._snapshots and time < self._snapshots[-1].time:
+            raise ValueError(f"snapshot at {time} is older than the last one "
+                             f"({self._snapshots[-1].time})")
+        own: dict[str, dict[str, float]] = {}
+        shared: dict[str, float] = {}
+        user_components: dict[str, str] = {}
+        for source, metrics in values.items():
+            component = components.get(source, "")
+            parsed = {name: n for name, v in metrics.items() if (n := _number(v)) is not None}
+            if component.startswith("__"):
+                for name, n in parsed.items():
+                    shared[name] = shared.get(name, 0.0) + n
+            else:
+                own[source] = parsed
+                user_components[source] = component
+        self._snapshots.append(_Snapshot(time, own, shared, user_components))
+        horizon = time - self.keep_secs
+        cut = bisect.bisect_left([s.time for s in self._snapshots], horizon)
+        del self._snapshots[:cut]
+
+    def fetch(self, component: str, metric: str, start: float,
+              end: float) -> dict[str, list[Sample]]:
+        out: dict[str, list[Sample]] = {}
+        for snap in self._snapshots:
+            if not start <= snap.time <= end:
+                continue
+            for instance, owner in snap.components.items():
+                if owner != component:
+                    continue
+                name = metric_name(metric, instance)
+                value = snap.own.get(instance, {}).get(name)
+                if value is None:
+                    value = snap.shared.get(name)
+                if value is not None:
+                    out.setdefault(instance, []).append((snap.time, value))
+        return out
