@@ -63,19 +63,23 @@ def _proc(spec: LaunchSpec, name: str, module: str, *args: str) -> ProcessSpec:
 
 
 def container_processes(spec: LaunchSpec, container: int, packing: PackingPlan, *,
-                        modules: Mapping[str, str] | None = None) -> list[ProcessSpec]:
+                        modules: Mapping[str, str] | None = None,
+                        shell_endpoint: str = "") -> list[ProcessSpec]:
     """The processes of ``container``, in start order (stop order is the reverse by role:
-    instances, then stream manager, metrics manager, topology master)."""
+    instances, then stream manager, metrics manager, topology master). With
+    ``shell_endpoint`` (the container's shell, on a cluster) its Topology Master or
+    Stream Manager publishes it."""
     mods = resolve_modules(modules)
+    shell = ("--shell-endpoint", shell_endpoint) if shell_endpoint else ()
     if container == 0:
-        return [_proc(spec, TMANAGER, mods["tmanager"])]
+        return [_proc(spec, TMANAGER, mods["tmanager"], *shell)]
     plan = next((c for c in packing.containers if c.id == container), None)
     if plan is None:
         known = ", ".join(str(c.id) for c in packing.containers) or "none"
         raise ValueError(f"container {container} is not in packing plan {packing.id} "
                          f"(containers: 0 for the Topology Master, {known})")
     c = str(container)
-    procs = [_proc(spec, stmgr_id(container), mods["stmgr"], "--container", c),
+    procs = [_proc(spec, stmgr_id(container), mods["stmgr"], "--container", c, *shell),
              _proc(spec, metricsmgr_id(container), mods["metricsmgr"], "--container", c)]
     for inst in sorted(plan.instances, key=lambda i: i.task_id):
         procs.append(_proc(spec, instance_id(container, inst.component, inst.task_id),

@@ -9,17 +9,23 @@ file (``<working dir>/restarts/<process>.json``), which the container's Metrics 
 turns into metrics. It also
 watches the packing plan: after ``heron update`` it stops and starts instances to match
 and restarts its stream manager.
+
+On a cluster (a launch spec whose scheduler is not ``local``) it also runs the
+container's shell (engine/shell), which serves the container's log files to ``heron
+logs`` and the tracker; its endpoint is handed to the Topology Master or Stream Manager,
+which publish it.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import signal
 import sys
 import threading
 import time
-from typing import Any
+from typing import Any, Iterator
 
 from engine.executor.commands import container_processes, stop_stages
 from engine.executor.packing_wait import PackingPlanMissing, wait_for_packing_plan
@@ -84,12 +90,48 @@ def _run(spec: LaunchSpec, container: int, state: object, stop: threading.Event)
     try:
         packing = wait_for_packing_plan(state, spec.topology_name, where=spec.state.describe(),
                                         cancel=stop)
-        processes = container_processes(spec, container, packing)
-    except (PackingPlanMissing, ValueError) as exc:
+    except PackingPlanMissing as exc:
         log.error("%s", exc)
         return 1
     if stop.is_set():
         return 0
+    with container_shell(spec, container) as shell_endpoint:
+        try:
+            processes = container_processes(spec, container, packing,
+                                            shell_endpoint=shell_endpoint)
+        except ValueError as exc:
+            log.error("%s", exc)
+            return 1
+        return _supervise(spec, container, state, stop, packing, processes, shell_endpoint)
+
+
+@contextlib.contextmanager
+def container_shell(spec: LaunchSpec, container: int) -> Iterator[str]:
+    """The container's shell while the container runs, yielding its endpoint; nothing
+    (an empty endpoint) for a local topology, whose logs are on the submitting machine."""
+    if spec.scheduler == "local":
+        yield ""
+        return
+    import zmq
+
+    from engine.security.guard import ConnectionGuard
+    from engine.shell.server import ContainerShell
+
+    ctx = zmq.Context()
+    guard = ConnectionGuard.for_launch(ctx, spec, process=f"shell-{container}")
+    try:
+        shell = ContainerShell.for_launch(spec, container, ctx, guard)
+        try:
+            yield shell.endpoint
+        finally:
+            shell.stop()
+    finally:
+        guard.stop()
+        ctx.term()
+
+
+def _supervise(spec: LaunchSpec, container: int, state: object, stop: threading.Event,
+               packing: PackingPlan, processes: list[Any], shell_endpoint: str) -> int:
     supervisor = Supervisor(processes, spec.restart_policy, pid_dir=spec.pid_dir,
                             name=executor_name(container), status_dir=spec.restarts_dir)
     log.info("container %d of %s (%s): starting %s", container, spec.topology_name,
@@ -106,7 +148,7 @@ def _run(spec: LaunchSpec, container: int, state: object, stop: threading.Event)
         changed = watcher.poll()
         if changed is not None:
             packing = changed
-            apply_packing_plan(supervisor, spec, container, packing)
+            apply_packing_plan(supervisor, spec, container, packing, shell_endpoint)
     supervisor.stop(STOP_GRACE_SECS, stop_stages(container, packing))
     log.info("container %d stopped", container)
     return code
@@ -145,14 +187,15 @@ class PackingPlanWatcher:
 
 
 def apply_packing_plan(supervisor: Supervisor, spec: LaunchSpec, container: int,
-                       packing: PackingPlan) -> None:
+                       packing: PackingPlan, shell_endpoint: str = "") -> None:
     """Move the container to a new packing plan: stop processes it lost or whose command
     changed, start the new ones, and restart the stream manager when its instance set
     changed (it must register again with it), as Heron's executor does; a container the
     update leaves alone is not touched. The Topology Master is never
     restarted here: it watches the plan itself."""
     try:
-        wanted = {p.name: p for p in container_processes(spec, container, packing)}
+        wanted = {p.name: p for p in container_processes(spec, container, packing,
+                                                         shell_endpoint=shell_endpoint)}
     except ValueError:
         log.warning("container %d is not in the new packing plan %s; stopping its processes",
                     container, packing.id)

@@ -20,6 +20,8 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="heron-stmgr")
     parser.add_argument("--launch", required=True)
     parser.add_argument("--container", type=int, required=True)
+    parser.add_argument("--shell-endpoint", default="",
+                        help="the container shell's endpoint, published in the physical plan")
     args = parser.parse_args(argv)
     try:
         from engine.process import die_with_parent
@@ -50,7 +52,8 @@ def main(argv: list[str] | None = None) -> None:
             log.error("no topology %r in %s", spec.topology_name, spec.state.describe())
             sys.exit(1)
         plan = LogicalPlan.from_proto(stored)
-        manager = StreamManager(spec, args.container, plan, expected, state)
+        manager = StreamManager(spec, args.container, plan, expected, state,
+                                shell_endpoint=args.shell_endpoint)
         log.info("stream manager %s: %d local instances expected; data at %s",
                  manager.id, len(expected), manager.data_endpoint)
         try:

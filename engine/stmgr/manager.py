@@ -43,8 +43,10 @@ METRICS_SECS = 1.0
 
 class StreamManager:
     def __init__(self, spec: LaunchSpec, container: int, plan: Any, expected: dict[str, int],
-                 state: Any) -> None:
+                 state: Any, *, shell_endpoint: str = "") -> None:
         self.spec = spec
+        #: where the container's shell serves its logs (engine/shell); "" when local
+        self.shell_endpoint = shell_endpoint
         self.container = container
         self.id = stmgr_id(container)
         self.plan = plan
@@ -388,6 +390,7 @@ class StreamManager:
         me.local_endpoint = self.local_endpoint
         me.container_id = self.container
         me.incarnation = self.spec.incarnation
+        me.shell_endpoint = self.shell_endpoint
         me.pid = os.getpid()
         me.cwd = os.getcwd()
         for _, inst in self.instances.values():

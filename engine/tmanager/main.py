@@ -17,6 +17,8 @@ log = logging.getLogger("heron.tmanager")
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="heron-tmanager")
     parser.add_argument("--launch", required=True)
+    parser.add_argument("--shell-endpoint", default="",
+                        help="container 0's shell endpoint, published in the TM location")
     args = parser.parse_args(argv)
     try:
         from engine.process import die_with_parent
@@ -32,7 +34,7 @@ def main(argv: list[str] | None = None) -> None:
     signal.signal(signal.SIGINT, lambda *_: stopping.set())
     spec = LaunchSpec.load(args.launch)
     state = spec.state.open()
-    master = TopologyMaster(spec, state)
+    master = TopologyMaster(spec, state, shell_endpoint=args.shell_endpoint)
     try:
         master.load()
         master.establish()

@@ -32,8 +32,10 @@ TMANAGER_COMPONENT = "__tmanager__"
 
 
 class TopologyMaster:
-    def __init__(self, spec: LaunchSpec, state: Any) -> None:
+    def __init__(self, spec: LaunchSpec, state: Any, *, shell_endpoint: str = "") -> None:
         self.spec = spec
+        #: where container 0's shell serves its logs (engine/shell); "" when local
+        self.shell_endpoint = shell_endpoint
         self.name = spec.topology_name
         self.state = state
         self.ctx = zmq.Context()
@@ -89,7 +91,8 @@ class TopologyMaster:
         location = tmanager_pb2.TManagerLocation(
             topology_name=self.name, topology_id=self.spec.topology_id, host=self.spec.bind_host,
             server_endpoint=self.server_endpoint, controller_endpoint=self.controller_endpoint,
-            server_port=_port(self.server_endpoint), controller_port=_port(self.controller_endpoint))
+            server_port=_port(self.server_endpoint), controller_port=_port(self.controller_endpoint),
+            shell_endpoint=self.shell_endpoint)
         self.location = location
         for attempt in range(ESTABLISH_RETRIES):
             try:

@@ -357,6 +357,8 @@ class LogFileModel(BaseModel):
     container: int | None
     size: int
     mtime: float
+    host: str | None = Field(None, description="the node a cluster container's file is on "
+                                                "(read through its shell); null on this machine")
     url: str
 
 

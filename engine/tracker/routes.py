@@ -222,10 +222,11 @@ def logfiles(record: RecordDep) -> list[models.LogFileModel]:
 def logfile(record: RecordDep,
             name: Annotated[str, Query(description="a file name from /topologies/logfiles")],
             lines: Annotated[int, Query(ge=1, le=logs.MAX_LINES)] = 200) -> PlainTextResponse:
-    """The last ``lines`` lines of one of the topology's log files."""
-    found = logs.find_log(record.name, record.working_dir, name)
+    """The last ``lines`` lines of one of the topology's log files (a cluster
+    container's read through its shell)."""
+    found = logs.find_served(record.name, record.working_dir, record.log_files(), name)
     try:
-        text = logs.tail(found.path, lines)
+        text = logs.read_tail(found, lines)
     except OSError as exc:
         raise NotFound(f"log file {name!r} of {record.name!r} cannot be read: {exc}") from None
     return PlainTextResponse(text, headers={"X-Content-Type-Options": "nosniff"})

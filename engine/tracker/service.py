@@ -133,6 +133,27 @@ class TopologyRecord:
     def components(self) -> list[str]:
         return list(self.plan.components)
 
+    def log_files(self) -> list[logs.ServedLog]:
+        """The topology's log files: this machine's and, on a cluster, its running
+        containers' (through their shells), read once per request."""
+        if "_logs" not in self._cache:
+            from engine.shell.client import ShellClient, container_shells
+
+            shells = container_shells(_Nodes(self), self.name)
+            timeout = min(self.tracker.settings.tm_timeout, 3.0)
+            security = None
+            if shells:
+                try:
+                    security = self.tracker.security(self.name)
+                except Unavailable as exc:  # no keys here: the plans still show, sans logs
+                    log.warning("cannot read the logs of %s's containers: %s", self.name, exc)
+                    shells = {}
+            self._cache["_logs"] = logs.served_logs(
+                self.working_dir, shells,
+                lambda c, endpoint: ShellClient(c, endpoint, self.topology.id, security,
+                                                timeout=timeout))
+        return self._cache["_logs"]
+
     def tmanager(self) -> TManagerClient:
         location = self.node("tmanagers")
         if location is None or not location.controller_endpoint:
@@ -148,6 +169,17 @@ class TopologyRecord:
             raise Unavailable(f"the physical plan of {self.name!r} is not built yet (its "
                               "Topology Master builds it once every Stream Manager registers)")
         return pplan
+
+
+class _Nodes:
+    """A record's cached nodes with the state manager's ``get``, for code written
+    against the state manager (engine.shell.client.container_shells)."""
+
+    def __init__(self, record: TopologyRecord) -> None:
+        self.record = record
+
+    def get(self, kind: str, name: str) -> Any:
+        return self.record.node(kind)
 
 
 class Tracker:
@@ -339,7 +371,7 @@ def status(record: TopologyRecord) -> models.TopologyStatus:
 def physical_plan(record: TopologyRecord) -> models.PhysicalPlanModel:
     pplan = record.pplan()
     plan = record.plan
-    present = {f.name for f in logs.list_logs(record.working_dir)}
+    present = {f.name for f in record.log_files()}
 
     def url(process: str) -> str | None:
         return log_url(record.name, f"{process}.log") if f"{process}.log" in present else None
@@ -532,7 +564,7 @@ def exceptions(record: TopologyRecord, component: str | None,
                instances: list[str]) -> list[models.ExceptionModel]:
     check_component(record, component)
     check_instances(record, component, instances)
-    present = {f.name for f in logs.list_logs(record.working_dir)}
+    present = {f.name for f in record.log_files()}
     out = []
     for e in record.tmanager().exceptions(component, instances):
         logfile = f"{e.instance_id}.log"
@@ -603,5 +635,5 @@ def backpressure(record: TopologyRecord, interval: int) -> models.BackpressureMo
 
 def log_files(record: TopologyRecord) -> list[models.LogFileModel]:
     return [models.LogFileModel(name=f.name, owner=f.owner, container=f.container, size=f.size,
-                                mtime=f.mtime, url=log_url(record.name, f.name))
-            for f in logs.list_logs(record.working_dir)]
+                                mtime=f.mtime, host=f.host, url=log_url(record.name, f.name))
+            for f in record.log_files()]

@@ -384,19 +384,21 @@ class SlurmScheduler:
             argv += ["--work-root", str(work_root)]
         log_dir = f"{work_root or '${TMPDIR:-/tmp}'}/heron-$(id -u)/{spec.topology_id}"
         code_root = with_code_root({})["PYTHONPATH"]  # this engine, installed or not
-        # the job's own output (what the bootstrap says before the executor logs) stays on
-        # the node, beside the container's working directory, never on the submitter
+        # the job's own output (what the bootstrap says, then the executor's log) stays on
+        # the node, in the container's logs folder, which its shell serves (heron logs)
+        container_logs = f"{log_dir}/container-{container}/logs"
         quoted = " ".join('"$HERON_JOB_DIR/zk-auth"' if a == "$HERON_JOB_DIR/zk-auth"
                           else shlex.quote(a) for a in argv)
         lines = ["#!/bin/sh", "umask 077",
                  f"mkdir -p \"{log_dir}\" && chmod 700 \"{log_dir}\" || exit 1",
                  f"HERON_JOB_DIR=\"{log_dir}/job-$SLURM_JOB_ID\"",
-                 'mkdir -p "$HERON_JOB_DIR" || exit 1']
+                 'mkdir -p "$HERON_JOB_DIR" || exit 1',
+                 f"mkdir -p \"{container_logs}\" || exit 1"]
         if digest is not None:
             lines += ['cat > "$HERON_JOB_DIR/zk-auth" <<\'HERON_DIGEST_END\'', digest,
                       "HERON_DIGEST_END"]
         lines += [f"export PYTHONPATH=\"${{PYTHONPATH:+$PYTHONPATH:}}{code_root}\"",
-                  f"exec {quoted} >> \"{log_dir}/container-{container}.job-$SLURM_JOB_ID.log\" 2>&1",
+                  f"exec {quoted} >> \"{container_logs}/executor-{container}.log\" 2>&1",
                   ""]
         return "\n".join(lines)
 
