@@ -208,10 +208,32 @@ def test_word_count_at_least_once_across_three_nodes(slurm_cluster, slurm_zookee
         listed = topology.heron("list")
         assert "slurm jobs: container 0 job" in listed.output, listed.output
         assert jobs
+        check_logs_come_from_the_nodes(topology, slurm_cluster)
     finally:
         topology.kill()
     assert wait_until(lambda: not topology.squeue(), 30), topology.squeue()
     assert wait_until(lambda: not topology.engine_pids(), 30), topology.engine_pids()
+
+
+def check_logs_come_from_the_nodes(topology: SlurmTopology, cluster) -> None:
+    """`heron logs` lists and reads each container's files through its shell: they exist
+    only in the nodes' private /tmp (another mount namespace), never on this machine."""
+    assert not list(Path("/tmp").glob(f"heron-*/{NAME}-*")), "container files on the host"
+    listing = topology.heron("logs", NAME)
+    assert listing.exit_code == 0, listing.output
+    where = {line.split()[0]: line.rsplit("(", 1)[-1].rstrip(")") for line in
+             listing.output.splitlines() if line.endswith(")")}
+    assert where.get("heron-tmanager.log", "").startswith("container 0 on node"), listing.output
+    sinks = {name: w for name, w in where.items() if name.startswith("container_")
+             and "_sink_" in name}
+    assert len(sinks) == 2, listing.output
+    for name, place in sinks.items():
+        container, node = place.split()[1], place.split()[-1]
+        assert name.startswith(f"container_{container}_") and node in cluster.node_names
+        assert f"executor-{container}.log" in where  # the job's own log, beside them
+    tail = topology.heron("logs", NAME, "sink", "-n", "3")
+    assert tail.exit_code == 0, tail.output
+    assert tail.output.count("==> container_") == 2, tail.output
 
 
 def test_a_request_slurm_can_never_satisfy_exits_2_and_leaves_nothing_queued(
