@@ -1,0 +1,79 @@
+"""Diagnosers on recorded series: each cause, and the cases Heron leaves undiagnosed."""
+
+from __future__ import annotations
+
+from engine.healthmgr.capacity import CapacityEstimates
+from engine.healthmgr.detectors.backpressure import BackPressureDetector
+from engine.healthmgr.detectors.over_provisioning import OverProvisioningDetector
+from engine.healthmgr.detectors.skew import (processing_rate_skew_detector,
+                                             wait_queue_skew_detector)
+from engine.healthmgr.diagnosers.data_skew import DataSkewDiagnoser
+from engine.healthmgr.diagnosers.over_provisioning import OverProvisioningDiagnoser
+from engine.healthmgr.diagnosers.slow_instance import SlowInstanceDiagnoser
+from engine.healthmgr.diagnosers.under_provisioning import UnderProvisioningDiagnoser
+from engine.healthmgr.records import DiagnosisKind
+from engine.healthmgr.sensors import Measurements
+from tests.engine.healthmgr.conftest import measured
+from tests.engine.healthmgr.recordings import Profile, record
+
+DIAGNOSERS = (UnderProvisioningDiagnoser(), SlowInstanceDiagnoser(), DataSkewDiagnoser())
+
+
+def diagnose(m: Measurements, capacities: CapacityEstimates | None = None):
+    symptoms = [*BackPressureDetector().detect(m), *processing_rate_skew_detector().detect(m),
+                *wait_queue_skew_detector().detect(m)]
+    if capacities is not None:
+        symptoms += OverProvisioningDetector(300).detect(m, capacities)
+    out = [d for diagnoser in DIAGNOSERS for d in diagnoser.diagnose(symptoms, m)]
+    return out + OverProvisioningDiagnoser().diagnose(symptoms, m)
+
+
+def test_even_backpressure_and_even_instances_is_under_provisioning():
+    # offered 600/s to 2 instances of 200/s: both saturated, queues alike
+    rec = record({"count": [Profile(rate=200, bp=650, queue=90_000, jitter=0.15),
+                            Profile(rate=200, bp=640, queue=85_000, jitter=0.15)]})
+    [d] = diagnose(measured(rec))
+    assert (d.kind, d.component) == (DiagnosisKind.UNDER_PROVISIONING, "count")
+    assert 1200 < d.detail["ms_per_s"] < 1400
+
+
+def test_one_instance_with_a_long_queue_at_the_common_rate_is_a_slow_instance():
+    # shuffle: everyone is held to the slow one's pace, only its queue stands out
+    rec = record({"count": [Profile(rate=80, bp=700, queue=200_000, jitter=0.1),
+                            Profile(rate=80, bp=0, queue=2_000, jitter=0.1),
+                            Profile(rate=78, bp=0, queue=1_500, jitter=0.1)]})
+    [d] = diagnose(measured(rec))
+    assert d.kind is DiagnosisKind.SLOW_INSTANCE
+    assert d.instances == ("container_1_count_0",)
+
+
+def test_a_hot_instance_with_a_long_queue_and_the_highest_rate_is_data_skew():
+    rec = record({"count": [Profile(rate=190, bp=600, queue=150_000, jitter=0.1),
+                            Profile(rate=40, bp=0, queue=500, jitter=0.1),
+                            Profile(rate=35, bp=0, queue=400, jitter=0.1)]})
+    [d] = diagnose(measured(rec))
+    assert d.kind is DiagnosisKind.DATA_SKEW
+    assert d.instances == ("container_1_count_0",)
+
+
+def test_two_components_in_backpressure_give_no_diagnosis_as_in_heron():
+    rec = record({"count": [Profile(rate=200, bp=500), Profile(rate=200, bp=500)],
+                  "sink": [Profile(rate=400, bp=300)]})
+    assert diagnose(measured(rec)) == []
+
+
+def test_no_backpressure_no_heron_diagnosis():
+    rec = record({"count": [Profile(rate=200, queue=100_000), Profile(rate=60, queue=100)]})
+    assert diagnose(measured(rec)) == []
+
+
+def test_over_provisioning_is_diagnosed_only_when_nothing_is_in_backpressure():
+    caps = CapacityEstimates({"count": 200.0})
+    idle = {"count": [Profile(rate=40, jitter=0.2) for _ in range(4)]}
+    [d] = diagnose(measured(record(idle)), caps)
+    assert (d.kind, d.component) == (DiagnosisKind.OVER_PROVISIONING, "count")
+    # the sink downstream holds the spouts: count's low rate says nothing about its need
+    starved = {**idle, "sink": [Profile(rate=160, bp=700)]}
+    kinds = [d.kind for d in diagnose(measured(record(starved)), caps)]
+    assert DiagnosisKind.OVER_PROVISIONING not in kinds
+    assert kinds == [DiagnosisKind.UNDER_PROVISIONING]
