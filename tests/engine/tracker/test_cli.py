@@ -119,3 +119,51 @@ def test_heron_open_names_the_page_of_a_running_topology(local_topology, serve):
     nobody = heron("open", NAME, "--url", f"http://127.0.0.1:{free_port()}", "--print-only")
     assert nobody.exit_code == 1 and "no tracker answers at" in nobody.output
     assert "heron tracker" in nobody.output and time.monotonic() - began < 15
+
+
+def test_heron_tracker_cluster_reads_the_clusters_zookeeper(tmp_path, zookeeper):
+    """`heron tracker --cluster C` tracks what HOME/conf/C/statemgr.yaml names: here a
+    topology stored in that ZooKeeper tree, under its digest ACL, is listed."""
+    import uuid
+
+    from engine.launch import StateManagerSpec
+    from engine.messages import topology_pb2
+
+    home = tmp_path / "home"
+    conf = home / "conf" / "zkc"
+    conf.mkdir(parents=True)
+    digest = tmp_path / "zk-auth"
+    digest.write_text("heron:tracker-test\n")
+    digest.chmod(0o600)
+    root = f"/heron-tracker-{uuid.uuid4().hex[:8]}"
+    (conf / "statemgr.yaml").write_text(
+        "heron.class.state.manager: zookeeper\n"
+        f"heron.statemgr.connection.string: {zookeeper.hosts}\n"
+        f"heron.statemgr.root.path: {root}\n"
+        f"heron.statemgr.zookeeper.auth.file: {digest}\n")
+    with StateManagerSpec(kind="zookeeper", zk_hosts=zookeeper.hosts, zk_root=root,
+                          zk_auth_file=str(digest)).open() as state:
+        state.create("topologies", "on_zk", topology_pb2.Topology(id="on_zk-1", name="on_zk"))
+    log = tmp_path / "tracker.err"
+    env = {**os.environ, "HERON_HOME": str(home), "PYTHONPATH": str(REPO)}
+    with open(log, "w") as err:
+        proc = subprocess.Popen([sys.executable, "-m", "engine.cli.main", "tracker", "--port", "0",
+                                 "--cluster", "zkc"], cwd=REPO, env=env,
+                                stdout=subprocess.DEVNULL, stderr=err, start_new_session=True)
+    try:
+        found = wait_until(lambda: re.search(r"serving on (http://127\.0\.0\.1:\d+)",
+                                             log.read_text()), 30)
+        assert found, f"no 'serving on' line: {log.read_text()}"
+        assert f"zookeeper {zookeeper.hosts}{root}" in log.read_text()
+        with client(found.group(1)) as http:
+            assert "on_zk" in str(http.get("/topologies").json())
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=15) == 0, log.read_text()
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(10)
+    missing = heron("tracker", "--home", str(home), "--cluster", "nowhere", "--port", "0")
+    assert missing.exit_code == 2 and "no cluster 'nowhere'" in missing.output
+    both = heron("tracker", "--home", str(home), "--cluster", "zkc", "--zk", zookeeper.hosts)
+    assert both.exit_code == 2 and "drop --state-manager/--zk" in both.output
