@@ -4,8 +4,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-python3 -m pip install --quiet --disable-pip-version-check -e '.[test]'
-
 # apt_install WHAT PACKAGE... installs Debian packages with apt-get (through sudo when
 # not root), runs 'apt-get update' once per run, and starts no service: a policy-rc.d
 # that exits 101 is in place during the install (when the machine has none), because the
@@ -51,6 +49,27 @@ apt_install() {
     fi
     return "$rc"
 }
+
+# The compiled tuple path (engine/fastpath, issue 20) is built by the install below from
+# Cython's C with gcc and the Python headers. Install them when missing: without them the
+# install still succeeds on the pure-Python path, which the suite refuses (see below).
+if ! command -v gcc >/dev/null 2>&1 || \
+        ! python3 -c 'import sysconfig, os, sys; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))'; then
+    rc=0
+    apt_install "gcc and python3-dev" gcc python3-dev || rc=$?
+    if [ "$rc" -eq 99 ]; then
+        echo "scripts/test.sh: install gcc and the Python headers, or the compiled tuple" \
+             "path cannot be built (the tests that require it will fail)" >&2
+    elif [ "$rc" -ne 0 ]; then
+        exit "$rc"
+    fi
+fi
+
+python3 -m pip install --quiet --disable-pip-version-check -e '.[test]'
+
+# The suite runs the compiled tuple path: a missing or stale build fails the tests that
+# use it (never a skip); tests/engine/fastpath runs the pure-Python path beside it.
+export HERON_REQUIRE_COMPILED=1
 
 # The ZooKeeper state manager's tests run a real server from Debian's zookeeper jars
 # (tests/zookeeper_server.py starts its own on a free port). Install them when missing.
