@@ -11,6 +11,7 @@ instance has a long queue, the others a short one."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -134,6 +135,7 @@ def test_a_hot_key_is_reported_as_data_skew_and_nothing_is_scaled():
 
 
 def json_has(loop: HealthLoop, kind: str, instance: str) -> bool:
+    json.dumps([e.to_json() for e in loop.records])  # every record, symptoms included
     return any(r["type"] == "diagnosis" and r["kind"] == kind and instance in r["instances"]
                for r in (e.to_json() for e in loop.records))
 
