@@ -227,6 +227,9 @@ class TopologyInfoModel(BaseModel):
     logical_plan: LogicalPlanModel
     physical_plan: PhysicalPlanModel | None
     packing_plan: PackingPlanModel | None
+    cluster_scheduler: "SchedulerStatusModel | None" = Field(
+        None, description="a cluster scheduler's jobs and recoveries, as "
+                          "/topologies/scheduler; null on the local scheduler")
 
 
 # -- metrics, exceptions, backpressure, logs --------------------------------------------------
@@ -447,3 +450,7 @@ def packing_plan(message: Any) -> PackingPlanModel:
             scheduled_resources=resource(c.scheduled_resource)
             if c.HasField("scheduled_resource") else None)
         for c in message.container_plans])
+
+
+#: TopologyInfoModel names SchedulerStatusModel before it is defined
+TopologyInfoModel.model_rebuild()

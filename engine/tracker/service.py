@@ -433,7 +433,15 @@ def info(record: TopologyRecord) -> models.TopologyInfoModel:
         scheduler_location=models.scheduler_location(sched) if sched is not None else None,
         logical_plan=logical_plan(record),
         physical_plan=physical_plan(record) if record.node("pplans") is not None else None,
-        packing_plan=models.packing_plan(packing) if packing is not None else None)
+        packing_plan=models.packing_plan(packing) if packing is not None else None,
+        cluster_scheduler=_scheduler_status_or_none(record))
+
+
+def _scheduler_status_or_none(record: TopologyRecord) -> models.SchedulerStatusModel | None:
+    try:
+        return scheduler_status(record)
+    except NotFound:
+        return None
 
 
 def check_component(record: TopologyRecord, component: str | None) -> None:

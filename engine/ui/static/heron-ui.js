@@ -186,7 +186,11 @@
       ...["instance", "count", "last seen", "exception", "log"].map((h) => el("th", { text: h })))), excBody);
     const logsBody = el("tbody");
     const logsTable = el("table", { id: "logfiles" }, el("thead", {}, el("tr", {},
-      ...["file", "process", "container", "size", "modified"].map((h) => el("th", { text: h })))), logsBody);
+      ...["file", "process", "container", "node", "size", "modified"].map((h) => el("th", { text: h })))), logsBody);
+    // a cluster scheduler's view (Slurm): hidden for a topology on the local scheduler
+    const clusterBox = el("div", { id: "cluster-status" });
+    const clusterCard = el("section", { class: "card", id: "cluster", hidden: "" },
+      el("h2", { text: "Cluster" }), clusterBox);
     const windowNote = el("span", { class: "muted", id: "window-note" });
 
     app.replaceChildren(
@@ -195,6 +199,7 @@
       el("section", { class: "card", id: "logical-plan" }, el("h2", { text: "Logical plan" }), dagBox),
       el("section", { class: "card" }, el("h2", {}, "Components ", windowNote), compTable),
       el("section", { class: "card", id: "physical-plan" }, el("h2", { text: "Physical plan" }), containersBox),
+      clusterCard,
       el("section", { class: "card" }, el("h2", { text: "Exceptions" }), excTable),
       el("section", { class: "card" }, el("h2", { text: "Log files" }), logsTable));
 
@@ -284,8 +289,30 @@
       logsBody.replaceChildren(...S.logfiles.map((f) => el("tr", {},
         el("td", {}, el("a", { href: f.url, target: "_blank", rel: "noopener", text: f.name })),
         el("td", { text: f.owner }), el("td", { text: f.container === null ? "–" : String(f.container) }),
+        el("td", { text: f.host || "this machine" }),
         el("td", { class: "num", text: fmtBytes(f.size) }), el("td", { text: fmtTime(f.mtime) }))));
-      if (!S.logfiles.length) logsBody.replaceChildren(el("tr", {}, el("td", { colspan: "5", class: "muted", text: "no log files found" })));
+      if (!S.logfiles.length) logsBody.replaceChildren(el("tr", {}, el("td", { colspan: "6", class: "muted", text: "no log files found" })));
+    }
+
+    // the cluster scheduler's jobs, the nodes it gave up on and how long each recovery took
+    function drawCluster(status) {
+      clusterCard.hidden = !status;
+      if (!status) return;
+      const table = (id, heads, rows) => el("table", { id }, el("thead", {}, el("tr", {},
+        ...heads.map(([h, c]) => el("th", { class: c || null, text: h })))), el("tbody", {}, ...rows));
+      const jobs = table("cluster-jobs", [["container", "num"], ["job"], ["node"], ["state"], ["incarnation", "num"]],
+        status.jobs.map((j) => el("tr", { "data-container": String(j.container) },
+          el("td", { class: "num", text: String(j.container) }), el("td", { text: j.job_id }),
+          el("td", { text: j.node || "–" }), el("td", { text: j.state }),
+          el("td", { class: "num", text: String(j.incarnation) }))));
+      const recoveries = status.recoveries.length
+        ? table("cluster-recoveries", [["container", "num"], ["cause"], ["recovered in", "num"]],
+          status.recoveries.map((r) => el("tr", {}, el("td", { class: "num", text: String(r.container) }),
+            el("td", { text: r.cause }), el("td", { class: "num", text: r.seconds.toFixed(1) + " s" }))))
+        : el("p", { class: "muted", text: "no container has been replaced" });
+      clusterBox.replaceChildren(
+        el("p", { class: "muted", text: `${status.scheduler} scheduler · excluded nodes: ${status.excluded_nodes.join(", ") || "none"}` }),
+        jobs, el("h3", { text: "Recoveries" }), recoveries);
     }
 
     async function loadInfo() {
@@ -293,6 +320,7 @@
         getJSON("/topologies/info?" + q({ topology: name })),
         getJSON("/topologies/logfiles?" + q({ topology: name })),
       ]);
+      drawCluster(info.cluster_scheduler);
       S.info = info;
       S.logfiles = logfiles;
       S.lastInfo = Date.now();

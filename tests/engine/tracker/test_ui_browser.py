@@ -113,6 +113,9 @@ def test_the_topology_page_shows_the_dag_and_live_counts(local_topology, serve, 
         exceptions: [...document.querySelectorAll('#exceptions tr[data-instance]')].map(r => r.textContent),
         logfiles: document.querySelectorAll('#logfiles a').length,
         status: document.getElementById('status').textContent,
+        clusterHidden: document.getElementById('cluster').hidden,
+        logNodes: [...new Set([...document.querySelectorAll('#logfiles tbody tr')].map(
+            r => r.children[3].textContent))],
         state: document.getElementById('state').textContent})"""))
     assert [c[0] for c in page["components"]] == list(COMPONENTS)
     spout_row = page["components"][0]
@@ -128,6 +131,8 @@ def test_the_topology_page_shows_the_dag_and_live_counts(local_topology, serve, 
     assert any("splitter refuses" in e for e in page["exceptions"])
     assert page["logfiles"] >= 10
     assert page["status"].startswith("live") and page["state"] == "RUNNING"
+    # the local scheduler: no cluster card, every log file on this machine
+    assert page["clusterHidden"] is True and page["logNodes"] == ["this machine"]
 
     # latencies (ms, three decimals as `heron metrics` prints them): the spout's complete
     # latency, each bolt's execute and process latency, per component and per instance;
@@ -169,3 +174,40 @@ def test_the_topology_list_through_heron_ui(local_topology, serve, browser, tmp_
     assert "RUNNING" in row[1] and "running" in row[1]
     browser.screenshot(session, artifact(tmp_path, "tracker-ui-list.png"))
     assert browser.problems(session) == [], browser.log_tail()
+
+
+def test_the_page_shows_a_cluster_schedulers_jobs_and_recoveries(local_topology, serve,
+                                                                  browser, tmp_path):
+    """What /topologies/scheduler answers for a cluster topology (checked on real Slurm in
+    tests/cluster) is drawn as the Cluster card: jobs with their nodes, excluded nodes,
+    and the time each recovery took."""
+    from engine.scheduler.slurm.scheduler import STATUS_FILE
+
+    status_file = local_topology.working_dir / STATUS_FILE
+    status_file.write_text(json.dumps({
+        "scheduler": "slurm",
+        "jobs": [{"container": 0, "job_id": 41, "node": "node1", "state": "RUNNING",
+                  "incarnation": 0},
+                 {"container": 1, "job_id": 57, "node": "node3", "state": "RUNNING",
+                  "incarnation": 1}],
+        "excluded": ["node2"],
+        "recoveries": [{"container": 1, "cause": "node node2 lost (not responding)",
+                        "seconds": 16.4}]}))
+    try:
+        served = serve(tracker_app(local_topology.state_spec))
+        session = browser.open_page(f"{served.url}/ui/topologies/{NAME}")
+        wait_for(browser, session, "!document.getElementById('cluster').hidden")
+        card = json.loads(browser.evaluate(session, """JSON.stringify({
+            jobs: [...document.querySelectorAll('#cluster-jobs tbody tr')].map(
+                r => [...r.children].map(c => c.textContent)),
+            recoveries: [...document.querySelectorAll('#cluster-recoveries tbody tr')].map(
+                r => [...r.children].map(c => c.textContent)),
+            note: document.querySelector('#cluster-status p').textContent})"""))
+        assert card["jobs"] == [["0", "41", "node1", "RUNNING", "0"],
+                                ["1", "57", "node3", "RUNNING", "1"]]
+        assert card["recoveries"] == [["1", "node node2 lost (not responding)", "16.4 s"]]
+        assert "slurm scheduler" in card["note"] and "excluded nodes: node2" in card["note"]
+        browser.screenshot(session, artifact(tmp_path, "tracker-ui-cluster.png"))
+        assert browser.problems(session) == [], browser.log_tail()
+    finally:
+        status_file.unlink()
