@@ -21,6 +21,10 @@ machine's cores: how much of the design goal's budget is left for engine code.
 
 Use it to see what a change to a hot path costs or saves; the figures are CPU
 microseconds per word on this machine, and nothing here is a pass/fail threshold.
+
+The tuple path (``engine.fastpath``) is the process's own choice, said in the first line:
+the compiled one where it is built; run with ``HERON_PURE_PYTHON=1`` for the pure-Python
+twin, to see the two side by side.
 """
 
 from __future__ import annotations
@@ -240,10 +244,10 @@ def measure_floor(loaded: Any, words: int, seed: int) -> FloorFigures:
     (its serializer, CRC-32 of the packed key, the ``Tuple`` type), on the benchmark's
     words: what is left of a word's cost if every line of engine code cost nothing."""
     import os
-    import zlib
     from collections import namedtuple
 
     from compat.storm_api.tuple import Tuple
+    from engine.fastpath import tuple_codec
     from engine.serialization import MsgpackSerializer
 
     spout_module = sys.modules[loaded.compiled.component_classes[SPOUT].__module__]
@@ -259,10 +263,10 @@ def measure_floor(loaded: Any, words: int, seed: int) -> FloorFigures:
     bare_rate = words / max(clock() - began, 1e-9)
 
     serializer = MsgpackSerializer()
-    dumps, pack, loads_many = serializer.dumps, serializer._packer.pack, serializer.loads_many
-    crc32 = zlib.crc32
+    # the tuple path's own functions, as the engine calls them (compiled or pure)
+    dumps, loads_many = serializer.dumps, serializer.loads_many
+    key_hash, make_tuples = tuple_codec.key_hash, tuple_codec.make_tuples
     values_type = namedtuple("Word_SpoutDefaultTuple", ["word", "ts"])
-    new = tuple.__new__
     counts: dict[str, int] = {}
     get = counts.get
     latest: dict[str, int] = {}
@@ -282,12 +286,11 @@ def measure_floor(loaded: Any, words: int, seed: int) -> FloorFigures:
         t1 = clock()
         rows = [dumps([word, 0]) for word in picked]
         t2 = clock()
-        hashes = [crc32(pack(word)) for word in picked]
+        hashes = [key_hash(word) for word in picked]
         t3 = clock()
         decoded = loads_many(rows)
         t4 = clock()
-        tuples = [new(Tuple, (str(done + i), SPOUT, "default", 1, new(values_type, values)))
-                  for i, values in enumerate(decoded)]
+        tuples = make_tuples(done, decoded, SPOUT, "default", 1, values_type, Tuple)[0]
         t5 = clock()
         counted = []
         for tup in tuples:
@@ -367,9 +370,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from engine.fastpath import selected
+
     args = parse_args(argv)
     reliabilities = RELIABILITIES if args.reliability == "both" else (args.reliability,)
     console = Console(stderr=args.json)
+    path = selected()
+    console.print(path.describe())
     runs = []
     for reliability in reliabilities:
         topology = TOPOLOGY_ALO if reliability == "at-least-once" else TOPOLOGY
@@ -382,7 +389,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             floor = measure_floor(load(bench_options(args.tuples, args.seed), 2), args.tuples,
                                   args.seed)
     if args.json:
-        out: dict[str, Any] = {"runs": [run.as_json() for run in runs]}
+        out: dict[str, Any] = {"tuple_path": "compiled" if path.compiled else "pure Python",
+                               "runs": [run.as_json() for run in runs]}
         if floor is not None:
             out["floor"] = floor.as_json()
         print(json.dumps(out, indent=2))

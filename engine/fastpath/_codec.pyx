@@ -40,7 +40,7 @@ cdef extern from "Python.h":
     Py_ssize_t PyDict_GET_SIZE(object d)
     long long PyLong_AsLongLongAndOverflow(object o, int* overflow) except? -1
     unsigned long long PyLong_AsUnsignedLongLong(object o) except? -1
-    object PyUnicode_FromFormat(const char* fmt, ...)
+    object PyUnicode_DecodeASCII(const char* s, Py_ssize_t size, const char* errors)
     object PyList_AsTuple(object o)
     object PyList_New(Py_ssize_t n)
     void PyList_SET_ITEM(object o, Py_ssize_t i, object v)
@@ -508,6 +508,25 @@ cdef object _values_of(object row, object values_type, Py_ssize_t width,
                          f"{list(values_type._fields)} of {component}/{stream}")
     return tuple.__new__(values_type, row)
 
+cdef inline object _decimal(long long n):
+    """``str(n)``, without the format parsing of PyUnicode_FromFormat."""
+    cdef char digits[24]
+    cdef int pos = 24
+    cdef bint negative = n < 0
+    cdef unsigned long long u = <unsigned long long>n
+    if negative:
+        u = 0ULL - u  # the magnitude, also of the most negative number
+    while True:
+        pos -= 1
+        digits[pos] = <char>(48 + u % 10)
+        u //= 10
+        if u == 0:
+            break
+    if negative:
+        pos -= 1
+        digits[pos] = b'-'
+    return PyUnicode_DecodeASCII(digits + pos, 24 - pos, NULL)
+
 def make_tuples(long long first_id, rows, component, stream, task, values_type,
                 tuple_type):
     """``(tuples, clean)``: the rows of a decoded batch as the ``Tuple`` objects a bolt
@@ -542,7 +561,7 @@ def make_tuples(long long first_id, rows, component, stream, task, values_type,
             clean = False
             i += 1
             continue
-        tup_id = PyUnicode_FromFormat("%lld", first_id + i)
+        tup_id = _decimal(first_id + i)
         tup = _new_tuple(<PyTypeObject*>tuple_type, 5)
         _set(tup, 0, tup_id)
         _set(tup, 1, component)

@@ -225,7 +225,8 @@ def tuples_view(result: tuple[list, bool]) -> tuple:
 
 
 @SETTINGS
-@given(st.lists(decoded_rows, max_size=20), st.integers(0, 10**12),
+@given(st.lists(decoded_rows, max_size=20),
+       st.one_of(st.integers(-10**12, 10**12), st.sampled_from([-2**63, 2**63 - 21])),
        st.sampled_from([Words, None]))
 def test_rows_become_identical_tuples(compiled: ModuleType, pure: ModuleType, batch: list,
                                       first: int, values_type: Any) -> None:
