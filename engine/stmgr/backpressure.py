@@ -108,3 +108,49 @@ class Backpressure:
         initiated = self.initiated_secs + (now - self._initiated_since if self._initiated_since else 0.0)
         paused = self.paused_secs + (now - self._paused_since if self._paused_since else 0.0)
         return initiated, paused
+
+
+class InstanceBackpressure:
+    """Which local instances keep this Stream Manager in backpressure, and for how long
+    in total (Heron's ``__time_spent_back_pressure_by_compid/<instance>``).
+
+    Heron's rule per instance connection: it starts causing backpressure when the bytes
+    waiting for it reach the high watermark and stops when they fall under the low one.
+    The cumulative time is what the Health Manager reads to tell which bolt is the
+    bottleneck (the per-manager figures cannot name it)."""
+
+    def __init__(self, high: int, low: int, clock: Callable[[], float] = time.monotonic) -> None:
+        self.high = high
+        self.low = low
+        self._clock = clock
+        #: instance key -> when it started causing backpressure
+        self._since: dict[Any, float] = {}
+        #: instance key -> seconds of finished episodes
+        self._secs: dict[Any, float] = {}
+
+    def update(self, queued: Mapping[Any, int]) -> None:
+        """``queued``: bytes waiting per instance (instances without a queue may be
+        absent: they have 0 bytes waiting)."""
+        now = self._clock()
+        for key, waiting in queued.items():
+            if key not in self._since and waiting >= self.high:
+                self._since[key] = now
+        for key in [k for k in self._since if queued.get(k, 0) < self.low]:
+            self._secs[key] = self._secs.get(key, 0.0) + now - self._since.pop(key)
+
+    def forget(self, key: Any) -> None:
+        """The instance went away: its running episode ends now (its total is kept: the
+        metric is cumulative for the life of this Stream Manager)."""
+        since = self._since.pop(key, None)
+        if since is not None:
+            self._secs[key] = self._secs.get(key, 0.0) + self._clock() - since
+
+    def causing(self) -> set[Any]:
+        return set(self._since)
+
+    def total_ms(self, key: Any) -> int:
+        """Milliseconds ``key`` has kept this manager in backpressure, including a
+        running episode."""
+        since = self._since.get(key)
+        running = self._clock() - since if since is not None else 0.0
+        return int((self._secs.get(key, 0.0) + running) * 1000)

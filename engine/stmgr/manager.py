@@ -19,7 +19,7 @@ from engine.network import (DATA_HWM, MalformedMessage, bind_router, connect_dea
                             ipc_endpoint, type_frame)
 from compat.storm_api.config import reliability, with_defaults
 from engine.stmgr.acking import AckTracker
-from engine.stmgr.backpressure import Backpressure, watermarks
+from engine.stmgr.backpressure import Backpressure, InstanceBackpressure, watermarks
 from engine.stmgr.outbox import Outbox
 from engine.stmgr.routing import build_routes, rebatch, split_batch
 
@@ -81,6 +81,8 @@ class StreamManager:
         self.downstream: dict[str, list[int]] = {}
         high, low = watermarks(dict(plan.config))
         self.bp = Backpressure(high, low)
+        #: which local instance's queue keeps this manager in backpressure (Health Manager)
+        self.instance_bp = InstanceBackpressure(high, low)
         #: at-least-once tracking (None when the topology does not ack)
         self.acks: AckTracker | None = None
         self._reliability = reliability(with_defaults(dict(plan.config)))
@@ -127,6 +129,7 @@ class StreamManager:
             if self.outbox.pending():
                 self.outbox.retry()
             self._backpressure()
+            self.instance_bp.update(self.outbox.queued_bytes)
             now = time.monotonic()
             if now >= next_location and self._all_registered():
                 next_location = now + LOCATION_CHECK_SECS
@@ -522,6 +525,8 @@ class StreamManager:
                             ("__largest-queue-bytes", self.outbox.largest_queue()[1]),
                             ("__largest-queue-bytes-max", self.bp.max_queue_bytes)):
             message.metrics.add(name=name, value=str(value))
+        for name, value in self._instance_metrics():
+            message.metrics.add(name=name, value=str(value))
         if self.acks is not None:
             acks = self.acks
             for name, value in (("__trees-pending", acks.xor.pending()),
@@ -533,6 +538,19 @@ class StreamManager:
             self.metrics.send_multipart(encode(message), zmq.NOBLOCK)
         except zmq.Again:
             pass
+
+    def _instance_metrics(self) -> list[tuple[str, int]]:
+        """Heron's per-instance metrics, for every registered local instance: the
+        cumulative ms its queue kept this manager in backpressure, and the bytes waiting
+        for it now (what the Health Manager's sensors read)."""
+        out = []
+        for identity in self.instances:
+            instance = identity.decode()
+            out.append((f"__time_spent_back_pressure_by_compid/{instance}",
+                        self.instance_bp.total_ms(identity)))
+            out.append((f"__connection_buffer_by_instanceid/{instance}/bytes",
+                        self.outbox.queued_bytes.get(identity, 0)))
+        return out
 
     def _warn_once(self, key: Any, text: str) -> None:
         if key not in self._warned:

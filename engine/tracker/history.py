@@ -29,13 +29,16 @@ from engine.tracker.tmanager_client import MetricsSnapshot
 _COUNTERS = frozenset({"__tuples-received", "__tuples-sent", "__tuples-dropped",
                        "__malformed-messages", "__trees-completed", "__trees-failed",
                        "__trees-forgotten"})
+#: per-instance cumulative metrics, named ``<prefix><instance id>`` (Heron's names)
+_COUNTER_PREFIXES = ("__time_spent_back_pressure_by_compid/",)
 
 Value = int | float | str
 
 
 def is_counter(name: str) -> bool:
     """Whether a metric only grows while its process lives (see the module docstring)."""
-    return name in _COUNTERS or name.endswith(("-count", "-ms"))
+    return (name in _COUNTERS or name.endswith(("-count", "-ms"))
+            or name.startswith(_COUNTER_PREFIXES))
 
 
 def parse_value(text: str) -> Value:

@@ -26,6 +26,9 @@ def test_counters_and_gauges_are_told_apart_by_name():
     assert is_counter("__tuples-sent") and is_counter("__trees-completed")
     assert not is_counter("__complete-latency") and not is_counter("__backpressure")
     assert not is_counter("__buffered-bytes") and not is_counter("__last-error")
+    # the Stream Manager's per-instance metrics (Heron's names, read by the Health Manager)
+    assert is_counter("__time_spent_back_pressure_by_compid/container_1_slow_3")
+    assert not is_counter("__connection_buffer_by_instanceid/container_1_slow_3/bytes")
 
 
 def test_values_become_numbers_unless_they_are_text():
