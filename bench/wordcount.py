@@ -1381,6 +1381,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     out = Console(highlight=False, width=None if sys.stdout.isatty() else 140)
     status_console = Console(stderr=True) if args.json else out
+    from engine.fastpath import selected  # heron's processes inherit this choice
+
+    status_console.print(selected().describe())
     own_dir = args.work_dir is None
     work_dir = Path(tempfile.mkdtemp(prefix="wordcount-bench-")) if own_dir else args.work_dir
     work_dir.mkdir(parents=True, exist_ok=True)
