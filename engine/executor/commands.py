@@ -1,12 +1,13 @@
 """Which processes a container runs: Heron's executor process table, as a pure function.
 
-Container 0 runs the Topology Master; container i >= 1 runs its Stream Manager, its
+Container 0 runs the Topology Master (and the Health Manager when the topology config
+has ``heron.topology.healthmgr.mode: cluster``); container i >= 1 runs its Stream Manager, its
 Metrics Manager and one Heron Instance per task packed into it. Every process is
 ``<python> -m <module> --launch PATH ...`` and logs to ``logs/<process name>.log``.
 
 The module each role runs can be replaced (tests, dry runs) with
 ``HERON_MODULE_OVERRIDES="role=module,..."`` (roles: tmanager, stmgr, metricsmgr,
-instance, executor; ``*`` for all), e.g. ``*=engine.process.standin``. The variable is
+instance, executor, healthmgr; ``*`` for all), e.g. ``*=engine.process.standin``. The variable is
 inherited, so setting it for ``heron submit`` reaches the scheduler and its executors.
 """
 
@@ -29,7 +30,11 @@ MODULES: dict[str, str] = {
     "instance": "engine.instance",
     "executor": "engine.executor",
     "scheduler": "engine.scheduler",
+    "healthmgr": "engine.healthmgr",
 }
+
+#: Heron's executor name for the Health Manager process
+HEALTHMGR = "heron-healthmgr"
 
 
 def module_overrides(raw: str | None = None) -> dict[str, str]:
@@ -64,15 +69,19 @@ def _proc(spec: LaunchSpec, name: str, module: str, *args: str) -> ProcessSpec:
 
 def container_processes(spec: LaunchSpec, container: int, packing: PackingPlan, *,
                         modules: Mapping[str, str] | None = None,
-                        shell_endpoint: str = "") -> list[ProcessSpec]:
+                        shell_endpoint: str = "", healthmgr: bool = False) -> list[ProcessSpec]:
     """The processes of ``container``, in start order (stop order is the reverse by role:
     instances, then stream manager, metrics manager, topology master). With
     ``shell_endpoint`` (the container's shell, on a cluster) its Topology Master or
-    Stream Manager publishes it."""
+    Stream Manager publishes it. ``healthmgr``: container 0 also runs the Health
+    Manager (the executor reads the topology config for it)."""
     mods = resolve_modules(modules)
     shell = ("--shell-endpoint", shell_endpoint) if shell_endpoint else ()
     if container == 0:
-        return [_proc(spec, TMANAGER, mods["tmanager"], *shell)]
+        procs = [_proc(spec, TMANAGER, mods["tmanager"], *shell)]
+        if healthmgr:
+            procs.append(_proc(spec, HEALTHMGR, mods["healthmgr"]))
+        return procs
     plan = next((c for c in packing.containers if c.id == container), None)
     if plan is None:
         known = ", ".join(str(c.id) for c in packing.containers) or "none"
@@ -91,7 +100,7 @@ def stop_stages(container: int, packing: PackingPlan) -> list[list[str]]:
     """Heron's orderly shutdown: instances first (they flush to their stream manager),
     then the stream manager, the metrics manager, and the Topology Master."""
     if container == 0:
-        return [[TMANAGER]]
+        return [[HEALTHMGR], [TMANAGER]]
     plan = next((c for c in packing.containers if c.id == container), None)
     instances = [instance_id(container, i.component, i.task_id)
                  for i in (plan.instances if plan else [])]

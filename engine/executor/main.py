@@ -27,7 +27,7 @@ import threading
 import time
 from typing import Any, Iterator
 
-from engine.executor.commands import container_processes, stop_stages
+from engine.executor.commands import HEALTHMGR, container_processes, stop_stages
 from engine.executor.packing_wait import PackingPlanMissing, wait_for_packing_plan
 from engine.launch import LaunchError, LaunchSpec, executor_name, stmgr_id
 from engine.packing import PackingPlan
@@ -98,11 +98,32 @@ def _run(spec: LaunchSpec, container: int, state: object, stop: threading.Event)
     with container_shell(spec, container) as shell_endpoint:
         try:
             processes = container_processes(spec, container, packing,
-                                            shell_endpoint=shell_endpoint)
+                                            shell_endpoint=shell_endpoint,
+                                            healthmgr=container == 0
+                                            and wants_healthmgr(state, spec.topology_name))
         except ValueError as exc:
             log.error("%s", exc)
             return 1
         return _supervise(spec, container, state, stop, packing, processes, shell_endpoint)
+
+
+def wants_healthmgr(state: Any, name: str) -> bool:
+    """Whether the stored topology config asks for a Health Manager
+    (``heron.topology.healthmgr.mode: cluster``). An invalid mode starts it too: it
+    exits naming the key, which its supervision reports, rather than being skipped
+    without a word."""
+    from engine.healthmgr.errors import HealthConfigError
+    from engine.healthmgr.policies.config import healthmgr_enabled
+    from engine.healthmgr.view import topology_config
+
+    topology = state.get("topologies", name)
+    if topology is None:
+        return False
+    try:
+        return healthmgr_enabled(topology_config(topology))
+    except HealthConfigError as exc:
+        log.error("%s; starting the Health Manager to report it", exc)
+        return True
 
 
 @contextlib.contextmanager
@@ -194,8 +215,9 @@ def apply_packing_plan(supervisor: Supervisor, spec: LaunchSpec, container: int,
     update leaves alone is not touched. The Topology Master is never
     restarted here: it watches the plan itself."""
     try:
-        wanted = {p.name: p for p in container_processes(spec, container, packing,
-                                                         shell_endpoint=shell_endpoint)}
+        wanted = {p.name: p for p in container_processes(
+            spec, container, packing, shell_endpoint=shell_endpoint,
+            healthmgr=HEALTHMGR in supervisor.names)}
     except ValueError:
         log.warning("container %d is not in the new packing plan %s; stopping its processes",
                     container, packing.id)

@@ -74,6 +74,12 @@ class SnapshotHistory:
     def __len__(self) -> int:
         return len(self._snapshots)
 
+    @property
+    def last_time(self) -> float | None:
+        """The time of the newest poll kept (None when empty): a poller stamps its next
+        poll no earlier, since :meth:`record` refuses going back in time."""
+        return self._snapshots[-1].time if self._snapshots else None
+
     def record(self, time: float, values: Mapping[str, Mapping[str, object]],
                components: Mapping[str, str]) -> None:
         """Keep one poll: ``values`` maps a process id (instance or Stream Manager) to its

@@ -5,8 +5,9 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Any
 
-from engine.messages import (execution_state_pb2, packing_plan_pb2, physical_plan_pb2,
-                             scheduler_pb2, security_pb2, tmanager_pb2, topology_pb2)
+from engine.messages import (execution_state_pb2, healthmgr_pb2, packing_plan_pb2,
+                             physical_plan_pb2, scheduler_pb2, security_pb2, tmanager_pb2,
+                             topology_pb2)
 
 #: Heron's node kinds and the message each holds.
 KINDS: dict[str, Any] = {
@@ -18,10 +19,12 @@ KINDS: dict[str, Any] = {
     "schedulers": scheduler_pb2.SchedulerLocation,
     #: not Heron's: the topology's CurveZMQ keys (engine/security/keys.py), owner-only
     "keys": security_pb2.TopologyKeys,
+    #: not Heron's: the Health Manager's loop state and records (engine/healthmgr/store.py)
+    "healthmgr": healthmgr_pb2.HealthState,
 }
 #: Heron's kill order (RuntimeManagerRunner.cleanState).
-CLEAN_ORDER = ("tmanagers", "packingplans", "pplans", "schedulers", "executionstate", "topologies",
-               "keys")
+CLEAN_ORDER = ("tmanagers", "packingplans", "pplans", "schedulers", "executionstate",
+               "healthmgr", "topologies", "keys")
 
 
 class StateError(Exception):

@@ -492,6 +492,10 @@ class StreamManager:
             if current is not None:
                 self.outbox.forget(record.id)
                 current[1].close(linger=0)
+                # a peer at a new endpoint was restarted (`heron update` restarts the
+                # Stream Manager of a changed container): the backpressure its old
+                # incarnation announced ended with it, and no "stop" will ever come
+                self.bp.peer_stopped(record.id)
             # an identity of this process alone: a replaced incarnation of this container
             # still connected from behind a partition must not hold the one we need
             sock = connect_dealer(self.ctx, record.data_endpoint,

@@ -51,3 +51,14 @@ def test_modules_can_be_overridden(spec, plan, monkeypatch):
     assert [p.argv[2] for p in procs] == ["z.st", "x.standin", "y.inst", "y.inst"]
     assert executor_process(spec, 2).argv[2:] == ("x.standin", "--launch", str(spec.path),
                                                   "--container", "2")
+
+
+def test_container_zero_runs_the_health_manager_when_asked(spec, plan):
+    tm, hm = container_processes(spec, 0, plan, healthmgr=True)
+    assert (tm.name, hm.name) == ("heron-tmanager", "heron-healthmgr")
+    assert hm.argv == ("/py", "-m", "engine.healthmgr", "--launch", str(spec.path))
+    assert hm.log_path == spec.log_dir / "heron-healthmgr.log"
+    # stopped before the Topology Master it polls; never in another container
+    assert stop_stages(0, plan) == [["heron-healthmgr"], ["heron-tmanager"]]
+    assert "heron-healthmgr" not in [p.name for p in container_processes(spec, 1, plan,
+                                                                         healthmgr=True)]

@@ -1,0 +1,76 @@
+"""The engine's :class:`~engine.healthmgr.actuator.Actuator`: the requests ``heron
+update --component-parallelism`` and ``heron restart NAME C`` make, from the Health
+Manager in container 0.
+
+Scaling repacks from the stored packing plan (surviving instances keep their task ids
+and containers, engine/update.py), stores the topology and the proposed plan, and sends
+the proposed plan to the topology's scheduler service, exactly as ``heron update`` does;
+so an at-least-once topology replays whatever the moved instances had in flight.
+Restarting sends the scheduler's ``RestartTopologyRequest`` for one container. Both
+return once the scheduler accepted and raise :class:`ActuatorError`, whose text the loop
+records with the action, when anything refused.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.messages import common_pb2, scheduler_pb2
+
+#: as long as ``heron update`` and ``heron restart`` wait for the scheduler
+REQUEST_TIMEOUT_SECS = 30.0
+
+
+class ActuatorError(RuntimeError):
+    """The engine refused an action; the message says who refused and why."""
+
+
+class SchedulerActuator:
+    def __init__(self, state: Any, name: str, security: Any,
+                 timeout: float = REQUEST_TIMEOUT_SECS) -> None:
+        self.state = state
+        self.name = name
+        self.security = security
+        self.timeout = timeout
+
+    def _scheduler_endpoint(self) -> str:
+        scheduler = self.state.get("schedulers", self.name)
+        if scheduler is None or not scheduler.http_endpoint:
+            raise ActuatorError(f"the scheduler of {self.name!r} is not running (no "
+                                f"schedulers/{self.name}); only a topology started with "
+                                "`heron submit` on a scheduler service can be changed")
+        return scheduler.http_endpoint
+
+    def _send(self, endpoint: str, message: Any, what: str) -> str:
+        from engine.network import request
+        from engine.network.sockets import RequestTimeout
+
+        try:
+            response = request(endpoint, message, timeout=self.timeout,
+                               security=self.security)
+        except RequestTimeout:
+            raise ActuatorError(f"the scheduler of {self.name!r} did not answer the {what} "
+                                f"within {self.timeout:g}s") from None
+        if response.status.status != common_pb2.OK:
+            raise ActuatorError(f"the scheduler of {self.name!r} refused the {what}: "
+                                f"{response.status.message}")
+        return response.status.message
+
+    def scale(self, component: str, parallelism: int) -> None:
+        from engine.update import UpdateError, apply_update, plan_update
+
+        endpoint = self._scheduler_endpoint()
+        try:
+            plan = plan_update(self.state, self.name, {component: parallelism})
+        except UpdateError as exc:
+            raise ActuatorError(f"cannot scale {component!r} to {parallelism}: {exc}") from None
+        apply_update(self.state, plan)
+        self._send(endpoint, scheduler_pb2.UpdateTopologyRequest(
+            topology_name=self.name, current_packing_plan=plan.current.to_proto(),
+            proposed_packing_plan=plan.proposed.to_proto()),
+            f"update of {component!r} to parallelism {parallelism}")
+
+    def restart_container(self, container: int) -> None:
+        self._send(self._scheduler_endpoint(), scheduler_pb2.RestartTopologyRequest(
+            topology_name=self.name, container_index=container),
+            f"restart of container {container}")

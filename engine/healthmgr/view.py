@@ -1,0 +1,57 @@
+"""The :class:`~engine.healthmgr.topology.TopologyView` of a running topology, built from
+what the state manager holds: the stored topology (its config, where run-time toggles
+appear), the packing plan (what should run) and the Topology Master's physical plan
+(what runs)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from engine.healthmgr.topology import ComponentView, TopologyView
+from engine.messages import topology_pb2
+
+
+def topology_config(topology: Any) -> dict[str, Any]:
+    """The topology-wide config of a stored ``Topology`` as Python values (each value is
+    JSON text; a value that is not JSON is kept as its text)."""
+    out: dict[str, Any] = {}
+    for kv in topology.topology_config.kvs:
+        try:
+            out[kv.key] = json.loads(kv.value)
+        except (TypeError, ValueError):
+            out[kv.key] = kv.value
+    return out
+
+
+def _fields_grouped(topology: Any) -> set[str]:
+    return {b.comp.name for b in topology.bolts
+            if any(i.gtype == topology_pb2.FIELDS for i in b.inputs)}
+
+
+def _tasks(packing: Any) -> dict[int, tuple[str, int]]:
+    """task id -> (component, container) in a packing plan."""
+    return {i.task_id: (i.component_name, c.id)
+            for c in packing.container_plans for i in c.instance_plans}
+
+
+def build_view(topology: Any, packing: Any, pplan: Any) -> TopologyView:
+    """The view at this moment. ``updating`` is true while the physical plan does not
+    yet run the packing plan's tasks (an update is moving instances); ``active`` is
+    false while the Topology Master has the topology deactivated."""
+    planned = _tasks(packing)
+    running = {i.info.task_id: i for i in pplan.instances}
+    updating = set(planned) != set(running)
+    spouts = {s.comp.name for s in topology.spouts}
+    keyed = _fields_grouped(topology)
+    instances: dict[str, dict[str, int]] = {}
+    for task, inst in sorted(running.items()):
+        component = inst.info.component_name
+        container = planned.get(task, (component, -1))[1]
+        instances.setdefault(component, {})[inst.instance_id] = container
+    components = {name: ComponentView(name, members, spout=name in spouts,
+                                       fields_grouped=name in keyed)
+                  for name, members in instances.items()}
+    active = pplan.topology.state != topology_pb2.PAUSED
+    return TopologyView(topology.name, components, active=active, updating=updating,
+                        config=topology_config(topology))
