@@ -20,6 +20,23 @@ from engine.submission import load_topology
 log = logging.getLogger("heron.cli")
 
 
+def refuse_auto_scaling(config: dict[str, Any]) -> None:
+    """``heron run`` has no scheduler to scale through and no container 0 to run a Health
+    Manager in: a topology asking for one is refused (exit 2) rather than run without."""
+    from compat.storm_api.config import ConfigError
+    from engine.healthmgr.errors import HealthConfigError
+    from engine.healthmgr.policies.config import HEALTHMGR_MODE, healthmgr_enabled
+
+    try:
+        enabled = healthmgr_enabled(config)
+    except HealthConfigError as exc:
+        raise ConfigError(str(exc)) from None
+    if enabled:
+        raise ConfigError(f"{HEALTHMGR_MODE}: cluster: auto-scaling is for submitted "
+                          "topologies (`heron submit`); `heron run` has no Health Manager. "
+                          f"Remove the key or give -o {HEALTHMGR_MODE}=disabled")
+
+
 def run_foreground(*, project: Path, name: str | None, env: str | None, engine: str,
                    time_limit: float, options: tuple[str, ...], ackers: int | None,
                    workers: int | None, debug: bool, config_file: Path | None,
@@ -31,6 +48,7 @@ def run_foreground(*, project: Path, name: str | None, env: str | None, engine: 
     loaded = load_topology(project, name=name, env=env, config_file=config_file,
                            cli_options=parse_cli_options(options), ackers=ackers,
                            workers=workers, debug=debug)
+    refuse_auto_scaling(dict(loaded.plan.config))
     for note in loaded.notes:
         log.info("%s", note)
     if multilang and not time_limit:

@@ -28,6 +28,7 @@ from engine.cli.env import (TM_TIMEOUT_SECS, BadInput, CommandError, Env, ask_to
 from engine.cli.logs_command import logs_command
 from engine.cli.metrics_command import crash_looping, fetch, metrics_command
 from engine.cli.update_command import update_command
+from engine.cli.health_command import health_command
 
 #: how long the scheduler may take to stop everything and answer a kill
 KILL_TIMEOUT_SECS = 60.0
@@ -83,6 +84,7 @@ def submit_command(cluster: str, project: Path, name: str | None, env_name: str 
     for note in loaded.notes:
         click.echo(note, err=True)
     plan = loaded.plan
+    _check_health_config(dict(plan.config))
     topology_name = plan.name
     if dry_run and cluster_config.scheduler != "kubernetes":
         raise BadInput("--dry-run prints a Kubernetes cluster's manifests; "
@@ -247,6 +249,19 @@ def _kill_from_pid_files(env: Env, state: Any, name: str, topology_id: str) -> N
         stop_groups([p.pid for p in procs], grace=3.0)
     state.clean(name)
     shutil.rmtree(ipc_dir(topology_id), ignore_errors=True)
+
+
+def _check_health_config(config: dict[str, Any]) -> None:
+    """A Health Manager setting that is wrong is refused at submit (exit 2, naming the
+    key), not left for the Health Manager to report from container 0."""
+    from engine.healthmgr.errors import HealthConfigError
+    from engine.healthmgr.policies.config import healthmgr_enabled, parse_health_config
+
+    try:
+        if healthmgr_enabled(config):
+            parse_health_config(config)
+    except HealthConfigError as exc:
+        raise BadInput(f"invalid Health Manager setting {exc}") from None
 
 
 # -- activate / deactivate -----------------------------------------------------------------
@@ -427,5 +442,5 @@ COMMANDS = (submit_command, kill_command, activate_command, deactivate_command,
 
 def register(group: click.Group) -> None:
     """Add the topology commands to the ``heron`` group."""
-    for command in (*COMMANDS, logs_command, metrics_command, update_command):
+    for command in (*COMMANDS, logs_command, metrics_command, update_command, health_command):
         group.add_command(command)

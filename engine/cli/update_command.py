@@ -1,5 +1,7 @@
 """``heron update NAME --component-parallelism COMPONENT:N [...] [--container-number N]
-[--dry-run]``: change a running topology's parallelism (see engine/update.py)."""
+[--dry-run]``: change a running topology's parallelism (see engine/update.py);
+``heron update NAME --runtime-config POLICY:mode=activated|deactivated``: toggle a Health
+Manager policy without restarting anything."""
 
 from __future__ import annotations
 
@@ -18,10 +20,17 @@ UPDATE_TIMEOUT_SECS = 30.0
 @click.option("--container-number", type=int, default=None,
               help="New number of containers (Stream Managers).")
 @click.option("--dry-run", is_flag=True, help="Print the proposed packing plan and change nothing.")
+@click.option("--runtime-config", "runtime", multiple=True,
+              metavar="POLICY:mode=activated|deactivated",
+              help="Turn a Health Manager policy on or off at run time (repeatable).")
 @common_options
 def update_command(name: str, parallelism: tuple[str, ...], container_number: int | None,
-                   dry_run: bool, env: Env) -> None:
+                   dry_run: bool, runtime: tuple[str, ...], env: Env) -> None:
     """Change the parallelism of running topology NAME through a new packing plan."""
+    if runtime:
+        _runtime_config(env, name, runtime, dry_run)
+        if not parallelism and container_number is None:
+            return
     from rich.table import Table
 
     from engine.cli.display import make_console
@@ -101,3 +110,26 @@ def update_command(name: str, parallelism: tuple[str, ...], container_number: in
         raise CommandError(f"the scheduler of {name!r} refused the update: "
                            f"{response.status.message}")
     click.echo(f"updated {name!r}: {response.status.message}")
+
+
+def _runtime_config(env: Env, name: str, values: tuple[str, ...], dry_run: bool) -> None:
+    from engine.update import UpdateError, parse_runtime_config, set_runtime_config
+
+    try:
+        toggles = parse_runtime_config(values)
+    except UpdateError as exc:
+        raise BadInput(str(exc)) from None
+    if dry_run:
+        for key, value in toggles.items():
+            click.echo(f"would set {key}={value} (dry run: nothing changed)")
+        return
+    state = env.open_state()
+    try:
+        set_runtime_config(state, name, toggles)
+    except UpdateError as exc:
+        raise BadInput(f"cannot update {name!r}: {exc}") from None
+    finally:
+        state.close()
+    for key, value in toggles.items():
+        click.echo(f"updated {name!r}: {key}={value} (the Health Manager applies it at its "
+                   "next tick)")

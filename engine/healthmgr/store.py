@@ -76,7 +76,11 @@ class HealthStore:
 def read_records(state: Any, name: str) -> list[dict[str, Any]]:
     """The records of ``name``'s Health Manager, oldest first (empty when it never
     recorded anything); what ``heron health --json`` and ``/topologies/health`` return."""
-    stored = state.get(KIND, name)
+    return records_of(state.get(KIND, name))
+
+
+def records_of(stored: healthmgr_pb2.HealthState | None) -> list[dict[str, Any]]:
+    """The records a stored ``HealthState`` holds (empty for None)."""
     if stored is None:
         return []
     out = []

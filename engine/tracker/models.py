@@ -354,6 +354,14 @@ class BackpressureModel(BaseModel):
     instances: dict[str, InstanceBackpressureModel]
 
 
+class HealthModel(BaseModel):
+    """The Health Manager's records (``heron health --json``), oldest first: each a
+    symptom, diagnosis, action or note as ``HealthEvent.to_json()`` shapes it."""
+
+    topology: str
+    records: list[dict[str, Any]]
+
+
 class LogFileModel(BaseModel):
     name: str
     owner: str = Field(description="the instance or process that writes it")

@@ -128,6 +128,14 @@ def executionstate(record: RecordDep) -> models.ExecutionStateModel:
     return models.execution_state(record.execution)
 
 
+@router.get("/topologies/health", response_model=models.HealthModel, tags=["topology"])
+def health(record: RecordDep) -> models.HealthModel:
+    """What the topology's Health Manager saw, concluded and did (empty when it has none)."""
+    from engine.healthmgr.store import KIND, records_of
+
+    return models.HealthModel(topology=record.name, records=records_of(record.node(KIND)))
+
+
 @router.get("/topologies/schedulerlocation", response_model=models.SchedulerLocationModel,
             tags=["topology"])
 def schedulerlocation(record: RecordDep) -> models.SchedulerLocationModel:

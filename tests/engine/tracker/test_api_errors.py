@@ -323,3 +323,25 @@ def test_a_topology_on_the_local_scheduler_has_no_cluster_scheduler_status(api):
     answer = api.get("/topologies/scheduler", params={"topology": NAME})
     assert answer.status_code == 404
     assert "no cluster scheduler status" in answer.json()["detail"]
+
+
+def test_health_records_are_served_as_heron_health_prints_them(api, submitted):
+    from engine.healthmgr.records import HealthEvent, Note
+    from engine.healthmgr.state import LoopState
+    from engine.healthmgr.store import HealthStore
+
+    spec, launch = submitted
+    assert api.get("/topologies/health", params={"topology": NAME}).json() == {
+        "topology": NAME, "records": []}
+    with spec.open() as state:
+        HealthStore(state, NAME, launch.topology_id).save(
+            LoopState(), [HealthEvent("p", Note(5.0, "resumed: windows start now"))])
+        try:
+            answer = api.get("/topologies/health", params={"topology": NAME})
+            assert answer.status_code == 200
+            assert answer.json()["records"] == [{"type": "note", "time": 5.0, "policy": "p",
+                                                 "component": "",
+                                                 "message": "resumed: windows start now"}]
+        finally:
+            state.delete("healthmgr", NAME)
+    assert api.get("/topologies/health", params={"topology": "nosuch"}).status_code == 404
