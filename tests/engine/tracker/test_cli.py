@@ -4,6 +4,7 @@ and opening the page of a running topology."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
@@ -35,18 +36,29 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def test_heron_tracker_serves_the_api_and_the_page_and_stops_on_sigterm(tmp_path):
+@contextlib.contextmanager
+def tracker_process(tmp_path: Path, *args: str):
+    """`heron tracker --port 0 ARGS` in its own process group: yields (process, its URL,
+    its stderr file), and is killed at the end if the test did not stop it."""
     log = tmp_path / "tracker.err"
     env = {**os.environ, "HERON_HOME": str(tmp_path / "home"), "PYTHONPATH": str(REPO)}
     with open(log, "w") as err:
         proc = subprocess.Popen([sys.executable, "-m", "engine.cli.main", "tracker", "--port", "0",
-                                 "--poll-interval", "1"], cwd=REPO, env=env,
+                                 *args], cwd=REPO, env=env,
                                 stdout=subprocess.DEVNULL, stderr=err, start_new_session=True)
     try:
         found = wait_until(lambda: re.search(r"serving on (http://127\.0\.0\.1:\d+)",
                                              log.read_text()), 30)
         assert found, f"no 'serving on' line: {log.read_text()}"
-        url = found.group(1)
+        yield proc, found.group(1), log
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(10)
+
+
+def test_heron_tracker_serves_the_api_and_the_page_and_stops_on_sigterm(tmp_path):
+    with tracker_process(tmp_path, "--poll-interval", "1") as (proc, url, log):
         assert f"local {tmp_path / 'home' / 'state'}" in log.read_text()
         with client(url) as http:
             assert wait_until(lambda: http.get("/health").status_code == 200, 10)
@@ -57,10 +69,6 @@ def test_heron_tracker_serves_the_api_and_the_page_and_stops_on_sigterm(tmp_path
             assert missing.status_code == 404 and "no topology named 'nope'" in missing.text
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=15) == 0, log.read_text()
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(10)
 
 
 def test_serving_beyond_loopback_needs_allow_remote(tmp_path):
@@ -144,25 +152,12 @@ def test_heron_tracker_cluster_reads_the_clusters_zookeeper(tmp_path, zookeeper)
     with StateManagerSpec(kind="zookeeper", zk_hosts=zookeeper.hosts, zk_root=root,
                           zk_auth_file=str(digest)).open() as state:
         state.create("topologies", "on_zk", topology_pb2.Topology(id="on_zk-1", name="on_zk"))
-    log = tmp_path / "tracker.err"
-    env = {**os.environ, "HERON_HOME": str(home), "PYTHONPATH": str(REPO)}
-    with open(log, "w") as err:
-        proc = subprocess.Popen([sys.executable, "-m", "engine.cli.main", "tracker", "--port", "0",
-                                 "--cluster", "zkc"], cwd=REPO, env=env,
-                                stdout=subprocess.DEVNULL, stderr=err, start_new_session=True)
-    try:
-        found = wait_until(lambda: re.search(r"serving on (http://127\.0\.0\.1:\d+)",
-                                             log.read_text()), 30)
-        assert found, f"no 'serving on' line: {log.read_text()}"
+    with tracker_process(tmp_path, "--cluster", "zkc") as (proc, url, log):
         assert f"zookeeper {zookeeper.hosts}{root}" in log.read_text()
-        with client(found.group(1)) as http:
+        with client(url) as http:
             assert "on_zk" in str(http.get("/topologies").json())
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=15) == 0, log.read_text()
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(10)
     missing = heron("tracker", "--home", str(home), "--cluster", "nowhere", "--port", "0")
     assert missing.exit_code == 2 and "no cluster 'nowhere'" in missing.output
     both = heron("tracker", "--home", str(home), "--cluster", "zkc", "--zk", zookeeper.hosts)
