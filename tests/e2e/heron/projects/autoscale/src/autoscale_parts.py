@@ -44,17 +44,21 @@ class RateSpout(Spout):
     def next_tuple(self):
         now = time.monotonic()
         self._read_rate(now)
-        if self.rate <= 0 or now < self.next_at:
+        # failed ids are replayed even at rate 0 (at 100/s), so that every id gets acked
+        rate = self.rate if self.rate > 0 else (100.0 if self.todo else 0.0)
+        if rate <= 0 or now < self.next_at:
             return
         # at most 10 per call, paced to the rate (a late call catches up by 0.1 s at most)
         burst = 10
-        self.next_at = max(self.next_at, now - 0.1) + burst / self.rate
+        self.next_at = max(self.next_at, now - 0.1) + burst / rate
         for _ in range(burst):
             if self.todo:
                 n = self.todo.pop()
-            else:
+            elif self.rate > 0:
                 n = self.n
                 self.n += 1
+            else:
+                return
             self.emit([n], tup_id=n)
             self.ledger.write(json.dumps({"event": "emit", "id": n}) + "\n")
 

@@ -10,7 +10,7 @@ from autoscale_parts import Ledger, RateSpout, SlowWords
 class Autoscale(Topology):
     config = {
         "topology.workers": 2, "topology.acker.executors": 1,
-        "topology.message.timeout.secs": 30,
+        "topology.message.timeout.secs": 10,
         "heron.streammgr.network.backpressure.highwatermark.mb": 0.02,
         "heron.streammgr.network.backpressure.lowwatermark.mb": 0.01,
         "heron.topology.healthmgr.mode": "cluster",

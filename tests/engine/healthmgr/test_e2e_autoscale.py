@@ -1,0 +1,161 @@
+"""The Health Manager on a submitted topology (real processes, `heron submit local`):
+a bolt that cannot keep up at parallelism 1 is scaled up until backpressure stops, and
+scaled back down when the offered rate drops; every id is acked and the sink's
+de-duplicated counts are exact; `heron health` shows what happened. A Health Manager
+killed after an action is restarted by its executor and keeps the wait after it.
+
+Settings (the project's Topology.config): interval 2 s, window 10 s, wait 15 s, small
+watermarks; the bolt sleeps 5 ms per tuple (about 200/s per instance) and the spout
+offers the rate the test writes to a file.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from engine.process import read_pid_file
+from engine.statemgr import open_state_manager
+from tests.e2e.heron.helpers import wait_until
+from tests.engine.cli.conftest import (heron, heron_home, live_processes,  # noqa: F401
+                                       real_engine, sweep)
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
+
+PROJECT = Path(__file__).resolve().parents[2] / "e2e" / "heron" / "projects" / "autoscale"
+NAME = "e2e_autoscale"
+WAIT_SECS = 15.0
+
+
+def ledger(out: Path) -> tuple[set[int], set[int]]:
+    """(ids emitted, ids acked) from the spout's own ledger."""
+    emitted, acked = set(), set()
+    for path in out.glob("spout-*.jsonl"):
+        for line in path.read_text().splitlines():
+            try:
+                event = json.loads(line)
+            except ValueError:
+                continue  # a line being written
+            (emitted if event["event"] == "emit" else acked if event["event"] == "ack"
+             else set()).add(event["id"])
+    return emitted, acked
+
+
+def sink_counts(out: Path) -> collections.Counter:
+    """Per-word counts of the ids the sink received, each id once."""
+    seen: dict[int, str] = {}
+    for path in out.glob("sink-*.txt"):
+        for line in path.read_text().splitlines():
+            n, _, word = line.partition(" ")
+            if word:
+                seen[int(n)] = word
+    return collections.Counter(seen.values())
+
+
+def parallelism(state, component: str) -> int:
+    pplan = state.get("pplans", NAME)
+    return sum(1 for i in pplan.instances if i.info.component_name == component) if pplan else 0
+
+
+def health() -> list[dict]:
+    result = heron("health", NAME, "--json")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.output)
+
+
+def actions(records: list[dict], diagnosis: str | None = None) -> list[dict]:
+    return [r for r in records if r["type"] == "action"
+            and (diagnosis is None or r["diagnosis"] == diagnosis)]
+
+
+def submit(tmp_path: Path, rate: int) -> tuple[Path, Path]:
+    out, rate_file = tmp_path / "out", tmp_path / "rate"
+    out.mkdir()
+    rate_file.write_text(str(rate))
+    submitted = heron("submit", "local", str(PROJECT), "-n", NAME, "-o", f"e2e.out={out}",
+                      "-o", f"e2e.rate_file={rate_file}")
+    assert submitted.exit_code == 0, submitted.output
+    return out, rate_file
+
+
+def test_scales_up_under_backpressure_and_down_when_the_load_drops(
+        real_engine, sweep, live_processes, isolated_imports, tmp_path):
+    out, rate_file = submit(tmp_path, 600)
+    with open_state_manager("local", root=real_engine / "state") as state:
+        try:
+            assert wait_until(lambda: parallelism(state, "slow") > 1, timeout=60), \
+                f"never scaled up: {health()}"
+            records = health()
+            kinds = {(r["type"], r.get("kind")) for r in records}
+            assert {("symptom", "back_pressure"), ("diagnosis", "under_provisioning"),
+                    ("action", "scale")} <= kinds, records
+            (first, *_) = actions(records, "under_provisioning")
+            assert first["status"] == "applied" and first["current"] == 1
+            assert first["target"] > 1
+            stored = state.get("packingplans", NAME)
+            assert sum(1 for c in stored.container_plans for i in c.instance_plans
+                       if i.component_name == "slow") > 1
+
+            # scaled up until backpressure stopped: a wait passed after the last action,
+            # the policy ran again and did nothing
+            assert wait_until(lambda: time.time() > actions(health())[-1]["time"] + WAIT_SECS
+                              + 5.0, timeout=80), health()[-10:]
+            peak = parallelism(state, "slow")
+            assert peak == actions(health())[-1]["target"], health()[-10:]
+            rate_file.write_text("60")
+            assert wait_until(lambda: actions(health(), "over_provisioning"), timeout=75), \
+                f"never scaled down from {peak}: {health()[-10:]}"
+            assert wait_until(lambda: parallelism(state, "slow") < peak, timeout=30)
+            down = actions(health(), "over_provisioning")[0]
+            assert down["status"] == "applied" and down["target"] < down["current"]
+            # every action waited for the previous one's wait
+            times = [a["time"] for a in actions(health())]
+            assert all(b - a >= WAIT_SECS - 0.5 for a, b in zip(times, times[1:])), times
+
+            table = heron("health", NAME)
+            assert table.exit_code == 0 and "under_provisioning" in table.output
+
+            rate_file.write_text("0")
+            assert wait_until(lambda: ledger(out)[0] and ledger(out)[0] <= ledger(out)[1],
+                              timeout=90), \
+                f"ids never acked: {sorted(ledger(out)[0] - ledger(out)[1])[:20]}"
+        finally:
+            killed = heron("kill", NAME)
+    assert killed.exit_code == 0, killed.output
+    emitted, _ = ledger(out)
+    assert sink_counts(out) == collections.Counter(f"w{n % 7}" for n in emitted)
+    assert wait_until(lambda: not live_processes(), timeout=15)
+
+
+def test_a_restarted_health_manager_keeps_the_wait_after_its_last_action(
+        real_engine, sweep, live_processes, isolated_imports, tmp_path):
+    submit(tmp_path, 600)
+    pid_file = real_engine / "topologies" / NAME / "pids" / "heron-healthmgr.pid"
+    log = real_engine / "topologies" / NAME / "logs" / "heron-healthmgr.log"
+    with open_state_manager("local", root=real_engine / "state"):
+        try:
+            assert wait_until(lambda: actions(health()), timeout=60), "no action"
+            first = actions(health())[0]
+            before = read_pid_file(pid_file)
+            assert before is not None
+            os.kill(before.pid, signal.SIGKILL)
+            after = wait_until(lambda: (p := read_pid_file(pid_file)) is not None
+                               and p.pid != before.pid and p, timeout=30)
+            assert after, "the executor did not restart the Health Manager"
+            assert wait_until(lambda: "resuming after its last action" in log.read_text(),
+                              timeout=20), log.read_text()[-2000:]
+            # watch past the end of the wait: no action of any status came before it
+            deadline = first["time"] + WAIT_SECS + 4.0
+            wait_until(lambda: time.time() > deadline, timeout=WAIT_SECS + 10)
+            later = [a for a in actions(health()) if a["time"] > first["time"]]
+            assert all(a["time"] >= first["time"] + WAIT_SECS - 0.5 for a in later), later
+        finally:
+            killed = heron("kill", NAME)
+    assert killed.exit_code == 0, killed.output
+    assert wait_until(lambda: not live_processes(), timeout=15)
