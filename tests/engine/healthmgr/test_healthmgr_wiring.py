@@ -159,3 +159,18 @@ def test_heron_run_refuses_auto_scaling(tmp_path, isolated_imports):
                                        *[x for k, v in OPTIONS.items() for x in ("-o", f"{k}={v}")]])
     assert result.exit_code == 2
     assert "auto-scaling is for submitted topologies" in result.output
+
+
+def test_the_actuator_refuses_clearly_without_a_scheduler_service(deployed):
+    from engine.healthmgr.scheduler_actuator import ActuatorError, SchedulerActuator
+
+    state, _ = deployed
+    actuator = SchedulerActuator(state, NAME, security=None)
+    with pytest.raises(ActuatorError, match="scheduler of 'e2e_autoscale' is not running"):
+        actuator.scale("slow", 2)
+    with pytest.raises(ActuatorError, match="scheduler of 'e2e_autoscale' is not running"):
+        actuator.restart_container(1)
+    # nothing was stored: the packing plan still has one "slow"
+    packing = state.get("packingplans", NAME)
+    assert sum(1 for c in packing.container_plans for i in c.instance_plans
+               if i.component_name == "slow") == 1
