@@ -300,6 +300,16 @@ class TimelineModel(BaseModel):
         description="metric -> instance id -> {unix time: value} from the tracker's snapshots")
 
 
+class ParallelismTimelineModel(BaseModel):
+    topology: str
+    component: str | None
+    starttime: float
+    endtime: float
+    parallelism: dict[str, dict[str, int]] = Field(
+        description="component -> {unix time: instances in the physical plan} at each of the "
+                    "tracker's snapshots")
+
+
 class ExceptionModel(BaseModel):
     component: str
     instance_id: str
@@ -359,6 +369,10 @@ class HealthModel(BaseModel):
     symptom, diagnosis, action or note as ``HealthEvent.to_json()`` shapes it."""
 
     topology: str
+    mode: str = Field("disabled", description="the topology's heron.topology.healthmgr.mode "
+                                              "as configured")
+    enabled: bool = Field(False, description="whether that mode runs a Health Manager "
+                                             "(cluster)")
     records: list[dict[str, Any]]
 
 

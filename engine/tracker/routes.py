@@ -131,9 +131,7 @@ def executionstate(record: RecordDep) -> models.ExecutionStateModel:
 @router.get("/topologies/health", response_model=models.HealthModel, tags=["topology"])
 def health(record: RecordDep) -> models.HealthModel:
     """What the topology's Health Manager saw, concluded and did (empty when it has none)."""
-    from engine.healthmgr.store import KIND, records_of
-
-    return models.HealthModel(topology=record.name, records=records_of(record.node(KIND)))
+    return service.health(record)
 
 
 @router.get("/topologies/schedulerlocation", response_model=models.SchedulerLocationModel,
@@ -178,6 +176,23 @@ def metrics_timeline(record: RecordDep, component: ComponentQ = None,
     if start > end:
         raise BadParameter("starttime", f"{start:g} is after endtime {end:g}")
     return service.timeline(record, component, metricname, instance, start, end)
+
+
+@router.get("/topologies/metrics/parallelism", response_model=models.ParallelismTimelineModel,
+            tags=["metrics"])
+def metrics_parallelism(record: RecordDep, component: ComponentQ = None,
+                        starttime: Annotated[float | None, Query(
+                            description="unix seconds; default endtime - 600")] = None,
+                        endtime: Annotated[float | None, Query(
+                            description="unix seconds; default now")] = None
+                        ) -> models.ParallelismTimelineModel:
+    """Instances per component over time, from the physical plan the tracker read with
+    each of its snapshots (a scaled topology's parallelism as it changed)."""
+    end = time.time() if endtime is None else endtime
+    start = end - 600 if starttime is None else starttime
+    if start > end:
+        raise BadParameter("starttime", f"{start:g} is after endtime {end:g}")
+    return service.parallelism_timeline(record, component, start, end)
 
 
 @router.get("/topologies/restarts", response_model=models.RestartsModel, tags=["metrics"])

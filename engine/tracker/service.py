@@ -306,6 +306,7 @@ class Tracker:
     def snapshot(self, record: TopologyRecord) -> MetricsSnapshot:
         """Every metric of the topology now (a live request), also kept in the history."""
         snapshot = record.tmanager().metrics()
+        snapshot.parallelism = parallelism_of(record.node("pplans"))
         self.history.record(record.name, record.id, snapshot)
         return snapshot
 
@@ -341,9 +342,18 @@ class Tracker:
                     continue
                 snapshot = TManagerClient(name, location.controller_endpoint, timeout,
                                           security=self.security(name)).metrics()
+                snapshot.parallelism = parallelism_of(self.read("pplans", name))
                 self.history.record(name, location.topology_id, snapshot)
             except Unavailable as exc:
                 log.debug("no metrics of %s: %s", name, exc)
+
+
+def parallelism_of(pplan: Any) -> dict[str, int]:
+    """Instances per component in a stored PhysicalPlan (empty for None)."""
+    out: dict[str, int] = {}
+    for inst in pplan.instances if pplan is not None else ():
+        out[inst.info.component_name] = out.get(inst.info.component_name, 0) + 1
+    return out
 
 
 # -- building answers ----------------------------------------------------------------------------
@@ -511,6 +521,35 @@ def timeline(record: TopologyRecord, component: str | None, names: list[str],
                     out.setdefault(name, {}).setdefault(instance, {})[stamp] = parse_value(text)
     return models.TimelineModel(topology=record.name, component=component, starttime=start,
                                 endtime=end, timeline=out)
+
+
+def parallelism_timeline(record: TopologyRecord, component: str | None, start: float,
+                         end: float) -> models.ParallelismTimelineModel:
+    """Instances per component at each recorded snapshot between two times."""
+    check_component(record, component)
+    out: dict[str, dict[str, int]] = {}
+    for snap in record.tracker.history.timeline(record.name, record.id, start, end):
+        stamp = f"{snap.time:.3f}"
+        for name, count in snap.parallelism.items():
+            if component is None or name == component:
+                out.setdefault(name, {})[stamp] = count
+    return models.ParallelismTimelineModel(topology=record.name, component=component,
+                                           starttime=start, endtime=end, parallelism=out)
+
+
+def health(record: TopologyRecord) -> models.HealthModel:
+    from engine.healthmgr.errors import HealthConfigError
+    from engine.healthmgr.policies.config import HEALTHMGR_MODE, healthmgr_enabled
+    from engine.healthmgr.store import KIND, records_of
+    from engine.healthmgr.view import topology_config
+
+    mode = topology_config(record.topology).get(HEALTHMGR_MODE, "disabled")
+    try:
+        enabled = healthmgr_enabled({HEALTHMGR_MODE: mode})
+    except HealthConfigError:
+        enabled = False
+    return models.HealthModel(topology=record.name, mode=str(mode), enabled=enabled,
+                              records=records_of(record.node(KIND)))
 
 
 def restarts(record: TopologyRecord, component: str | None) -> models.RestartsModel:

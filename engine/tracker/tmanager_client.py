@@ -27,11 +27,15 @@ class MetricsSnapshot:
     ``values`` maps instance id (or Stream Manager id) to {metric name: value text};
     ``components`` maps the same ids to their component (``__stmgr__`` for Stream
     Managers). ``time`` is the tracker's wall clock when the answer arrived.
+    ``parallelism`` maps each component to its number of instances in the physical plan
+    the tracker read with this answer (empty when there was none): the Topology Master's
+    metrics may still hold an instance that a scale-down removed.
     """
 
     time: float
     values: dict[str, dict[str, str]] = field(default_factory=dict)
     components: dict[str, str] = field(default_factory=dict)
+    parallelism: dict[str, int] = field(default_factory=dict)
 
 
 class TManagerClient:

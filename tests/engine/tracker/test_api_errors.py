@@ -332,7 +332,7 @@ def test_health_records_are_served_as_heron_health_prints_them(api, submitted):
 
     spec, launch = submitted
     assert api.get("/topologies/health", params={"topology": NAME}).json() == {
-        "topology": NAME, "records": []}
+        "topology": NAME, "mode": "disabled", "enabled": False, "records": []}
     with spec.open() as state:
         HealthStore(state, NAME, launch.topology_id).save(
             LoopState(), [HealthEvent("p", Note(5.0, "resumed: windows start now"))])

@@ -165,6 +165,25 @@ def test_metrics_move_per_component_and_instance_over_windows(api):
     assert values == sorted(values) and values[-1] > values[0]
 
 
+def test_parallelism_over_time_is_recorded_from_the_physical_plan(api):
+    """Each of the tracker's snapshots keeps the instances per component of the physical
+    plan read with it: the web page's parallelism chart (a scaled topology's changes)."""
+    def points() -> dict:
+        answer = get(api, "/topologies/metrics/parallelism")
+        return answer["parallelism"] if all(
+            len(answer["parallelism"].get(c, {})) >= 2 for c in COMPONENTS) else {}
+    series = wait_until(points, 20, 0.5)
+    assert sorted(series) == sorted(COMPONENTS), series
+    for component, by_time in series.items():
+        assert set(by_time.values()) == {TASKS[component]}, (component, by_time)
+    one = get(api, "/topologies/metrics/parallelism", component="count_bolt")
+    assert list(one["parallelism"]) == ["count_bolt"]
+    assert api.get("/topologies/metrics/parallelism", params={
+        "topology": NAME, "component": "nosuch"}).status_code == 404
+    assert api.get("/topologies/metrics/parallelism", params={
+        "topology": NAME, "starttime": 10, "endtime": 5}).status_code == 422
+
+
 def test_backpressure_is_reported_per_stream_manager_and_instance(api):
     bp = get(api, "/topologies/backpressure", interval=30)
     assert sorted(bp["stmgrs"]) == ["stmgr-1", "stmgr-2"]
