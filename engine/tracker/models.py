@@ -298,6 +298,10 @@ class TimelineModel(BaseModel):
     endtime: float
     timeline: dict[str, dict[str, dict[str, MetricValue]]] = Field(
         description="metric -> instance id -> {unix time: value} from the tracker's snapshots")
+    components: dict[str, str] = Field(
+        default_factory=dict,
+        description="instance (or Stream Manager) id -> its component, for every id in "
+                    "the timeline, including instances a scale-down removed since")
 
 
 class ParallelismTimelineModel(BaseModel):

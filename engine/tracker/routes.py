@@ -170,7 +170,9 @@ def metrics_timeline(record: RecordDep, component: ComponentQ = None,
                          description="unix seconds; default endtime - 600")] = None,
                      endtime: Annotated[float | None, Query(
                          description="unix seconds; default now")] = None) -> models.TimelineModel:
-    """The tracker's recorded snapshots between two times (no Topology Master request)."""
+    """The tracker's recorded snapshots between two times (no Topology Master request).
+    A ``metricname`` ending in ``*`` asks for every metric starting with what precedes it
+    (``__time_spent_back_pressure_by_compid/*``)."""
     end = time.time() if endtime is None else endtime
     start = end - 600 if starttime is None else starttime
     if start > end:

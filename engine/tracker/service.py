@@ -507,8 +507,13 @@ def timeline(record: TopologyRecord, component: str | None, names: list[str],
     check_instances(record, component, instances)
     from engine.tracker.history import parse_value
 
-    wanted_names, wanted_instances = set(names), set(instances)
+    # "PREFIX*" asks for every metric named PREFIX... (per-instance metrics such as
+    # __time_spent_back_pressure_by_compid/<instance>, whose instances come and go)
+    prefixes = tuple(n[:-1] for n in names if n.endswith("*"))
+    wanted_names, wanted_instances = {n for n in names if not n.endswith("*")}, set(instances)
+    everything = not names
     out: dict[str, dict[str, dict[str, Any]]] = {}
+    owners: dict[str, str] = {}
     for snap in record.tracker.history.timeline(record.name, record.id, start, end):
         stamp = f"{snap.time:.3f}"
         for instance, values in snap.values.items():
@@ -517,10 +522,11 @@ def timeline(record: TopologyRecord, component: str | None, names: list[str],
             if wanted_instances and instance not in wanted_instances:
                 continue
             for name, text in values.items():
-                if not wanted_names or name in wanted_names:
+                if everything or name in wanted_names or (prefixes and name.startswith(prefixes)):
                     out.setdefault(name, {}).setdefault(instance, {})[stamp] = parse_value(text)
+                    owners.setdefault(instance, snap.components.get(instance, ""))
     return models.TimelineModel(topology=record.name, component=component, starttime=start,
-                                endtime=end, timeline=out)
+                                endtime=end, timeline=out, components=owners)
 
 
 def parallelism_timeline(record: TopologyRecord, component: str | None, start: float,

@@ -184,6 +184,26 @@ def test_parallelism_over_time_is_recorded_from_the_physical_plan(api):
         "topology": NAME, "starttime": 10, "endtime": 5}).status_code == 422
 
 
+def test_a_timeline_takes_metric_prefixes_and_names_each_ids_component(api):
+    """``NAME*`` asks for per-instance metrics whose instances come and go (the page's
+    backpressure chart), and ``components`` says whose each id is."""
+    prefix = "__time_spent_back_pressure_by_compid/"
+    instances = get(api, "/topologies/physicalplan")["instances"]
+
+    def answer() -> dict:
+        found = get(api, "/topologies/metrics/timeline",
+                    metricname=[prefix + "*", "__emit-count"])
+        named = {m[len(prefix):] for m in found["timeline"] if m.startswith(prefix)}
+        return found if named == set(instances) else {}
+    found = wait_until(answer, 20, 0.5)
+    assert found, "every instance's backpressure time in the timeline"
+    assert set(found["timeline"]) == {prefix + i for i in instances} | {"__emit-count"}
+    for metric, by_id in found["timeline"].items():
+        for ident in by_id:
+            expected = "__stmgr__" if metric.startswith(prefix) else instances[ident]["name"]
+            assert found["components"][ident] == expected, (metric, ident)
+
+
 def test_backpressure_is_reported_per_stream_manager_and_instance(api):
     bp = get(api, "/topologies/backpressure", interval=30)
     assert sorted(bp["stmgrs"]) == ["stmgr-1", "stmgr-2"]
