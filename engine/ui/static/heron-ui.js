@@ -10,6 +10,21 @@
   const INFO_REFRESH_MS = 10000;
   const WINDOWS = [[60, "1 min"], [600, "10 min"], [3600, "1 h"], [10800, "3 h"], [-1, "all time"]];
   const RATE_WINDOW = 60;
+  // charts: redrawn from the tracker's recorded snapshots (/topologies/metrics/timeline)
+  const CHART_REFRESH_MS = 5000;
+  const CHART_REFRESH_LONG_MS = 15000;  // windows over 10 min: more points, fewer redraws
+  const CHART = { w: 224, h: 124, left: 38, right: 10, top: 18, bottom: 18 };
+  const MAX_POINTS = 240;  // a longer series is averaged into this many time buckets
+  const BP_PREFIX = "__time_spent_back_pressure_by_compid/";
+  // [key, title, unit, kinds drawn for]; latency is a spout's complete latency, a bolt's
+  // execute latency; backpressure is the time the component's instances caused it
+  const CHARTS = [
+    ["emit-rate", "emit rate", "tuples/s", ["spout", "bolt"]],
+    ["execute-rate", "execute rate", "tuples/s", ["bolt"]],
+    ["latency", "latency", "ms", ["spout", "bolt"]],
+    ["backpressure", "backpressure time", "ms/s", ["spout", "bolt"]],
+    ["parallelism", "parallelism", "instances", ["spout", "bolt"]],
+  ];
   const SVG_NS = "http://www.w3.org/2000/svg";
   // [metric (ms, averaged over instances), cell class, header, tooltip, spout or bolt metric]
   // Spouts report complete latency (with acking); bolts execute and process latency.
@@ -78,6 +93,22 @@
     return search.toString();
   }
   function num(v) { const n = Number(v); return Number.isFinite(n) ? n : 0; }
+  function fmtClock(unix) {
+    const d = new Date(Number(unix) * 1000);
+    return Number.isNaN(d.getTime()) ? "" : d.toLocaleTimeString([], { hour12: false });
+  }
+  function fmtAxis(n) {
+    if (n >= 1e6) return (n / 1e6).toFixed(n >= 1e7 ? 0 : 1) + "M";
+    if (n >= 1e3) return (n / 1e3).toFixed(n >= 1e4 ? 0 : 1) + "k";
+    return n >= 10 || Number.isInteger(n) ? String(Math.round(n)) : n.toFixed(n >= 1 ? 1 : 2);
+  }
+  // the smallest 1, 2, 2.5 or 5 x 10^k at or above max (the y axis' top)
+  function niceMax(max) {
+    if (!(max > 0)) return 1;
+    const m = Math.pow(10, Math.floor(Math.log10(max)));
+    for (const f of [1, 2, 2.5, 5, 10]) if (f * m >= max * (1 - 1e-9)) return f * m;
+    return 10 * m;
+  }
 
   class ApiError extends Error {
     constructor(status, detail) { super(detail); this.status = status; }
@@ -165,6 +196,7 @@
         history.replaceState(null, "", url);
         markWindow();
         refresh();
+        refreshCharts();
       });
       windows.append(button);
     }
@@ -192,12 +224,22 @@
     const clusterCard = el("section", { class: "card", id: "cluster", hidden: "" },
       el("h2", { text: "Cluster" }), clusterBox);
     const windowNote = el("span", { class: "muted", id: "window-note" });
+    const chartNote = el("span", { class: "muted", id: "chart-note" });
+    const healthStatus = el("p", { class: "status", id: "health-status", text: "Health Manager: …" });
+    const chartsBox = el("div", { id: "chart-rows" });
+    const healthBody = el("tbody");
+    const healthTable = el("table", { id: "health-records" }, el("thead", {}, el("tr", {},
+      ...["time", "kind", "component", "what"].map((h) => el("th", { text: h })))), healthBody);
 
     app.replaceChildren(
       el("p", {}, el("a", { href: "/ui/", text: "← topologies" })),
       el("h1", {}, el("span", { id: "topology-name", text: name }), badge), meta, status, windows,
       el("section", { class: "card", id: "logical-plan" }, el("h2", { text: "Logical plan" }), dagBox),
       el("section", { class: "card" }, el("h2", {}, "Components ", windowNote), compTable),
+      el("section", { class: "card", id: "charts" }, el("h2", {}, "Over time ", chartNote),
+        healthStatus, chartsBox),
+      el("section", { class: "card", id: "health" }, el("h2", { text: "Health Manager timeline" }),
+        healthTable),
       el("section", { class: "card", id: "physical-plan" }, el("h2", { text: "Physical plan" }), containersBox),
       clusterCard,
       el("section", { class: "card" }, el("h2", { text: "Exceptions" }), excTable),
@@ -472,6 +514,219 @@
       if (!list.length) excBody.replaceChildren(el("tr", {}, el("td", { colspan: "5", class: "muted", text: "no exceptions reported" })));
     }
 
+    // -- charts over the chosen window, and the Health Manager's timeline -------------------
+    // add `value` at time `t` to series[component] (a Map of time -> [sum, count])
+    function addPoint(series, component, t, value) {
+      const m = (series[component] = series[component] || new Map());
+      const cell = m.get(t) || [0, 0];
+      cell[0] += value; cell[1] += 1;
+      m.set(t, cell);
+    }
+    function sorted(points) {
+      return Object.entries(points).map(([t, v]) => [Number(t), num(v)]).sort((a, b) => a[0] - b[0]);
+    }
+    // a cumulative counter per instance -> per-second increase, summed per component
+    function counterRates(byInstance, ownerOf, series) {
+      for (const [id, points] of Object.entries(byInstance || {})) {
+        const comp = ownerOf(id);
+        if (!comp) continue;
+        const pts = sorted(points);
+        for (let i = 1; i < pts.length; i++) {
+          const dt = pts[i][0] - pts[i - 1][0];
+          if (dt <= 0) continue;
+          // a counter that went down restarted with its process: its increase is its value
+          const inc = pts[i][1] >= pts[i - 1][1] ? pts[i][1] - pts[i - 1][1] : pts[i][1];
+          addPoint(series, comp, pts[i][0], inc / dt);
+        }
+      }
+    }
+    function gaugeMeans(byInstance, ownerOf, series) {
+      for (const [id, points] of Object.entries(byInstance || {})) {
+        const comp = ownerOf(id);
+        if (comp) for (const [t, v] of sorted(points)) addPoint(series, comp, t, v);
+      }
+    }
+    // Map(time -> [sum, count]) -> [[time, value]] sorted, sums or means
+    function flatten(m, mean) {
+      return m ? [...m.entries()].map(([t, [sum, n]]) => [t, mean ? sum / n : sum]).sort((a, b) => a[0] - b[0]) : [];
+    }
+    // at most MAX_POINTS points: the mean of each time bucket
+    function thin(points, start, end) {
+      if (points.length <= MAX_POINTS || end <= start) return points;
+      const buckets = new Map();
+      for (const [t, v] of points) {
+        const b = Math.min(MAX_POINTS - 1, Math.floor((t - start) / (end - start) * MAX_POINTS));
+        const cell = buckets.get(b) || [0, 0, 0];
+        cell[0] += t; cell[1] += v; cell[2] += 1;
+        buckets.set(b, cell);
+      }
+      return [...buckets.values()].map(([t, v, n]) => [t / n, v / n]).sort((a, b) => a[0] - b[0]);
+    }
+
+    function chartSeries(timeline, parallelism) {
+      const owners = timeline.components || {};
+      const instances = S.info && S.info.physical_plan ? S.info.physical_plan.instances : {};
+      const ownerOf = (id) => owners[id] || (instances[id] ? instances[id].name : null);
+      const tl = timeline.timeline;
+      const emit = {}, execute = {}, latency = {}, bp = {};
+      counterRates(tl["__emit-count"], ownerOf, emit);
+      counterRates(tl["__execute-count"], ownerOf, execute);
+      const lp = S.info.logical_plan;
+      // spouts: complete latency; bolts: execute latency (mean over the instances)
+      gaugeMeans(tl["__complete-latency"], (id) => { const c = ownerOf(id); return c in lp.spouts ? c : null; }, latency);
+      gaugeMeans(tl["__execute-latency"], (id) => { const c = ownerOf(id); return c in lp.bolts ? c : null; }, latency);
+      for (const [metric, byStmgr] of Object.entries(tl)) {
+        if (!metric.startsWith(BP_PREFIX)) continue;
+        const comp = ownerOf(metric.slice(BP_PREFIX.length));
+        // one Stream Manager reports each instance: its ms in backpressure per second
+        if (comp) counterRates(byStmgr, () => comp, bp);
+      }
+      const out = {};
+      for (const c of lp.component_order) {
+        out[c] = {
+          "emit-rate": flatten(emit[c], false),
+          "execute-rate": flatten(execute[c], false),
+          "latency": flatten(latency[c], true),
+          "backpressure": flatten(bp[c], false),
+          "parallelism": sorted((parallelism.parallelism || {})[c] || {}),
+        };
+      }
+      return out;
+    }
+
+    function recordWhat(r) {
+      const detail = (d) => Object.entries(d || {}).map(([k, v]) => `${k} ${Array.isArray(v) ? v.join(", ") : v}`).join(" · ");
+      if (r.type === "action") {
+        const change = r.kind === "scale" ? `${r.current ?? "?"} → ${r.target ?? "?"} instances`
+          : `container ${r.container ?? "?"}`;
+        return `${r.status}: ${change}; ${r.reason}${r.note ? " (" + r.note + ")" : ""}`;
+      }
+      if (r.type === "diagnosis") {
+        return [`from ${(r.symptoms || []).join(", ") || "–"}`, (r.instances || []).join(", "), detail(r.detail)]
+          .filter(Boolean).join(" · ");
+      }
+      if (r.type === "symptom") return [(r.instances || []).join(", "), detail(r.detail)].filter(Boolean).join(" · ");
+      return r.message || "";
+    }
+    function recordKind(r) { return r.type === "note" ? "note" : `${r.type}: ${r.kind}`; }
+
+    function drawChart(component, key, title, unit, points, marks, start, end, step) {
+      const { w, h, left, right, top, bottom } = CHART;
+      const pw = w - left - right, ph = h - top - bottom;
+      const shown = thin(points.filter(([t]) => t >= start && t <= end), start, end);
+      const top_ = niceMax(Math.max(0, ...shown.map(([, v]) => v)) || (key === "parallelism" ? 1 : 0));
+      const x = (t) => left + (end > start ? (t - start) / (end - start) : 1) * pw;
+      const y = (v) => top + ph - (Math.max(0, v) / top_) * ph;
+      const root = svg("svg", {
+        class: "chart", viewBox: `0 0 ${w} ${h}`, width: w, height: h, role: "img",
+        "data-component": component, "data-metric": key, "data-points": shown.length,
+        "aria-label": `${title} of ${component}`,
+      });
+      root.append(svg("text", { class: "chart-title", x: left, y: 12, text: `${title} (${unit})` }),
+        svg("rect", { class: "plot", x: left, y: top, width: pw, height: ph }),
+        svg("line", { class: "grid", x1: left, x2: left + pw, y1: top + ph / 2, y2: top + ph / 2 }),
+        svg("text", { class: "tick y", x: left - 4, y: top + 4, text: fmtAxis(top_) }),
+        svg("text", { class: "tick y", x: left - 4, y: top + ph / 2 + 4, text: fmtAxis(top_ / 2) }),
+        svg("text", { class: "tick y", x: left - 4, y: top + ph + 4, text: "0" }),
+        svg("text", { class: "tick x start", x: left, y: h - 4, text: fmtClock(start) }),
+        svg("text", { class: "tick x end", x: left + pw, y: h - 4, text: fmtClock(end) }));
+      const markGroup = svg("g", { class: "marks" });
+      for (const r of marks) {
+        if (r.time < start || r.time > end) continue;
+        const mx = x(r.time).toFixed(1);
+        // actions span the plot; diagnoses half of it; symptoms and notes tick the axis
+        const y1 = r.type === "action" ? top : r.type === "diagnosis" ? top + ph / 2 : top + ph - 7;
+        markGroup.append(svg("line", {
+          class: `health-mark ${r.type}${r.status ? " " + r.status : ""}`, x1: mx, x2: mx, y1, y2: top + ph,
+          "data-type": r.type, "data-time": r.time,
+        }, svg("title", { text: `${fmtClock(r.time)} ${recordKind(r)}: ${recordWhat(r)}` })));
+      }
+      root.append(markGroup);
+      if (shown.length) {
+        let d = "";
+        shown.forEach(([t, v], i) => {
+          const px = x(t).toFixed(1), py = y(v).toFixed(1);
+          if (i === 0) d = `M${px} ${py}`;
+          else d += step ? ` H${px} V${py}` : ` L${px} ${py}`;
+        });
+        if (step) d += ` H${(left + pw).toFixed(1)}`;  // the last value holds until now
+        root.append(svg("path", { class: "line " + key, d, "data-points": shown.length },
+          svg("title", { text: `${title}: latest ${fmtAxis(shown[shown.length - 1][1])} ${unit}` })));
+        if (shown.length === 1) root.append(svg("circle", { class: "dot " + key, cx: x(shown[0][0]), cy: y(shown[0][1]), r: 2.5 }));
+      } else {
+        root.append(svg("text", { class: "empty", x: left + pw / 2, y: top + ph / 2 + 4, text: "no data yet" }));
+      }
+      return root;
+    }
+
+    function drawHealth(health, start, end) {
+      const records = health.records || [];
+      const shown = records.filter((r) => r.time >= start && r.time <= end).reverse();
+      const actions = records.filter((r) => r.type === "action" && r.status === "applied").length;
+      healthStatus.className = "status";
+      healthStatus.dataset.enabled = String(!!health.enabled);
+      healthStatus.textContent = health.enabled
+        ? `Health Manager: on (${health.mode}) · ${records.length} records kept, ${actions} actions applied · marks: actions (full height), diagnoses (half), symptoms and notes (ticks)`
+        : `Health Manager: off${records.length ? ` · ${records.length} records kept from when it ran` : ""} (heron.topology.healthmgr.mode: ${health.mode})`;
+      healthBody.replaceChildren(...shown.map((r) => el("tr", {
+        "data-type": r.type, "data-kind": r.kind || "note", "data-component": r.component || "",
+        class: r.type === "action" ? "health-action " + (r.status || "") : null,
+      }, el("td", { text: fmtTime(r.time) }), el("td", { text: recordKind(r) }),
+      el("td", { text: r.component || "–" }), el("td", { class: "what", text: recordWhat(r) }))));
+      if (!shown.length) {
+        healthBody.replaceChildren(el("tr", {}, el("td", { colspan: "4", class: "muted", text: health.enabled
+          ? "no record in this window" : (records.length ? "no record in this window" : "Health Manager: off") })));
+      }
+    }
+
+    async function refreshCharts() {
+      clearTimeout(S.chartTimer);
+      try {
+        if (!S.info) {  // the first refresh() reads the plans
+          S.chartTimer = setTimeout(refreshCharts, 500);
+          return;
+        }
+        const now = Date.now() / 1000;
+        const start = S.window > 0 ? now - S.window : 0;
+        const names = ["__emit-count", "__execute-count", "__execute-latency", "__complete-latency", BP_PREFIX + "*"];
+        const [timeline, parallelism, health] = await Promise.all([
+          getJSON("/topologies/metrics/timeline?" + q({ topology: name, starttime: start.toFixed(3) }) + "&" +
+            names.map((n) => "metricname=" + encodeURIComponent(n)).join("&")),
+          getJSON("/topologies/metrics/parallelism?" + q({ topology: name, starttime: start.toFixed(3) })),
+          getJSON("/topologies/health?" + q({ topology: name })),
+        ]);
+        const series = chartSeries(timeline, parallelism);
+        const end = timeline.endtime;
+        // from the oldest point kept (or Health Manager record) when the tracker has watched
+        // for less than the window (all time: always), so a young topology's history is not squeezed into a corner
+        let oldest = Infinity;
+        for (const byKey of Object.values(series)) for (const pts of Object.values(byKey)) if (pts.length) oldest = Math.min(oldest, pts[0][0]);
+        for (const r of health.records || []) if (S.window <= 0 || r.time >= end - S.window) oldest = Math.min(oldest, r.time);
+        let from = S.window > 0 ? Math.max(end - S.window, Math.min(oldest, end - 10)) : oldest;
+        if (!Number.isFinite(from)) from = end - (S.window > 0 ? S.window : RATE_WINDOW);
+        const lp = S.info.logical_plan;
+        const rows = [];
+        for (const c of lp.component_order) {
+          const kind = c in lp.spouts ? "spout" : "bolt";
+          const marks = (health.records || []).filter((r) => !r.component || r.component === c);
+          const charts = CHARTS.filter(([, , , kinds]) => kinds.includes(kind)).map(([key, title, unit]) =>
+            drawChart(c, key, title, unit, series[c][key], marks, from, end, key === "parallelism"));
+          rows.push(el("div", { class: "chart-row", "data-component": c },
+            el("h3", {}, c, el("span", { class: "muted", text: kind })), el("div", { class: "chart-list" }, ...charts)));
+        }
+        chartsBox.replaceChildren(...rows);
+        const label = S.window > 0 ? "last " + (WINDOWS.find(([secs]) => secs === S.window) || [0, S.window + " s"])[1]
+          : "all the tracker kept";
+        const short = S.window > 0 && from > end - S.window + 1 ? `, of which the tracker has ${Math.round(end - from)} s` : "";
+        chartNote.textContent = `(${label}${short}: one point per tracker snapshot)`;
+        drawHealth(health, from, end);
+      } catch (err) {
+        if (err.status === 404) S.info = null;
+        chartNote.textContent = "(charts: " + (err.status ? `HTTP ${err.status}: ` : "") + err.message + ")";
+      }
+      S.chartTimer = setTimeout(refreshCharts, S.window > 0 && S.window <= 600 ? CHART_REFRESH_MS : CHART_REFRESH_LONG_MS);
+    }
+
     async function refresh() {
       clearTimeout(S.timer);
       try {
@@ -493,6 +748,7 @@
       S.timer = setTimeout(refresh, REFRESH_MS);
     }
     refresh();
+    refreshCharts();
   }
 
   const match = location.pathname.match(/^\/ui\/topologies\/([^/]+)\/?$/);
