@@ -4,14 +4,24 @@ Two features run on PySpark: the Summingbird batch platform and the conformance 
 Both want the same thing from a session on a developer's machine: no web UI (it would
 take a port and a thread per session), the driver bound to loopback (nothing listens on
 the network), few shuffle partitions (the inputs are small; Spark's default of 200 makes
-every join launch 200 tasks) and quiet logs. Spark allows one active session per JVM,
-so callers share it through :func:`spark_session` rather than building their own.
+every join launch 200 tasks; adaptive execution coalesces them further) and quiet logs.
+Spark allows one active session per JVM, so callers share it through
+:func:`spark_session` rather than building their own.
+
+``master`` is ``local[N]`` or a cluster URL (``spark://HOST:PORT`` for a standalone
+cluster). On a cluster the driver listens where ``SPARK_LOCAL_IP`` says (loopback when it
+is ``127.0.0.1``, as the tests' cluster runs) and asks for modest executors
+(``spark.executor.memory`` 512m unless ``conf`` says otherwise); executors run the same
+Python (``PYSPARK_PYTHON``), so this project must be installed where they run. ``conf``
+adds or overrides Spark settings (``spark.driver.memory``...); it only takes effect when
+this call starts the session.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -25,7 +35,8 @@ class SparkUnavailable(RuntimeError):
 
 
 def spark_session(master: str = DEFAULT_MASTER, app_name: str = "heron-storm-compat",
-                  shuffle_partitions: int = 4) -> "SparkSession":
+                  shuffle_partitions: int = 4,
+                  conf: Mapping[str, str] | None = None) -> "SparkSession":
     """The process's SparkSession, started on first use with ``master``.
 
     A session that already runs is returned as it is (Spark has one per JVM); asking for
@@ -53,9 +64,13 @@ def spark_session(master: str = DEFAULT_MASTER, app_name: str = "heron-storm-com
                .config("spark.default.parallelism", str(shuffle_partitions))
                .config("spark.sql.session.timeZone", "UTC")
                .config("spark.sql.ansi.enabled", "false"))
-    if master.startswith("local"):
+    if master.startswith("local") or os.environ.get("SPARK_LOCAL_IP") == "127.0.0.1":
         builder = (builder.config("spark.driver.host", "127.0.0.1")
                    .config("spark.driver.bindAddress", "127.0.0.1"))
+    if not master.startswith("local"):
+        builder = builder.config("spark.executor.memory", "512m")
+    for key, value in (conf or {}).items():
+        builder = builder.config(key, str(value))
     try:
         session = builder.getOrCreate()
     except Exception as exc:  # the JVM did not start: say why in one line

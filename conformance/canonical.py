@@ -21,8 +21,11 @@ Each canonical row has one canonical JSON spelling (:func:`canonical_json`): sor
 spaces, UTF-8 kept as it is. That string is the join key on Spark and the stable sort order
 of every list of rows the report shows; :func:`decode_row` turns it back into the row.
 
-Pure Python on purpose: the differ runs it before handing rows to Spark, and tests and
-the report can use it without a JVM.
+These rules exist here and nowhere else. The differ (:mod:`conformance.diff`) applies them
+on Spark's executors, one capture line at a time (:mod:`conformance.diff_rows` calls
+:func:`canonical_row`, :func:`per_key_entry` and :func:`reduce_value`); :func:`count_rows`
+and :func:`per_key_rows` apply the same functions to records in memory, for tests and
+small inputs, without a JVM.
 """
 
 from __future__ import annotations
@@ -37,7 +40,8 @@ from conformance.model import Comparison
 
 __all__ = [
     "canonical_json", "canonical_row", "canonical_value", "count_rows", "decode_row",
-    "describe_comparison", "keep_record", "per_key_rows", "round_float",
+    "describe_comparison", "keep_record", "per_key_entry", "per_key_rows", "reduce_value",
+    "round_float", "wanted_streams",
 ]
 
 
@@ -94,8 +98,12 @@ def decode_row(text: str) -> list[Any]:
     return json.loads(text)
 
 
-def _streams(comparison: Comparison) -> frozenset[tuple[str, str]]:
+def wanted_streams(comparison: Comparison) -> frozenset[tuple[str, str]]:
+    """The ``(component, stream)`` pairs a comparison keeps (empty: every stream)."""
     return frozenset((str(c), str(s)) for c, s in comparison.streams)
+
+
+_streams = wanted_streams
 
 
 def keep_record(record: Mapping[str, Any], comparison: Comparison,
@@ -148,6 +156,13 @@ def _rows_view(records: Iterable[Mapping[str, Any]], comparison: Comparison) -> 
             yield canonical_json(canonical_row(record, comparison))
 
 
+def reduce_value(old: Any, new: Any, how: str) -> Any:
+    """Two values of one key reduced with ``how`` (``max``, ``min`` and ``sum`` skip
+    ``None``; ``last`` keeps ``new``, the later one). Associative, so Spark may reduce a
+    key's values in any grouping as long as ``last`` is given them in capture order."""
+    return _reduce(old, new, how)
+
+
 def _reduce(old: Any, new: Any, how: str) -> Any:
     if how == "last":
         return new
@@ -183,17 +198,7 @@ def per_key_rows(records: Iterable[Mapping[str, Any]],
     for record in records:
         if not keep_record(record, comparison, streams):
             continue
-        values = _values(record)
-        try:
-            key_values = [values[i] for i in comparison.key_columns]
-            value = values[comparison.value_column]
-        except IndexError:
-            raise CaptureRecordError(
-                f"capture record has {len(values)} values; the per-key comparison reads "
-                f"key columns {list(comparison.key_columns)} and value column "
-                f"{comparison.value_column}: {_short(record)}") from None
-        key = [record.get("component"), record.get("stream"),
-               *(canonical_value(v, digits) for v in key_values)]
+        key, value = per_key_entry(record, comparison)
         text = canonical_json(key)
         if text in finals:
             finals[text] = (key, _reduce(finals[text][1], value, comparison.reduce))
@@ -202,6 +207,23 @@ def per_key_rows(records: Iterable[Mapping[str, Any]],
     rows = [[*key, canonical_value(value, digits)] for key, value in finals.values()]
     rows.sort(key=canonical_json)
     return rows
+
+
+def per_key_entry(record: Mapping[str, Any], comparison: Comparison) -> tuple[list[Any], Any]:
+    """A record's canonical key ``[component, stream, *key values]`` and its raw value
+    (reduced before it is canonicalised, so ``max`` compares the values themselves)."""
+    values = _values(record)
+    try:
+        key_values = [values[i] for i in comparison.key_columns]
+        value = values[comparison.value_column]  # type: ignore[index]
+    except IndexError:
+        raise CaptureRecordError(
+            f"capture record has {len(values)} values; the per-key comparison reads "
+            f"key columns {list(comparison.key_columns)} and value column "
+            f"{comparison.value_column}: {_short(record)}") from None
+    digits = comparison.float_digits
+    return ([record.get("component"), record.get("stream"),
+             *(canonical_value(v, digits) for v in key_values)], value)
 
 
 def count_rows(records: Iterable[Mapping[str, Any]], comparison: Comparison) -> Counter[str]:

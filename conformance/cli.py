@@ -109,6 +109,12 @@ class RichProgress:
         where = f"[{repeat + 1}/{self.repeat}] " if self.repeat > 1 else ""
         self.progress.reset(self.current, description=f"{where}comparing {case} (Spark)")
 
+    def spark_progress(self, line: str) -> None:
+        """Spark's stage progress while a diff runs (from the status tracker)."""
+        if self.current is not None:
+            description = self.progress.tasks[self.current].description.split(" · ")[0]
+            self.progress.update(self.current, description=f"{description} · {line}")
+
     def case_finished(self, result: CaseResult) -> None:
         pass
 

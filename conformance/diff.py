@@ -1,8 +1,11 @@
 """The differ: two captures of one case compared as multisets of canonical rows, on
-PySpark.
+PySpark, end to end.
 
-One pass does it (the count-per-row diff): each side's canonical rows are counted, the
-two count tables are joined with a null-safe full outer join, and every differing row
+Each side is a set of capture files (JSON lines, :mod:`conformance.capture`) that Spark
+reads in parallel: every file is split into partitions, the executors parse and
+canonicalise each line (:mod:`conformance.diff_rows`, applying the rules of
+:mod:`conformance.canonical`), and Spark counts the copies of every canonical row, per
+stream. The two count tables are joined (full outer, on the row) and every differing row
 lands in one of three buckets:
 
 - **missing**: copies of a left row the right lacks (``left > right``);
@@ -13,26 +16,45 @@ From those the observed :class:`~conformance.model.SemanticClass` follows: nothi
 exact; duplicate extras only → at-least-once superset; missing only → at-most-once subset;
 novel rows, or missing and duplicates together → divergent.
 
-Canonicalisation (:mod:`conformance.canonical`) runs in Python before Spark sees a row:
-each side goes in as one column of canonical JSON (the join key: maps, tuples and floats
-already normalised, so Spark never compares a MAP column) with a count per distinct
-row. Spark does the grouping, the join and the aggregates; only the counts and the first
-``sample_limit`` differing rows (in canonical-JSON order) come back to the driver.
+The driver sees only the summary: one row of counts per stream and the first
+``sample_limit`` differing rows of each stream (in canonical-JSON order); the result's
+``samples`` are the first ``sample_limit`` of them all, ``streams`` has each stream's
+counts and rows when more than one stream was compared. No Python
+process holds a capture, so a capture is as large as the cluster can read; with a
+cluster master the files must be where every executor reads them (a shared path).
+Records already in memory (a case's expected rows, tests, the Summingbird catalogue) are
+written as the same lines and handed to Spark as a parallelized collection.
+
+A line that does not parse (a writer killed mid-line leaves one at the end of its file)
+is dropped and noted; more than one in a file is a :class:`CaptureFormatError`.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Iterable, Mapping
+import functools
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from conformance.canonical import count_rows, decode_row, describe_comparison
+from conformance import diff_rows
+from conformance.canonical import CaptureRecordError, decode_row, describe_comparison
+from conformance.capture import CaptureFormatError, capture_line, capture_size
 from conformance.model import Comparison, DiffCounts, DiffResult, DiffRow, SemanticClass
+from conformance.spark_progress import stage_progress
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
+    from pyspark import RDD
     from pyspark.sql import DataFrame, SparkSession
 
-__all__ = ["classify_counts", "count_table", "diff_counters", "diff_outputs"]
+__all__ = ["CaptureSource", "classify_counts", "diff_captures", "diff_counters",
+           "diff_outputs"]
+
+#: one side of a diff: capture files, or records in memory
+CaptureSource = Sequence[Path | str] | Iterable[Mapping[str, Any]]
+#: bytes of capture a partition reads (Spark splits larger files)
+SPLIT_BYTES = 32 * 2**20
+_SCHEMA_FIELDS = (("row", "string"), ("stream", "string"), ("n", "long"))
 
 
 def classify_counts(counts: DiffCounts) -> SemanticClass:
@@ -48,32 +70,98 @@ def classify_counts(counts: DiffCounts) -> SemanticClass:
     return SemanticClass.EXACT
 
 
-def count_table(spark: SparkSession, counts: Counter[str] | Mapping[str, int],
-                name: str) -> DataFrame:
-    """A DataFrame ``(row string, <name> long)``: one canonical row and its copies per
-    line, summed per row on Spark."""
-    from pyspark.sql import functions as F
+def _schema() -> Any:
     from pyspark.sql.types import LongType, StringType, StructField, StructType
 
-    schema = StructType([StructField("row", StringType(), True),
-                         StructField("n", LongType(), False)])
-    frame = spark.createDataFrame([(row, int(n)) for row, n in counts.items()], schema)
-    return frame.groupBy("row").agg(F.sum("n").cast("long").alias(name))
+    return StructType([StructField("row", StringType(), False),
+                       StructField("stream", StringType(), False),
+                       StructField("n", LongType(), False)])
 
 
-def diff_counters(spark: SparkSession, left_counts: Mapping[str, int],
-                  right_counts: Mapping[str, int], *, left: str, right: str,
-                  comparison: str = "rows", sample_limit: int = 20,
-                  notes: list[str] | None = None) -> DiffResult:
-    """The Spark diff of two count tables keyed by canonical JSON."""
+# -- the sides ------------------------------------------------------------------------------
+class _Side:
+    """One side's lines as Spark RDDs: one per file (its index is the file's ``source``
+    number), or one parallelized collection of records already in memory."""
+
+    def __init__(self, spark: SparkSession, source: CaptureSource, name: str) -> None:
+        self.name = name
+        self.files: list[str] = []
+        self.bytes: int | None = None
+        sc = spark.sparkContext
+        if _is_paths(source):
+            self.files = [str(p) for p in source]  # type: ignore[union-attr]
+            self.bytes = capture_size(Path(f) for f in self.files)
+            self.rdds = [sc.textFile(f, minPartitions=self._partitions(sc, f))
+                         for f in self.files]
+        else:
+            lines = [_record_line(r) for r in source]  # type: ignore[union-attr]
+            self.bytes = sum(len(line.encode()) + 1 for line in lines)
+            slices = max(1, min(sc.defaultParallelism, len(lines) // 2000 or 1))
+            self.rdds = [sc.parallelize(lines, slices)]
+
+    @staticmethod
+    def _partitions(sc: Any, path: str) -> int:
+        size = capture_size([Path(path)])
+        parts = max(1, -(-size // SPLIT_BYTES))
+        return max(parts, sc.defaultParallelism) if size > 2**20 else parts
+
+    def describe(self, source: int) -> str:
+        return self.files[source] if self.files else f"the {self.name} records"
+
+    def counted(self, spark: SparkSession, comparison: Comparison) -> DataFrame:
+        """``(row, stream, n)``: copies per canonical row, summed over the side."""
+        from pyspark.sql import functions as F
+
+        sc = spark.sparkContext
+        if comparison.kind == "per_key":
+            entries = sc.union([rdd.mapPartitionsWithIndex(functools.partial(
+                diff_rows.key_entries, source=i, comparison=comparison))
+                for i, rdd in enumerate(self.rdds)])
+            rows = (entries.reduceByKey(diff_rows.combine_with(comparison.reduce))
+                    .map(functools.partial(diff_rows.final_row,
+                                           digits=comparison.float_digits)))
+        else:
+            rows = sc.union([rdd.mapPartitionsWithIndex(functools.partial(
+                diff_rows.row_counts, source=i, comparison=comparison))
+                for i, rdd in enumerate(self.rdds)])
+        frame = spark.createDataFrame(rows, _schema(), verifySchema=False)
+        return frame.groupBy("row", "stream").agg(F.sum("n").cast("long").alias("n"))
+
+
+def _is_paths(source: Any) -> bool:
+    if isinstance(source, (str, Path)):
+        raise TypeError("a capture source is a list of files, not one path: pass [path]")
+    return (isinstance(source, (list, tuple)) and bool(source)
+            and all(isinstance(s, (str, Path)) for s in source))
+
+
+def _record_line(record: Mapping[str, Any]) -> str:
+    values = record.get("values") if isinstance(record, Mapping) else None
+    if not isinstance(values, (list, tuple)):
+        raise CaptureRecordError(f"capture record 'values' is a {type(values).__name__}, "
+                                 f"not a list: {str(record)[:200]}")
+    return capture_line(str(record.get("engine", "")), str(record.get("case", "")),
+                        str(record.get("run_id", "")), record.get("component"),
+                        record.get("stream"), record.get("task"), values,
+                        record.get("msg_id"))
+
+
+# -- the comparison -------------------------------------------------------------------------
+def _compare(spark: SparkSession, a: DataFrame, b: DataFrame, *, left: str, right: str,
+             comparison: str, sample_limit: int, notes: list[str],
+             sides: tuple[_Side | None, _Side | None] = (None, None),
+             progress: Callable[[str], None] | None = None) -> DiffResult:
+    """The join of two ``(row, stream, n)`` tables, its summary and samples."""
+    from pyspark import StorageLevel
+    from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    a = count_table(spark, left_counts, "l").alias("a")
-    b = count_table(spark, right_counts, "r").alias("b")
-    joined = (a.join(b, F.col("a.row").eqNullSafe(F.col("b.row")), "full_outer")
-              .select(F.coalesce(F.col("a.row"), F.col("b.row")).alias("row"),
-                      F.coalesce(F.col("a.l"), F.lit(0)).cast("long").alias("l"),
-                      F.coalesce(F.col("b.r"), F.lit(0)).cast("long").alias("r")))
+    began = time.monotonic()
+    joined = (a.withColumnRenamed("n", "l").join(b.withColumnRenamed("n", "r"),
+                                                 on=["row", "stream"], how="full_outer")
+              .select("row", "stream",
+                      F.coalesce(F.col("l"), F.lit(0)).cast("long").alias("l"),
+                      F.coalesce(F.col("r"), F.lit(0)).cast("long").alias("r")))
     l, r = F.col("l"), F.col("r")
 
     def total(expr: Any) -> Any:
@@ -82,40 +170,156 @@ def diff_counters(spark: SparkSession, left_counts: Mapping[str, int],
     def number(cond: Any) -> Any:
         return F.coalesce(F.sum(F.when(cond, 1).otherwise(0)), F.lit(0)).cast("long")
 
-    summary = joined.agg(
-        total(l).alias("rows_left"),
-        total(r).alias("rows_right"),
-        number(l > 0).alias("distinct_left"),
-        number(r > 0).alias("distinct_right"),
-        total(F.when(l > r, l - r).otherwise(0)).alias("missing"),
-        total(F.when((l > 0) & (r > l), r - l).otherwise(0)).alias("duplicate_extras"),
-        total(F.when(l == 0, r).otherwise(0)).alias("novel_extras"),
-        number(l != r).alias("differing"),
-    ).collect()[0]
-    counts = DiffCounts(**{k: int(v) for k, v in summary.asDict().items()})
-    samples: list[DiffRow] = []
-    if counts.differing and sample_limit > 0:
-        first = joined.where(l != r).orderBy("row").limit(sample_limit).collect()
-        samples = [DiffRow(row=decode_row(x["row"]), left=int(x["l"]), right=int(x["r"]))
-                   for x in first]
+    joined = joined.persist(StorageLevel.MEMORY_AND_DISK)
+    try:
+        with stage_progress(spark, progress, f"{right} vs {left}"):
+            per_stream = joined.groupBy("stream").agg(
+                total(l).alias("rows_left"),
+                total(r).alias("rows_right"),
+                number(l > 0).alias("distinct_left"),
+                number(r > 0).alias("distinct_right"),
+                total(F.when(l > r, l - r).otherwise(0)).alias("missing"),
+                total(F.when((l > 0) & (r > l), r - l).otherwise(0)).alias("duplicate_extras"),
+                total(F.when(l == 0, r).otherwise(0)).alias("novel_extras"),
+                number(l != r).alias("differing"),
+            ).collect()
+            bad = [row for row in per_stream if row["stream"] == diff_rows.BAD_STREAM]
+            streams = [row for row in per_stream if row["stream"] != diff_rows.BAD_STREAM]
+            dropped = _check_unreadable(joined, bad, sides)
+            counts = DiffCounts()
+            for row in streams:
+                for name, value in row.asDict().items():
+                    if name != "stream":
+                        setattr(counts, name, getattr(counts, name) + int(value))
+            by_stream: list[tuple[str, DiffRow]] = []
+            if counts.differing and sample_limit > 0:
+                rank = Window.partitionBy("stream").orderBy("row")
+                first = (joined.where((l != r) & (F.col("stream") != diff_rows.BAD_STREAM))
+                         .withColumn("rank", F.row_number().over(rank))
+                         .where(F.col("rank") <= sample_limit)
+                         .orderBy("row").collect())
+                by_stream = [(x["stream"], DiffRow(row=decode_row(x["row"]),
+                                                   left=int(x["l"]), right=int(x["r"])))
+                             for x in first]
+    finally:
+        joined.unpersist()
+    inputs: dict[str, Any] = {}
+    for label, side in zip((left, right), sides):
+        if side is not None:
+            inputs[label] = {"files": len(side.files), "bytes": side.bytes}
+    for label, side_rows in ((left, counts.rows_left), (right, counts.rows_right)):
+        inputs.setdefault(label, {})["rows"] = side_rows
+    notes = list(notes) + dropped
+    samples = [row for _, row in by_stream[:sample_limit]]
+    stream_counts = []
+    if len(streams) > 1:
+        for row in sorted(streams, key=lambda x: x["stream"]):
+            data = row.asDict()
+            key = data.pop("stream")
+            component, stream = decode_row(key)
+            mine = [{"row": x.row, "left": x.left, "right": x.right}
+                    for k, x in by_stream if k == key]
+            stream_counts.append({"component": component, "stream": stream,
+                                  **{k: int(v) for k, v in data.items()}, "samples": mine})
     return DiffResult(left=left, right=right, observed=classify_counts(counts),
-                      counts=counts, samples=samples, comparison=comparison,
-                      notes=list(notes or []))
+                      counts=counts, samples=samples, comparison=comparison, notes=notes,
+                      inputs=inputs, spark_seconds=round(time.monotonic() - began, 3),
+                      streams=stream_counts)
 
 
-def diff_outputs(spark: SparkSession, left_rows: Iterable[Mapping[str, Any]],
-                 right_rows: Iterable[Mapping[str, Any]], comparison: Comparison, *,
-                 left: str, right: str, sample_limit: int = 20) -> DiffResult:
-    """Classify ``right``'s capture against ``left``'s (the reference).
+def _check_unreadable(joined: DataFrame, bad: list[Any],
+                      sides: tuple[_Side | None, _Side | None]) -> list[str]:
+    """Notes on dropped lines; a :class:`CaptureFormatError` when a file has more than
+    the one cut-short line a killed writer can leave."""
+    if not bad:
+        return []
+    rows = joined.where(joined["stream"] == diff_rows.BAD_STREAM).collect()
+    notes = []
+    for row in rows:
+        source = int(row["row"].rsplit("/", 1)[1])
+        for side, n in ((sides[0], int(row["l"])), (sides[1], int(row["r"]))):
+            if side is None or not n:
+                continue
+            where = side.describe(source)
+            if n > 1 or not side.files:
+                raise CaptureFormatError(
+                    f"{where}: {n} line(s) are not capture records (a killed writer "
+                    "leaves at most one cut-short last line); read it with "
+                    "conformance.capture.read_capture to see the first")
+            notes.append(f"{where}: 1 cut-short line dropped (a writer was killed "
+                         "mid-line)")
+    return notes
 
-    Rows are capture records (dicts with ``component``, ``stream`` and ``values``; other
-    fields are provenance and ignored). Only the streams in ``comparison.streams`` count
-    (every stream when it names none). ``kind="rows"`` compares the multisets of
-    canonical rows; ``kind="per_key"`` first reduces each side to one final value per key
-    and compares those ``[component, stream, *key, value]`` rows.
+
+# -- entry points ---------------------------------------------------------------------------
+def diff_captures(spark: SparkSession, left_source: CaptureSource,
+                  right_source: CaptureSource, comparison: Comparison, *, left: str,
+                  right: str, sample_limit: int = 20,
+                  progress: Callable[[str], None] | None = None) -> DiffResult:
+    """Classify ``right``'s capture against ``left``'s (the reference), on Spark.
+
+    Each source is a list of capture files (read by the executors) or an iterable of
+    capture records (dicts with ``component``, ``stream`` and ``values``; provenance is
+    ignored). Only the streams in ``comparison.streams`` count (every stream when it
+    names none). ``kind="rows"`` compares the multisets of canonical rows;
+    ``kind="per_key"`` first reduces each side to one final value per key and compares
+    those ``[component, stream, *key, value]`` rows. ``progress`` gets a line of Spark's
+    stage progress about twice a second while the job runs.
     """
-    left_counts = count_rows(left_rows, comparison)
-    right_counts = count_rows(right_rows, comparison)
-    return diff_counters(spark, left_counts, right_counts, left=left, right=right,
-                         comparison=comparison.kind, sample_limit=sample_limit,
-                         notes=describe_comparison(comparison))
+    a_side = _Side(spark, left_source, left)
+    b_side = _Side(spark, right_source, right)
+    with _shuffle_partitions(spark, a_side, b_side):
+        return _compare(spark, a_side.counted(spark, comparison),
+                        b_side.counted(spark, comparison), left=left, right=right,
+                        comparison=comparison.kind, sample_limit=sample_limit,
+                        notes=describe_comparison(comparison), sides=(a_side, b_side),
+                        progress=progress)
+
+
+def diff_outputs(spark: SparkSession, left_rows: CaptureSource, right_rows: CaptureSource,
+                 comparison: Comparison, *, left: str, right: str,
+                 sample_limit: int = 20,
+                 progress: Callable[[str], None] | None = None) -> DiffResult:
+    """:func:`diff_captures` under its original name (records or capture files)."""
+    return diff_captures(spark, left_rows, right_rows, comparison, left=left, right=right,
+                         sample_limit=sample_limit, progress=progress)
+
+
+def diff_counters(spark: SparkSession, left_counts: Mapping[str, int],
+                  right_counts: Mapping[str, int], *, left: str, right: str,
+                  comparison: str = "rows", sample_limit: int = 20,
+                  notes: list[str] | None = None) -> DiffResult:
+    """The diff of two count tables already keyed by canonical JSON (small, in memory)."""
+    import json
+
+    from pyspark.sql import functions as F
+
+    def table(counts: Mapping[str, int]) -> DataFrame:
+        data = [(row, json.dumps(decode_row(row)[:2], ensure_ascii=False), int(n))
+                for row, n in counts.items()]
+        frame = spark.createDataFrame(data, _schema())
+        return frame.groupBy("row", "stream").agg(F.sum("n").cast("long").alias("n"))
+
+    return _compare(spark, table(left_counts), table(right_counts), left=left, right=right,
+                    comparison=comparison, sample_limit=sample_limit, notes=list(notes or []))
+
+
+class _shuffle_partitions:
+    """Shuffle partitions sized to the input (~64 MB of capture each, at least the
+    session's own), restored afterwards; adaptive execution coalesces small ones."""
+
+    def __init__(self, spark: SparkSession, *sides: _Side) -> None:
+        self.spark = spark
+        total = sum(s.bytes or 0 for s in sides)
+        self.wanted = max(1, total // (64 * 2**20))
+        self.saved: str | None = None
+
+    def __enter__(self) -> None:
+        conf = self.spark.conf
+        self.saved = conf.get("spark.sql.shuffle.partitions")
+        if self.wanted > int(self.saved or 0):
+            conf.set("spark.sql.shuffle.partitions", str(self.wanted))
+
+    def __exit__(self, *exc: object) -> None:
+        if self.saved is not None:
+            self.spark.conf.set("spark.sql.shuffle.partitions", self.saved)

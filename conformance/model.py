@@ -107,6 +107,14 @@ class DiffResult:
     #: what canonicalisation did (ignored columns, float digits, per-key reduction), for
     #: the report
     notes: list[str] = field(default_factory=list)
+    #: per side (by its name): ``rows`` compared, and for captures read from files their
+    #: ``files`` and ``bytes``
+    inputs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: wall time of the Spark job that compared the two sides, in seconds
+    spark_seconds: float | None = None
+    #: counts per stream (``component``, ``stream`` and the ``DiffCounts`` fields) when
+    #: more than one stream was compared
+    streams: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)
@@ -120,7 +128,10 @@ class DiffResult:
                    counts=DiffCounts(**data["counts"]),
                    samples=[DiffRow(**row) for row in data.get("samples", [])],
                    comparison=data.get("comparison", "rows"),
-                   notes=list(data.get("notes", [])))
+                   notes=list(data.get("notes", [])),
+                   inputs=dict(data.get("inputs", {})),
+                   spark_seconds=data.get("spark_seconds"),
+                   streams=list(data.get("streams", [])))
 
 
 @dataclass

@@ -4,7 +4,8 @@ For each repeat, cases that run the same topology on the same input share one ru
 engine (the seven grouping cases are one topology). Each run's capture is compared with
 the case's expected rows (computed by its pure function from the fixture) and the
 engines' captures with each other (the first engine is the reference); every comparison
-is a :class:`~conformance.model.DiffResult` from :func:`conformance.diff.diff_outputs`.
+is a :class:`~conformance.model.DiffResult` from :func:`conformance.diff.diff_captures`,
+which reads the capture files on Spark's executors: the runner never loads a capture.
 
 Verdicts: an engine lacking a capability the case needs is SKIPPED (naming it); a run
 that cannot start, fails or passes its time bound is an ERROR naming case and engine;
@@ -26,7 +27,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Protocol
 
-from conformance.capture import CaptureFormatError, read_capture, write_records
+from conformance.capture import read_capture, write_records
 from conformance.catalogue.case import Case, CaseError, Kill
 from conformance.engines import EngineAdapter, EngineOutput, HarnessError
 from conformance.fixture_spout import read_fixture
@@ -61,6 +62,8 @@ class ProgressListener(Protocol):
     def comparing(self, case: str, repeat: int) -> None: ...
 
     def case_finished(self, result: CaseResult) -> None: ...
+
+    # optional: ``spark_progress(line)`` gets Spark's stage progress while a diff runs
 
 
 class NullProgress:
@@ -217,7 +220,8 @@ class _Run:
     output: EngineOutput | None = None
     verdict: Verdict | None = None       # SKIPPED or ERROR when there is no output
     reason: str = ""
-    records: list[dict[str, Any]] | None = None
+    #: the run's capture file, once the run finished (None: no output to compare)
+    capture: Path | None = None
     run_id: str = ""
     kill: Kill | None = None
     files: list[str] = field(default_factory=list)
@@ -269,12 +273,13 @@ class Runner:
             self._spark = self._spark()
         return self._spark
 
-    def _diff(self, left: Iterable[dict], right: Iterable[dict], comparison: Comparison,
+    def _diff(self, left: Path, right: Path, comparison: Comparison,
               left_name: str, right_name: str) -> DiffResult:
-        from conformance.diff import diff_outputs
+        from conformance.diff import diff_captures
 
-        return diff_outputs(self.spark, left, right, comparison, left=left_name,
-                            right=right_name, sample_limit=self.sample_limit)
+        return diff_captures(self.spark, [left], [right], comparison, left=left_name,
+                             right=right_name, sample_limit=self.sample_limit,
+                             progress=getattr(self.progress, "spark_progress", None))
 
     # -- the suite --------------------------------------------------------------------
     def run(self, cases: Sequence[Case]) -> SuiteResult:
@@ -353,11 +358,11 @@ class Runner:
             run.verdict = Verdict.ERROR
             run.reason = output.error or (f"case {lead.name} on engine {adapter.name} ended "
                                           f"with {output.reason}")
+        elif not capture.is_file():
+            run.verdict = Verdict.ERROR
+            run.reason = f"case {lead.name} on engine {adapter.name} wrote no capture"
         else:
-            try:
-                run.records = list(read_capture(capture))
-            except CaptureFormatError as exc:
-                run.verdict, run.reason = Verdict.ERROR, str(exc)
+            run.capture = capture
         self.progress.run_finished(label, adapter.name, rep,
                                    "error" if run.verdict is Verdict.ERROR else "ran",
                                    output.elapsed)
@@ -373,11 +378,11 @@ class Runner:
     def _case_files(self, case: Case, run: _Run, rep: int, shared: bool) -> list[str]:
         """The run's capture, and for a shared run the case's own streams in a file of
         their own (with the case's name as provenance)."""
-        if not shared or run.records is None:
+        if not shared or run.capture is None:
             return list(run.files)
         wanted = {(c, s) for c, s in case.comparison.streams}
-        mine = [r for r in run.records
-                if not wanted or (r["component"], r["stream"]) in wanted]
+        mine = (r for r in read_capture(run.capture, typed=True)
+                if not wanted or (r["component"], r["stream"]) in wanted)
         path = (self.report_dir / CAPTURES / f"r{rep}" / case.name
                 / f"{run.engine.replace(':', '-')}.jsonl")
         write_records(path, mine, engine=run.engine, case=case.name, run_id=run.run_id)
@@ -388,15 +393,15 @@ class Runner:
         self.progress.comparing(case.name, rep)
         injected = kill is not None
         allowed = case.allowed_for(injected)
-        expected: list[dict[str, Any]] | None = None
+        expected: Path | None = None
         expected_file: str | None = None
         expected_error = ""
         if case.expected is not None:
             try:
-                expected = expected_records(case)
                 path = self.report_dir / CAPTURES / f"r{rep}" / case.name / "expected.jsonl"
-                write_records(path, expected, engine="expected", case=case.name,
-                              run_id=f"{case.name}-expected")
+                write_records(path, expected_records(case), engine="expected",
+                              case=case.name, run_id=f"{case.name}-expected")
+                expected = path
                 expected_file = self._relative(path)
             except (CaseError, OSError) as exc:
                 expected_error = f"case {case.name}: the expected rows cannot be computed: {exc}"
@@ -413,7 +418,7 @@ class Runner:
         return result
 
     def _engine_verdict(self, case: Case, run: _Run, rep: int, shared: bool,
-                        allowed: SemanticClass, expected: list[dict] | None,
+                        allowed: SemanticClass, expected: Path | None,
                         expected_file: str | None, expected_error: str) -> EngineRun:
         output = run.output
         metadata: dict[str, Any] = {}
@@ -434,7 +439,7 @@ class Runner:
             return result
         try:
             result.outputs = self._case_files(case, run, rep, shared)
-        except OSError as exc:
+        except (OSError, ValueError) as exc:  # ValueError: CaptureFormatError
             result.verdict = Verdict.ERROR
             result.reason = f"case {case.name} on {run.engine}: cannot write its capture: {exc}"
             return result
@@ -447,7 +452,7 @@ class Runner:
             result.reason = "ran to the end; no expected rows (the engines are compared)"
             return result
         try:
-            diff = self._diff(expected, run.records or [], case.comparison, "expected",
+            diff = self._diff(expected, run.capture, case.comparison, "expected",
                               run.engine)
         except Exception as exc:  # a record the comparison cannot read, Spark failing
             result.verdict = Verdict.ERROR
@@ -464,7 +469,7 @@ class Runner:
                       injected: bool) -> PairResult:
         pair = PairResult(left=left.engine, right=right.engine, verdict=Verdict.SKIPPED)
         for run in (left, right):
-            if run.records is None:
+            if run.capture is None:
                 state = ("skipped" if run.verdict is Verdict.SKIPPED else "no output")
                 pair.reason = f"{run.engine}: {state} ({run.reason})" if run.reason else state
                 return pair
@@ -475,7 +480,7 @@ class Runner:
             note = ("; both runs replayed under an injected failure, so their rows are "
                     "compared for information; each run is judged against the expected rows")
         try:
-            diff = self._diff(left.records or [], right.records or [], case.comparison,
+            diff = self._diff(left.capture, right.capture, case.comparison,
                               left.engine, right.engine)
         except Exception as exc:
             pair.verdict = Verdict.ERROR
