@@ -119,3 +119,25 @@ def write_user_project(root: Path, config: dict[str, Any] | None = None) -> Path
 @pytest.fixture
 def user_project(tmp_path: Path) -> Path:
     return write_user_project(tmp_path / "userproj", {"topology.acker.executors": 0})
+
+
+@pytest.fixture(scope="session")
+def spark_cluster(tmp_path_factory):
+    """A real Spark standalone cluster (a master and two one-core workers from the
+    installed pyspark) on loopback for the whole run, started on first use and stopped,
+    by pid, at the end. Its daemons (and the executors they start) are session services
+    for the orphan check. Tests that use it carry their own timeout marks: the first one
+    pays the ~10 s start."""
+    import tests.conftest as suite
+    from conformance.spark_cluster import StandaloneCluster
+
+    cluster = StandaloneCluster(tmp_path_factory.mktemp("spark-cluster"), workers=2,
+                                cores=1, memory="1g")
+    cluster.start()
+    pids = set(cluster.pids)
+    suite.SESSION_SERVICE_PIDS.update(pids)
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+        suite.SESSION_SERVICE_PIDS.difference_update(pids)
