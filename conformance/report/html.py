@@ -30,7 +30,7 @@ from conformance.model import (
     SuiteResult,
     Verdict,
 )
-from conformance.report.text import clean_text, value_text
+from conformance.report.text import clean_text, describe_inputs, value_text
 
 __all__ = ["VERDICT_ORDER", "render_html"]
 
@@ -100,6 +100,10 @@ class DiffView:
     sample_header: list[str]
     samples: list[dict[str, Any]]
     notes: list[str]
+    #: the sides' sizes and the Spark job's time, one line ("" for older results)
+    inputs: str = ""
+    #: per stream: (component/stream, rows left, rows right, differing), several streams
+    streams: list[tuple[str, int, int, int]] = field(default_factory=list)
 
 
 @dataclass
@@ -214,6 +218,10 @@ def _diff_view(diff: DiffResult, allowed: SemanticClass | None) -> DiffView:
         sample_header=header,
         samples=samples,
         notes=[clean_text(n) for n in diff.notes],
+        inputs=clean_text(describe_inputs(diff)),
+        streams=[(clean_text(f"{s.get('component')}/{s.get('stream')}"),
+                  int(s.get("rows_left", 0)), int(s.get("rows_right", 0)),
+                  int(s.get("differing", 0))) for s in diff.streams],
     )
 
 

@@ -21,7 +21,7 @@ from conformance.model import (
     SuiteResult,
     Verdict,
 )
-from conformance.report.text import clean_text, value_text
+from conformance.report.text import clean_text, describe_inputs, value_text
 
 __all__ = ["junit_xml"]
 
@@ -41,6 +41,9 @@ def _diff_text(diff: DiffResult, allowed: str | None) -> str:
              f"distinct {diff.left}={c.distinct_left} {diff.right}={c.distinct_right}"),
              (f"missing={c.missing} duplicate_extras={c.duplicate_extras} "
              f"novel_extras={c.novel_extras} differing_rows={c.differing}")]
+    inputs = describe_inputs(diff)
+    if inputs:
+        lines.append(f"inputs: {inputs}")
     if diff.samples:
         lines.append(f"first {len(diff.samples)} differing rows "
                      f"({diff.left} copies, {diff.right} copies):")

@@ -1,5 +1,6 @@
-"""Text hygiene for reports: engine and Spark messages carry ANSI colour codes and
-sometimes control characters; neither belongs in HTML or XML."""
+"""Text for reports: a diff's inputs in one line (:func:`describe_inputs`), and hygiene:
+engine and Spark messages carry ANSI colour codes and sometimes control characters;
+neither belongs in HTML or XML."""
 
 from __future__ import annotations
 
@@ -25,3 +26,27 @@ def value_text(value: Any) -> str:
     read differently)."""
     return clean_text(json.dumps(value, ensure_ascii=False, separators=(", ", ": "),
                                  sort_keys=True, default=repr))
+
+
+def _size(n: int) -> str:
+    for unit in ("B", "kB", "MB", "GB"):
+        if n < 1000 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1000
+    return str(n)
+
+
+def describe_inputs(diff: Any) -> str:
+    """One line: each side's rows (and files and bytes, when read from files) and the
+    Spark job's time."""
+    parts = []
+    for side, facts in diff.inputs.items():
+        bits = [f"{facts.get('rows', 0):,} rows"]
+        if facts.get("files"):
+            bits.append(f"{facts['files']} file(s)")
+        if facts.get("bytes") is not None:
+            bits.append(_size(int(facts["bytes"])))
+        parts.append(f"{side}: {', '.join(bits)}")
+    if diff.spark_seconds is not None:
+        parts.append(f"Spark job {diff.spark_seconds:.2f} s")
+    return "; ".join(parts)
