@@ -1,10 +1,13 @@
-"""What Heron's diagnosers share: the single component in backpressure, symptoms by kind."""
+"""What Heron's diagnosers share: the single component in backpressure, symptoms by kind;
+and what tells a slow instance from a hot key's (execute latency)."""
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Iterable
 
 from engine.healthmgr.records import Symptom, SymptomKind
+from engine.healthmgr.sensors import ComponentMetrics
 
 
 def of_kind(symptoms: Iterable[Symptom], kind: SymptomKind) -> dict[str, Symptom]:
@@ -16,3 +19,31 @@ def single_back_pressure(symptoms: Iterable[Symptom]) -> Symptom | None:
     """The backpressure symptom when exactly one component has one, else None."""
     found = list(of_kind(symptoms, SymptomKind.BACK_PRESSURE).values())
     return found[0] if len(found) == 1 else None
+
+
+#: a slow instance takes more than this many times as long per tuple as its peers do
+#: (the median of their mean execute latencies); a hot key's instance does not
+SLOW_LATENCY_RATIO = 2.0
+
+
+def slow_by_latency(component: ComponentMetrics, candidates: Iterable[str]) -> tuple[str, ...]:
+    """Of ``candidates`` (the instances whose queues stand out), those whose mean execute
+    latency over the window is more than :data:`SLOW_LATENCY_RATIO` times the median of
+    the other instances' (those with data). Without latency data, none: no evidence.
+
+    This tells a slow instance from a hot key when the rates are skewed too. Heron reads
+    "largest queue and highest rate" as data skew, assuming a slow instance holds its
+    shuffle-grouped peers to its pace. It does only on average: while its queue drains
+    from the high to the low watermark the spouts are stopped, and its peers, with
+    nothing queued, execute nothing; with cycles as long as the window (a slow instance
+    drains slowly), the peers' rates over the window fall far below its own. A hot
+    key's instance gets more tuples and takes as long per tuple as its peers; a slow
+    instance takes longer per tuple."""
+    latency = {i: s.mean() for i, s in component.series("execute_latency").items() if len(s)}
+    chosen = set(candidates)
+    peers = sorted(v for i, v in latency.items() if i not in chosen)
+    if not peers:
+        return ()
+    median = statistics.median(peers)
+    return tuple(sorted(i for i in chosen if i in latency
+                        and latency[i] > SLOW_LATENCY_RATIO * median))

@@ -3,14 +3,17 @@ others (a hot key under fields grouping): both their queues and their rates stan
 
 Heron's rule: wait-queue skew and processing-rate skew on the component in backpressure;
 the hot instances have a mean queue more than half the largest and a mean rate within
-10% of the largest. More instances do not help (the hot key stays on one), so no policy
-scales on this diagnosis; it is reported."""
+10% of the largest; beyond Heron, not those that take more than twice as long per
+tuple as their peers: those are slow instances whose peers starve behind the
+backpressure they cause (see ``slow_by_latency``). More instances do not help (the hot
+key stays on one), so no policy scales on this diagnosis; it is reported."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine.healthmgr.diagnosers.common import of_kind, single_back_pressure
+from engine.healthmgr.diagnosers.common import (of_kind, single_back_pressure,
+                                                slow_by_latency)
 from engine.healthmgr.records import Diagnosis, DiagnosisKind, Symptom, SymptomKind
 from engine.healthmgr.sensors import Measurements
 
@@ -34,6 +37,8 @@ class DataSkewDiagnoser:
         max_rate = max(rates.values(), default=0.0)
         hot = tuple(sorted(i for i in queues.keys() & rates.keys()
                            if max_queue < 2 * queues[i] and max_rate < 1.10 * rates[i]))
+        slow = slow_by_latency(component, hot)
+        hot = tuple(i for i in hot if i not in slow)
         if not hot:
             return []
         return [Diagnosis(DiagnosisKind.DATA_SKEW, name, measurements.time, hot,

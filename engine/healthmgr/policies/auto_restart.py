@@ -15,7 +15,7 @@ from engine.healthmgr.policies.config import PolicyConfig
 from engine.healthmgr.records import Action
 from engine.healthmgr.resolvers.restart_container import RestartContainerResolver
 from engine.healthmgr.sensors import (back_pressure_sensor, buffer_size_sensor,
-                                      execute_count_sensor, measure)
+                                      execute_count_sensor, execute_latency_sensor, measure)
 from engine.healthmgr.source import MetricsSource
 from engine.healthmgr.topology import TopologyView
 
@@ -24,9 +24,11 @@ class AutoRestartPolicy:
     def __init__(self, config: PolicyConfig) -> None:
         self.config = config
         c = config
+        # execute latency tells a slow instance from a hot key's when rates are skewed
         self.sensors = [back_pressure_sensor(c.duration("BackPressureSensor")),
                         buffer_size_sensor(c.duration("BufferSizeSensor")),
-                        execute_count_sensor(c.duration("ExecuteCountSensor"))]
+                        execute_count_sensor(c.duration("ExecuteCountSensor")),
+                        execute_latency_sensor(c.duration("ExecuteLatencySensor"))]
         self.detectors = [BackPressureDetector(c.noise_filter_ms),
                           processing_rate_skew_detector(c.rate_skew_ratio),
                           wait_queue_skew_detector(c.wait_queue_skew_ratio)]

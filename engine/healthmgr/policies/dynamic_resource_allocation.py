@@ -35,12 +35,13 @@ class DynamicResourceAllocationPolicy:
     def __init__(self, config: PolicyConfig, max_parallelism: int) -> None:
         self.config = config
         c = config
+        # execute latency: a capacity fallback for scaling down, and what tells a slow
+        # instance from a hot key's when rates are skewed
         self.sensors: list[Sensor] = [
             back_pressure_sensor(c.duration("BackPressureSensor")),
             buffer_size_sensor(c.duration("BufferSizeSensor")),
-            execute_count_sensor(c.duration("ExecuteCountSensor"))]
-        if c.scale_down:
-            self.sensors.append(execute_latency_sensor(c.duration("ExecuteLatencySensor")))
+            execute_count_sensor(c.duration("ExecuteCountSensor")),
+            execute_latency_sensor(c.duration("ExecuteLatencySensor"))]
         self.back_pressure = BackPressureDetector(c.noise_filter_ms)
         self.other_detectors = [LargeWaitQueueDetector(c.large_wait_queue_limit),
                                 GrowingWaitQueueDetector(c.growing_wait_queue_limit),

@@ -77,3 +77,56 @@ def test_over_provisioning_is_diagnosed_only_when_nothing_is_in_backpressure():
     kinds = [d.kind for d in diagnose(measured(record(starved)), caps)]
     assert DiagnosisKind.OVER_PROVISIONING not in kinds
     assert kinds == [DiagnosisKind.UNDER_PROVISIONING]
+
+
+# -- a slow instance whose peers starve: rates skewed its way, latency tells -------------
+
+def starving_peers(flaky_latency: float | None, peer_latency: float | None) -> Measurements:
+    """A shuffle-grouped bolt whose instance 0 takes 50 ms a tuple: it holds the Stream
+    Manager in backpressure nearly all the time and drains its queue at 20/s; the spout
+    only sends between the watermarks, so its peers, fast and with nothing queued,
+    execute a few tuples/s over the window: the rates are skewed towards the slow one,
+    as for a hot key (recorded from the e2e_restart topology)."""
+    rec = record({"count": [Profile(rate=20, bp=990, queue=21_000, latency_ms=flaky_latency,
+                                    jitter=0.05),
+                            Profile(rate=3, bp=0, queue=0, latency_ms=peer_latency, jitter=0.3),
+                            Profile(rate=4, bp=0, queue=0, latency_ms=peer_latency,
+                                    jitter=0.3)]})
+    return measured(rec)
+
+
+def test_a_slow_instance_with_starving_peers_is_slow_by_its_execute_latency():
+    [d] = diagnose(starving_peers(flaky_latency=50.0, peer_latency=1.0))
+    assert d.kind is DiagnosisKind.SLOW_INSTANCE
+    assert d.instances == ("container_1_count_0",)
+    assert 45 < d.detail["mean_latency_ms"]["container_1_count_0"] < 55
+
+
+def test_a_hot_key_takes_as_long_per_tuple_as_its_peers_and_stays_data_skew():
+    # the same rates and queues, but every instance takes 5 ms a tuple: a hot key
+    [d] = diagnose(starving_peers(flaky_latency=5.0, peer_latency=4.5))
+    assert d.kind is DiagnosisKind.DATA_SKEW
+    assert d.instances == ("container_1_count_0",)
+
+
+def test_without_latency_data_skewed_rates_are_heron_s_data_skew():
+    [d] = diagnose(starving_peers(flaky_latency=None, peer_latency=None))
+    assert d.kind is DiagnosisKind.DATA_SKEW
+
+
+def test_the_auto_restart_policy_restarts_the_container_of_a_slow_instance_with_starving_peers():
+    from engine.healthmgr.policies.auto_restart import AutoRestartPolicy
+    from engine.healthmgr.policies.config import parse_health_config
+    from engine.healthmgr.records import ActionKind
+
+    rec = record({"count": [Profile(rate=20, bp=990, queue=21_000, latency_ms=50.0),
+                            Profile(rate=3, queue=0, latency_ms=1.0, jitter=0.3),
+                            Profile(rate=4, queue=0, latency_ms=1.0, jitter=0.3)]})
+    config = parse_health_config({"heron.topology.healthmgr.mode": "cluster",
+                                  "heron.class.health.policies":
+                                      ["auto-restart-backpressure-container"]})
+    policy = AutoRestartPolicy(config.policies[0])
+    result = policy.evaluate(rec.history, rec.view(), rec.end, None, CapacityEstimates())
+    assert [d.kind for d in result.diagnoses] == [DiagnosisKind.SLOW_INSTANCE]
+    assert result.action is not None and result.action.kind is ActionKind.RESTART_CONTAINER
+    assert result.action.container == rec.layout["count"]["container_1_count_0"]
