@@ -12,11 +12,9 @@ offers the rate the test writes to a file.
 from __future__ import annotations
 
 import collections
-import json
 import os
 import signal
 import time
-from pathlib import Path
 
 import pytest
 
@@ -25,63 +23,10 @@ from engine.statemgr import open_state_manager
 from tests.e2e.heron.helpers import wait_until
 from tests.engine.cli.conftest import (heron, heron_home, live_processes,  # noqa: F401
                                        real_engine, sweep)
+from tests.engine.healthmgr.e2e import (NAME, WAIT_SECS, actions, health, ledger, parallelism,
+                                        sink_counts, submit)
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
-
-PROJECT = Path(__file__).resolve().parents[2] / "e2e" / "heron" / "projects" / "autoscale"
-NAME = "e2e_autoscale"
-WAIT_SECS = 15.0
-
-
-def ledger(out: Path) -> tuple[set[int], set[int]]:
-    """(ids emitted, ids acked) from the spout's own ledger."""
-    emitted, acked = set(), set()
-    for path in out.glob("spout-*.jsonl"):
-        for line in path.read_text().splitlines():
-            try:
-                event = json.loads(line)
-            except ValueError:
-                continue  # a line being written
-            (emitted if event["event"] == "emit" else acked if event["event"] == "ack"
-             else set()).add(event["id"])
-    return emitted, acked
-
-
-def sink_counts(out: Path) -> collections.Counter:
-    """Per-word counts of the ids the sink received, each id once."""
-    seen: dict[int, str] = {}
-    for path in out.glob("sink-*.txt"):
-        for line in path.read_text().splitlines():
-            n, _, word = line.partition(" ")
-            if word:
-                seen[int(n)] = word
-    return collections.Counter(seen.values())
-
-
-def parallelism(state, component: str) -> int:
-    pplan = state.get("pplans", NAME)
-    return sum(1 for i in pplan.instances if i.info.component_name == component) if pplan else 0
-
-
-def health() -> list[dict]:
-    result = heron("health", NAME, "--json")
-    assert result.exit_code == 0, result.output
-    return json.loads(result.output)
-
-
-def actions(records: list[dict], diagnosis: str | None = None) -> list[dict]:
-    return [r for r in records if r["type"] == "action"
-            and (diagnosis is None or r["diagnosis"] == diagnosis)]
-
-
-def submit(tmp_path: Path, rate: int) -> tuple[Path, Path]:
-    out, rate_file = tmp_path / "out", tmp_path / "rate"
-    out.mkdir()
-    rate_file.write_text(str(rate))
-    submitted = heron("submit", "local", str(PROJECT), "-n", NAME, "-o", f"e2e.out={out}",
-                      "-o", f"e2e.rate_file={rate_file}")
-    assert submitted.exit_code == 0, submitted.output
-    return out, rate_file
 
 
 def test_scales_up_under_backpressure_and_down_when_the_load_drops(
