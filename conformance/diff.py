@@ -44,7 +44,6 @@ from conformance.model import Comparison, DiffCounts, DiffResult, DiffRow, Seman
 from conformance.spark_progress import stage_progress
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
-    from pyspark import RDD
     from pyspark.sql import DataFrame, SparkSession
 
 __all__ = ["CaptureSource", "classify_counts", "diff_captures", "diff_counters",
@@ -54,7 +53,6 @@ __all__ = ["CaptureSource", "classify_counts", "diff_captures", "diff_counters",
 CaptureSource = Sequence[Path | str] | Iterable[Mapping[str, Any]]
 #: bytes of capture a partition reads (Spark splits larger files)
 SPLIT_BYTES = 32 * 2**20
-_SCHEMA_FIELDS = (("row", "string"), ("stream", "string"), ("n", "long"))
 
 
 def classify_counts(counts: DiffCounts) -> SemanticClass:
