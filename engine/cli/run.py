@@ -43,12 +43,14 @@ def run_foreground(*, project: Path, name: str | None, env: str | None, engine: 
                    log_dir: Path | None, capture: Path | None, as_json: bool,
                    multilang: bool = False) -> int:
     """Run the topology in the foreground; returns the process exit code."""
-    from engine.fastpath import log_tuple_path  # the first log line: which tuple path
-    log_tuple_path(log)
+    from engine.fastpath import log_tuple_path
+
     loaded = load_topology(project, name=name, env=env, config_file=config_file,
                            cli_options=parse_cli_options(options), ackers=ackers,
                            workers=workers, debug=debug)
     refuse_auto_scaling(dict(loaded.plan.config))
+    # the run's first line says which tuple path runs; bad input before it stays one line
+    log_tuple_path(log)
     for note in loaded.notes:
         log.info("%s", note)
     if multilang and not time_limit:
