@@ -46,8 +46,7 @@ from conformance.spark_progress import stage_progress
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from pyspark.sql import DataFrame, SparkSession
 
-__all__ = ["CaptureSource", "classify_counts", "diff_captures", "diff_counters",
-           "diff_outputs"]
+__all__ = ["CaptureSource", "classify_counts", "diff_captures", "diff_outputs"]
 
 #: one side of a diff: capture files, or records in memory
 CaptureSource = Sequence[Path | str] | Iterable[Mapping[str, Any]]
@@ -281,25 +280,6 @@ def diff_outputs(spark: SparkSession, left_rows: CaptureSource, right_rows: Capt
     """:func:`diff_captures` under its original name (records or capture files)."""
     return diff_captures(spark, left_rows, right_rows, comparison, left=left, right=right,
                          sample_limit=sample_limit, progress=progress)
-
-
-def diff_counters(spark: SparkSession, left_counts: Mapping[str, int],
-                  right_counts: Mapping[str, int], *, left: str, right: str,
-                  comparison: str = "rows", sample_limit: int = 20,
-                  notes: list[str] | None = None) -> DiffResult:
-    """The diff of two count tables already keyed by canonical JSON (small, in memory)."""
-    import json
-
-    from pyspark.sql import functions as F
-
-    def table(counts: Mapping[str, int]) -> DataFrame:
-        data = [(row, json.dumps(decode_row(row)[:2], ensure_ascii=False), int(n))
-                for row, n in counts.items()]
-        frame = spark.createDataFrame(data, _schema())
-        return frame.groupBy("row", "stream").agg(F.sum("n").cast("long").alias("n"))
-
-    return _compare(spark, table(left_counts), table(right_counts), left=left, right=right,
-                    comparison=comparison, sample_limit=sample_limit, notes=list(notes or []))
 
 
 class _shuffle_partitions:
