@@ -94,6 +94,10 @@ class ComponentMetrics:
         """``{instance: series}`` of one of :class:`InstanceMetrics`' fields."""
         return {i: getattr(m, attribute) for i, m in self.instances.items()}
 
+    def means(self, attribute: str) -> dict[str, float]:
+        """``{instance: mean over the window}`` of one field, for instances with data."""
+        return {i: s.mean() for i, s in self.series(attribute).items() if len(s)}
+
 
 @dataclass(frozen=True)
 class Measurements:

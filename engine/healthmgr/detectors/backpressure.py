@@ -14,7 +14,7 @@ DEFAULT_NOISE_FILTER_MS = 20.0
 
 def instance_back_pressure(component: ComponentMetrics) -> dict[str, float]:
     """Mean ms of backpressure per second over the window, per instance with data."""
-    return {i: s.mean() for i, s in component.series("back_pressure").items() if len(s)}
+    return component.means("back_pressure")
 
 
 @dataclass(frozen=True)

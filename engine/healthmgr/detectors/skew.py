@@ -29,7 +29,7 @@ class SkewDetector:
     def detect(self, measurements: Measurements) -> list[Symptom]:
         out = []
         for name, component in sorted(measurements.components.items()):
-            means = {i: s.mean() for i, s in component.series(self.attribute).items() if len(s)}
+            means = component.means(self.attribute)
             if len(means) < 2:
                 continue
             high, low = max(means.values()), min(means.values())

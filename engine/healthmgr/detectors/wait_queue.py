@@ -25,7 +25,7 @@ class LargeWaitQueueDetector:
     def detect(self, measurements: Measurements) -> list[Symptom]:
         out = []
         for name, component in sorted(measurements.components.items()):
-            means = {i: s.mean() for i, s in component.series("wait_queue").items() if len(s)}
+            means = component.means("wait_queue")
             large = tuple(sorted(i for i, m in means.items() if m > self.limit))
             if large:
                 out.append(Symptom(SymptomKind.LARGE_WAIT_QUEUE, name, measurements.time, large,

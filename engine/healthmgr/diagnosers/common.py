@@ -4,10 +4,10 @@ and what tells a slow instance from a hot key's (execute latency)."""
 from __future__ import annotations
 
 import statistics
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from engine.healthmgr.records import Symptom, SymptomKind
-from engine.healthmgr.sensors import ComponentMetrics
+from engine.healthmgr.sensors import ComponentMetrics, Measurements
 
 
 def of_kind(symptoms: Iterable[Symptom], kind: SymptomKind) -> dict[str, Symptom]:
@@ -19,6 +19,16 @@ def single_back_pressure(symptoms: Iterable[Symptom]) -> Symptom | None:
     """The backpressure symptom when exactly one component has one, else None."""
     found = list(of_kind(symptoms, SymptomKind.BACK_PRESSURE).values())
     return found[0] if len(found) == 1 else None
+
+
+def component_in_back_pressure(symptoms: Sequence[Symptom], measurements: Measurements,
+                               *also: SymptomKind) -> ComponentMetrics | None:
+    """The measured component when it is the only one in backpressure and also shows
+    every symptom kind in ``also``; None otherwise (Heron's diagnosers' common start)."""
+    bp = single_back_pressure(symptoms)
+    if bp is None or any(bp.component not in of_kind(symptoms, kind) for kind in also):
+        return None
+    return measurements.components.get(bp.component)
 
 
 #: a slow instance takes more than this many times as long per tuple as its peers do
@@ -39,7 +49,7 @@ def slow_by_latency(component: ComponentMetrics, candidates: Iterable[str]) -> t
     drains slowly), the peers' rates over the window fall far below its own. A hot
     key's instance gets more tuples and takes as long per tuple as its peers; a slow
     instance takes longer per tuple."""
-    latency = {i: s.mean() for i, s in component.series("execute_latency").items() if len(s)}
+    latency = component.means("execute_latency")
     chosen = set(candidates)
     peers = sorted(v for i, v in latency.items() if i not in chosen)
     if not peers:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine.healthmgr.diagnosers.common import (of_kind, single_back_pressure,
+from engine.healthmgr.diagnosers.common import (component_in_back_pressure,
                                                 slow_by_latency)
 from engine.healthmgr.records import Diagnosis, DiagnosisKind, Symptom, SymptomKind
 from engine.healthmgr.sensors import Measurements
@@ -21,18 +21,14 @@ from engine.healthmgr.sensors import Measurements
 class DataSkewDiagnoser:
     def diagnose(self, symptoms: Sequence[Symptom],
                  measurements: Measurements) -> list[Diagnosis]:
-        bp = single_back_pressure(symptoms)
-        if bp is None:
-            return []
-        name = bp.component
-        if (name not in of_kind(symptoms, SymptomKind.WAIT_QUEUE_SKEW)
-                or name not in of_kind(symptoms, SymptomKind.PROCESSING_RATE_SKEW)):
-            return []
-        component = measurements.components.get(name)
+        component = component_in_back_pressure(symptoms, measurements,
+                                               SymptomKind.WAIT_QUEUE_SKEW,
+                                               SymptomKind.PROCESSING_RATE_SKEW)
         if component is None:
             return []
-        queues = {i: s.mean() for i, s in component.series("wait_queue").items() if len(s)}
-        rates = {i: s.mean() for i, s in component.series("execute_rate").items() if len(s)}
+        name = component.name
+        queues = component.means("wait_queue")
+        rates = component.means("execute_rate")
         max_queue = max(queues.values(), default=0.0)
         max_rate = max(rates.values(), default=0.0)
         hot = tuple(sorted(i for i in queues.keys() & rates.keys()

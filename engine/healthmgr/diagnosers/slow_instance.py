@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine.healthmgr.diagnosers.common import (of_kind, single_back_pressure,
+from engine.healthmgr.diagnosers.common import (component_in_back_pressure, of_kind,
                                                 slow_by_latency)
 from engine.healthmgr.records import Diagnosis, DiagnosisKind, Symptom, SymptomKind
 from engine.healthmgr.sensors import Measurements
@@ -24,16 +24,12 @@ from engine.healthmgr.sensors import Measurements
 class SlowInstanceDiagnoser:
     def diagnose(self, symptoms: Sequence[Symptom],
                  measurements: Measurements) -> list[Diagnosis]:
-        bp = single_back_pressure(symptoms)
-        if bp is None:
-            return []
-        name = bp.component
-        if name not in of_kind(symptoms, SymptomKind.WAIT_QUEUE_SKEW):
-            return []
-        component = measurements.components.get(name)
+        component = component_in_back_pressure(symptoms, measurements,
+                                               SymptomKind.WAIT_QUEUE_SKEW)
         if component is None:
             return []
-        queues = {i: s.mean() for i, s in component.series("wait_queue").items() if len(s)}
+        name = component.name
+        queues = component.means("wait_queue")
         largest = max(queues.values(), default=0.0)
         slow = tuple(sorted(i for i, q in queues.items() if largest < 2 * q))
         found = (SymptomKind.BACK_PRESSURE, SymptomKind.WAIT_QUEUE_SKEW)
@@ -41,9 +37,8 @@ class SlowInstanceDiagnoser:
         if name in of_kind(symptoms, SymptomKind.PROCESSING_RATE_SKEW):
             slow = slow_by_latency(component, slow)
             found += (SymptomKind.PROCESSING_RATE_SKEW,)
-            latency = component.series("execute_latency")
             detail = {"mean_queue_bytes": {i: queues[i] for i in slow},
-                      "mean_latency_ms": {i: s.mean() for i, s in latency.items() if len(s)}}
+                      "mean_latency_ms": component.means("execute_latency")}
         if not slow:
             return []
         return [Diagnosis(DiagnosisKind.SLOW_INSTANCE, name, measurements.time, slow, found,
