@@ -187,6 +187,26 @@ class LaunchError(Exception):
     """The launch file is missing or unreadable; the text names it."""
 
 
+def run_with_state(launch: str, log: Any, body: Any) -> int:
+    """``body(spec, state)`` with the launch file loaded and its state manager open (closed
+    afterwards); a launch file that does not load, or a state manager that does not
+    answer, is one log line and exit status 1: what every supervised process starts with."""
+    try:
+        spec = LaunchSpec.load(launch)
+    except LaunchError as exc:
+        log.error("%s", exc)
+        return 1
+    try:
+        state = spec.state.open()
+    except Exception as exc:
+        log.error("cannot open the state manager (%s): %s", spec.state.describe(), exc)
+        return 1
+    try:
+        return body(spec, state)
+    finally:
+        state.close()
+
+
 # -- process names (Heron's executor names) ----------------------------------------------
 TMANAGER = "heron-tmanager"
 

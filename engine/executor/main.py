@@ -29,7 +29,7 @@ from typing import Any, Iterator
 
 from engine.executor.commands import HEALTHMGR, container_processes, stop_stages
 from engine.executor.packing_wait import PackingPlanMissing, wait_for_packing_plan
-from engine.launch import LaunchError, LaunchSpec, executor_name, stmgr_id
+from engine.launch import LaunchSpec, executor_name, run_with_state, stmgr_id
 from engine.packing import PackingPlan
 from engine.process import Supervisor, die_with_parent
 from engine.process.progress import mark_progress
@@ -70,20 +70,8 @@ def main(argv: list[str] | None = None) -> int:
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
-    try:
-        spec = LaunchSpec.load(args.launch)
-    except LaunchError as exc:
-        log.error("%s", exc)
-        return 1
-    try:
-        state = spec.state.open()
-    except Exception as exc:
-        log.error("cannot open the state manager (%s): %s", spec.state.describe(), exc)
-        return 1
-    try:
-        return _run(spec, args.container, state, stop)
-    finally:
-        state.close()
+    return run_with_state(args.launch, log,
+                          lambda spec, state: _run(spec, args.container, state, stop))
 
 
 def _run(spec: LaunchSpec, container: int, state: object, stop: threading.Event) -> int:

@@ -36,7 +36,7 @@ from engine.healthmgr.scheduler_actuator import SchedulerActuator
 from engine.healthmgr.source import SnapshotHistory
 from engine.healthmgr.store import HealthStore
 from engine.healthmgr.view import build_view, topology_config
-from engine.launch import LaunchError, LaunchSpec
+from engine.launch import LaunchSpec, run_with_state
 
 log = logging.getLogger("heron.healthmgr")
 
@@ -67,20 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
-    try:
-        spec = LaunchSpec.load(args.launch)
-    except LaunchError as exc:
-        log.error("%s", exc)
-        return 1
-    try:
-        state = spec.state.open()
-    except Exception as exc:
-        log.error("cannot open the state manager (%s): %s", spec.state.describe(), exc)
-        return 1
-    try:
-        return run(spec, state, stop)
-    finally:
-        state.close()
+    return run_with_state(args.launch, log, lambda spec, state: run(spec, state, stop))
 
 
 def _wait_for(read: Callable[[], Any], stop: threading.Event, timeout: float) -> Any:
