@@ -869,7 +869,10 @@ def run_backpressure(loaded: Any, options: Mapping[str, Any], workers: int, seco
         figures.rates.append({"window": "steady", "start": bounds[1] - first_word,
                               "end": bounds[3] - first_word,
                               **window_rates(samples, bounds[1], bounds[3])})
-        figures.first_pause = (first_pause - first_word) if first_pause is not None else None
+        # both are read from metrics published once a second, and a Stream Manager's
+        # can arrive before the spout's first count: a pause seen first is at 0 s
+        figures.first_pause = (max(0.0, first_pause - first_word)
+                               if first_pause is not None else None)
     return figures
 
 
