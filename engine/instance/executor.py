@@ -5,7 +5,8 @@ or after a few milliseconds, message ids are acked at once (at-most-once, as Her
 without acking), and once ``is_exhausted()`` is true the task sends ``TaskDone`` after
 its last batch. Bolts: each arriving batch is decoded value by value into the tuples the
 component expects, output is flushed when the input pipe is momentarily empty (so
-batches grow under load and latency stays low when idle), and ``TaskDone`` is passed on
+batches grow under load and latency stays low when idle) or after
+``heron.instance.emit.batch.time.ms`` under a flood, and ``TaskDone`` is passed on
 once every upstream task has sent one.
 """
 
@@ -28,6 +29,7 @@ from engine.instance.collector import UNTRACKED
 from engine.instance.gateway import GATEWAY_FAILED, STOP, TO_STMGR
 from engine.messages import metrics_pb2, stmgr_pb2, topology_pb2, tuple_pb2
 from engine.network import type_frame
+from engine.network.inflight import DEFAULT_BATCH_TIME_MS
 from engine.process.progress import mark_progress
 from engine.process.restart_policy import CRASH_LOOPING_METRIC, RestartPolicy, RestartTracker
 
@@ -42,8 +44,9 @@ ACK = tuple_pb2.ACK
 
 #: how often counters go to the Metrics Manager
 METRICS_INTERVAL = 1.0
-#: most time a row waits in a spout's batch before it is sent
-FLUSH_INTERVAL = 0.005
+#: most time a row waits in an open batch before it is sent, unless the topology sets
+#: ``heron.instance.emit.batch.time.ms`` (engine.network.inflight)
+FLUSH_INTERVAL = DEFAULT_BATCH_TIME_MS / 1000.0
 #: a burst of next_tuple calls ends after this long
 SPOUT_BURST_SECS = 0.01
 
@@ -128,8 +131,11 @@ class ExecutorLoop:
 
     def __init__(self, pipe: zmq.Socket, task: Any, hosted_factory: Callable[[], Any],
                  collector: Any, running: Callable[[], bool],
-                 restart_policy: RestartPolicy | None = None) -> None:
+                 restart_policy: RestartPolicy | None = None,
+                 flush_secs: float = FLUSH_INTERVAL) -> None:
         self.pipe = pipe
+        #: the most a row waits in an open batch (heron.instance.emit.batch.time.ms)
+        self.flush_secs = flush_secs
         self.task = task  # TaskInfo: component, task_id, kind, upstream tasks...
         self.factory = hosted_factory
         self.hosted: Any = None
@@ -589,13 +595,13 @@ class SpoutLoop(ExecutorLoop):
                 if not self._may_emit():
                     # max spout pending reached: wait for acks, fails or timeouts. Rows
                     # not yet sent go now only when little else is in flight (acks would
-                    # stop coming back) or they have waited FLUSH_INTERVAL: flushing at
+                    # stop coming back) or they have waited flush_secs: flushing at
                     # every stop would send each handful of rows freed by one ack batch
                     # as a message of its own, and per-message costs would dominate.
                     now = time.monotonic()
                     unsent = collector.pending
                     if (len(collector.pending_roots) - unsent < self.max_pending // 2
-                            or now - last_flush >= FLUSH_INTERVAL):
+                            or now - last_flush >= self.flush_secs):
                         collector.flush()
                         last_flush = now
                     self.publish_metrics()
@@ -620,7 +626,7 @@ class SpoutLoop(ExecutorLoop):
                 if pipe.poll(self.wait_ms):
                     if not self.control(pipe.recv_multipart(copy=False)):
                         return
-            elif now - last_flush >= FLUSH_INTERVAL:
+            elif now - last_flush >= self.flush_secs:
                 collector.flush()
                 last_flush = now
                 self.publish_metrics()
@@ -842,6 +848,9 @@ class BoltLoop(ExecutorLoop):
         collector = self.collector
         running = self._running
         next_tick = time.monotonic() + self.tick_secs if self.tick_secs else None
+        flush_secs = self.flush_secs
+        monotonic = time.monotonic
+        last_flush = monotonic()
         while running():
             timeout = 100
             if self.shell:
@@ -853,9 +862,11 @@ class BoltLoop(ExecutorLoop):
                 kind = frames[0].bytes
                 if kind == TUPLE_BATCH and self.hosted is not None:
                     self._process_batch(frames[1].bytes)
-                    # more input waiting: keep filling the output batches
-                    if not pipe.poll(0):
+                    # more input waiting: keep filling the output batches, but no row
+                    # waits longer than flush_secs (a flood never empties the pipe)
+                    if not pipe.poll(0) or monotonic() - last_flush >= flush_secs:
                         collector.flush()
+                        last_flush = monotonic()
                 elif kind == TASK_DONE:
                     self._task_done(frames[1].bytes)
                 elif kind == TUPLE_BATCH:
@@ -864,6 +875,7 @@ class BoltLoop(ExecutorLoop):
                     return
             else:
                 collector.flush()
+                last_flush = monotonic()
             if self.shell and self.hosted is not None:
                 try:
                     self.hosted.poll()

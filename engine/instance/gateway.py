@@ -19,8 +19,8 @@ import zmq
 from zmq.utils.monitor import recv_monitor_message
 
 from engine.messages import metrics_pb2, stmgr_pb2
-from engine.network import (DATA_HWM, MalformedMessage, connect_dealer, decode, encode,
-                            type_frame)
+from engine.network import (DATA_HWM, SOCKET_BUFFER_BYTES, MalformedMessage, connect_dealer,
+                            decode, encode, type_frame)
 
 log = logging.getLogger("heron.instance")
 
@@ -77,7 +77,7 @@ class Gateway(threading.Thread):
         self.bound.set()
         ident = self.instance.instance_id
         stmgr = connect_dealer(self.ctx, self.stmgr_endpoint, ident, sndhwm=DATA_HWM,
-                               rcvhwm=DATA_HWM)
+                               rcvhwm=DATA_HWM, buffer_bytes=SOCKET_BUFFER_BYTES)
         # A restarted Stream Manager knows nothing of us: zmq reconnects by itself, and the
         # connection events tell us to register again.
         self.monitor = stmgr.get_monitor_socket(zmq.EVENT_CONNECTED | zmq.EVENT_DISCONNECTED)

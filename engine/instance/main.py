@@ -27,21 +27,19 @@ from compat.storm_api.local.stats import TaskStats
 from compat.storm_api.updatable import Updatable
 from engine.grouping import build_grouping
 from engine.instance.capture import InstanceCapture
-from engine.instance.collector import DEFAULT_BATCH_BYTES, InstanceCollector, StreamOut
+from engine.instance.collector import InstanceCollector, StreamOut
 from engine.instance.executor import BoltLoop, SpoutLoop, TaskGaveUp
 from engine.instance.gateway import PIPE_HWM, Gateway, metrics_pipe_endpoint
 from engine.launch import (LaunchSpec, instance_id, local_socket_name, metrics_socket_name,
                            stmgr_id)
 from engine.messages import metrics_pb2, physical_plan_pb2
 from engine.network import ipc_endpoint
+from engine.network.inflight import batching
 from engine.process.profiling import profiled
 from engine.process.restart_policy import RestartPolicy
 from engine.serialization import serializer_for_config
 
 log = logging.getLogger("heron.instance")
-
-#: rows per batch before a flush (Heron's instances send sets of up to 10240 tuples)
-DEFAULT_BATCH_SIZE = 1024
 
 
 class TaskInfo:
@@ -205,8 +203,7 @@ def _run_task(spec: LaunchSpec, loaded: Any, plan: Any, comp: Any, task: TaskInf
         capture = InstanceCapture(spec.capture_dir, comp.name, task.task_id, captured_fields,
                                   serializer.loads, capture_all=spec.capture_all)
     stats = TaskStats(comp.name, task.task_id)
-    batch_size = int(conf.get("heron.instance.batch.size", DEFAULT_BATCH_SIZE))
-    batch_bytes = int(conf.get("heron.instance.batch.bytes", DEFAULT_BATCH_BYTES))
+    batches = batching(conf)
     holder: dict[str, Any] = {}
 
     def send(frames: list[bytes]) -> None:
@@ -214,8 +211,8 @@ def _run_task(spec: LaunchSpec, loaded: Any, plan: Any, comp: Any, task: TaskInf
 
     rel = reliability(conf)
     collector = InstanceCollector(comp.name, task.task_id, streams, serializer, stats, logger,
-                                  send, batch_size, capture, acking=rel.acking,
-                                  batch_bytes=batch_bytes)
+                                  send, batches.rows, capture, acking=rel.acking,
+                                  batch_bytes=batches.bytes)
     shell = _shell_command(spec, loaded, comp)
     factory = _factory(spec, loaded, comp, conf, context, collector, logger, shell)
 
@@ -226,12 +223,12 @@ def _run_task(spec: LaunchSpec, loaded: Any, plan: Any, comp: Any, task: TaskInf
     if comp.kind == "spout":
         wait = float(conf.get("topology.sleep.spout.wait.strategy.time.ms", 1)) / 1000.0
         loop: Any = SpoutLoop(pipe, task, factory, collector, running, wait_secs=wait,
-                              restart_policy=restart_policy,
+                              restart_policy=restart_policy, flush_secs=batches.secs,
                               max_pending=rel.max_spout_pending,
                               timeout_secs=rel.message_timeout_secs if rel.timeouts_enabled else None)
     else:
         loop = BoltLoop(pipe, task, factory, collector, running, restart_policy=restart_policy,
-                        loads=serializer.loads,
+                        flush_secs=batches.secs, loads=serializer.loads,
                         loads_many=serializer.loads_many,
                         tick_secs=tick_frequency(conf), shell=shell is not None)
     loop.metrics_pipe = metrics_pipe

@@ -8,19 +8,15 @@ from typing import TYPE_CHECKING, Any
 import zmq
 
 from engine.network.codec import MalformedMessage, decode, encode
+# messages a data socket holds each way and the kernel buffers of data sockets: what
+# bounds the bytes in flight on each hop (engine.network.inflight)
+from engine.network.inflight import DATA_HWM, SOCKET_BUFFER_BYTES
 
 if TYPE_CHECKING:
     from engine.security.guard import ConnectionGuard, SocketSecurity
 
 #: bounded linger: a process never hangs on exit waiting for a dead peer
 LINGER_MS = 1000
-
-
-#: messages a data socket holds each way (each message is a batch of up to
-#: ``heron.instance.batch.size`` tuples). Small on purpose: what waits in zmq is invisible
-#: to the Stream Manager's watermarks, so deep socket buffers would let a slow bolt hide
-#: tens of megabytes from backpressure. A few batches in flight keep every path busy.
-DATA_HWM = 16
 
 
 def new_context() -> zmq.Context:
@@ -37,13 +33,14 @@ def _is_tcp(endpoint: str) -> bool:
 
 def bind_router(ctx: zmq.Context, endpoint: str, *, sndhwm: int = 1000, rcvhwm: int = 1000,
                 mandatory: bool = True, guard: "ConnectionGuard | None" = None,
-                kind: str = "") -> tuple[zmq.Socket, str]:
+                kind: str = "", buffer_bytes: int | None = None) -> tuple[zmq.Socket, str]:
     """A ROUTER bound to ``endpoint`` (``tcp://127.0.0.1:0`` picks a free port); returns the
     socket and the endpoint peers should connect to.
 
     A TCP endpoint needs ``guard`` (the process's ConnectionGuard): the socket then
     accepts only peers holding the topology's keys, and its refusals are counted under
     ``kind``. ipc endpoints live in owner-only directories and need no guard.
+    ``buffer_bytes`` fixes the kernel's send and receive buffers (data sockets).
     """
     if _is_tcp(endpoint):
         if guard is None:
@@ -52,8 +49,7 @@ def bind_router(ctx: zmq.Context, endpoint: str, *, sndhwm: int = 1000, rcvhwm: 
         guard.security.check_endpoint(endpoint)
     sock = ctx.socket(zmq.ROUTER)
     sock.setsockopt(zmq.LINGER, LINGER_MS)
-    sock.setsockopt(zmq.SNDHWM, sndhwm)
-    sock.setsockopt(zmq.RCVHWM, rcvhwm)
+    _set_buffers(sock, sndhwm, rcvhwm, buffer_bytes)
     if mandatory:
         # Sending to a peer that is not connected raises instead of dropping silently.
         sock.setsockopt(zmq.ROUTER_MANDATORY, 1)
@@ -71,7 +67,8 @@ def bind_router(ctx: zmq.Context, endpoint: str, *, sndhwm: int = 1000, rcvhwm: 
 
 
 def connect_dealer(ctx: zmq.Context, endpoint: str, identity: str, *, sndhwm: int = 1000,
-                   rcvhwm: int = 1000, security: "SocketSecurity | None" = None) -> zmq.Socket:
+                   rcvhwm: int = 1000, security: "SocketSecurity | None" = None,
+                   buffer_bytes: int | None = None) -> zmq.Socket:
     """A DEALER connected to ``endpoint``; a TCP endpoint needs the topology's
     ``security`` (a server refuses a client without it during the handshake)."""
     if _is_tcp(endpoint) and security is None:
@@ -79,13 +76,20 @@ def connect_dealer(ctx: zmq.Context, endpoint: str, identity: str, *, sndhwm: in
                                   f"the topology's keys")
     sock = ctx.socket(zmq.DEALER)
     sock.setsockopt(zmq.LINGER, LINGER_MS)
-    sock.setsockopt(zmq.SNDHWM, sndhwm)
-    sock.setsockopt(zmq.RCVHWM, rcvhwm)
+    _set_buffers(sock, sndhwm, rcvhwm, buffer_bytes)
     sock.setsockopt(zmq.IDENTITY, identity.encode())
     if security is not None and _is_tcp(endpoint):
         security.client(sock)
     sock.connect(endpoint)
     return sock
+
+
+def _set_buffers(sock: zmq.Socket, sndhwm: int, rcvhwm: int, buffer_bytes: int | None) -> None:
+    sock.setsockopt(zmq.SNDHWM, sndhwm)
+    sock.setsockopt(zmq.RCVHWM, rcvhwm)
+    if buffer_bytes is not None:
+        sock.setsockopt(zmq.SNDBUF, buffer_bytes)
+        sock.setsockopt(zmq.RCVBUF, buffer_bytes)
 
 
 class RequestTimeout(Exception):

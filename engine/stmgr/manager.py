@@ -15,8 +15,8 @@ from engine.launch import (SUPERSEDED, LaunchSpec, local_socket_name, metrics_so
 from engine.messages import (metrics_pb2, stmgr_pb2, tmanager_pb2,
                              topology_pb2, tuple_pb2)
 from engine.security.guard import ConnectionGuard
-from engine.network import (DATA_HWM, MalformedMessage, bind_router, connect_dealer, decode, encode,
-                            ipc_endpoint, type_frame)
+from engine.network import (DATA_HWM, SOCKET_BUFFER_BYTES, MalformedMessage, bind_router,
+                            connect_dealer, decode, encode, ipc_endpoint, type_frame)
 from compat.storm_api.config import reliability, with_defaults
 from engine.stmgr.acking import AckTracker
 from engine.stmgr.backpressure import Backpressure, InstanceBackpressure, watermarks
@@ -58,16 +58,19 @@ class StreamManager:
         tid = spec.topology_id
         self.local, self.local_endpoint = bind_router(
             self.ctx, ipc_endpoint(tid, local_socket_name(container, spout=False)), sndhwm=DATA_HWM,
-            rcvhwm=DATA_HWM)
+            rcvhwm=DATA_HWM, buffer_bytes=SOCKET_BUFFER_BYTES)
         self.spouts, _ = bind_router(
             self.ctx, ipc_endpoint(tid, local_socket_name(container, spout=True)), sndhwm=DATA_HWM,
-            rcvhwm=DATA_HWM)
+            rcvhwm=DATA_HWM, buffer_bytes=SOCKET_BUFFER_BYTES)
         self.data, self.data_endpoint = bind_router(self.ctx, f"tcp://{spec.bind_host}:0",
                                                      sndhwm=DATA_HWM, rcvhwm=DATA_HWM,
-                                                     guard=self.guard, kind="data")
+                                                     guard=self.guard, kind="data",
+                                                     buffer_bytes=SOCKET_BUFFER_BYTES)
         self.metrics = connect_dealer(self.ctx, ipc_endpoint(tid, metrics_socket_name(container)),
                                       self.id, sndhwm=10)
         self.outbox = Outbox()
+        #: the largest tuple batch a local instance has sent
+        self.largest_batch_bytes = 0
         #: identity -> (socket, Instance) of registered local instances
         self.instances: dict[bytes, tuple[zmq.Socket, Any]] = {}
         self.task_identity: dict[int, bytes] = {}
@@ -208,7 +211,11 @@ class StreamManager:
         identity = frames[0].bytes
         kind = frames[1].bytes
         if kind == TUPLE_BATCH:
-            self._route_batch(frames[2].bytes)
+            payload = frames[2].bytes
+            if len(payload) > self.largest_batch_bytes:
+                # what one message on a hop can weigh: the hop caps are counted in these
+                self.largest_batch_bytes = len(payload)
+            self._route_batch(payload)
         elif kind == TASK_DONE:
             self._route_done(frames[2].bytes)
         elif kind == REGISTER_INSTANCE:
@@ -500,7 +507,8 @@ class StreamManager:
             # still connected from behind a partition must not hold the one we need
             sock = connect_dealer(self.ctx, record.data_endpoint,
                                   f"{self.id}:{os.getpid()}", sndhwm=DATA_HWM,
-                                  security=self.guard.security)
+                                  security=self.guard.security,
+                                  buffer_bytes=SOCKET_BUFFER_BYTES)
             self.peers[record.id] = (record.data_endpoint, sock)
             log.info("connected to %s at %s", record.id, record.data_endpoint)
         state = topology_pb2.TopologyState.Name(pplan.topology.state)
@@ -527,7 +535,8 @@ class StreamManager:
                             ("__time-spent-back-pressure-initiated-ms", int(initiated * 1000)),
                             ("__time-spouts-paused-ms", int(paused * 1000)),
                             ("__largest-queue-bytes", self.outbox.largest_queue()[1]),
-                            ("__largest-queue-bytes-max", self.bp.max_queue_bytes)):
+                            ("__largest-queue-bytes-max", self.bp.max_queue_bytes),
+                            ("__largest-batch-bytes-max", self.largest_batch_bytes)):
             message.metrics.add(name=name, value=str(value))
         for name, value in self._instance_metrics():
             message.metrics.add(name=name, value=str(value))
