@@ -3,11 +3,19 @@
 Each line is a record with the fields of :data:`conformance.model.CAPTURE_FIELDS`, in
 that order: provenance (``engine``, ``case``, ``run_id``), where the tuple came from
 (``component``, ``stream``, ``task``) and its ``values`` as a consumer saw them (after
-the tuple serializer's round trip), plus ``msg_id`` when the tuple had one. Both engines
-write through :class:`CaptureWriter`: the ``storm`` engine calls it from its emitting
-threads, the ``heron`` engine while it streams its tasks' capture files into one; the
-expected rows of a case are written the same way (engine ``expected``), so every side of
-every comparison is one file format.
+the tuple serializer's round trip), plus ``msg_id`` when the tuple had one (a spout's
+message id, on the rows the spout emitted with it). Every side of every comparison is one
+file format: an engine's run writes a *capture directory* holding one file per task
+(:class:`TaskCaptures` in the ``storm`` engine's process, each ``heron`` instance process
+its own through :func:`open_task_file`), and the expected rows of a case are one file
+(engine ``expected``). A diff reads a directory as its ``*.jsonl`` files
+(:func:`capture_files`), each in parallel.
+
+Why a file per task: no process ever funnels (or holds) a whole capture, each file is
+written by one process only, and a task killed mid-run (``--inject-failures``) damages its
+own file at most, by one cut-short last line. A task's process started again after a kill
+writes a new file (:func:`open_task_file` never reopens one), so that cut-short line stays
+last in its file and the reader's rule below still holds.
 
 Why JSON lines (and not Parquet): a capture is written while the run goes, by a process
 that can be killed at any moment (``--inject-failures``). Written line by line, a file is
@@ -27,6 +35,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
@@ -35,8 +44,12 @@ from typing import IO, Any
 from conformance.model import CAPTURE_FIELDS
 from conformance.typed_json import decode, encode, json_view
 
-__all__ = ["CaptureFormatError", "CaptureWriter", "capture_line", "parse_line",
-           "read_capture", "write_records"]
+__all__ = ["CAPTURE_SUFFIX", "CaptureFormatError", "CaptureWriter", "TaskCaptures",
+           "capture_files", "capture_line", "open_task_file", "parse_line", "read_capture",
+           "task_file_stem", "write_records"]
+
+#: the ending of capture files; a capture directory's files are those ending so
+CAPTURE_SUFFIX = ".jsonl"
 
 
 class CaptureFormatError(ValueError):
@@ -74,23 +87,60 @@ def parse_line(line: str) -> dict[str, Any]:
     return record
 
 
+def task_file_stem(component: str, task: int | None) -> str:
+    """``<component>_<task>`` with anything but letters, digits, ``.``, ``-`` and ``_``
+    replaced, so a user's component name never makes a path (the records inside keep the
+    real names)."""
+    safe = re.sub(r"[^A-Za-z0-9._-]", "-", str(component)).lstrip(".") or "component"
+    return f"{safe}_{task if task is not None else 'x'}"
+
+
+def open_task_file(directory: Path, component: str, task: int | None,
+                   buffering: int = -1) -> tuple[Path, IO[str]]:
+    """A new capture file of one task in ``directory``, open for writing:
+    ``<component>_<task>.jsonl``, or ``<component>_<task>.<n>.jsonl`` (n = 1, 2, ...)
+    when that exists already (the task's process was started again after a kill). The
+    name is claimed with ``O_EXCL``: an existing file, perhaps ending in a cut-short line,
+    is never appended to."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    stem = task_file_stem(component, task)
+    for n in range(10_000):
+        path = directory / (f"{stem}{CAPTURE_SUFFIX}" if n == 0
+                            else f"{stem}.{n}{CAPTURE_SUFFIX}")
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            continue
+        return path, os.fdopen(fd, "w", encoding="utf-8", buffering=buffering)
+    raise CaptureFormatError(f"{directory}: 10000 capture files of {component} task {task} "
+                             "already: the task restarted without end?")
+
+
 class CaptureWriter:
     """Writes capture records of one run of one case on one engine to a JSON-lines file.
 
     Safe to call from several threads (the ``storm`` engine's emitting tasks). Implements
     the engines' ``CaptureSink`` protocol (``write`` and ``close``). Lines are written
     whole, in order; a killed process leaves at most its last line cut short.
+    ``task_of`` (component and task) makes it a task's own file in directory ``path``
+    (:func:`open_task_file`); otherwise ``path`` is the file, replaced if it exists.
     """
 
-    def __init__(self, path: Path, *, engine: str, case: str, run_id: str) -> None:
-        self.path = Path(path)
+    def __init__(self, path: Path, *, engine: str, case: str, run_id: str,
+                 task_of: tuple[str, int | None] | None = None) -> None:
         self.engine = engine
         self.case = case
         self.run_id = run_id
         self.count = 0
         self._lock = threading.Lock()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._fh: IO[str] | None = open(self.path, "w", encoding="utf-8")
+        self._fh: IO[str] | None
+        if task_of is not None:
+            self.path, self._fh = open_task_file(Path(path), *task_of)
+        else:
+            self.path = Path(path)
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._fh = open(self.path, "w", encoding="utf-8")
 
     def write(self, component: str, stream: str, task: int | None, values: Any,
               message_id: Any = None) -> None:
@@ -117,6 +167,76 @@ class CaptureWriter:
         self.close()
 
 
+class TaskCaptures:
+    """A capture directory written by one process: one :class:`CaptureWriter` (one file)
+    per task, opened on the task's first tuple. The ``storm`` engine's sink: its tasks are
+    threads of one process, and each still gets a file of its own, as a ``heron``
+    instance process does. Safe to call from several threads."""
+
+    def __init__(self, directory: Path, *, engine: str, case: str, run_id: str) -> None:
+        self.directory = Path(directory)
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.engine = engine
+        self.case = case
+        self.run_id = run_id
+        self._writers: dict[tuple[str, int | None], CaptureWriter] = {}
+        self._lock = threading.Lock()
+        self._closed = False
+
+    @property
+    def count(self) -> int:
+        """Records written so far, over every task."""
+        return sum(w.count for w in list(self._writers.values()))
+
+    @property
+    def files(self) -> list[Path]:
+        return sorted(w.path for w in self._writers.values())
+
+    def write(self, component: str, stream: str, task: int | None, values: Any,
+              message_id: Any = None) -> None:
+        """Record one tuple ``component`` task ``task`` emitted on ``stream``."""
+        writer = self._writers.get((component, task))
+        if writer is None:
+            with self._lock:
+                if self._closed:
+                    raise ValueError(f"capture {self.directory} is closed; {component}/"
+                                     f"{stream} task {task} emitted after the run ended")
+                writer = self._writers.get((component, task))
+                if writer is None:
+                    writer = CaptureWriter(self.directory, engine=self.engine,
+                                           case=self.case, run_id=self.run_id,
+                                           task_of=(component, task))
+                    self._writers[(component, task)] = writer
+        writer.write(component, stream, task, values, message_id)
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            for writer in self._writers.values():
+                writer.close()
+
+    def __enter__(self) -> TaskCaptures:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def capture_files(source: Path | str) -> list[Path]:
+    """The capture files ``source`` names: a file is itself; a directory (an engine run's
+    capture, one file per task) its ``*.jsonl`` files, sorted; a name with ``*``, ``?``
+    or ``[`` the files that glob matches. Names only: nothing is read."""
+    text = str(source)
+    path = Path(source)
+    if path.is_dir():
+        return sorted(p for p in path.glob(f"*{CAPTURE_SUFFIX}") if p.is_file())
+    if not path.exists() and any(c in text for c in "*?["):
+        anchor = Path(text).anchor or "."
+        pattern = os.path.relpath(text, anchor) if Path(text).is_absolute() else text
+        return sorted(p for p in Path(anchor).glob(pattern) if p.is_file())
+    return [path]
+
+
 def write_records(path: Path, records: Iterable[Mapping[str, Any]], *, engine: str,
                   case: str, run_id: str) -> int:
     """Write ``records`` (dicts with ``component``, ``stream``, ``values`` and optionally
@@ -130,13 +250,19 @@ def write_records(path: Path, records: Iterable[Mapping[str, Any]], *, engine: s
 
 
 def read_capture(path: Path, *, typed: bool = False) -> Iterator[dict[str, Any]]:
-    """The records of a capture file, in file order, one at a time.
+    """The records of a capture file, in file order, one at a time; of a capture
+    directory (or glob), those of each of its files (:func:`capture_files`) in turn.
 
     By default each record has exactly the fields of ``CAPTURE_FIELDS`` with ``values``
     in their plain JSON view; ``typed=True`` gives the decoded values (tuples, bytes,
     sets as they were) and ``msg_id`` where there is one. A last line without its newline
     that does not parse was cut short by a killed writer and is skipped; any other bad
     line raises :class:`CaptureFormatError` naming ``path:line``."""
+    files = capture_files(path)
+    if files != [Path(path)]:
+        for file in files:
+            yield from read_capture(file, typed=typed)
+        return
     path = Path(path)
     try:
         fh = open(path, encoding="utf-8")

@@ -1,8 +1,9 @@
 """The differ: two captures of one case compared as multisets of canonical rows, on
 PySpark, end to end.
 
-Each side is a set of capture files (JSON lines, :mod:`conformance.capture`) that Spark
-reads in parallel: every file is split into partitions, the executors parse and
+Each side is a set of capture files (JSON lines, :mod:`conformance.capture`; a directory
+stands for its ``*.jsonl`` files, one per task of an engine's run) that Spark reads in
+parallel: every file is split into partitions, the executors parse and
 canonicalise each line (:mod:`conformance.diff_rows`, applying the rules of
 :mod:`conformance.canonical`), and Spark counts the copies of every canonical row, per
 stream. The two count tables are joined (full outer, on the row) and every differing row
@@ -39,7 +40,12 @@ from typing import TYPE_CHECKING, Any
 
 from conformance import diff_rows
 from conformance.canonical import CaptureRecordError, decode_row, describe_comparison
-from conformance.capture import CaptureFormatError, capture_line, capture_size
+from conformance.capture import (
+    CaptureFormatError,
+    capture_files,
+    capture_line,
+    capture_size,
+)
 from conformance.model import Comparison, DiffCounts, DiffResult, DiffRow, SemanticClass
 from conformance.spark_progress import stage_progress
 
@@ -86,10 +92,14 @@ class _Side:
         self.bytes: int | None = None
         sc = spark.sparkContext
         if _is_paths(source):
-            self.files = [str(p) for p in source]  # type: ignore[union-attr]
+            # A capture directory (an engine run: one file per task) or glob stands for
+            # its files. The driver lists their names only; each file is an RDD of its
+            # own so a cut-short last line is counted against the file it ends.
+            self.files = [str(f) for p in source  # type: ignore[union-attr]
+                          for f in capture_files(p)]
             self.bytes = capture_size(Path(f) for f in self.files)
             self.rdds = [sc.textFile(f, minPartitions=self._partitions(sc, f))
-                         for f in self.files]
+                         for f in self.files] or [sc.parallelize([], 1)]
         else:
             lines = [_record_line(r) for r in source]  # type: ignore[union-attr]
             self.bytes = sum(len(line.encode()) + 1 for line in lines)
@@ -255,7 +265,8 @@ def diff_captures(spark: SparkSession, left_source: CaptureSource,
                   progress: Callable[[str], None] | None = None) -> DiffResult:
     """Classify ``right``'s capture against ``left``'s (the reference), on Spark.
 
-    Each source is a list of capture files (read by the executors) or an iterable of
+    Each source is a list of capture files or directories (read by the executors; a
+    directory is its ``*.jsonl`` files, one per task of an engine's run) or an iterable of
     capture records (dicts with ``component``, ``stream`` and ``values``; provenance is
     ignored). Only the streams in ``comparison.streams`` count (every stream when it
     names none). ``kind="rows"`` compares the multisets of canonical rows;

@@ -4,8 +4,10 @@ every tuple every component emitted.
 ``EngineAdapter.run(case, run_id=..., capture_path=..., work_dir=...)`` loads the
 case's project with its fixtures as options, runs it until it ends by itself (every
 spout exhausted and, under at-least-once, every tuple acked or failed), writes the
-capture through :class:`conformance.capture.CaptureWriter` and says how the run ended.
-A run that passes the case's time bound is stopped and reported, never waited on.
+capture and says how the run ended. ``capture_path`` is a directory: each task writes
+its own JSON-lines file there (:mod:`conformance.capture`), with the spout's message id
+on the rows a spout emitted with one. A run that passes the case's time bound is
+stopped and reported, never waited on.
 
 - :class:`StormAdapter`: the in-process ``storm`` engine (``LocalCluster``), the
   reference. It can inject a failure: one task of a bolt crashes at its N-th tuple and
@@ -27,7 +29,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from conformance.capture import CaptureWriter
+from conformance.capture import TaskCaptures
 from conformance.catalogue.case import CAPABILITIES, Case, Kill
 
 __all__ = ["ENGINES", "EngineAdapter", "EngineOutput", "HarnessError", "HeronAdapter",
@@ -141,8 +143,8 @@ class EngineAdapter(abc.ABC):
     @abc.abstractmethod
     def run(self, case: Case, *, run_id: str, capture_path: Path, work_dir: Path,
             kill: Kill | None = None, time_limit: float | None = None) -> EngineOutput:
-        """Run ``case`` once; the capture goes to ``capture_path``, logs under
-        ``work_dir``. Raises :class:`HarnessError` when the topology cannot be loaded
+        """Run ``case`` once; the capture goes to directory ``capture_path`` (one file
+        per task, or at least one file), logs under ``work_dir``. Raises :class:`HarnessError` when the topology cannot be loaded
         or started; a run that fails or hangs is an :class:`EngineOutput` saying so."""
 
     # -- shared ---------------------------------------------------------------------
@@ -188,7 +190,8 @@ class StormAdapter(EngineAdapter):
         log_dir = Path(work_dir) / "logs"
         with isolated_imports(*_project_roots(case.project)):
             loaded = self._load(case)
-            writer = CaptureWriter(capture_path, engine=self.name, case=case.name, run_id=run_id)
+            writer = TaskCaptures(capture_path, engine=self.name, case=case.name,
+                                  run_id=run_id)
             failures: list[str] = []
             capture = OutputCapture(max_samples=0, all_streams=True, sink=writer)
             serializer = str(loaded.project.config.get("serializer") or "json")
@@ -336,6 +339,7 @@ class HeronAdapter(EngineAdapter):
 
     def run(self, case: Case, *, run_id: str, capture_path: Path, work_dir: Path,
             kill: Kill | None = None, time_limit: float | None = None) -> EngineOutput:
+        from engine.instance.capture import JsonlCapture
         from engine.launch import Submission
         from engine.local_run import HeronLocalRun
 
@@ -356,10 +360,15 @@ class HeronAdapter(EngineAdapter):
         submission = Submission(project=str(Path(run_case.project).resolve()),
                                 name=loaded.plan.name, env=run_case.env,
                                 options=case_options(run_case), workers=run_case.workers)
-        writer = CaptureWriter(capture_path, engine=self.name, case=case.name, run_id=run_id)
+        # Each instance process writes its own capture file into capture_path as it
+        # emits; nothing here reads or merges them (the differ reads the directory).
+        capture_dir = Path(capture_path)
+        capture_dir.mkdir(parents=True, exist_ok=True)
+        jsonl = JsonlCapture(directory=str(capture_dir.resolve()), engine=self.name,
+                             case=case.name, run_id=run_id)
         runner = HeronLocalRun(loaded, submission, working_dir=work_dir,
                                multilang=case.multilang, multilang_serializer=serializer,
-                               capture_all_streams=True, capture_sink=writer)
+                               capture_all_streams=True, jsonl_capture=jsonl)
         began = time.monotonic()
         began_wall = time.time()
         try:
@@ -368,8 +377,9 @@ class HeronAdapter(EngineAdapter):
             raise HarnessError(f"case {case.name} on {self.name}: the topology did not "
                                f"run: {type(exc).__name__}: {exc}; logs in "
                                f"{work_dir / 'logs'}") from exc
-        finally:
-            writer.close()
+        # the instances' summaries count what they captured (a killed process's last
+        # summary may be short of what its file holds: this count is for the report only)
+        records = sum(cap.count for cap in result.capture.streams.values())
         elapsed = time.monotonic() - began
         if result.reason == "interrupted":
             raise KeyboardInterrupt
@@ -387,7 +397,7 @@ class HeronAdapter(EngineAdapter):
             reason, error = "error", (
                 f"case {case.name} on engine {self.name}: the failure was not injected: "
                 f"{injection.describe()}")
-        return EngineOutput(self.name, reason, Path(capture_path), writer.count,
+        return EngineOutput(self.name, reason, capture_dir, records,
                             elapsed, log_dir=result.log_dir, error=error, metadata=metadata)
 
 

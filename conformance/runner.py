@@ -27,7 +27,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Protocol
 
-from conformance.capture import read_capture, write_records
+from conformance.capture import CAPTURE_SUFFIX, read_capture, write_records
 from conformance.catalogue.case import Case, CaseError, Kill
 from conformance.engines import EngineAdapter, EngineOutput, HarnessError
 from conformance.fixture_spout import read_fixture
@@ -220,7 +220,8 @@ class _Run:
     output: EngineOutput | None = None
     verdict: Verdict | None = None       # SKIPPED or ERROR when there is no output
     reason: str = ""
-    #: the run's capture file, once the run finished (None: no output to compare)
+    #: the run's capture directory (one file per task), once the run finished (None: no
+    #: output to compare)
     capture: Path | None = None
     run_id: str = ""
     kill: Kill | None = None
@@ -341,7 +342,8 @@ class Runner:
             return run
         run.run_id = f"{slug}-{adapter.name}-r{rep}-{uuid.uuid4().hex[:8]}".replace(":", "-")
         engine_slug = adapter.name.replace(":", "-")
-        capture = self.report_dir / CAPTURES / f"r{rep}" / slug / f"{engine_slug}.jsonl"
+        # a directory: each task of the run writes its own file there
+        capture = self.report_dir / CAPTURES / f"r{rep}" / slug / engine_slug
         work = self.report_dir / WORK / run.run_id
         named = lead if len(group) == 1 else replace(lead, name=slug)
         try:
@@ -353,12 +355,12 @@ class Runner:
                                        time.monotonic() - began)
             return run
         run.output = output
-        run.files = [self._relative(capture)]
+        run.files = [self._relative(capture) + ("/" if capture.is_dir() else "")]
         if not output.finished:
             run.verdict = Verdict.ERROR
             run.reason = output.error or (f"case {lead.name} on engine {adapter.name} ended "
                                           f"with {output.reason}")
-        elif not capture.is_file():
+        elif not capture.exists():
             run.verdict = Verdict.ERROR
             run.reason = f"case {lead.name} on engine {adapter.name} wrote no capture"
         else:
@@ -384,7 +386,7 @@ class Runner:
         mine = (r for r in read_capture(run.capture, typed=True)
                 if not wanted or (r["component"], r["stream"]) in wanted)
         path = (self.report_dir / CAPTURES / f"r{rep}" / case.name
-                / f"{run.engine.replace(':', '-')}.jsonl")
+                / run.engine.replace(':', '-') / f"{case.name}{CAPTURE_SUFFIX}")
         write_records(path, mine, engine=run.engine, case=case.name, run_id=run.run_id)
         return [self._relative(path), *run.files]
 

@@ -21,7 +21,7 @@ from typing import Any, Callable
 from compat.storm_api.local.capture import OutputCapture
 from compat.storm_api.local.stats import ComponentStats
 from engine.deploy import deploy
-from engine.instance.capture import read_captures
+from engine.instance.capture import JsonlCapture, read_captures, write_jsonl_config
 from engine.launch import LaunchSpec, StateManagerSpec, Submission
 from engine.messages import tmanager_pb2
 from engine.network.sockets import RequestTimeout, request
@@ -55,7 +55,7 @@ class HeronLocalRun:
                  state_spec: StateManagerSpec | None = None, multilang: bool = False,
                  multilang_serializer: str = "json", capture_jsonl: Path | None = None,
                  keep_all: bool = False, capture_all_streams: bool = False,
-                 capture_sink: Any = None) -> None:
+                 capture_sink: Any = None, jsonl_capture: JsonlCapture | None = None) -> None:
         self.loaded = loaded
         self.plan = loaded.plan
         self.working_dir = Path(working_dir or tempfile.mkdtemp(prefix=f"heron-{self.plan.name}-"))
@@ -70,6 +70,9 @@ class HeronLocalRun:
         self.capture_all_streams = capture_all_streams
         #: receives every captured tuple with its task (a ``CaptureSink``)
         self.capture_sink = capture_sink
+        #: every instance writes its captured tuples to a JSON-lines file of its own in
+        #: this directory, as they are emitted (conformance: the differ reads them there)
+        self.jsonl_capture = jsonl_capture
         self.spec: LaunchSpec | None = None
         self.scheduler: Any = None
         self._state: Any = None
@@ -89,6 +92,8 @@ class HeronLocalRun:
                            capture_all=bool(self.capture_jsonl or self.keep_all
                                             or self.capture_sink is not None),
                            capture_all_streams=self.capture_all_streams)
+        if self.jsonl_capture is not None:  # before any instance starts and looks for it
+            write_jsonl_config(self.spec.capture_dir, self.jsonl_capture)
         from engine.security.guard import SocketSecurity
         self._security = SocketSecurity.for_launch(self.spec)
         self.scheduler = LocalScheduler(self.spec, state=self._state)

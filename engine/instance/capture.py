@@ -6,14 +6,24 @@ same summary the ``storm`` engine keeps (counts, samples, latest value per key) 
 writes it to ``capture/<component>_<task>.summary`` when it stops or finishes; with
 ``capture_all`` every leaf tuple is also appended, still serialized, to
 ``capture/<component>_<task>.tuples`` for a full diff. The CLI merges the files.
+
+For the conformance suite, each instance also writes every captured tuple, as a consumer
+sees it, straight to a JSON-lines capture file of its own (``conformance.capture``'s
+format, message ids included) in the directory the run names in
+``capture/`` :data:`JSONL_CONFIG` (:func:`write_jsonl_config`, written by
+``HeronLocalRun`` before any instance starts). Nothing merges those files: the differ
+reads the directory. The ``.tuples`` files stay what ``heron run --capture`` and tests
+read back through :func:`read_captures`.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import pickle
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import msgpack
 
@@ -23,6 +33,79 @@ SUMMARY_SUFFIX = ".summary"
 _SCALARS = (str, int, float)
 _NUMBERS = (int, float)
 TUPLES_SUFFIX = ".tuples"
+#: the file in an instance's capture directory asking it for a JSON-lines capture
+JSONL_CONFIG = "jsonl-capture.json"
+#: bytes of JSON lines an instance buffers; flushed with each summary and at the end
+_JSONL_BUFFER = 1 << 16
+
+
+@dataclass(frozen=True)
+class JsonlCapture:
+    """Where every instance writes its JSON-lines capture file, and the provenance its
+    lines carry (``conformance.capture.CAPTURE_FIELDS``)."""
+
+    directory: str
+    engine: str
+    case: str
+    run_id: str
+
+
+def write_jsonl_config(capture_dir: Path, config: JsonlCapture) -> Path:
+    """Ask the instances of a run (started after this) for JSON-lines capture files.
+    Written atomically; the capture directory is the run's own (owner-only)."""
+    capture_dir = Path(capture_dir)
+    capture_dir.mkdir(parents=True, exist_ok=True)
+    target = capture_dir / JSONL_CONFIG
+    tmp = target.with_name(f".{target.name}.{os.getpid()}")
+    tmp.write_text(json.dumps(asdict(config)), encoding="utf-8")
+    os.replace(tmp, target)
+    return target
+
+
+def read_jsonl_config(capture_dir: Path) -> JsonlCapture | None:
+    """The run's :class:`JsonlCapture`, or None when it asked for none (a bad file is
+    an error naming it: the instance then fails to start, and says why in its log)."""
+    path = Path(capture_dir) / JSONL_CONFIG
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    try:
+        return JsonlCapture(**json.loads(text))
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{path}: not a JSON-lines capture request: {exc}") from None
+
+
+class _JsonlFile:
+    """One instance process's JSON-lines capture file (``conformance.capture`` format)."""
+
+    def __init__(self, config: JsonlCapture, component: str, task: int, loads: Any) -> None:
+        from conformance.capture import capture_line, open_task_file
+
+        self._line = capture_line
+        self._loads = loads
+        self.config = config
+        self.component = component
+        self.task = task
+        self.path, fh = open_task_file(Path(config.directory), component, task,
+                                       buffering=_JSONL_BUFFER)
+        self._fh: IO[str] | None = fh
+
+    def write(self, stream: str, payload: bytes, message_id: Any) -> None:
+        if self._fh is None:
+            return
+        c = self.config
+        self._fh.write(self._line(c.engine, c.case, c.run_id, self.component, stream,
+                                  self.task, self._loads(payload), message_id) + "\n")
+
+    def flush(self) -> None:
+        if self._fh is not None:
+            self._fh.flush()
+
+    def close(self) -> None:
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
 
 
 class InstanceCapture:
@@ -40,17 +123,26 @@ class InstanceCapture:
         #: streams whose samples are taken: their ``(key, number)`` rows need no decoding
         self._sampled: dict[str, Any] = {}
         self._pack = msgpack.Packer(use_bin_type=True, autoreset=True).pack
+        #: this process's JSON-lines capture file, when the run asked for them
+        self._jsonl: _JsonlFile | None = None
+        config = read_jsonl_config(self.directory)
+        if config is not None:
+            self._jsonl = _JsonlFile(config, component, task, loads)
         if capture_all:
             self.directory.mkdir(parents=True, exist_ok=True)
             self._tuples = open(self.directory / f"{component}_{task}{TUPLES_SUFFIX}", "ab",
                                 buffering=1 << 20)
 
-    def record(self, stream: str, values: Any, payload: bytes) -> None:
+    def record(self, stream: str, values: Any, payload: bytes,
+               message_id: Any = None) -> None:
         """Count a leaf tuple. The summary needs the values as a consumer would see them
         (after the serializer's round trip); scalars survive it unchanged, so the
-        common ``(key, number)`` row skips decoding."""
+        common ``(key, number)`` row skips decoding. ``message_id`` is a spout's message
+        id for the tuple (it goes to the JSON-lines capture)."""
         if self._tuples is not None:
             self._tuples.write(self._pack((stream, payload)))
+        if self._jsonl is not None:
+            self._jsonl.write(stream, payload, message_id)
         cap = self._sampled.get(stream)
         if cap is not None and len(values) == 2:
             key, value = values
@@ -72,6 +164,8 @@ class InstanceCapture:
         """Atomically replace this task's summary file (a reader never sees half of one)."""
         if self._tuples is not None:
             self._tuples.flush()
+        if self._jsonl is not None:
+            self._jsonl.flush()
         self.directory.mkdir(parents=True, exist_ok=True)
         target = self.directory / f"{self.component}_{self.task}{SUMMARY_SUFFIX}"
         tmp = target.with_name(f".{target.name}.{os.getpid()}")
@@ -85,6 +179,9 @@ class InstanceCapture:
         if self._tuples is not None:
             self._tuples.close()
             self._tuples = None
+        if self._jsonl is not None:
+            self._jsonl.close()
+            self._jsonl = None
 
 
 def read_captures(directory: Path, loads: Any, keep_all: bool = False,

@@ -256,7 +256,7 @@ class InstanceCollector:
         elif anchors and self.acking:
             roots = self._anchor_roots(anchors, out.name)
         if out.captured and self.capture is not None:
-            self.capture.record(out.name, values, payload)
+            self.capture.record(out.name, values, payload, tup_id)  # a spout's message id
         if out.leaf:
             return [] if need_task_ids else None
         targets: list[int] | None = None

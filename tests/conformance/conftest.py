@@ -21,7 +21,8 @@ from conformance.engines import EngineAdapter, EngineOutput
 
 
 class ScriptedAdapter(EngineAdapter):
-    """An engine that "runs" a case by writing the rows a test chose for it.
+    """An engine that "runs" a case by writing the rows a test chose for it (one file in
+    its capture directory, as if it had one task).
 
     ``rows(case) -> [(component, stream, values)]``; ``reason`` other than "finished"
     makes a run that ended badly. Every call is recorded in ``calls``."""
@@ -40,8 +41,8 @@ class ScriptedAdapter(EngineAdapter):
             kill: Kill | None = None, time_limit: float | None = None) -> EngineOutput:
         self.calls.append((case.name, kill))
         began = time.monotonic()
-        with CaptureWriter(capture_path, engine=self.name, case=case.name,
-                           run_id=run_id) as writer:
+        with CaptureWriter(Path(capture_path) / f"{self.name}.jsonl", engine=self.name,
+                           case=case.name, run_id=run_id) as writer:
             for component, stream, values in self.rows(case):
                 writer.write(component, stream, 1, values)
         return EngineOutput(self.name, self.reason, capture_path, writer.count,

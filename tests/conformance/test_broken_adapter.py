@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from conformance.canonical import canonical_row
-from conformance.capture import read_capture, write_records
+from conformance.capture import capture_files, read_capture, write_records
 from conformance.catalogue import Case, Kill, case_named
 from conformance.engines import EngineOutput, StormAdapter
 from conformance.model import SemanticClass, Verdict
@@ -31,11 +31,13 @@ class DropsEveryTenth(StormAdapter):
             kill: Kill | None = None, time_limit: float | None = None) -> EngineOutput:
         output = super().run(case, run_id=run_id, capture_path=capture_path,
                              work_dir=work_dir, kill=kill, time_limit=time_limit)
-        records = list(read_capture(capture_path))
+        records = list(read_capture(capture_path, typed=True))
         kept = [r for i, r in enumerate(records) if i % 10 != 9]
         self.dropped += [r for i, r in enumerate(records) if i % 10 == 9]
-        output.records = write_records(capture_path, kept, engine=self.name, case=case.name,
-                                       run_id=run_id)
+        for path in capture_files(capture_path):  # the per-task files, as one file
+            path.unlink()
+        output.records = write_records(Path(capture_path) / "broken.jsonl", kept,
+                                       engine=self.name, case=case.name, run_id=run_id)
         return output
 
 

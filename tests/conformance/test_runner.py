@@ -46,7 +46,7 @@ def test_identical_outputs_pass_exact_on_each_engine_and_as_a_pair(spark, script
     assert (pair.left, pair.right, pair.verdict) == ("a", "b", Verdict.PASS)
     assert suite.exit_code() == 0
     # the run's capture and the expected rows are written, relative to the report
-    assert case.runs[0].outputs == ["captures/r0/simple/a.jsonl",
+    assert case.runs[0].outputs == ["captures/r0/simple/a/",
                                     "captures/r0/simple/expected.jsonl"]
     expected = list(read_capture(tmp_path / case.runs[0].outputs[1]))
     assert {r["engine"] for r in expected} == {"expected"}
@@ -207,10 +207,18 @@ def test_a_hanging_run_is_stopped_at_its_time_bound_and_named(adapter, limit, tm
 @pytest.mark.slow
 def test_storm_capture_has_every_stream_with_task_provenance(tmp_path):
     case = case_named("one_spout_two_bolts")
-    out = StormAdapter().run(case, run_id="run-1", capture_path=tmp_path / "c.jsonl",
+    out = StormAdapter().run(case, run_id="run-1", capture_path=tmp_path / "capture",
                              work_dir=tmp_path / "work")
     records = list(read_capture(out.capture))
     assert out.finished and out.records == len(records) == 360
+    # one file per task, named after it, each holding only its task's rows
+    files = sorted(p.name for p in out.capture.iterdir())
+    assert files == ["doubler_1.jsonl", "doubler_2.jsonl", "numbers_3.jsonl",
+                     "squarer_4.jsonl", "squarer_5.jsonl"], files
+    for path in out.capture.iterdir():
+        component, task = path.stem.rsplit("_", 1)
+        assert {(r["component"], r["task"]) for r in read_capture(path)} == {
+            (component, int(task))}
     assert {(r["component"], r["stream"]) for r in records} == {
         ("numbers", "default"), ("doubler", "default"), ("squarer", "default")}
     assert {(r["engine"], r["case"], r["run_id"]) for r in records} == {

@@ -22,7 +22,9 @@ from typing import IO, Any, Protocol, Sequence
 class CaptureSink(Protocol):
     """Where every captured tuple goes, with provenance (``conformance.capture.CaptureWriter``)."""
 
-    def write(self, component: str, stream: str, task: int, values: list[Any]) -> None: ...
+    def write(self, component: str, stream: str, task: int, values: list[Any],
+              message_id: Any = None) -> None:
+        """One captured tuple; ``message_id`` is a spout's message id for it, if any."""
 
     def close(self) -> None: ...
 
@@ -63,8 +65,10 @@ class OutputCapture:
         self.streams[(component, stream)] = cap
         return cap
 
-    def record(self, cap: StreamCapture, task: int, values: list[Any]) -> None:
-        """Called from emitting task threads with values already round-tripped."""
+    def record(self, cap: StreamCapture, task: int, values: list[Any],
+               message_id: Any = None) -> None:
+        """Called from emitting task threads with values already round-tripped;
+        ``message_id`` is a spout's message id for the tuple (it goes to the sink)."""
         with self._lock:
             cap.count += 1
             if cap.tuples is not None:
@@ -84,7 +88,10 @@ class OutputCapture:
                     {"component": cap.component, "stream": cap.stream, "task": task,
                      "values": values}, default=repr) + "\n")
             if self.sink is not None:
-                self.sink.write(cap.component, cap.stream, task, values)
+                if message_id is None:
+                    self.sink.write(cap.component, cap.stream, task, values)
+                else:
+                    self.sink.write(cap.component, cap.stream, task, values, message_id)
 
     def close(self) -> None:
         if self._jsonl is not None:

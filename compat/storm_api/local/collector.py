@@ -93,7 +93,8 @@ class TaskCollector:
             raise EmitError(f"component {self.component!r} task {self.task}: {exc}") from None
         self.stats.emitted += 1
         if route.capture is not None:
-            self._rt.capture.record(route.capture, self.task, self._loads(payload))
+            self._rt.capture.record(route.capture, self.task, self._loads(payload),
+                                    tup_id if self.is_spout else None)
         if self.is_spout:
             self._send_from_spout(route, payload, targets, tup_id)
         else:
