@@ -60,6 +60,7 @@ the figures for that reason.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import json
 import logging
@@ -88,8 +89,12 @@ from rich.table import Table
 from rich.text import Text
 
 PROJECT = Path(__file__).resolve().parent / "projects" / "wordcount_bench"
+#: Heron's own word count, the headline: the counting bolt keeps a map, emits nothing
+#: per word, and its final counts at the end of the stream
+TOPOLOGY_HERON = "wordcount_bench_heron"
+#: the streamparse-style word count: the counting bolt emits [word, count] per word
 TOPOLOGY = "wordcount_bench"
-#: the at-least-once variant: message ids, acks, one acker
+#: the at-least-once variant (of Heron's word count): message ids, acks, one acker
 TOPOLOGY_ALO = "wordcount_bench_reliable"
 #: the backpressure scenario: the at-most-once spout into slow counting bolts
 TOPOLOGY_BP = "wordcount_bench_backpressure"
@@ -97,6 +102,14 @@ RELIABILITIES = ("at-most-once", "at-least-once")
 SPOUT = "word_spout"
 BOLT = "count_bolt"
 ENGINES = ("heron", "storm")
+#: the two word counts, headline first: --variants name -> (label, topology)
+VARIANTS = {"heron": ("Heron's word count", TOPOLOGY_HERON),
+            "streamparse": ("streamparse-style", TOPOLOGY)}
+#: the heron engine's tuple paths (docs/compiled-path.md): --paths names
+PATHS = ("compiled", "pure")
+PATH_LABELS = {"compiled": "compiled", "pure": "pure Python"}
+#: the spout's end-of-stream marker stream (bench/projects/.../wordbench/spout.py)
+END_STREAM = "eos"
 DEFAULT_WORDS = 2_000_000
 QUICK_WORDS = 100_000
 DEFAULT_SEED = 7
@@ -108,14 +121,19 @@ SAMPLE_EVERY = 100
 #: at most about this many latency samples per run: the heron engine's per-task capture
 #: keeps up to 100,000 keys per stream, and percentiles need no more
 MAX_SAMPLES = 50_000
-#: the design goal: heron at half the single-process limit (the bare loop) or better
+#: the design goal: Heron's word count on heron at half the single-process limit (the
+#: bare loop) or better (issue 20)
 GOAL_RATIO = 0.5
+#: ...and the streamparse-style word count at this share of the bare loop or better
+GOAL_STREAMPARSE_RATIO = 0.35
+#: flooded at-most-once (no --rate): p99 emit-to-count latency under this many ms
+GOAL_FLOOD_P99_MS = 100.0
 #: a heron per-task capture keeps at most this many distinct keys (OutputCapture default)
 HERON_CAPTURE_MAX_KEYS = 100_000
 #: topology.max.spout.pending for the at-least-once runs (per spout task)
 DEFAULT_MAX_PENDING = 1024
 #: the at-least-once goals: this share of heron's at-most-once throughput or better...
-GOAL_ALO_RATIO = 0.4
+GOAL_ALO_RATIO = 0.5
 #: ...with the p99 complete latency under this many milliseconds
 GOAL_COMPLETE_P99_MS = 50.0
 #: the backpressure scenario's length, counted from the spout's first word
@@ -169,6 +187,15 @@ class RunFigures:
     failed: int | None = None
     #: at-least-once on heron: the spout instance's own complete-latency metrics
     engine_complete_ms: dict[str, float] = field(default_factory=dict)
+    #: "bare loop", "single process", "heron" or "storm"
+    engine: str = ""
+    #: "heron" (Heron's word count) or "streamparse" (streamparse-style); None: bare loop
+    variant: str | None = None
+    #: heron: the tuple path asked for, "compiled" or "pure"
+    path: str | None = None
+    #: heron: the tuple path its processes' first log lines name ("compiled", "pure
+    #: Python", or "mixed: ...")
+    tuple_path: str | None = None
 
     def as_json(self) -> dict[str, Any]:
         out = asdict(self)
@@ -229,12 +256,18 @@ def figures_from_leaves(run: str, reason: str, words: int, wall: float,
                         default: Mapping[tuple, Any], default_count: int,
                         latency: Mapping[tuple, Any], clock: Mapping[tuple, Any],
                         keys_dropped: int = 0, error: str | None = None,
-                        log_dir: str | None = None) -> RunFigures:
+                        log_dir: str | None = None,
+                        final_counts: bool = False) -> RunFigures:
     """Turn the counting bolt's three leaf streams (latest value per key) into figures.
 
     ``default`` maps ``(word,)`` to its final count, ``latency`` one key per sample to
     nanoseconds, ``clock`` ``("first:<task>",)``/``("last:<task>",)`` to wall-clock ns.
+    ``default_count`` is the bolt's default-stream emits: one per word counted for the
+    streamparse-style bolt; with ``final_counts`` (Heron's word count, whose bolt emits
+    each word's final count once at the end) the words counted are the counts added up.
     """
+    if final_counts:
+        default_count = sum(default.values())
     firsts = [ns for (mark,), ns in clock.items() if str(mark).startswith("first:")]
     lasts = [ns for (mark,), ns in clock.items() if str(mark).startswith("last:")]
     window = (max(lasts) - min(firsts)) / 1e9 if firsts and lasts else 0.0
@@ -249,7 +282,8 @@ def figures_from_leaves(run: str, reason: str, words: int, wall: float,
 
 
 def figures_from_capture(run: str, reason: str, words: int, wall: float, capture: Any,
-                         error: str | None = None, log_dir: str | None = None) -> RunFigures:
+                         error: str | None = None, log_dir: str | None = None,
+                         final_counts: bool = False) -> RunFigures:
     """Figures from an engine's OutputCapture (both engines capture leaf streams alike)."""
     streams = capture.streams
 
@@ -263,7 +297,7 @@ def figures_from_capture(run: str, reason: str, words: int, wall: float, capture
         run, reason, words, wall,
         default.latest if default else {}, default.count if default else 0,
         latency.latest if latency else {}, clock.latest if clock else {},
-        keys_dropped=dropped, error=error, log_dir=log_dir)
+        keys_dropped=dropped, error=error, log_dir=log_dir, final_counts=final_counts)
     if complete is not None:
         samples = list(complete.latest.values())
         figures.complete_latency_ms = latency_figures(samples)
@@ -441,11 +475,93 @@ def _kind_rank(kind: str) -> tuple[int, str]:
 ProgressFn = Callable[[str, Mapping[str, Any], float], None]
 
 
-def load(options: Mapping[str, Any], workers: int, topology: str = TOPOLOGY) -> Any:
+def load(options: Mapping[str, Any], workers: int, topology: str = TOPOLOGY_HERON) -> Any:
     """Load and compile one of the bench project's topologies with these options."""
     from engine.submission import load_topology
 
     return load_topology(PROJECT, name=topology, cli_options=dict(options), workers=workers)
+
+
+def end_markers(loaded: Any) -> int:
+    """End-of-stream markers the counting bolt's tasks receive in all: one per spout task
+    and bolt task when the bolt subscribes to the spout's ``eos`` stream (all grouping),
+    as Heron's word count does to emit its final counts; else none."""
+    plan = loaded.plan
+    if not any(i.source == SPOUT and i.stream == END_STREAM
+               for i in plan.components[BOLT].inputs):
+        return 0
+    return plan.components[SPOUT].parallelism * plan.components[BOLT].parallelism
+
+
+def variant_of(loaded: Any) -> str:
+    """"heron" (Heron's word count: final counts at the end of the stream) or
+    "streamparse" (a count emitted per word), from the topology's wiring."""
+    return "heron" if end_markers(loaded) else "streamparse"
+
+
+def run_name(engine: str, variant: str, path: str = "compiled", alo: bool = False) -> str:
+    """A run's name: the engine, "(at-least-once)", the variant unless it is the
+    headline, and the tuple path unless compiled: "heron", "heron, streamparse-style",
+    "heron (at-least-once), pure Python", "single process, streamparse-style"."""
+    name = engine + (" (at-least-once)" if alo else "")
+    if variant != "heron":
+        name += f", {VARIANTS[variant][0]}"
+    if path != "compiled":
+        name += f", {PATH_LABELS[path]}"
+    return name
+
+
+@contextlib.contextmanager
+def tuple_path_env(path: str) -> Any:
+    """The environment the heron processes of a run inherit (engine.process.spawn passes
+    it on), for the tuple path ``path``: ``HERON_PURE_PYTHON=1`` for "pure", without it
+    for "compiled"; ``HERON_PURE_PYTHON_KINDS`` is cleared either way. Restored after."""
+    names = ("HERON_PURE_PYTHON", "HERON_PURE_PYTHON_KINDS")
+    saved = {name: os.environ.get(name) for name in names}
+    for name in names:
+        os.environ.pop(name, None)
+    if path == "pure":
+        os.environ["HERON_PURE_PYTHON"] = "1"
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def logged_tuple_path(log_dir: Path | str | None) -> str | None:
+    """The tuple path a heron run's processes say they ran, from the first line of each
+    process log (engine.fastpath.log_tuple_path): "compiled", "pure Python", or "mixed:
+    ..." naming the processes of each; None without logs."""
+    found: dict[str, list[str]] = {}
+    for log_file in sorted(Path(log_dir).glob("*.log")) if log_dir else ():
+        try:
+            with open(log_file, encoding="utf-8", errors="replace") as fh:
+                first = fh.readline()
+        except OSError:
+            continue
+        match = re.search(r"tuple path: (compiled|pure Python)", first)
+        found.setdefault(match.group(1) if match else "not logged", []).append(log_file.stem)
+    if not found:
+        return None
+    if len(found) == 1:
+        return next(iter(found))
+    return "mixed: " + "; ".join(f"{path} ({', '.join(names)})"
+                                 for path, names in sorted(found.items()))
+
+
+def compiled_available() -> bool:
+    """Whether a process started without ``HERON_PURE_PYTHON`` would run the compiled
+    tuple path (built and fresh)."""
+    from engine.fastpath.selection import PURE_ENV, TuplePathError, select
+
+    try:
+        return select({k: v for k, v in os.environ.items() if k != PURE_ENV}).compiled
+    except TuplePathError:
+        return False
 
 
 class _BoltSink:
@@ -485,28 +601,25 @@ class _BoltSink:
 
 
 class _SpoutToBolt(_BoltSink):
-    """The ceiling's collector for one spout task: every emit is handed straight to the
-    bolt as the Tuple the engines would build (same ``make_tuple``, same ``execute``)."""
+    """The ceiling's collector for one spout task: every emit on a stream the bolt
+    subscribes to is handed straight to the bolt as the Tuple the engines would build
+    (same ``make_tuple``, same ``execute``)."""
 
-    def __init__(self, bolt: Any, source: str, task: int) -> None:
+    def __init__(self, bolt: Any, source: str, task: int, subscribed: set[str]) -> None:
         super().__init__()
         self._make = bolt.make_tuple
         self._execute = bolt.execute
         self._source = source
         self._task = task
+        self._subscribed = subscribed
         self.emitted = 0
 
     def emit(self, values: Any, stream: str | None, anchors: Any, direct_task: Any,
              need_task_ids: bool, tup_id: Any) -> None:
         self.emitted += 1
-        self._execute(self._make(None, self._source, stream or "default", self._task, values))
-
-
-def _ratio(run: RunFigures, base: RunFigures | None) -> float:
-    """``run``'s throughput over ``base``'s; NaN when there is no base to compare with."""
-    if base is None or not base.tuples_per_second:
-        return math.nan
-    return run.tuples_per_second / base.tuples_per_second
+        stream = stream or "default"
+        if stream in self._subscribed:
+            self._execute(self._make(None, self._source, stream, self._task, values))
 
 
 def local_hosting(loaded: Any) -> tuple[Any, Callable[[str], dict[str, Any]]]:
@@ -525,7 +638,7 @@ def local_hosting(loaded: Any) -> tuple[Any, Callable[[str], dict[str, Any]]]:
     return layout, conf
 
 
-def run_ceiling(loaded: Any, words: int) -> RunFigures:
+def run_ceiling(loaded: Any, words: int, name: str = "single process") -> RunFigures:
     """The spout and bolt classes of the topology, hosted as the engines host them, in
     one tight loop: every spout task in turn (so the words are the engines' words) into
     one counting bolt."""
@@ -542,8 +655,9 @@ def run_ceiling(loaded: Any, words: int) -> RunFigures:
     bolt = host_component(classes[BOLT], conf(BOLT), build_context(plan, layout, BOLT, bolt_task),
                           sink, logger)
     spouts = []
+    subscribed = {i.stream for i in plan.components[BOLT].inputs if i.source == SPOUT}
     for task in layout.tasks_by_component[SPOUT]:
-        feeder = _SpoutToBolt(bolt, SPOUT, task)
+        feeder = _SpoutToBolt(bolt, SPOUT, task, subscribed)
         spouts.append((host_component(classes[SPOUT], conf(SPOUT),
                                       build_context(plan, layout, SPOUT, task), feeder, logger),
                        feeder))
@@ -561,8 +675,12 @@ def run_ceiling(loaded: Any, words: int) -> RunFigures:
         bolt.close()
         for spout, _ in spouts:
             spout.close()
-    return figures_from_leaves("single process", "finished", words, wall, sink.default,
-                               sink.count, sink.latest["latency"], sink.latest["clock"])
+    variant = variant_of(loaded)
+    figures = figures_from_leaves(name, "finished", words, wall, sink.default, sink.count,
+                                  sink.latest["latency"], sink.latest["clock"],
+                                  final_counts=variant == "heron")
+    figures.engine, figures.variant = "single process", variant
+    return figures
 
 
 def run_bare_loop(loaded: Any, words: int, seed: int) -> RunFigures:
@@ -584,7 +702,8 @@ def run_bare_loop(loaded: Any, words: int, seed: int) -> RunFigures:
     wall = time.perf_counter() - began
     return RunFigures(run="bare Python loop", reason="finished", words=words, counted=words,
                       wall_seconds=wall, window_seconds=wall,
-                      tuples_per_second=words / wall if wall > 0 else 0.0, counts=counts)
+                      tuples_per_second=words / wall if wall > 0 else 0.0, counts=counts,
+                      engine="bare loop")
 
 
 def reliability_of(loaded: Any) -> str:
@@ -600,9 +719,11 @@ def _median(values: Sequence[float]) -> float:
 
 
 def run_heron(loaded: Any, options: Mapping[str, Any], workers: int, work_dir: Path,
-              time_limit: float, progress: ProgressFn,
-              name: str = "heron") -> tuple[RunFigures, list[KindFigures]]:
-    """The real heron processes, with every process's peak RSS and CPU time sampled.
+              time_limit: float, progress: ProgressFn, name: str = "heron",
+              path: str = "compiled") -> tuple[RunFigures, list[KindFigures]]:
+    """The real heron processes, with every process's peak RSS and CPU time sampled, on
+    the tuple path ``path`` ("compiled" or "pure": :func:`tuple_path_env`); the path
+    the processes' first log lines name is checked against it.
 
     At-least-once, the spout instance's own per-second complete-latency metrics
     (``__complete-latency-p50``/``-p99``) are collected too, as a cross-check of the
@@ -636,20 +757,29 @@ def run_heron(loaded: Any, options: Mapping[str, Any], workers: int, work_dir: P
         progress(name, stats, elapsed)
 
     began = time.monotonic()
-    sampler.start()
-    try:
-        result = runner.run(time_limit=time_limit, on_progress=on_progress)
-    finally:
-        runner.stop()  # idempotent; run() already stopped unless start-up raised
-        sampler.stop()
+    with tuple_path_env(path):
+        sampler.start()
+        try:
+            result = runner.run(time_limit=time_limit, on_progress=on_progress)
+        finally:
+            runner.stop()  # idempotent; run() already stopped unless start-up raised
+            sampler.stop()
     wall = time.monotonic() - began
+    variant = variant_of(loaded)
     figures = figures_from_capture(name, result.reason, words, wall, result.capture,
-                                   error=result.error, log_dir=str(result.log_dir))
+                                   error=result.error, log_dir=str(result.log_dir),
+                                   final_counts=variant == "heron")
     figures.reliability = reliability_of(loaded)
-    executed = result.components[BOLT].executed
+    figures.engine, figures.variant, figures.path = "heron", variant, path
+    figures.tuple_path = logged_tuple_path(result.log_dir)
+    # the bolt also executed the spout tasks' end-of-stream markers
+    executed = result.components[BOLT].executed - end_markers(loaded)
     if result.reason == "finished" and executed != figures.counted:
         figures.error = (f"the Topology Master's metrics say count_bolt executed {executed:,} "
-                         f"tuples, its outputs say {figures.counted:,}")
+                         f"words, its outputs say {figures.counted:,}")
+    if figures.tuple_path != PATH_LABELS[path] and not figures.error:
+        figures.error = (f"asked for the {PATH_LABELS[path]} tuple path, the processes' "
+                         f"logs say {figures.tuple_path or 'nothing'}")
     if figures.reliability == "at-least-once":
         spout = result.components[SPOUT]
         figures.acked, figures.failed = spout.acked, spout.failed
@@ -672,9 +802,12 @@ def run_storm(loaded: Any, words: int, log_dir: Path, time_limit: float,
     result = cluster.run(time_limit=time_limit,
                          on_progress=lambda stats, elapsed: progress(name, stats, elapsed))
     wall = time.monotonic() - began
+    variant = variant_of(loaded)
     figures = figures_from_capture(name, result.reason, words, wall, result.capture,
-                                   error=result.error, log_dir=str(result.log_dir))
+                                   error=result.error, log_dir=str(result.log_dir),
+                                   final_counts=variant == "heron")
     figures.reliability = reliability_of(loaded)
+    figures.engine, figures.variant = "storm", variant
     if figures.reliability == "at-least-once":
         spout = result.components[SPOUT]
         figures.acked, figures.failed = spout.acked, spout.failed
@@ -917,9 +1050,11 @@ def _fmt_mb(nbytes: float) -> str:
 
 
 def _table(title: str, columns: Sequence[tuple[str, str]]) -> Table:
+    """A table whose first column (the run's or kind's name) and a ``result`` column may
+    wrap: the figures never do."""
     table = Table(title=title)
-    for name, justify in columns:
-        table.add_column(name, justify=justify, no_wrap=True)
+    for i, (name, justify) in enumerate(columns):
+        table.add_column(name, justify=justify, no_wrap=not (i == 0 or name == "result"))
     return table
 
 
@@ -927,16 +1062,99 @@ def _result(run: RunFigures) -> str:
     return run.reason if not run.error else f"{run.reason}: {run.error}"
 
 
+def find_run(runs: Sequence[RunFigures], engine: str, variant: str | None,
+             path: str | None = None, reliability: str = "at-most-once") -> RunFigures | None:
+    """The run of this engine, word count variant, tuple path (any when None) and
+    reliability, or None."""
+    return next((r for r in runs if r.engine == engine and r.variant == variant
+                 and (path is None or r.path == path) and r.reliability == reliability), None)
+
+
+def _over(run: RunFigures | None, base: RunFigures | None) -> float | None:
+    """``run``'s throughput over ``base``'s; None when either is missing or empty."""
+    if run is None or base is None or not base.tuples_per_second:
+        return None
+    return run.tuples_per_second / base.tuples_per_second
+
+
+def amo_base(runs: Sequence[RunFigures], run: RunFigures) -> RunFigures | None:
+    """The at-most-once run an at-least-once one is compared with: same engine, Heron's
+    or streamparse-style word count as it, same tuple path."""
+    return find_run(runs, run.engine, run.variant, run.path)
+
+
+def evaluate_goals(runs: Sequence[RunFigures], alo_runs: Sequence[RunFigures], path: str,
+                   paced: bool, max_pending: int) -> list[dict[str, Any]]:
+    """Issue 20's goals, each judged on the runs of tuple path ``path`` (ratios in the
+    same run): Heron's word count at-most-once >= 0.5x the bare loop, streamparse-style
+    >= 0.35x, at-least-once >= 0.5x at-most-once with p99 complete latency < 50 ms, and
+    flooded at-most-once p99 emit-to-count latency < 100 ms. ``met`` is None when not
+    judged (a run missing or failed, or ``--rate``: nothing was flooded)."""
+    bare = next((r for r in runs if r.engine == "bare loop"), None)
+    head = find_run(runs, "heron", "heron", path)
+    goals: list[dict[str, Any]] = []
+
+    def judged(run: RunFigures | None, *values: float | None) -> bool:
+        return (not paced and run is not None and run.reason == "finished" and not run.error
+                and all(v is not None and not math.isnan(v) for v in values))
+
+    for variant, target in (("heron", GOAL_RATIO), ("streamparse", GOAL_STREAMPARSE_RATIO)):
+        run = find_run(runs, "heron", variant, path)
+        if run is None:
+            continue
+        value = _over(run, bare)
+        goals.append({"goal": f"{VARIANTS[variant][0]} at-most-once", "run": run.run,
+                      "measure": "x bare loop", "value": value, "target": target,
+                      "met": value >= target if judged(run, value) else None})
+    alo = find_run(alo_runs, "heron", "heron", path, "at-least-once")
+    if alo is not None:
+        value = _over(alo, head)
+        p99 = alo.complete_latency_ms.get("p99")
+        goals.append({"goal": "at-least-once", "run": alo.run, "measure": "x at-most-once",
+                      "value": value, "target": GOAL_ALO_RATIO, "max_pending": max_pending,
+                      "p99_complete_ms": p99, "target_p99_complete_ms": GOAL_COMPLETE_P99_MS,
+                      "met": (value >= GOAL_ALO_RATIO and p99 < GOAL_COMPLETE_P99_MS)
+                      if judged(alo, value, p99) and judged(head) else None})
+    if head is not None:
+        p99 = head.latency_ms.get("p99")
+        goals.append({"goal": "flooded at-most-once latency", "run": head.run,
+                      "measure": "p99 emit-to-count ms", "value": p99,
+                      "target": GOAL_FLOOD_P99_MS,
+                      "met": p99 < GOAL_FLOOD_P99_MS if judged(head, p99) else None})
+    return goals
+
+
+def goal_text(goal: Mapping[str, Any]) -> str:
+    """One goal as a sentence: the figure, then the goal."""
+    value = goal["value"]
+    shown = "-" if value is None else (f"{value:.2f}x" if goal["measure"].startswith("x ")
+                                       else f"{_fmt_ms(value)} ms")
+    if goal["goal"] == "at-least-once":
+        return (f"at-least-once [{goal['run']}]: {shown} at-most-once at max spout pending "
+                f"{goal['max_pending']:,}, p99 complete latency "
+                f"{_fmt_ms(goal['p99_complete_ms'])} ms; goal >= {goal['target']:g}x with "
+                f"p99 < {goal['target_p99_complete_ms']:g} ms")
+    if goal["measure"] == "x bare loop":
+        return f"{goal['goal']} [{goal['run']}]: {shown} the bare loop; goal >= {goal['target']:g}x"
+    return (f"{goal['goal']} [{goal['run']}, the spout floods]: p99 emit-to-count "
+            f"{shown}; goal < {goal['target']:g} ms")
+
+
+def _verdict(met: bool | None, paced: bool) -> tuple[str, str]:
+    if met is None:
+        return ("not judged: --rate paces the spout", "yellow") if paced else ("not judged", "yellow")
+    return ("met", "green") if met else ("not met", "red")
+
+
 def results_renderable(report: dict[str, Any], runs: Sequence[RunFigures],
-                       kinds: Sequence[KindFigures], check: CountCheck,
+                       kinds: Mapping[str, Sequence[KindFigures]], check: CountCheck,
                        alo_runs: Sequence[RunFigures] = (),
-                       bp: BackpressureFigures | None = None,
-                       alo_kinds: Sequence[KindFigures] = ()) -> Group:
-    """The figures tables (at-most-once, heron's processes, at-least-once, backpressure)
-    and the summary lines."""
+                       bp: BackpressureFigures | None = None) -> Group:
+    """The figures tables (at-most-once, heron's processes, at-least-once, CPU per word,
+    backpressure) and the summary lines. ``kinds`` maps a heron run's name to its
+    process figures."""
     parts: list[Any] = []
-    ceiling = next((r for r in runs if r.run == "single process"), None)
-    bare_loop = next((r for r in runs if r.run == "bare Python loop"), None)
+    bare_loop = next((r for r in runs if r.engine == "bare loop"), None)
     if len(runs) > 1 or not alo_runs:
         table = _table(
             f"word count: {report['words']:,} words, vocabulary {report['vocabulary']:,}, "
@@ -948,23 +1166,24 @@ def results_renderable(report: dict[str, Any], runs: Sequence[RunFigures],
              ("p95 ms", "right"), ("p99 ms", "right"), ("samples", "right"),
              ("result", "left")))
         for run in runs:
-            ratio = _ratio(run, ceiling)
-            bare_ratio = _ratio(run, bare_loop)
+            ceiling = find_run(runs, "single process", run.variant)
+            ratio, bare_ratio = _over(run, ceiling), _over(run, bare_loop)
             table.add_row(run.run, f"{run.tuples_per_second:,.0f}",
-                          "-" if math.isnan(bare_ratio) else f"{bare_ratio:.2f}",
-                          "-" if math.isnan(ratio) else f"{ratio:.2f}",
+                          "-" if bare_ratio is None else f"{bare_ratio:.2f}",
+                          "-" if ratio is None else f"{ratio:.2f}",
                           f"{run.window_seconds:.2f}", f"{run.wall_seconds:.2f}",
                           _fmt_ms(run.latency_ms.get("p50")), _fmt_ms(run.latency_ms.get("p95")),
                           _fmt_ms(run.latency_ms.get("p99")), f"{run.latency_samples:,}",
-                          _result(run))
+                          _result(run), style="bold" if run.run == "heron" else None)
         parts.append(table)
-    if kinds:
-        parts.append(kinds_table("heron, at-most-once: peak RSS (VmHWM) and CPU time per "
-                                 "process kind", kinds, report["words"]))
+    headline = kinds.get("heron")
+    if headline:
+        parts.append(kinds_table("heron (Heron's word count, at-most-once): peak RSS (VmHWM) "
+                                 "and CPU time per process kind", headline, report["words"]))
     if alo_runs:
         alo = report["at_least_once"]
         table = _table(
-            f"word count, at-least-once: message ids, acks, 1 acker, "
+            f"word count, at-least-once: Heron's word count, message ids, acks, 1 acker, "
             f"topology.max.spout.pending {alo['max_pending']:,}"
             + (f", offered {report['rate']:,.0f} words/s" if report["rate"] else ""),
             (("run", "left"), ("words", "right"), ("tuples/s", "right"),
@@ -972,11 +1191,9 @@ def results_renderable(report: dict[str, Any], runs: Sequence[RunFigures],
              ("complete p50 ms", "right"), ("p95 ms", "right"), ("p99 ms", "right"),
              ("samples", "right"), ("failed", "right"), ("result", "left")))
         for run in alo_runs:
-            engine = run.run.split()[0]
-            base = next((r for r in runs if r.run == engine), None)
-            ratio = (f"{run.tuples_per_second / base.tuples_per_second:.2f}"
-                     if base and base.tuples_per_second else "-")
-            table.add_row(engine, f"{run.words:,}", f"{run.tuples_per_second:,.0f}", ratio,
+            ratio = _over(run, amo_base(runs, run))
+            table.add_row(run.run, f"{run.words:,}", f"{run.tuples_per_second:,.0f}",
+                          "-" if ratio is None else f"{ratio:.2f}",
                           f"{run.window_seconds:.2f}",
                           _fmt_ms(run.complete_latency_ms.get("p50")),
                           _fmt_ms(run.complete_latency_ms.get("p95")),
@@ -984,13 +1201,17 @@ def results_renderable(report: dict[str, Any], runs: Sequence[RunFigures],
                           f"{run.complete_samples:,}",
                           "-" if run.failed is None else f"{run.failed:,}", _result(run))
         parts.append(table)
-        if alo_kinds:
-            parts.append(cpu_table(kinds, alo_kinds, report["words"]))
+    columns = [(label, kinds[name]) for name, label in (
+        ("heron", "at-most-once"), ("heron, pure Python", "at-most-once, pure Python"),
+        ("heron (at-least-once)", "at-least-once"),
+        ("heron (at-least-once), pure Python", "at-least-once, pure Python"))
+        if kinds.get(name)]
+    if len(columns) > 1:
+        parts.append(cpu_table(columns, report["words"]))
     if bp is not None:
         parts.extend(backpressure_renderables(bp))
     parts.extend(summary_lines(report, runs, check, alo_runs, bp))
     return Group(*parts)
-
 
 def kinds_table(title: str, kinds: Sequence[KindFigures], words: int) -> Table:
     procs = _table(title, (("process kind", "left"), ("processes", "right"),
@@ -1007,22 +1228,21 @@ def kinds_table(title: str, kinds: Sequence[KindFigures], words: int) -> Table:
     return procs
 
 
-def cpu_table(amo: Sequence[KindFigures], alo: Sequence[KindFigures], words: int) -> Table:
-    """CPU time per word of each heron process kind, at-most-once against at-least-once:
-    what acking costs, less dependent on other work on the machine than words/s."""
-    table = _table("heron: CPU µs per word (start-up included), at-most-once against "
-                   "at-least-once",
-                   (("process kind", "left"), ("at-most-once", "right"),
-                    ("at-least-once", "right"), ("at-least-once peak RSS MB", "right")))
-    by_kind = {k.kind: k for k in amo}
-    for k in alo:
-        base = by_kind.get(k.kind)
-        table.add_row(k.kind, f"{base.cpu_seconds * 1e6 / words:,.2f}" if base else "-",
-                      f"{k.cpu_seconds * 1e6 / words:,.2f}", f"{k.peak_rss_mb:,.1f}")
-    table.add_row("all", f"{sum(k.cpu_seconds for k in amo) * 1e6 / words:,.2f}" if amo else "-",
-                  f"{sum(k.cpu_seconds for k in alo) * 1e6 / words:,.2f}", "", style="bold")
+def cpu_table(columns: Sequence[tuple[str, Sequence[KindFigures]]], words: int) -> Table:
+    """CPU time per word of each heron process kind, one column per run of Heron's word
+    count (at-most-once and at-least-once, compiled and pure Python): what acking costs
+    and what the compiled tuple path saves, less dependent on other work on the machine
+    than words/s."""
+    table = _table("heron, Heron's word count: CPU µs per word per process kind (start-up "
+                   "included)",
+                   (("process kind", "left"), *((label, "right") for label, _ in columns)))
+    by_label = [{k.kind: k for k in kinds} for _, kinds in columns]
+    for kind in dict.fromkeys(k.kind for _, kinds in columns for k in kinds):
+        table.add_row(kind, *(f"{by[kind].cpu_seconds * 1e6 / words:,.2f}" if kind in by
+                              else "-" for by in by_label))
+    table.add_row("all", *(f"{sum(k.cpu_seconds for k in kinds) * 1e6 / words:,.2f}"
+                           for _, kinds in columns), style="bold")
     return table
-
 
 def backpressure_renderables(bp: BackpressureFigures) -> list[Any]:
     """The backpressure scenario's three tables: rates, Stream Managers, memory."""
@@ -1081,44 +1301,45 @@ def backpressure_renderables(bp: BackpressureFigures) -> list[Any]:
     return out
 
 
-def alo_goal(report: dict[str, Any]) -> tuple[bool | None, str]:
-    """Whether heron's at-least-once run met its goal, and the sentence saying so."""
-    alo = report.get("at_least_once") or {}
-    heron = (alo.get("runs") or {}).get("heron (at-least-once)")
-    ratio = alo.get("heron_over_at_most_once")
-    if not heron or heron["reason"] != "finished":
-        return None, ""
-    p99 = heron["complete_latency_ms"].get("p99", math.nan)
-    fast = p99 < GOAL_COMPLETE_P99_MS
-    if ratio is None:
-        return None, f"p99 complete latency {_fmt_ms(p99)} ms"
-    met = ratio >= GOAL_ALO_RATIO and fast
-    return met, (f"{ratio:.2f}x heron at-most-once, p99 complete latency {_fmt_ms(p99)} ms; "
-                 f"goal >= {GOAL_ALO_RATIO}x with p99 < {GOAL_COMPLETE_P99_MS:g} ms")
-
-
 def summary_lines(report: dict[str, Any], runs: Sequence[RunFigures],
                   check: CountCheck, alo_runs: Sequence[RunFigures] = (),
                   bp: BackpressureFigures | None = None) -> list[Text]:
-    """A few sentences a person can act on."""
-    by_name = {r.run: r for r in runs}
-    ceiling, heron, storm = (by_name.get("single process"), by_name.get("heron"),
-                             by_name.get("storm"))
-    lines = []
+    """A few sentences a person can act on: the goals first."""
+    lines: list[Text] = []
     paced = bool(report.get("rate"))
+    path = report.get("goal_path", "compiled")
+    bare = next((r for r in runs if r.engine == "bare loop"), None)
+    heron = find_run(runs, "heron", "heron", path)
+    ceiling = find_run(runs, "single process", "heron")
+    storm = find_run(runs, "storm", "heron")
     if paced:
         lines.append(Text(
             f"every run was offered {report['rate']:,.0f} words/s: tuples/s only says whether "
             "it kept up; run without --rate to compare throughput", style="yellow"))
-    bare = by_name.get("bare Python loop")
+    if report.get("goals"):
+        lines.append(Text(f"goals (issue 20), on the {PATH_LABELS[path]} tuple path, each a "
+                          "ratio within this run:", style="bold"))
+        for goal in report["goals"]:
+            lines.append(Text.assemble("  ", goal_text(goal), ": ",
+                                       _verdict(goal["met"], paced)))
+    gains = report.get("compiled_over_pure") or {}
+    if gains and not paced:
+        lines.append(Text(
+            "compiled tuple path against pure Python (HERON_PURE_PYTHON=1 in every heron "
+            "process), words/s: "
+            + "; ".join(f"{label} {g['ratio']:.2f}x ({g['compiled']:,.0f} against "
+                        f"{g['pure']:,.0f})" for label, g in gains.items() if g["ratio"])))
+    tuple_paths = [(r.run, r.tuple_path) for r in (*runs, *alo_runs) if r.engine == "heron"]
+    if tuple_paths:
+        lines.append(Text("tuple path, from the first log line of each heron process: "
+                          + "; ".join(f"{name}: {found or 'not logged'}"
+                                      for name, found in tuple_paths), style="dim"))
     if heron and bare and bare.tuples_per_second and not paced:
-        ratio = heron.tuples_per_second / bare.tuples_per_second
-        met = ratio >= GOAL_RATIO
         lines.append(Text.assemble(
             "heron counts ", (f"{heron.tuples_per_second:,.0f} words/s", "bold"),
-            f", {ratio:.2f}x the single-process limit (a bare loop picking and counting "
-            f"words: {bare.tuples_per_second:,.0f}/s); design goal >= {GOAL_RATIO}x: ",
-            ("met", "green") if met else ("not met", "red")))
+            f" (Heron's word count), {heron.tuples_per_second / bare.tuples_per_second:.2f}x "
+            f"the single-process limit (a bare loop picking and counting words: "
+            f"{bare.tuples_per_second:,.0f}/s)"))
     if heron and ceiling and ceiling.tuples_per_second and not paced:
         lines.append(Text(
             f"heron is {heron.tuples_per_second / ceiling.tuples_per_second:.2f}x the same "
@@ -1137,22 +1358,20 @@ def summary_lines(report: dict[str, Any], runs: Sequence[RunFigures],
         lines.append(Text(
             f"per word: {1e6 / bare.tuples_per_second:.2f} µs in the bare loop, "
             f"{1e6 / ceiling.tuples_per_second:.2f} µs through the component API in one "
-            "process; that API cost per tuple, paid in the spout's process, is what bounds "
-            "heron's throughput", style="dim"))
+            "process (Heron's word count); that API cost per tuple, paid in the spout's "
+            "process, bounds heron's throughput", style="dim"))
     if storm and storm.tuples_per_second and not paced:
         line = f"storm (one process, threads) counts {storm.tuples_per_second:,.0f} words/s"
         if heron and heron.tuples_per_second:
             line += f"; heron is {heron.tuples_per_second / storm.tuples_per_second:.1f}x that"
         lines.append(Text(line))
-    alo_heron = next((r for r in alo_runs if r.run == "heron (at-least-once)"), None)
+    alo_heron = find_run(alo_runs, "heron", "heron", path, "at-least-once")
     if alo_heron and alo_heron.tuples_per_second:
-        met, sentence = alo_goal(report)
-        parts: list[Any] = [
-            "heron at-least-once counts ", (f"{alo_heron.tuples_per_second:,.0f} words/s", "bold"),
-            f" (max spout pending {report['at_least_once']['max_pending']:,}), {sentence}"]
-        if met is not None and not paced:
-            parts += [": ", ("met", "green") if met else ("not met", "red")]
-        lines.append(Text.assemble(*parts))
+        lines.append(Text.assemble(
+            "heron at-least-once counts ",
+            (f"{alo_heron.tuples_per_second:,.0f} words/s", "bold"),
+            f" (max spout pending {report['at_least_once']['max_pending']:,}), p99 complete "
+            f"latency {_fmt_ms(alo_heron.complete_latency_ms.get('p99'))} ms"))
         if alo_heron.engine_complete_ms:
             e = alo_heron.engine_complete_ms
             lines.append(Text(
@@ -1176,7 +1395,6 @@ def summary_lines(report: dict[str, Any], runs: Sequence[RunFigures],
     if report.get("work_dir"):
         lines.append(Text(f"logs: {report['work_dir']}", style="dim"))
     return lines
-
 
 def backpressure_lines(bp: BackpressureFigures) -> list[Text]:
     lines: list[Text] = []
@@ -1226,51 +1444,78 @@ def backpressure_lines(bp: BackpressureFigures) -> list[Text]:
     return lines
 
 
+def goal_path(paths: Sequence[str]) -> str:
+    """The tuple path the goals are judged on: compiled when it ran."""
+    return "compiled" if "compiled" in paths or not paths else paths[0]
+
+
 def build_report(args: argparse.Namespace, runs: Sequence[RunFigures],
-                 kinds: Sequence[KindFigures], check: CountCheck | None,
+                 kinds: Mapping[str, Sequence[KindFigures]], check: CountCheck | None,
                  load_before: Sequence[float], load_after: Sequence[float],
                  work_dir: str | None, alo_runs: Sequence[RunFigures] = (),
                  alo_check: CountCheck | None = None,
-                 bp: BackpressureFigures | None = None,
-                 alo_kinds: Sequence[KindFigures] = ()) -> dict[str, Any]:
-    """The machine-readable figures (``--json``)."""
-    by_name = {r.run: r for r in runs}
-    ceiling, heron = by_name.get("single process"), by_name.get("heron")
-    bare = by_name.get("bare Python loop")
-    ratio = (heron.tuples_per_second / ceiling.tuples_per_second
-             if heron and ceiling and ceiling.tuples_per_second else None)
-    bare_ratio = (heron.tuples_per_second / bare.tuples_per_second
-                  if heron and bare and bare.tuples_per_second else None)
+                 bp: BackpressureFigures | None = None) -> dict[str, Any]:
+    """The machine-readable figures (``--json``). ``kinds`` maps a heron run's name to
+    its process figures."""
+    path = goal_path(args.paths)
+    bare = next((r for r in runs if r.engine == "bare loop"), None)
+    heron = find_run(runs, "heron", "heron", path)
+    streamparse = find_run(runs, "heron", "streamparse", path)
     checks = [c for c in (check, alo_check) if c is not None]
+
+    def run_json(run: RunFigures) -> dict[str, Any]:
+        out = run.as_json()
+        out["over_bare_loop"] = _over(run, bare)
+        out["over_api_loop"] = _over(run, find_run(runs, "single process", run.variant))
+        if run.reliability == "at-least-once":
+            out["over_at_most_once"] = _over(run, amo_base(runs, run))
+        return out
+
+    bare_ratio = _over(heron, bare)
+    gains = {}
+    for label, compiled, pure in (
+            *((VARIANTS[v][0], find_run(runs, "heron", v, "compiled"),
+               find_run(runs, "heron", v, "pure")) for v in VARIANTS),
+            ("at-least-once", find_run(alo_runs, "heron", "heron", "compiled", "at-least-once"),
+             find_run(alo_runs, "heron", "heron", "pure", "at-least-once"))):
+        if compiled is not None and pure is not None:
+            gains[label] = {"compiled": compiled.tuples_per_second,
+                            "pure": pure.tuples_per_second, "ratio": _over(compiled, pure)}
+    goals = evaluate_goals(runs, alo_runs, path, bool(args.rate), args.max_pending)
     report: dict[str, Any] = {
         "words": args.words, "seed": args.seed, "workers": args.workers, "rate": args.rate,
         "vocabulary": VOCABULARY, "sample_every": sample_every_for(args.words),
         "engines": list(args.engines), "reliability": list(args.reliability),
+        "variants": list(args.variants), "paths": list(args.paths), "goal_path": path,
         "cpus": os.cpu_count(),
         "load_average_before": list(load_before), "load_average_after": list(load_after),
-        "runs": {r.run: r.as_json() for r in runs},
-        "heron_over_bare_loop": bare_ratio, "heron_over_api_loop": ratio,
+        "runs": {r.run: run_json(r) for r in runs},
+        "heron_over_bare_loop": bare_ratio,
+        "heron_over_api_loop": _over(heron, find_run(runs, "single process", "heron")),
+        "streamparse_over_bare_loop": _over(streamparse, bare),
         "goal_ratio": GOAL_RATIO, "goal_met": bare_ratio is not None and bare_ratio >= GOAL_RATIO,
-        "heron_processes": [asdict(k) for k in kinds],
+        "goals": goals, "compiled_over_pure": gains,
+        "heron_processes": [asdict(k) for k in kinds.get("heron", ())],
+        "heron_processes_by_run": {name: [asdict(k) for k in figures]
+                                   for name, figures in kinds.items()},
         "at_least_once": None, "backpressure": bp.as_json() if bp else None,
         "counts_match": all(c.ok for c in checks),
         "counts_detail": "; ".join(c.detail for c in checks), "work_dir": work_dir,
     }
     if alo_runs:
-        alo_heron = next((r for r in alo_runs if r.run == "heron (at-least-once)"), None)
-        alo_ratio = (alo_heron.tuples_per_second / heron.tuples_per_second
-                     if alo_heron and heron and heron.tuples_per_second else None)
+        alo_heron = find_run(alo_runs, "heron", "heron", path, "at-least-once")
+        alo_goal = next((g for g in goals if g["goal"] == "at-least-once"), None)
         report["at_least_once"] = {
             "max_pending": args.max_pending, "storm_words": args.alo_storm_words,
-            "runs": {r.run: r.as_json() for r in alo_runs},
-            "heron_processes": [asdict(k) for k in alo_kinds],
-            "heron_over_at_most_once": alo_ratio, "goal_ratio": GOAL_ALO_RATIO,
-            "goal_complete_p99_ms": GOAL_COMPLETE_P99_MS,
+            "runs": {r.run: run_json(r) for r in alo_runs},
+            "heron_processes": [asdict(k) for k in kinds.get(alo_heron.run, ())]
+            if alo_heron else [],
+            "heron_over_at_most_once": _over(alo_heron, heron),
+            "goal_ratio": GOAL_ALO_RATIO, "goal_complete_p99_ms": GOAL_COMPLETE_P99_MS,
+            "goal_met": alo_goal["met"] if alo_goal else None,
             "counts_match": alo_check.ok if alo_check else None,
             "counts_detail": alo_check.detail if alo_check else None}
-        report["at_least_once"]["goal_met"] = alo_goal(report)[0]
     return report
-
 
 # -- command line --------------------------------------------------------------------------
 
@@ -1289,6 +1534,16 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--engines", default=",".join(ENGINES),
                         help="comma-separated engines to run: heron, storm (default "
                              "%(default)s); the bare loop and the component-API loop always run")
+    parser.add_argument("--variants", default=",".join(VARIANTS),
+                        help="comma-separated word counts to run at-most-once: heron "
+                             "(Heron's own word count: the bolt keeps a map, emits nothing per "
+                             "word, and its final counts at the end; the headline) and "
+                             "streamparse (the bolt emits [word, count] per word) (default "
+                             "%(default)s); at-least-once always runs Heron's")
+    parser.add_argument("--paths", default=None,
+                        help="comma-separated tuple paths for the heron engine's runs: "
+                             "compiled, pure (HERON_PURE_PYTHON=1 in every heron process) "
+                             "(default: both, or pure alone where no compiled build loads)")
     parser.add_argument("--reliability", default="both",
                         choices=[*RELIABILITIES, "both"],
                         help="at-most-once (acking off), at-least-once (message ids, acks, "
@@ -1359,6 +1614,19 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     if unknown:
         parser.error(f"unknown engine(s) {', '.join(unknown)}; choose from {', '.join(ENGINES)}")
     args.engines = [e for e in ENGINES if e in engines]  # always heron before storm
+    variants = [v.strip() for v in args.variants.split(",") if v.strip()]
+    unknown = [v for v in variants if v not in VARIANTS]
+    if unknown or not variants:
+        parser.error(f"unknown variant(s) {', '.join(unknown) or '(none given)'}; choose from "
+                     f"{', '.join(VARIANTS)}")
+    args.variants = [v for v in VARIANTS if v in variants]  # the headline first
+    args.paths_given = args.paths is not None
+    paths = [p.strip() for p in (args.paths or ",".join(PATHS)).split(",") if p.strip()]
+    unknown = [p for p in paths if p not in PATHS]
+    if unknown or not paths:
+        parser.error(f"unknown tuple path(s) {', '.join(unknown) or '(none given)'}; choose "
+                     f"from {', '.join(PATHS)}")
+    args.paths = [p for p in PATHS if p in paths]  # compiled before pure
     args.reliability = (list(RELIABILITIES) if args.reliability == "both"
                         else [args.reliability])
     if "heron" not in args.engines:
@@ -1384,20 +1652,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     out = Console(highlight=False, width=None if sys.stdout.isatty() else 140)
     status_console = Console(stderr=True) if args.json else out
-    from engine.fastpath import selected  # heron's processes inherit this choice
+    from engine.fastpath import selected
 
     status_console.print(selected().describe())
+    if "heron" in args.engines:
+        if "compiled" in args.paths and not args.paths_given and not compiled_available():
+            args.paths = ["pure"]
+            status_console.print("no usable compiled tuple path here: the heron runs use the "
+                                 "pure-Python one alone (see docs/compiled-path.md)")
+        status_console.print("heron runs on the tuple path(s): " + ", ".join(
+            PATH_LABELS[p] + (" (HERON_PURE_PYTHON=1 in every heron process)" if p == "pure"
+                              else "") for p in args.paths))
     own_dir = args.work_dir is None
     work_dir = Path(tempfile.mkdtemp(prefix="wordcount-bench-")) if own_dir else args.work_dir
     work_dir.mkdir(parents=True, exist_ok=True)
 
     options = bench_options(args.words, args.seed, args.rate)
-    loaded = load(options, args.workers)
+    loaded = {variant: load(options, args.workers, VARIANTS[variant][1])
+              for variant in args.variants}
+    oracle_loaded = next(iter(loaded.values()))
     status = Status(args.words)
     runs: list[RunFigures] = []
     alo_runs: list[RunFigures] = []
-    kinds: list[KindFigures] = []
-    alo_kinds: list[KindFigures] = []
+    #: heron run name -> its processes' peak RSS and CPU time
+    kinds: dict[str, list[KindFigures]] = {}
     groups: list[tuple[list[RunFigures], int]] = []
     alo_groups: list[tuple[list[RunFigures], int]] = []
     bp: BackpressureFigures | None = None
@@ -1407,51 +1685,78 @@ def main(argv: Sequence[str] | None = None) -> int:
     def interrupted() -> bool:
         return any(r.reason == "interrupted" for r in (*runs, *alo_runs))
 
+    def work(name: str) -> Path:
+        """A run's directory: heron, heron-streamparse, heron-pure, heron-alo-pure..."""
+        slug = name.replace(" (at-least-once)", "-alo").replace(", streamparse-style",
+                                                                "-streamparse")
+        return work_dir / slug.replace(", pure Python", "-pure").replace(" (plaintext)",
+                                                                        "-plaintext")
+
     load_before = os.getloadavg()
     with Live(status, console=status_console, refresh_per_second=4, transient=True):
         status.phase(f"bare loop: picking and counting {args.words:,} words")
-        bare = run_bare_loop(loaded, args.words, args.seed)
+        bare = run_bare_loop(oracle_loaded, args.words, args.seed)
         runs.append(bare)
         if amo:
-            status.phase(f"single process: {args.words:,} words through the spout and bolt "
-                         "code with no engine")
-            runs.append(run_ceiling(loaded, args.words))
+            for variant in args.variants:
+                name = run_name("single process", variant)
+                status.phase(f"{name}: {args.words:,} words through the spout and bolt code "
+                             "with no engine")
+                runs.append(run_ceiling(loaded[variant], args.words, name=name))
             if "heron" in args.engines:
-                status.phase(f"heron: starting {args.workers} containers")
-                figures, kinds = run_heron(loaded, options, args.workers, work_dir / "heron",
-                                           args.time_limit, status.progress)
-                runs.append(figures)
+                for path in args.paths:
+                    for variant in args.variants:
+                        if interrupted():
+                            break
+                        name = run_name("heron", variant, path)
+                        status.phase(f"{name}: starting {args.workers} containers")
+                        figures, kinds[name] = run_heron(
+                            loaded[variant], options, args.workers, work(name),
+                            args.time_limit, status.progress, name=name, path=path)
+                        runs.append(figures)
                 if args.plaintext_too and not interrupted():
                     # the same run with the Stream Managers' TCP traffic authenticated
                     # but not encrypted (heron.network.plaintext): the cost of CurveZMQ
                     plain_options = {**options, "heron.network.plaintext": True}
-                    status.phase(f"heron, plaintext: starting {args.workers} containers")
-                    plain, _ = run_heron(load(plain_options, args.workers), plain_options,
-                                         args.workers, work_dir / "heron-plaintext",
-                                         args.time_limit, status.progress,
-                                         name="heron (plaintext)")
+                    name = "heron (plaintext)"
+                    status.phase(f"{name}: starting {args.workers} containers")
+                    variant = args.variants[0]
+                    plain, _ = run_heron(
+                        load(plain_options, args.workers, VARIANTS[variant][1]), plain_options,
+                        args.workers, work(name), args.time_limit, status.progress,
+                        name=name, path=goal_path(args.paths))
+                    plain.engine = name  # not the run the goals are judged on
                     runs.append(plain)
-            if "storm" in args.engines and not interrupted():
-                status.phase("storm: starting")
-                runs.append(run_storm(loaded, args.words, work_dir / "storm", args.time_limit,
-                                      status.progress))
+            if "storm" in args.engines:
+                for variant in args.variants:
+                    if interrupted():
+                        break
+                    name = run_name("storm", variant)
+                    status.phase(f"{name}: starting")
+                    runs.append(run_storm(loaded[variant], args.words, work(name),
+                                          args.time_limit, status.progress, name=name))
             groups.append((runs, args.words))
-        if alo and "heron" in args.engines and not interrupted():
+        if alo and "heron" in args.engines:
             alo_options = {**options, "topology.max.spout.pending": args.max_pending}
             alo_loaded = load(alo_options, args.workers, TOPOLOGY_ALO)
-            status.phase(f"heron at-least-once: starting {args.workers} containers")
-            figures, alo_kinds = run_heron(alo_loaded, alo_options, args.workers,
-                                   work_dir / "heron-alo", args.time_limit, status.progress,
-                                   name="heron (at-least-once)")
-            alo_runs.append(figures)
-            alo_groups.append(([bare, figures], args.words))
+            for path in args.paths:
+                if interrupted():
+                    break
+                name = run_name("heron", "heron", path, alo=True)
+                status.phase(f"{name}: starting {args.workers} containers")
+                figures, kinds[name] = run_heron(alo_loaded, alo_options, args.workers,
+                                                 work(name), args.time_limit, status.progress,
+                                                 name=name, path=path)
+                alo_runs.append(figures)
+            alo_groups.append(([bare, *alo_runs], args.words))
         if alo and "storm" in args.engines and not interrupted():
             words = args.alo_storm_words
             storm_options = {**bench_options(words, args.seed, args.rate),
                              "topology.max.spout.pending": args.max_pending}
             storm_loaded = load(storm_options, args.workers, TOPOLOGY_ALO)
             # the same spout tasks and words as the at-most-once topology's
-            oracle = bare if words == args.words else run_bare_loop(loaded, words, args.seed)
+            oracle = (bare if words == args.words
+                      else run_bare_loop(oracle_loaded, words, args.seed))
             status.words = words
             status.phase("storm at-least-once: starting")
             figures = run_storm(storm_loaded, words, work_dir / "storm-alo",
@@ -1471,9 +1776,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                           "heron.streammgr.network.backpressure.lowwatermark.mb":
                               args.watermark_mb / 2}
             bp_loaded = load(bp_options, args.workers, TOPOLOGY_BP)
-            bp = run_backpressure(bp_loaded, bp_options, args.workers, args.backpressure,
-                                  work_dir / "heron-backpressure", 60.0 + args.backpressure,
-                                  status.line)
+            with tuple_path_env(goal_path(args.paths)):
+                bp = run_backpressure(bp_loaded, bp_options, args.workers, args.backpressure,
+                                      work_dir / "heron-backpressure", 60.0 + args.backpressure,
+                                      status.line)
     load_after = os.getloadavg()
     check = check_groups(groups) if groups else None
     alo_check = check_groups(alo_groups) if alo_groups else None
@@ -1484,12 +1790,12 @@ def main(argv: Sequence[str] | None = None) -> int:
              and (bp is None or (bp.reason == "finished" and not bp.error)))
     keep = args.keep or not own_dir or not clean
     report = build_report(args, runs, kinds, check, load_before, load_after,
-                          str(work_dir) if keep else None, alo_runs, alo_check, bp, alo_kinds)
+                          str(work_dir) if keep else None, alo_runs, alo_check, bp)
     if args.json:
         print(json.dumps(report, indent=2, default=str))
     else:
         shown = CountCheck(report["counts_match"], report["counts_detail"])
-        out.print(results_renderable(report, runs, kinds, shown, alo_runs, bp, alo_kinds))
+        out.print(results_renderable(report, runs, kinds, shown, alo_runs, bp))
     if not keep:
         shutil.rmtree(work_dir, ignore_errors=True)
     return 0 if clean else 1

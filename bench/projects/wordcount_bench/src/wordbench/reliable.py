@@ -15,6 +15,10 @@ so they start no tree of their own.
 
 A replayed word is emitted unstamped (``ts`` 0), so a sample's latency is always that of
 the first emit and its tree, and the bolt's clock marks only ever see first emits.
+
+The end-of-stream marker (see :mod:`wordbench.spout`) leaves only once every word's tree
+is acked: then every word has been counted, whatever the order of delivery, and no
+replay can follow it.
 """
 
 from __future__ import annotations
@@ -22,11 +26,12 @@ from __future__ import annotations
 import time
 
 from compat.storm_api import Stream
-from wordbench.spout import WordSpout
+from wordbench.spout import END_STREAM, WordSpout
 
 
 class ReliableWordSpout(WordSpout):
     outputs = [Stream(fields=["word", "ts"]),
+               Stream(fields=["word", "ts"], name=END_STREAM),
                Stream(fields=["sample", "nanos"], name="complete")]
 
     def initialize(self, stormconf: dict, context: dict) -> None:
@@ -47,6 +52,8 @@ class ReliableWordSpout(WordSpout):
             self.emit([word, 0], tup_id=msg_id)
             return
         if self.remaining <= 0:
+            if not self.pending and not self.ended:
+                self.end_of_stream()
             return
         msg_id = self.next_id
         self.countdown -= 1
@@ -86,6 +93,6 @@ class ReliableWordSpout(WordSpout):
             self.replay.append(tup_id)
 
     def is_exhausted(self) -> bool:
-        # the engines keep the topology running while trees are pending (a fail may
-        # still hand a word back for replay)
-        return self.remaining <= 0 and not self.replay
+        # not before every tree is acked (a fail may still hand a word back for replay)
+        # and the end-of-stream marker has followed the last of them
+        return self.ended

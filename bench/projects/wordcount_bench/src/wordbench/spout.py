@@ -15,6 +15,16 @@ Options (Storm dotted keys, set with ``-o`` or by bench/wordcount.py):
 
 ``is_exhausted()`` (Storm's CompletableSpout) lets a run end by itself once every word
 has been emitted.
+
+**End of stream.** After its last word the task emits one marker, ``[END_MARK, -1]`` on
+the ``eos`` stream, and only then reports itself exhausted. A counting bolt that emits
+nothing per word (Heron's own word count, :class:`~wordbench.bolt.HeronCountBolt`)
+subscribes to ``eos`` with all grouping and emits its final counts once every spout task's
+marker has arrived, so every run's counts can still be checked. The marker is plain
+Storm API (a declared stream, an emit), so it works alike on every engine, and it follows
+this task's words on the way to each bolt task (engines deliver the tuples of one task to
+another in order). Topologies whose bolts do not subscribe to ``eos`` see it as a leaf
+stream of one tuple per spout task.
 """
 
 from __future__ import annotations
@@ -22,12 +32,15 @@ from __future__ import annotations
 import random
 import time
 
-from compat.storm_api import Spout
+from compat.storm_api import Spout, Stream
 from wordbench.vocabulary import DEFAULT_SIZE, vocabulary
 
 DEFAULT_WORDS = 1_000_000
 DEFAULT_SEED = 7
 DEFAULT_SAMPLE_EVERY = 100
+#: the stream the end-of-stream marker goes on, and the marker's ``word``
+END_STREAM = "eos"
+END_MARK = "<end of stream>"
 
 
 def task_share(total: int, tasks: int, index: int) -> int:
@@ -42,7 +55,7 @@ def task_rng(seed: int, index: int) -> random.Random:
 
 
 class WordSpout(Spout):
-    outputs = ["word", "ts"]
+    outputs = [Stream(fields=["word", "ts"]), Stream(fields=["word", "ts"], name=END_STREAM)]
 
     def initialize(self, stormconf: dict, context: dict) -> None:
         total = int(stormconf.get("bench.words", DEFAULT_WORDS))
@@ -65,12 +78,16 @@ class WordSpout(Spout):
         self.interval_ns = int(every * 1e9 / rate) if rate > 0 else 0
         self.due = 0
         self.choice = task_rng(seed, index).choice
+        #: the end-of-stream marker has been emitted
+        self.ended = False
 
     def next_tuple(self) -> None:
         # One word per call, as a streamparse word count does: the engine's per-call cost
         # is part of what the benchmark measures. The common path is a few attribute
         # reads; the clock is read only for a stamped tuple.
         if self.remaining <= 0:
+            if not self.ended:
+                self.end_of_stream()
             return
         self.countdown -= 1
         if self.countdown:
@@ -87,5 +104,10 @@ class WordSpout(Spout):
         self.remaining -= 1
         self.emit([self.choice(self.words), now])
 
+    def end_of_stream(self) -> None:
+        """Emit the end-of-stream marker (after the last word), once."""
+        self.ended = True
+        self.emit([END_MARK, -1], stream=END_STREAM)
+
     def is_exhausted(self) -> bool:
-        return self.remaining <= 0
+        return self.ended
