@@ -14,6 +14,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from conformance.capture import read_capture
 from conformance.catalogue import Kill, case_named
 from conformance.engines import HeronAdapter, _project_roots, isolated_imports
 from conformance.kill_wrapper import (
@@ -123,6 +124,24 @@ def test_kill_cases_pass_on_heron_and_the_process_really_died_and_came_back(spar
         for pid in (marker["pid"], restarted):
             assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == "zombie"
         assert _processes_of(work) == []
+        # each task wrote its own capture file; the killed task's new process wrote a
+        # second one (never appending to the file the kill may have cut short), and
+        # every file reads (a cut-short last line at most)
+        captures = tmp_path / run.outputs[0]
+        assert captures.is_dir(), run.outputs
+        names = {p.name for p in captures.glob("*.jsonl")}
+        killed = f"{component}_{marker['task']}"
+        assert {f"{killed}.jsonl", f"{killed}.1.jsonl"} <= names, names
+        assert any(n.startswith("numbers_") for n in names), names
+        assert run.diff.inputs["heron"]["files"] == len(names)
+        records = list(read_capture(captures, typed=True))
+        assert {(r["component"], r["task"]) for r in records
+                if r["component"] == component} >= {(component, marker["task"])}
+        # the spout's rows carry its message id (its n); the bolts' rows have none
+        spouted = [r for r in records if r["component"] == "numbers"]
+        assert spouted and all(r["msg_id"] == r["values"][0] for r in spouted)
+        assert all("msg_id" not in r for r in records if r["component"] != "numbers")
+        assert not list((work / "capture").glob("*.tuples"))  # no second copy kept
     # the lost roots replayed: upstream rows repeat, none is missing
     replay = suite.cases[0].runs[0]
     assert replay.diff.observed is SemanticClass.AT_LEAST_ONCE
