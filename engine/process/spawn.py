@@ -7,6 +7,12 @@ stdin, its log file (appended: restarts add to the same file) as stdout and stde
 ``<pid_dir>/<name>.pid``. The pid file holds the pid and the process start time, so a
 later ``heron kill`` that falls back to pid files never signals an unrelated process
 that reused the pid.
+
+``HERON_PURE_PYTHON_KINDS=instance,...`` (process kinds: tmanager, stmgr, metricsmgr,
+instance, executor, healthmgr, scheduler) starts the processes of those kinds with
+``HERON_PURE_PYTHON=1``, and the others as they are: a mixed run, e.g. pure-Python
+instances beside compiled Stream Managers (docs/compiled-path.md). The variable itself
+is passed on, so executors apply it to the processes they start.
 """
 
 from __future__ import annotations
@@ -26,6 +32,38 @@ from engine.process.spec import ProcessSpec
 
 #: the directory holding the ``engine`` package (and ``compat`` beside it)
 _CODE_ROOT = str(Path(__file__).resolve().parents[2])
+
+#: process kinds (comma-separated) to start on the pure-Python tuple path
+PURE_KINDS_ENV = "HERON_PURE_PYTHON_KINDS"
+#: the process kinds, named as engine.executor.commands names their roles
+PROCESS_KINDS = ("tmanager", "stmgr", "metricsmgr", "instance", "executor", "healthmgr",
+                 "scheduler")
+
+
+def process_kind(name: str) -> str | None:
+    """The kind of engine process a process name (engine.launch naming) is, or None."""
+    if name == "heron-tmanager":
+        return "tmanager"
+    if name == "heron-healthmgr":
+        return "healthmgr"
+    if name == "scheduler":
+        return "scheduler"
+    for prefix, kind in (("stmgr-", "stmgr"), ("metricsmgr-", "metricsmgr"),
+                         ("executor-", "executor"), ("container_", "instance")):
+        if name.startswith(prefix):
+            return kind
+    return None
+
+
+def pure_kinds(env: dict[str, str]) -> set[str]:
+    """The kinds ``HERON_PURE_PYTHON_KINDS`` in ``env`` names; ValueError for an unknown
+    one (a typo must not silently run the compiled path)."""
+    kinds = {k.strip() for k in env.get(PURE_KINDS_ENV, "").split(",") if k.strip()}
+    unknown = sorted(kinds - set(PROCESS_KINDS))
+    if unknown:
+        raise ValueError(f"{PURE_KINDS_ENV}: unknown process kind(s) {', '.join(unknown)}; "
+                         f"choose from {', '.join(PROCESS_KINDS)}")
+    return kinds
 
 
 def with_code_root(env: dict[str, str]) -> dict[str, str]:
@@ -47,6 +85,8 @@ def spawn(spec: ProcessSpec, pid_dir: Path | str | None = None,
     log_path.parent.mkdir(parents=True, exist_ok=True)
     env = with_code_root(dict(os.environ if spec.env is None else spec.env))
     env.update(extra_env or {})
+    if process_kind(spec.name) in pure_kinds(env):
+        env["HERON_PURE_PYTHON"] = "1"
     env[PARENT_PID_ENV] = str(os.getpid())
     with open(log_path, "ab", buffering=0) as log:
         proc = subprocess.Popen(list(spec.argv), stdin=subprocess.DEVNULL, stdout=log,

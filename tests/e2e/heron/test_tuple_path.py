@@ -66,3 +66,34 @@ def test_each_process_runs_and_logs_the_tuple_path_asked_for(
     for path in logs:
         first = path.read_text().splitlines()[0]
         assert "heron.fastpath: " + expected in first, (path.name, first)
+
+
+def test_a_mixed_run_pure_python_instances_and_compiled_stream_managers_counts_exactly(
+        tmp_path, isolated_imports, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``HERON_PURE_PYTHON_KINDS=instance``: the instances encode and decode batches in
+    pure Python, the Stream Managers (and every other process) run compiled, and the
+    words are still counted exactly: the batch wire format is the same on both paths."""
+    require_compiled()
+    monkeypatch.delenv("HERON_PURE_PYTHON", raising=False)
+    monkeypatch.setenv("HERON_PURE_PYTHON_KINDS", "instance")
+    seed, n = 11, 5_000
+    run = HeronRun(EXAMPLE, "wordcount", tmp_path / "heron",
+                   options={"wordcount.seed": seed, "wordcount.max_words": n},
+                   workers=2, keep_all=False)
+    try:
+        run.start()
+        result = run.finish(time_limit=120)
+    finally:
+        run.close()
+    assert result.reason == "finished", (result.error, result.log_dir)
+    cap = result.capture.streams[("count_bolt", "default")]
+    assert {key[0]: value for key, value in cap.latest.items()} == generated_counts(seed, n)
+    firsts = {path.stem: path.read_text().splitlines()[0]
+              for path in sorted(run.log_dir.glob("*.log"))}
+    instances = [name for name in firsts if name.startswith("container_")]
+    stmgrs = [name for name in firsts if name.startswith("stmgr-")]
+    assert len(instances) >= 3 and len(stmgrs) == 2, sorted(firsts)
+    for name, first in firsts.items():
+        expected = ("tuple path: pure Python (HERON_PURE_PYTHON=1)" if name in instances
+                    else "tuple path: compiled (engine.fastpath._codec")
+        assert "heron.fastpath: " + expected in first, (name, first)
