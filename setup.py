@@ -1,4 +1,5 @@
-"""Builds the optional compiled tuple path (``engine/fastpath/_codec.pyx``, Cython 3).
+"""Builds the optional compiled tuple path (``engine/fastpath/_codec.pyx`` and
+``_stmgr.pyx``, Cython 3: the modules listed in ``engine/fastpath/sources.py``).
 
 Everything else about the package is in pyproject.toml. The extension is optional: when
 it cannot be built (no C compiler, no Python headers, no Cython), the install still
@@ -7,7 +8,7 @@ succeeds, prints one line saying the pure-Python tuple path will be used, and
 builds the extension in place, beside its sources, where ``python -m engine...``
 processes import it.
 
-The extension embeds the hash of its sources (``engine/fastpath/sources.py``), so a
+Each extension embeds the hash of its sources (``engine/fastpath/sources.py``), so a
 build left over from older sources is refused at import instead of running stale code.
 """
 
@@ -68,12 +69,13 @@ def _extensions() -> list:
         return []
     from setuptools import Extension
 
-    digest = sources.sources_hash(FASTPATH)
-    ext = Extension(sources.EXTENSION_MODULE,
-                    [str((FASTPATH / name).relative_to(ROOT)) for name in sources.COMPILED_SOURCES],
-                    define_macros=[("HERON_SOURCES_HASH", f'"{digest}"')])
+    # one extension per compiled module, each embedding the hash of its own sources
+    exts = [Extension(module, [str((FASTPATH / name).relative_to(ROOT)) for name in names],
+                      define_macros=[("HERON_SOURCES_HASH",
+                                      f'"{sources.sources_hash(FASTPATH, module)}"')])
+            for module, names in sources.EXTENSIONS.items()]
     try:
-        return cythonize([ext], compiler_directives={"language_level": "3"}, quiet=True)
+        return cythonize(exts, compiler_directives={"language_level": "3"}, quiet=True)
     except Exception as exc:  # noqa: BLE001 - a Cython error: still install, pure path
         _note(f"Cython failed: {exc}")
         return []

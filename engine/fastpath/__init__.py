@@ -1,8 +1,10 @@
 """The compiled tuple path and its pure-Python twin (issue 20).
 
 ``codec.py`` is the reference, in Python; ``_codec.pyx`` is the same functions compiled
-with Cython, built by ``setup.py`` when a C compiler is there. ``selection.py`` decides
-once per process which one runs (``HERON_PURE_PYTHON``, ``HERON_REQUIRE_COMPILED``, the
+with Cython, built by ``setup.py`` when a C compiler is there. ``stmgr.py`` and
+``_stmgr.pyx`` are the same pair for the Stream Manager's routing and XOR acking
+(``stmgr_path``, handed out by ``engine.stmgr.routing``, ``.xor`` and ``.acking``).
+``selection.py`` decides once per process which pair runs (``HERON_PURE_PYTHON``, ``HERON_REQUIRE_COMPILED``, the
 hash of the sources the build embeds); ``tuple_codec`` below is that choice, and every
 caller goes through it::
 
@@ -17,12 +19,15 @@ See docs/compiled-path.md.
 
 from __future__ import annotations
 
-from engine.fastpath.markers import Undecodable
+from engine.fastpath.markers import MalformedBatch, Undecodable
 from engine.fastpath.selection import (ExtensionMissingError, Selection, StaleExtensionError,
                                        TuplePathError, log_tuple_path, selected)
 
 #: the implementation this process runs (``engine.fastpath._codec`` or ``.codec``)
 tuple_codec = selected().module
+#: the Stream Manager's routing and XOR acking (``engine.fastpath._stmgr`` or ``.stmgr``)
+stmgr_path = selected().modules["stmgr"]
 
 __all__ = ["ExtensionMissingError", "Selection", "StaleExtensionError", "TuplePathError",
-           "Undecodable", "tuple_codec", "log_tuple_path", "selected"]
+           "MalformedBatch", "Undecodable", "tuple_codec", "stmgr_path", "log_tuple_path",
+           "selected"]

@@ -12,3 +12,9 @@ class Undecodable:
 
     def __init__(self, error: Exception) -> None:
         self.error = error
+
+
+class MalformedBatch(ValueError):
+    """A batch whose columns do not agree with each other (counts, hashes or trees of
+    other lengths than its rows): raised before any of it is routed or applied, so the
+    Stream Manager drops the message whole and no state changes."""

@@ -1,0 +1,1008 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""The Stream Manager's per-tuple work, compiled: the twin of ``stmgr.py``, which it must
+match result for result, byte for byte and error for error (tests/engine/fastpath checks
+it on random batches and random sequences of emits, acks and fails).
+
+How it stays identical: the rows of a batch are split, keyed, encoded and XORed here in
+C, but every decision that involves Python state is made with the same Python objects
+in the same order as the pure twin: the shuffle start comes from the route's own
+``random.Random``, every copy's key from ``random.getrandbits(64)`` (one call per copy,
+in the pure twin's order), the trees live in Python dicts rotated the same way, and a
+batch whose columns disagree is refused by the pure twin's own checks (so the
+``MalformedBatch`` message is its, word for word) before anything changes. Routes that
+are not plain (no tasks) and batches with explicit destinations are split by the pure
+twin's ``split_indices`` itself.
+"""
+
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
+from cpython.dict cimport PyDict_GetItem, PyDict_SetItem, PyDict_DelItem
+from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
+from cpython.long cimport (PyLong_AsLongLongAndOverflow, PyLong_AsUnsignedLongLong,
+                           PyLong_FromUnsignedLongLong)
+from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
+from cpython.object cimport PyObject
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdlib cimport qsort
+from libc.string cimport memcpy
+
+import time
+from random import getrandbits as _getrandbits
+
+from engine.fastpath import stmgr as _pure
+from engine.fastpath.markers import MalformedBatch
+
+cdef extern from *:
+    """
+    #ifndef HERON_SOURCES_HASH
+    #define HERON_SOURCES_HASH ""
+    #endif
+    """
+    const char* HERON_SOURCES_HASH
+
+#: True here, False in the pure twin: which one a caller holds.
+COMPILED = True
+#: The hash of the sources this module was built from (setup.py passes it in); compared
+#: with the sources in the tree at import by ``engine.fastpath.selection``.
+SOURCES_HASH = HERON_SOURCES_HASH.decode("ascii")
+
+SHUFFLE, FIELDS, ALL, LOWEST, DIRECT = _pure.SHUFFLE, _pure.FIELDS, _pure.ALL, _pure.LOWEST, _pure.DIRECT
+ACK, FAIL, EMIT = _pure.ACK, _pure.FAIL, _pure.EMIT
+cdef int _ACK = ACK
+cdef int _FAIL = FAIL
+cdef int _EMIT = EMIT
+check_routing = _pure.check_routing
+check_tracked = _pure.check_tracked
+check_control = _pure.check_control
+
+# -- an output buffer, reused: the GIL is held and nothing re-enters while it is filled --
+cdef char* _buf = NULL
+cdef Py_ssize_t _cap = 0
+cdef Py_ssize_t _len = 0
+cdef enum:
+    _KEEP = 1 << 20
+
+cdef int _reserve(Py_ssize_t n) except -1:
+    global _buf, _cap
+    cdef Py_ssize_t need = _len + n
+    cdef Py_ssize_t cap
+    cdef char* grown
+    if need <= _cap:
+        return 0
+    cap = _cap * 2 if _cap else 65536
+    if cap < need:
+        cap = need
+    grown = <char*>PyMem_Realloc(_buf, cap)
+    if grown == NULL:
+        raise MemoryError()
+    _buf = grown
+    _cap = cap
+    return 0
+
+cdef inline void _release():
+    global _buf, _cap, _len
+    _len = 0
+    if _cap > _KEEP:
+        PyMem_Free(_buf)
+        _buf = NULL
+        _cap = 0
+
+cdef inline int _byte(uint8_t b) except -1:
+    global _len
+    _reserve(1)
+    _buf[_len] = <char>b
+    _len += 1
+    return 0
+
+cdef inline int _varint(uint64_t v) except -1:
+    global _len
+    _reserve(10)
+    while v >= 0x80:
+        _buf[_len] = <char>((v & 0x7f) | 0x80)
+        _len += 1
+        v >>= 7
+    _buf[_len] = <char>v
+    _len += 1
+    return 0
+
+cdef inline int _varint_size(uint64_t v):
+    cdef int n = 1
+    while v >= 0x80:
+        v >>= 7
+        n += 1
+    return n
+
+cdef inline int _fixed64(uint64_t v) except -1:
+    global _len
+    cdef int i
+    _reserve(8)
+    for i in range(8):
+        _buf[_len + i] = <char>(v & 0xff)
+        v >>= 8
+    _len += 8
+    return 0
+
+cdef inline int _raw(const char* data, Py_ssize_t n) except -1:
+    global _len
+    _reserve(n)
+    memcpy(_buf + _len, data, n)
+    _len += n
+    return 0
+
+cdef inline int _blob(uint8_t tag, object data) except -1:
+    """A length-delimited field from a bytes object."""
+    _byte(tag)
+    _varint(<uint64_t>PyBytes_GET_SIZE(data))
+    return _raw(PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data))
+
+cdef inline int _head(object stream, int32_t src) except -1:
+    """A TupleBatch's fields 1 (the stream, as serialized) and 2 (the source task)."""
+    _blob(0x0a, stream)
+    _byte(0x10)
+    return _varint(<uint64_t><int64_t>src)
+
+cdef inline object _take():
+    return PyBytes_FromStringAndSize(_buf, _len)
+
+# -- C columns of a batch ---------------------------------------------------------------
+cdef uint64_t* _u64(object column, Py_ssize_t* n) except? NULL:
+    """A repeated integer column as a C array (PyMem_Free it); NULL when empty."""
+    cdef Py_ssize_t size = len(column), i = 0
+    cdef uint64_t* out
+    n[0] = size
+    if size == 0:
+        return NULL
+    out = <uint64_t*>PyMem_Malloc(size * sizeof(uint64_t))
+    if out == NULL:
+        raise MemoryError()
+    cdef long long v
+    cdef int overflow
+    try:
+        for x in column:
+            overflow = 0
+            v = PyLong_AsLongLongAndOverflow(x, &overflow)
+            out[i] = <uint64_t>v if overflow == 0 else <uint64_t>PyLong_AsUnsignedLongLong(x)
+            i += 1
+    except BaseException:
+        PyMem_Free(out)
+        raise
+    return out
+
+# -- where rows go: per destination task, the rows it gets, in emit order ----------------
+cdef struct _Slot:
+    Py_ssize_t* rows
+    Py_ssize_t n
+    Py_ssize_t cap
+    bint unsorted
+
+cdef int _cmp(const void* a, const void* b) noexcept nogil:
+    cdef Py_ssize_t x = (<Py_ssize_t*>a)[0], y = (<Py_ssize_t*>b)[0]
+    return (x > y) - (x < y)
+
+cdef class _Plan:
+    """The destination tasks of a batch (first-seen order, as the pure twin's dict) and
+    each one's row indices."""
+    cdef list tasks
+    cdef dict slot_of
+    cdef _Slot* slots
+    cdef Py_ssize_t nslots, maxslots
+
+    def __cinit__(self, Py_ssize_t maxslots):
+        self.tasks = []
+        self.slot_of = {}
+        self.nslots = 0
+        self.maxslots = maxslots if maxslots > 0 else 1
+        self.slots = <_Slot*>PyMem_Malloc(self.maxslots * sizeof(_Slot))
+        if self.slots == NULL:
+            raise MemoryError()
+
+    def __dealloc__(self):
+        cdef Py_ssize_t i
+        if self.slots != NULL:
+            for i in range(self.nslots):
+                PyMem_Free(self.slots[i].rows)
+            PyMem_Free(self.slots)
+
+    cdef Py_ssize_t slot(self, object task) except -1:
+        cdef PyObject* found = PyDict_GetItem(self.slot_of, task)
+        cdef Py_ssize_t s
+        cdef _Slot* grown
+        if found != NULL:
+            s = <Py_ssize_t><object>found
+            if self.slots[s].n:
+                self.slots[s].unsorted = True  # a second route into this task
+            return s
+        if self.nslots == self.maxslots:
+            grown = <_Slot*>PyMem_Realloc(self.slots, 2 * self.maxslots * sizeof(_Slot))
+            if grown == NULL:
+                raise MemoryError()
+            self.slots = grown
+            self.maxslots *= 2
+        s = self.nslots
+        self.slots[s].rows = NULL
+        self.slots[s].n = 0
+        self.slots[s].cap = 0
+        self.slots[s].unsorted = False
+        self.nslots += 1
+        self.slot_of[task] = s
+        self.tasks.append(task)
+        return s
+
+    cdef int add(self, Py_ssize_t s, Py_ssize_t row) except -1:
+        cdef _Slot* slot = &self.slots[s]
+        cdef Py_ssize_t cap
+        cdef Py_ssize_t* grown
+        if slot.n == slot.cap:
+            cap = slot.cap * 2 if slot.cap else 64
+            grown = <Py_ssize_t*>PyMem_Realloc(slot.rows, cap * sizeof(Py_ssize_t))
+            if grown == NULL:
+                raise MemoryError()
+            slot.rows = grown
+            slot.cap = cap
+        slot.rows[slot.n] = row
+        slot.n += 1
+        return 0
+
+    cdef void finish(self):
+        cdef Py_ssize_t i
+        for i in range(self.nslots):
+            if self.slots[i].unsorted:
+                qsort(self.slots[i].rows, self.slots[i].n, sizeof(Py_ssize_t), _cmp)
+
+    cdef list rows_list(self, Py_ssize_t s):
+        cdef Py_ssize_t i
+        cdef _Slot* slot = &self.slots[s]
+        return [slot.rows[i] for i in range(slot.n)]
+
+
+cdef inline bint _plain(list routes):
+    """Routes the compiled split handles: every one has tasks (no task is the pure
+    twin's error to raise)."""
+    for route in routes:
+        if len(route.tasks) == 0:
+            return False
+    return True
+
+cdef object _start_for(object route, object src):
+    cdef PyObject* pos = PyDict_GetItem(route.next_by_src, src)
+    if pos != NULL:
+        return <object>pos
+    return route.rng.randrange(len(route.tasks))
+
+cdef _Plan _plan(object batch, list routes, Py_ssize_t n):
+    """``split_indices`` as a plan (the caller checked the batch and the routes)."""
+    cdef Py_ssize_t maxslots = 0, nt, k, i, s, width, column, start
+    cdef Py_ssize_t nhashes = 0
+    cdef uint64_t* hashes = NULL
+    cdef Py_ssize_t* bucket_slot = NULL
+    cdef _Plan plan
+    cdef tuple tasks
+    cdef object src, kind
+    for route in routes:
+        maxslots += len(route.tasks)
+    plan = _Plan(maxslots)
+    if len(batch.dest_counts) or not _plain(routes):
+        # explicit destinations, or a route without tasks: the pure twin's own split
+        for task, rows in _pure.split_indices(batch, routes):
+            s = plan.slot(task)
+            for i in rows:
+                plan.add(s, i)
+        return plan
+    src = batch.src_task_id
+    width = batch.key_hash_width or 1
+    try:
+        for route in routes:
+            tasks = tuple(route.tasks)
+            nt = len(tasks)
+            kind = route.kind
+            if kind == ALL:
+                for t in tasks:
+                    s = plan.slot(t)
+                    for i in range(n):
+                        plan.add(s, i)
+            elif kind == LOWEST or (nt == 1 and kind != DIRECT):
+                s = plan.slot(tasks[0])
+                for i in range(n):
+                    plan.add(s, i)
+            elif kind == SHUFFLE:
+                start = _start_for(route, src)
+                for k in range(min(nt, n)):
+                    s = plan.slot(tasks[(start + k) % nt])
+                    for i in range(k, n, nt):
+                        plan.add(s, i)
+                route.next_by_src[src] = (start + n) % nt
+            elif kind == FIELDS:
+                if hashes == NULL:
+                    hashes = _u64(batch.key_hashes, &nhashes)
+                column = route.key_column if width > 1 else 0
+                bucket_slot = <Py_ssize_t*>PyMem_Malloc(nt * sizeof(Py_ssize_t))
+                if bucket_slot == NULL:
+                    raise MemoryError()
+                # tasks enter in the order of the pure twin's zip(tasks, buckets): only
+                # those that get a row, so count first
+                for k in range(nt):
+                    bucket_slot[k] = 0
+                for i in range(n):
+                    bucket_slot[hashes[i * width + column] % <uint64_t>nt] = 1
+                for k in range(nt):
+                    bucket_slot[k] = plan.slot(tasks[k]) if bucket_slot[k] else -1
+                for i in range(n):
+                    plan.add(bucket_slot[hashes[i * width + column] % <uint64_t>nt], i)
+                PyMem_Free(bucket_slot)
+                bucket_slot = NULL
+    finally:
+        PyMem_Free(hashes)
+        PyMem_Free(bucket_slot)
+    plan.finish()
+    return plan
+
+# -- routing ---------------------------------------------------------------------------
+def split_indices(batch, routes):
+    """``[(task, row indices)]``: the tracked (at-least-once) path, where every copy needs
+    its own key and its tuple's roots, so destinations are worked out per row."""
+    cdef list route_list = list(routes)
+    cdef Py_ssize_t n = len(batch.values), s
+    cdef _Plan plan
+    if not n:
+        return []
+    if not _plain(route_list):
+        return _pure.split_indices(batch, route_list)
+    _pure.check_routing(batch, route_list)
+    plan = _plan(batch, route_list, n)
+    return [(plan.tasks[s], plan.rows_list(s)) for s in range(plan.nslots)]
+
+def split_batch(batch, payload, routes):
+    """``[(task, payload_or_values)]``: the original payload when a task gets the whole
+    batch (nothing to re-encode), else the list of value blobs it gets."""
+    cdef list out = []
+    cdef list route_list
+    cdef list vals
+    cdef list buckets
+    cdef Py_ssize_t n, nt, k, i, width, column, start
+    cdef Py_ssize_t nhashes = 0
+    cdef uint64_t* hashes = NULL
+    cdef tuple tasks
+    values = batch.values
+    n = len(values)
+    if not n:
+        return out
+    route_list = list(routes)
+    if not _plain(route_list):
+        return _pure.split_batch(batch, payload, route_list)
+    _pure.check_routing(batch, route_list)
+    if len(batch.dest_counts):
+        vals = list(values)
+        return [(task, [vals[i] for i in rows])
+                for task, rows in _pure.split_indices(batch, route_list)]
+    src = batch.src_task_id
+    vals = None
+    try:
+        for route in route_list:
+            kind = route.kind
+            tasks = tuple(route.tasks)
+            nt = len(tasks)
+            if kind == ALL:
+                for t in tasks:
+                    out.append((t, payload))
+            elif kind == LOWEST or nt == 1:
+                if kind != DIRECT:
+                    out.append((tasks[0], payload))
+            elif kind == SHUFFLE:
+                start = _start_for(route, src)
+                if vals is None:
+                    vals = list(values)
+                for k in range(min(nt, n)):
+                    out.append((tasks[(start + k) % nt], vals[k::nt]))
+                route.next_by_src[src] = (start + n) % nt
+            elif kind == FIELDS:
+                width = batch.key_hash_width or 1
+                column = route.key_column if width > 1 else 0
+                if hashes == NULL:
+                    hashes = _u64(batch.key_hashes, &nhashes)
+                if vals is None:
+                    vals = list(values)
+                buckets = [[] for _ in range(nt)]
+                for i in range(n):
+                    (<list>PyList_GET_ITEM(buckets, hashes[i * width + column] % <uint64_t>nt)
+                     ).append(<object>PyList_GET_ITEM(vals, i))
+                for k in range(nt):
+                    if PyList_GET_SIZE(buckets[k]):
+                        out.append((tasks[k], buckets[k]))
+    finally:
+        PyMem_Free(hashes)
+    return out
+
+def rebatch(batch, values):
+    """A batch of the same stream and source holding ``values`` (no hash columns: the
+    receiver is an instance, which needs only the values)."""
+    global _len
+    cdef list vals
+    src = batch.src_task_id
+    if type(values) is not list or not (-2147483648 <= src <= 2147483647):
+        return _pure.rebatch(batch, values)
+    vals = <list>values
+    for v in vals:
+        if type(v) is not bytes:
+            return _pure.rebatch(batch, values)
+    _len = 0
+    try:
+        _head(batch.stream.SerializeToString(), src)
+        for v in vals:
+            _blob(0x1a, v)
+        return _take()
+    finally:
+        _release()
+
+# -- XOR tracking ----------------------------------------------------------------------
+cdef class RotatingXorMap:
+    """Root key -> running XOR, in ``buckets`` generations (newest first). Keys are
+    64-bit unsigned, as on the wire."""
+
+    cdef list _buckets
+    cdef dict _newest
+
+    def __init__(self, buckets=3):
+        if buckets < 2:
+            raise ValueError("a rotating map needs at least 2 buckets")
+        self._buckets = [{} for _ in range(buckets)]
+        self._newest = self._buckets[0]
+
+    def __len__(self):
+        return sum([len(b) for b in self._buckets])
+
+    cdef int _xor(self, object root, uint64_t key) except -1:
+        """1 when the tree completed (its entry removed), else 0."""
+        cdef PyObject* found
+        cdef uint64_t value
+        for bucket in self._buckets:
+            found = PyDict_GetItem(bucket, root)
+            if found != NULL:  # stored values are never 0 (removed at 0)
+                value = PyLong_AsUnsignedLongLong(<object>found) ^ key
+                if value:
+                    PyDict_SetItem(bucket, root, PyLong_FromUnsignedLongLong(value))
+                    return 0
+                PyDict_DelItem(bucket, root)
+                return 1
+        if key == 0:
+            return 1  # nothing sent and nothing pending: complete at once
+        PyDict_SetItem(self._newest, root, PyLong_FromUnsignedLongLong(key))
+        return 0
+
+    cdef int _remove(self, object root) except -1:
+        for bucket in self._buckets:
+            if PyDict_GetItem(bucket, root) != NULL:
+                PyDict_DelItem(bucket, root)
+                return 1
+        return 0
+
+    def xor(self, root, uint64_t key):
+        """XOR ``key`` into ``root``'s value (creating it in the newest bucket); True when
+        the value is now zero: the tree is complete and the entry is removed."""
+        return self._xor(root, key) == 1
+
+    def start_many(self, roots, keys):
+        """Apply the first emits of new trees (a local spout's batch); the roots that
+        complete at once (sent nowhere, key 0)."""
+        cdef list complete = []
+        cdef uint64_t k
+        for root, key in zip(roots, keys):
+            k = key
+            if self._start(root, k):
+                complete.append(root)
+        return complete
+
+    cdef inline int _start(self, object root, uint64_t key) except -1:
+        """``start_many`` for one root: 1 when its tree completed at once."""
+        cdef PyObject* found
+        cdef uint64_t value
+        cdef dict newest = self._newest
+        if key:
+            found = PyDict_GetItem(newest, root)
+            value = (PyLong_AsUnsignedLongLong(<object>found) if found != NULL else 0) ^ key
+            if value:
+                PyDict_SetItem(newest, root, PyLong_FromUnsignedLongLong(value))
+                return 0
+            PyDict_DelItem(newest, root)
+            return 1
+        return self._xor(root, 0)  # sent nowhere (rare): the full lookup
+
+    def remove(self, root):
+        """Forget ``root`` (a failed tree); True if it was tracked."""
+        return self._remove(root) == 1
+
+    def rotate(self):
+        """Drop the oldest bucket; returns how many entries were forgotten."""
+        dropped = len(self._buckets[len(self._buckets) - 1])
+        self._buckets.pop()
+        self._buckets.insert(0, {})
+        self._newest = self._buckets[0]
+        return dropped
+
+
+cdef class XorManager:
+    """One rotating map per local spout task, rotated on Heron's schedule: the first
+    rotation after the message timeout, then every ``timeout / buckets`` seconds."""
+
+    cdef public dict maps
+    cdef public object interval
+    cdef public object forgotten
+    cdef object _clock
+    cdef object _next_rotation
+
+    def __init__(self, spout_tasks, timeout_secs, buckets=3, clock=time.monotonic):
+        self.maps = {task: RotatingXorMap(buckets) for task in spout_tasks}
+        self.interval = timeout_secs / buckets
+        self._clock = clock
+        self._next_rotation = clock() + timeout_secs
+        self.forgotten = 0
+
+    def tracks(self, task):
+        return task in self.maps
+
+    def xor(self, task, root, key):
+        """Apply an emit or an ack; True when the tree rooted at ``(task, root)`` completed."""
+        tracked = self.maps.get(task)
+        if tracked is None:
+            return False
+        return tracked.xor(root, key)
+
+    def fail(self, task, root):
+        """A bolt failed a tuple of the tree: forget it; True if it was still pending."""
+        tracked = self.maps.get(task)
+        return tracked is not None and tracked.remove(root)
+
+    def maybe_rotate(self):
+        now = self._clock()
+        if now < self._next_rotation:
+            return
+        self._next_rotation = now + self.interval
+        for tracked in self.maps.values():
+            self.forgotten += tracked.rotate()
+
+    def pending(self):
+        return sum([len(m) for m in self.maps.values()])
+
+# -- acking ----------------------------------------------------------------------------
+cdef class ControlOut:
+    """Control entries waiting to go to one destination (a peer or a local spout), as
+    columns of (kind, root task, root key, tuple key), encoded straight from them."""
+
+    cdef int32_t* _kinds
+    cdef int32_t* _tasks
+    cdef uint64_t* _roots
+    cdef uint64_t* _keys
+    cdef Py_ssize_t _n, _cap
+
+    def __cinit__(self):
+        self._kinds = NULL
+        self._tasks = NULL
+        self._roots = NULL
+        self._keys = NULL
+        self._n = 0
+        self._cap = 0
+
+    def __dealloc__(self):
+        PyMem_Free(self._kinds)
+        PyMem_Free(self._tasks)
+        PyMem_Free(self._roots)
+        PyMem_Free(self._keys)
+
+    cdef int push(self, int32_t kind, int32_t task, uint64_t root, uint64_t key) except -1:
+        cdef Py_ssize_t cap
+        cdef void* p
+        if self._n == self._cap:
+            cap = self._cap * 2 if self._cap else 64
+            p = PyMem_Realloc(self._kinds, cap * sizeof(int32_t))
+            if p == NULL:
+                raise MemoryError()
+            self._kinds = <int32_t*>p
+            p = PyMem_Realloc(self._tasks, cap * sizeof(int32_t))
+            if p == NULL:
+                raise MemoryError()
+            self._tasks = <int32_t*>p
+            p = PyMem_Realloc(self._roots, cap * sizeof(uint64_t))
+            if p == NULL:
+                raise MemoryError()
+            self._roots = <uint64_t*>p
+            p = PyMem_Realloc(self._keys, cap * sizeof(uint64_t))
+            if p == NULL:
+                raise MemoryError()
+            self._keys = <uint64_t*>p
+            self._cap = cap
+        self._kinds[self._n] = kind
+        self._tasks[self._n] = task
+        self._roots[self._n] = root
+        self._keys[self._n] = key
+        self._n += 1
+        return 0
+
+    def add(self, int32_t kind, int32_t task, uint64_t root, uint64_t key):
+        self.push(kind, task, root, key)
+
+    def __len__(self):
+        return self._n
+
+    @property
+    def entries(self):
+        """The entries as ``(kind, root task, root key, tuple key)`` tuples."""
+        cdef Py_ssize_t i
+        return [(self._kinds[i], self._tasks[i], self._roots[i], self._keys[i])
+                for i in range(self._n)]
+
+    @property
+    def kinds(self):
+        cdef Py_ssize_t i
+        return [self._kinds[i] for i in range(self._n)]
+
+    @property
+    def root_tasks(self):
+        cdef Py_ssize_t i
+        return [self._tasks[i] for i in range(self._n)]
+
+    @property
+    def root_keys(self):
+        cdef Py_ssize_t i
+        return [self._roots[i] for i in range(self._n)]
+
+    @property
+    def tuple_keys(self):
+        cdef Py_ssize_t i
+        return [self._keys[i] for i in range(self._n)]
+
+    def encode(self, int32_t src_task):
+        """The entries as one ``ControlBatch`` (one root each), as protobuf writes it."""
+        global _len
+        cdef Py_ssize_t i, size
+        _len = 0
+        try:
+            _byte(0x08)
+            _varint(<uint64_t><int64_t>src_task)
+            if self._n:
+                size = 0
+                for i in range(self._n):
+                    size += _varint_size(<uint64_t><int64_t>self._kinds[i])
+                _byte(0x12)
+                _varint(size)
+                for i in range(self._n):
+                    _varint(<uint64_t><int64_t>self._kinds[i])
+                _byte(0x1a)
+                _varint(self._n)
+                for i in range(self._n):
+                    _byte(1)
+                size = 0
+                for i in range(self._n):
+                    size += _varint_size(<uint64_t><int64_t>self._tasks[i])
+                _byte(0x22)
+                _varint(size)
+                for i in range(self._n):
+                    _varint(<uint64_t><int64_t>self._tasks[i])
+                _byte(0x2a)
+                _varint(8 * self._n)
+                for i in range(self._n):
+                    _fixed64(self._roots[i])
+                _byte(0x32)
+                _varint(8 * self._n)
+                for i in range(self._n):
+                    _fixed64(self._keys[i])
+            return _take()
+        finally:
+            _release()
+
+
+cdef inline uint64_t _edge() except? 0:
+    """A copy's key: ``getrandbits(64) or 1``, the pure twin's draw."""
+    cdef uint64_t e = PyLong_AsUnsignedLongLong(_getrandbits(64))
+    return e if e else 1
+
+
+cdef class AckTracker:
+    """Everything acking needs in one Stream Manager; the manager owns the sockets and
+    asks :meth:`take_outgoing` for what to send."""
+
+    cdef public object id
+    cdef public XorManager xor
+    cdef object _owner_of
+    cdef public dict to_peers
+    cdef public dict to_spouts
+    cdef public dict counts
+    # per call: root task -> ControlOut of its peer (None: nobody), local maps' outs
+    cdef dict _forward
+    cdef Py_ssize_t _acks_in, _fails_in, _completed, _failed, _unknown
+
+    def __init__(self, my_id, spout_tasks, timeout_secs, owner_of, buckets=3):
+        self.id = my_id
+        self.xor = XorManager(spout_tasks, timeout_secs, buckets)
+        self._owner_of = owner_of
+        self.to_peers = {}
+        self.to_spouts = {}
+        self.counts = {"acks_in": 0, "fails_in": 0, "completed": 0, "failed": 0,
+                       "unknown_root": 0}
+
+    cdef void _begin(self):
+        self._forward = {}
+        self._acks_in = self._fails_in = self._completed = self._failed = self._unknown = 0
+
+    cdef void _end(self):
+        counts = self.counts
+        if self._acks_in:
+            counts["acks_in"] += self._acks_in
+        if self._fails_in:
+            counts["fails_in"] += self._fails_in
+        if self._completed:
+            counts["completed"] += self._completed
+        if self._failed:
+            counts["failed"] += self._failed
+        if self._unknown:
+            counts["unknown_root"] += self._unknown
+        self._forward = None
+
+    cdef ControlOut _to_spout(self, object task):
+        cdef PyObject* found = PyDict_GetItem(self.to_spouts, task)
+        cdef ControlOut pending
+        if found != NULL:
+            return <ControlOut>found
+        pending = ControlOut()
+        self.to_spouts[task] = pending
+        return pending
+
+    cdef object _peer(self, object task):
+        """The ControlOut of the peer tracking ``task``'s trees, or None (looked up once
+        per task per call)."""
+        cdef PyObject* found = PyDict_GetItem(self._forward, task)
+        if found != NULL:
+            return <object>found
+        owner = self._owner_of(task)
+        if owner is None or owner == self.id:
+            pending = None
+        else:
+            pending = self.to_peers.get(owner)
+            if pending is None:
+                pending = self.to_peers[owner] = ControlOut()
+        self._forward[task] = pending
+        return pending
+
+    cdef int _apply(self, int kind, object task, uint64_t root, uint64_t key) except -1:
+        cdef PyObject* found = PyDict_GetItem(self.xor.maps, task)
+        cdef RotatingXorMap tracked
+        cdef object root_obj
+        if found != NULL:
+            tracked = <RotatingXorMap>found
+            root_obj = PyLong_FromUnsignedLongLong(root)
+            if kind == _FAIL:
+                if tracked._remove(root_obj):
+                    self._to_spout(task).push(_FAIL, task, root, 0)
+                    self._failed += 1
+            elif tracked._xor(root_obj, key):
+                self._to_spout(task).push(_ACK, task, root, 0)
+                self._completed += 1
+            return 0
+        pending = self._peer(task)
+        if pending is None:
+            self._unknown += 1
+            return 0
+        (<ControlOut>pending).push(kind, task, root, key)
+        return 0
+
+    # -- data ----------------------------------------------------------------------------
+    def route_tracked(self, batch, routes):
+        """Split a batch that has tracked rows: ``[(task, sub-batch bytes, rows)]``, each
+        copy with its own key, each root told of the copies."""
+        global _len
+        cdef list route_list = list(routes)
+        cdef Py_ssize_t n = len(batch.values), nc = 0, nt = 0, nk = 0, i, j, s, m, c, total
+        cdef uint64_t* counts = NULL
+        cdef uint64_t* tasks = NULL
+        cdef uint64_t* keys = NULL
+        cdef uint64_t* combined = NULL
+        cdef Py_ssize_t* starts = NULL
+        cdef uint64_t edge, key
+        cdef int32_t src32, task32
+        cdef bint spout_batch
+        cdef _Plan plan
+        cdef _Slot* slot
+        cdef RotatingXorMap spout_map = None
+        cdef list out = []
+        cdef list vals
+        cdef ControlOut done
+        _pure.check_tracked(batch)
+        src = batch.src_task_id
+        src32 = src
+        try:
+            counts = _u64(batch.root_counts, &nc)
+            tasks = _u64(batch.root_tasks, &nt)
+            keys = _u64(batch.root_keys, &nk)
+            found = self.xor.maps.get(src)
+            if found is not None:
+                spout_map = <RotatingXorMap>found
+            spout_batch = spout_map is not None and nk == n and nc == n
+            if spout_batch:
+                j = 0
+                for i in range(nt):
+                    if <int32_t>tasks[i] == src32:
+                        j += 1
+                spout_batch = j == n
+            if n:
+                _pure.check_routing(batch, route_list)
+                plan = _plan(batch, route_list, n)
+            else:
+                plan = _Plan(1)
+            combined = <uint64_t*>PyMem_Malloc((n if n else 1) * sizeof(uint64_t))
+            starts = <Py_ssize_t*>PyMem_Malloc((n if n else 1) * sizeof(Py_ssize_t))
+            if combined == NULL or starts == NULL:
+                raise MemoryError()
+            total = 0
+            for i in range(n):
+                combined[i] = 0
+                starts[i] = total
+                total += <Py_ssize_t>counts[i]
+            vals = list(batch.values)
+            stream = batch.stream.SerializeToString()
+            for s in range(plan.nslots):
+                slot = &plan.slots[s]
+                m = slot.n
+                _len = 0
+                try:
+                    _head(stream, src32)
+                    for j in range(m):
+                        _blob(0x1a, <object>PyList_GET_ITEM(vals, slot.rows[j]))
+                    if spout_batch:
+                        # 8: root_counts, all 1; 9: root_tasks, all src; 10: root_keys
+                        _byte(0x42)
+                        _varint(m)
+                        for j in range(m):
+                            _byte(1)
+                        _byte(0x4a)
+                        _varint(m * _varint_size(<uint64_t><int64_t>src32))
+                        for j in range(m):
+                            _varint(<uint64_t><int64_t>src32)
+                        _byte(0x52)
+                        _varint(8 * m)
+                        for j in range(m):
+                            _fixed64(keys[slot.rows[j]])
+                        # 11: edge_keys, one fresh key per copy, drawn in row order
+                        _byte(0x5a)
+                        _varint(8 * m)
+                        for j in range(m):
+                            edge = _edge()
+                            combined[slot.rows[j]] ^= edge
+                            _fixed64(edge)
+                    else:
+                        _write_tracked_columns(slot, counts, tasks, keys, starts, combined)
+                    out.append((plan.tasks[s], _take(), m))
+                finally:
+                    _release()
+            self._begin()
+            try:
+                if spout_batch:
+                    done = None
+                    for i in range(n):
+                        if spout_map._start(PyLong_FromUnsignedLongLong(keys[i]), combined[i]):
+                            if done is None:
+                                done = self._to_spout(src)
+                            done.push(_ACK, src32, keys[i], 0)
+                            self._completed += 1
+                else:
+                    for i in range(n):
+                        c = <Py_ssize_t>counts[i]
+                        if not c:
+                            continue
+                        key = combined[i]
+                        for j in range(starts[i], starts[i] + c):
+                            task32 = <int32_t>tasks[j]
+                            # a spout's row sent nowhere still registers (key 0): its tree
+                            # is complete at once; a bolt's row sent nowhere changes nothing
+                            if key or task32 == src32:
+                                self._apply(_EMIT, task32, keys[j], key)
+            finally:
+                self._end()
+        finally:
+            PyMem_Free(counts)
+            PyMem_Free(tasks)
+            PyMem_Free(keys)
+            PyMem_Free(combined)
+            PyMem_Free(starts)
+        return out
+
+    # -- control -------------------------------------------------------------------------
+    def on_control(self, batch):
+        """Entries from a local bolt (ACK/FAIL, maybe several roots each) or from a peer
+        (EMIT/ACK/FAIL, one root each), applied in order."""
+        cdef Py_ssize_t n, nc = 0, nt = 0, nr = 0, nkeys = 0, i, j, pos, c, need
+        cdef uint64_t* counts = NULL
+        cdef uint64_t* tasks = NULL
+        cdef uint64_t* roots = NULL
+        cdef uint64_t* keys = NULL
+        cdef uint64_t key
+        cdef int kind
+        cdef list kinds = list(batch.kinds)
+        n = len(kinds)
+        try:
+            counts = _u64(batch.root_counts, &nc)
+            tasks = _u64(batch.root_tasks, &nt)
+            roots = _u64(batch.root_keys, &nr)
+            keys = _u64(batch.tuple_keys, &nkeys)
+            need = 0
+            for i in range(n):
+                need += <Py_ssize_t>counts[i] if i < nc else 1
+            if need > nt or need > nr:
+                _pure.check_control(batch)  # raises its MalformedBatch
+            self._begin()
+            try:
+                pos = 0
+                for i in range(n):
+                    kind = kinds[i]
+                    c = <Py_ssize_t>counts[i] if i < nc else 1
+                    key = keys[i] if i < nkeys else 0
+                    if kind == _ACK:
+                        self._acks_in += 1
+                    elif kind == _FAIL:
+                        self._fails_in += 1
+                    for j in range(pos, pos + c):
+                        self._apply(kind, <int32_t>tasks[j], roots[j], key)
+                    pos += c
+            finally:
+                self._end()
+        finally:
+            PyMem_Free(counts)
+            PyMem_Free(tasks)
+            PyMem_Free(roots)
+            PyMem_Free(keys)
+
+    def take_outgoing(self):
+        """What waits for peers and for local spouts; the caller sends it."""
+        self.xor.maybe_rotate()
+        peers, spouts = self.to_peers, self.to_spouts
+        if peers:
+            self.to_peers = {}
+        if spouts:
+            self.to_spouts = {}
+        return peers, spouts
+
+    def has_outgoing(self):
+        return bool(self.to_peers or self.to_spouts)
+
+
+cdef int _write_tracked_columns(_Slot* slot, uint64_t* counts, uint64_t* tasks,
+                                uint64_t* keys, Py_ssize_t* starts,
+                                uint64_t* combined) except -1:
+    """Fields 8-11 of a sub-batch of any batch: each row's roots, and a fresh key per
+    copy of a tracked row (0 for an untracked one), as the pure twin builds them."""
+    cdef Py_ssize_t m = slot.n, j, i, c, size, total = 0, r
+    cdef uint64_t edge
+    size = 0
+    for j in range(m):
+        i = slot.rows[j]
+        size += _varint_size(counts[i])
+        total += <Py_ssize_t>counts[i]
+    _byte(0x42)
+    _varint(size)
+    for j in range(m):
+        _varint(counts[slot.rows[j]])
+    if total:
+        size = 0
+        for j in range(m):
+            i = slot.rows[j]
+            for r in range(starts[i], starts[i] + <Py_ssize_t>counts[i]):
+                size += _varint_size(<uint64_t><int64_t><int32_t>tasks[r])
+        _byte(0x4a)
+        _varint(size)
+        for j in range(m):
+            i = slot.rows[j]
+            for r in range(starts[i], starts[i] + <Py_ssize_t>counts[i]):
+                _varint(<uint64_t><int64_t><int32_t>tasks[r])
+        _byte(0x52)
+        _varint(8 * total)
+        for j in range(m):
+            i = slot.rows[j]
+            for r in range(starts[i], starts[i] + <Py_ssize_t>counts[i]):
+                _fixed64(keys[r])
+    _byte(0x5a)
+    _varint(8 * m)
+    for j in range(m):
+        i = slot.rows[j]
+        if counts[i]:
+            edge = _edge()
+            combined[i] ^= edge
+            _fixed64(edge)
+        else:
+            _fixed64(0)
+    return 0
