@@ -1,6 +1,10 @@
 """At-least-once on the heron engine, seen from the spout: fails and timeouts reach the
 spout's ``fail``, replays arrive, every id is acked exactly once in the end, and
-``topology.max.spout.pending`` bounds what is in flight."""
+``topology.max.spout.pending`` bounds what is in flight.
+
+The suite runs on the compiled tuple path (``HERON_REQUIRE_COMPILED=1``); the replay test
+also runs on the pure-Python one (``HERON_PURE_PYTHON=1`` in every process), which stays
+the fallback and the reference."""
 
 from __future__ import annotations
 
@@ -17,6 +21,30 @@ from tests.e2e.heron.helpers import PROJECTS, HeronRun, leaf_tuples
 pytestmark = pytest.mark.timeout(180)
 
 ACKING = PROJECTS / "acking"
+#: the first log line of a process on the pure-Python tuple path (engine.fastpath)
+PURE_LINE = "heron.fastpath: tuple path: pure Python (HERON_PURE_PYTHON=1)"
+
+
+def tuple_path(path: str, monkeypatch: pytest.MonkeyPatch) -> bool:
+    """Set up the tuple path ``path`` ("compiled" or "pure-python") for the processes a
+    test starts; True for pure Python."""
+    pure = path == "pure-python"
+    if pure:
+        monkeypatch.setenv("HERON_PURE_PYTHON", "1")
+    monkeypatch.delenv("HERON_PURE_PYTHON_KINDS", raising=False)
+    return pure
+
+
+def assert_pure_python(log_dir: Path) -> None:
+    """Every process of the run said, first, that it runs the pure-Python tuple path, and
+    so did every restart of it (a restart appends to the same log)."""
+    logs = sorted(Path(log_dir).glob("*.log"))
+    assert any(p.name.startswith("stmgr-") for p in logs), [p.name for p in logs]
+    for path in logs:
+        lines = path.read_text().splitlines()
+        assert PURE_LINE in lines[0], (path.name, lines[0])
+        said = [line for line in lines if "heron.fastpath: tuple path:" in line]
+        assert all(PURE_LINE in line for line in said), (path.name, said)
 
 
 def ledger(directory: Path) -> dict[int, list[dict]]:
@@ -27,7 +55,10 @@ def ledger(directory: Path) -> dict[int, list[dict]]:
     return out
 
 
-def test_fails_and_timeouts_are_replayed_until_every_id_is_acked_once(tmp_path, isolated_imports):
+@pytest.mark.parametrize("path", ["compiled", "pure-python"])
+def test_fails_and_timeouts_are_replayed_until_every_id_is_acked_once(
+        path, tmp_path, isolated_imports, monkeypatch):
+    pure = tuple_path(path, monkeypatch)
     limit = 120
     out = tmp_path / "ledger"
     run = HeronRun(ACKING, "e2e_replay", tmp_path / "run",
@@ -66,6 +97,8 @@ def test_fails_and_timeouts_are_replayed_until_every_id_is_acked_once(tmp_path, 
     assert spout.acked == 2 * limit
     assert spout.failed == 2 * sum(1 for n in range(limit) if n % 10 in (3, 7))
     assert run.alive() == []
+    if pure:
+        assert_pure_python(result.log_dir)
 
 
 def test_max_spout_pending_bounds_the_trees_in_flight(tmp_path, isolated_imports):

@@ -1,7 +1,10 @@
 """Failure recovery on the heron engine: ``kill -9`` one process of each kind while an
 at-least-once topology runs; it is restarted, re-registers, the plan is redistributed,
 and every id the spouts emitted is acked in the end (replayed where a tree was lost).
-Recovery time (kill until the spouts' acks move again) is printed."""
+Recovery time (kill until the spouts' acks move again) is printed.
+
+The suite runs on the compiled tuple path; the Stream Manager kill (it holds the routing
+and the XOR ack bookkeeping) also runs with ``HERON_PURE_PYTHON=1`` in every process."""
 
 from __future__ import annotations
 
@@ -17,6 +20,7 @@ import pytest
 
 from engine.launch import StateManagerSpec
 from tests.e2e.heron.helpers import PROJECTS, HeronRun, leaf_tuples, wait_until
+from tests.e2e.heron.test_acking import assert_pure_python
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -48,9 +52,18 @@ def victim(run: HeronRun, kind: str) -> str:
     return matching[-1]
 
 
-@pytest.mark.parametrize("kind", ["bolt instance", "spout instance", "stream manager",
-                                  "metrics manager", "topology master", "executor"])
-def test_a_killed_process_comes_back_and_every_id_is_acked(kind, tmp_path, isolated_imports):
+KINDS = ["bolt instance", "spout instance", "stream manager", "metrics manager",
+         "topology master", "executor"]
+
+
+@pytest.mark.parametrize("kind, pure", [
+    *(pytest.param(kind, False, id=kind) for kind in KINDS),
+    pytest.param("stream manager", True, id="stream manager-pure-python")])
+def test_a_killed_process_comes_back_and_every_id_is_acked(kind, pure, tmp_path,
+                                                          isolated_imports, monkeypatch):
+    monkeypatch.delenv("HERON_PURE_PYTHON_KINDS", raising=False)
+    if pure:
+        monkeypatch.setenv("HERON_PURE_PYTHON", "1")
     out = tmp_path / "ledger"
     run = HeronRun(ACKING, "e2e_recovery", tmp_path / "run",
                    options={"e2e.limit": LIMIT, "e2e.out": str(out), "e2e.rate": RATE})
@@ -83,6 +96,8 @@ def test_a_killed_process_comes_back_and_every_id_is_acked(kind, tmp_path, isola
     sink = collections.Counter(row[0] for row in leaf_tuples(result, "sink"))
     assert all(sink[n] >= 2 for n in range(LIMIT))  # each id of both spout tasks, at least once
     assert run.alive() == []
+    if pure:  # the restarted Stream Manager too
+        assert_pure_python(result.log_dir)
 
 
 def test_on_zookeeper_a_killed_topology_master_recreates_its_location_and_reuses_the_plan(
