@@ -13,6 +13,7 @@ from types import ModuleType
 import pytest
 
 from engine.fastpath import codec as pure_codec
+from engine.fastpath import stmgr as pure_stmgr_module
 from engine.fastpath.selection import REQUIRE_ENV, TuplePathError, select
 
 
@@ -31,3 +32,14 @@ def compiled() -> ModuleType:
 @pytest.fixture(scope="session")
 def pure() -> ModuleType:
     return pure_codec
+
+
+@pytest.fixture(scope="session")
+def compiled_stmgr(compiled: ModuleType) -> ModuleType:
+    """``engine.fastpath._stmgr`` (the selection checked every compiled module fresh)."""
+    return importlib.import_module("engine.fastpath._stmgr")
+
+
+@pytest.fixture(scope="session")
+def pure_stmgr() -> ModuleType:
+    return pure_stmgr_module
