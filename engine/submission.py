@@ -12,7 +12,7 @@ from engine.network.inflight import InflightConfigError, batching
 from engine.plan.compiler import compile_topology
 from engine.plan.discovery import load_topology_class
 from engine.plan.errors import InvalidConfigError
-from engine.stmgr.backpressure import BackpressureConfigError, watermarks
+from engine.stmgr.backpressure import BackpressureConfigError, wait_watermarks, watermarks
 
 
 @dataclass
@@ -60,5 +60,6 @@ def check_transport_config(config: Mapping[str, Any]) -> None:
     try:
         batching(config)
         watermarks(config)
+        wait_watermarks(config)
     except (InflightConfigError, BackpressureConfigError) as exc:
         raise InvalidConfigError(str(exc)) from None

@@ -8,6 +8,14 @@ slows every spout in the topology and no process buffers without bound.
 Defaults are sized for Python processes (Heron's are 100 MB / 50 MB per connection for
 C++ Stream Managers): a Stream Manager holds at most about the high watermark per slow
 destination, plus the zmq socket buffers.
+
+Bytes alone cannot bound how long a word waits: 8 MB queued for a bolt that counts 2 MB
+a second is four seconds. So a queue is also measured by time, beyond Heron: when the
+oldest message waiting for a destination has waited ``highwatermark.ms`` the spouts are
+paused too, and they go again only when every queue is under the low watermark in
+bytes *and* its oldest message has waited less than ``lowwatermark.ms``. A flood then
+parks at most about that long in a Stream Manager, whatever the bolts' rate (see
+engine.network.inflight for the other hops).
 """
 
 from __future__ import annotations
@@ -17,8 +25,14 @@ from typing import Any, Callable, Mapping
 
 HIGH_KEY = "heron.streammgr.network.backpressure.highwatermark.mb"
 LOW_KEY = "heron.streammgr.network.backpressure.lowwatermark.mb"
+HIGH_MS_KEY = "heron.streammgr.network.backpressure.highwatermark.ms"
+LOW_MS_KEY = "heron.streammgr.network.backpressure.lowwatermark.ms"
 DEFAULT_HIGH_MB = 8.0
 DEFAULT_LOW_MB = 4.0
+#: a queue whose oldest message has waited this long pauses the spouts...
+DEFAULT_HIGH_MS = 50.0
+#: ...until every oldest message has waited less than this
+DEFAULT_LOW_MS = 10.0
 
 
 class BackpressureConfigError(ValueError):
@@ -39,12 +53,30 @@ def watermarks(config: Mapping[str, Any]) -> tuple[int, int]:
     return int(high * 1024 * 1024), int(low * 1024 * 1024)
 
 
+def wait_watermarks(config: Mapping[str, Any]) -> tuple[float, float]:
+    """(high, low) in seconds: how long the oldest queued message may wait, checked."""
+    def read(key: str, default: float) -> float:
+        value = config.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+            raise BackpressureConfigError(f"{key} must be a positive number of milliseconds, "
+                                          f"got {value!r}")
+        return float(value)
+    high, low = read(HIGH_MS_KEY, DEFAULT_HIGH_MS), read(LOW_MS_KEY, DEFAULT_LOW_MS)
+    if low >= high:
+        raise BackpressureConfigError(f"{LOW_MS_KEY} ({low:g}) must be below {HIGH_MS_KEY} "
+                                      f"({high:g})")
+    return high / 1000.0, low / 1000.0
+
+
 class Backpressure:
     """Whether local spouts may be read, and for how long they were not."""
 
-    def __init__(self, high: int, low: int, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, high: int, low: int, clock: Callable[[], float] = time.monotonic,
+                 high_secs: float = float("inf"), low_secs: float = float("inf")) -> None:
         self.high = high
         self.low = low
+        self.high_secs = high_secs
+        self.low_secs = low_secs
         self._clock = clock
         #: this manager has announced backpressure (one of its queues is too long)
         self.initiated = False
@@ -57,22 +89,29 @@ class Backpressure:
         self.episodes = 0
         #: the most bytes ever seen waiting for one destination
         self.max_queue_bytes = 0
+        #: the longest any queued message was seen waiting (seconds)
+        self.max_wait = 0.0
 
     @property
     def paused(self) -> bool:
         return self.initiated or bool(self.from_peers)
 
-    def update(self, largest_queue_bytes: int) -> str | None:
-        """"start" or "stop" when this manager's own state changes (announce it)."""
+    def update(self, largest_queue_bytes: int, longest_wait: float = 0.0) -> str | None:
+        """"start" or "stop" when this manager's own state changes (announce it).
+        ``longest_wait``: seconds the oldest queued message has waited."""
         change = None
         if largest_queue_bytes > self.max_queue_bytes:
             self.max_queue_bytes = largest_queue_bytes
-        if not self.initiated and largest_queue_bytes >= self.high:
+        if longest_wait > self.max_wait:
+            self.max_wait = longest_wait
+        if not self.initiated and (largest_queue_bytes >= self.high
+                                   or longest_wait >= self.high_secs):
             self.initiated = True
             self.episodes += 1
             self._initiated_since = self._clock()
             change = "start"
-        elif self.initiated and largest_queue_bytes < self.low:
+        elif (self.initiated and largest_queue_bytes < self.low
+              and longest_wait < self.low_secs):
             self.initiated = False
             self.initiated_secs += self._clock() - (self._initiated_since or self._clock())
             self._initiated_since = None
@@ -115,27 +154,34 @@ class InstanceBackpressure:
     in total (Heron's ``__time_spent_back_pressure_by_compid/<instance>``).
 
     Heron's rule per instance connection: it starts causing backpressure when the bytes
-    waiting for it reach the high watermark and stops when they fall under the low one.
+    waiting for it reach the high watermark and stops when they fall under the low one
+    (and, as for the whole manager, by the time its oldest message has waited).
     The cumulative time is what the Health Manager reads to tell which bolt is the
     bottleneck (the per-manager figures cannot name it)."""
 
-    def __init__(self, high: int, low: int, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, high: int, low: int, clock: Callable[[], float] = time.monotonic,
+                 high_secs: float = float("inf"), low_secs: float = float("inf")) -> None:
         self.high = high
         self.low = low
+        self.high_secs = high_secs
+        self.low_secs = low_secs
         self._clock = clock
         #: instance key -> when it started causing backpressure
         self._since: dict[Any, float] = {}
         #: instance key -> seconds of finished episodes
         self._secs: dict[Any, float] = {}
 
-    def update(self, queued: Mapping[Any, int]) -> None:
-        """``queued``: bytes waiting per instance (instances without a queue may be
-        absent: they have 0 bytes waiting)."""
+    def update(self, queued: Mapping[Any, int], waited: Mapping[Any, float] | None = None) -> None:
+        """``queued``: bytes waiting per instance, ``waited``: seconds its oldest message
+        has waited (instances without a queue may be absent from both: nothing waits)."""
         now = self._clock()
+        waited = waited or {}
         for key, waiting in queued.items():
-            if key not in self._since and waiting >= self.high:
+            if key not in self._since and (waiting >= self.high
+                                           or waited.get(key, 0.0) >= self.high_secs):
                 self._since[key] = now
-        for key in [k for k in self._since if queued.get(k, 0) < self.low]:
+        for key in [k for k in self._since if queued.get(k, 0) < self.low
+                    and waited.get(k, 0.0) < self.low_secs]:
             self._secs[key] = self._secs.get(key, 0.0) + now - self._since.pop(key)
 
     def forget(self, key: Any) -> None:

@@ -19,7 +19,8 @@ from engine.network import (DATA_HWM, SOCKET_BUFFER_BYTES, MalformedMessage, bin
                             connect_dealer, decode, encode, ipc_endpoint, type_frame)
 from compat.storm_api.config import reliability, with_defaults
 from engine.stmgr.acking import AckTracker
-from engine.stmgr.backpressure import Backpressure, InstanceBackpressure, watermarks
+from engine.stmgr.backpressure import (Backpressure, InstanceBackpressure, wait_watermarks,
+                                      watermarks)
 from engine.stmgr.outbox import Outbox
 from engine.stmgr.routing import build_routes, rebatch, split_batch
 
@@ -83,9 +84,11 @@ class StreamManager:
         self.routes: dict[tuple[str, str], list] = {}
         self.downstream: dict[str, list[int]] = {}
         high, low = watermarks(dict(plan.config))
-        self.bp = Backpressure(high, low)
+        high_secs, low_secs = wait_watermarks(dict(plan.config))
+        self.bp = Backpressure(high, low, high_secs=high_secs, low_secs=low_secs)
         #: which local instance's queue keeps this manager in backpressure (Health Manager)
-        self.instance_bp = InstanceBackpressure(high, low)
+        self.instance_bp = InstanceBackpressure(high, low, high_secs=high_secs,
+                                                low_secs=low_secs)
         #: at-least-once tracking (None when the topology does not ack)
         self.acks: AckTracker | None = None
         self._reliability = reliability(with_defaults(dict(plan.config)))
@@ -132,7 +135,7 @@ class StreamManager:
             if self.outbox.pending():
                 self.outbox.retry()
             self._backpressure()
-            self.instance_bp.update(self.outbox.queued_bytes)
+            self.instance_bp.update(self.outbox.queued_bytes, self.outbox.waited())
             now = time.monotonic()
             if now >= next_location and self._all_registered():
                 next_location = now + LOCATION_CHECK_SECS
@@ -174,7 +177,8 @@ class StreamManager:
         """A local instance has more than the high watermark waiting: stop reading from
         peers until it is under it (their own queues to us then grow, and they pause their
         spouts), so what waits here stays within the watermark plus one message."""
-        return self.outbox.largest_instance_queue() >= self.bp.high
+        return (self.outbox.largest_instance_queue() >= self.bp.high
+                or self.outbox.longest_instance_wait() >= self.bp.high_secs)
 
     def _spouts_must_wait(self) -> bool:
         """Checked before each spout message: one batch past the watermark at most."""
@@ -183,12 +187,14 @@ class StreamManager:
 
     def _backpressure(self) -> None:
         key, waiting = self.outbox.largest_queue()
-        change = self.bp.update(waiting)
+        oldest_key, waited = self.outbox.longest_wait()
+        change = self.bp.update(waiting, waited)
         if change is None:
             return
         if change == "start":
-            log.info("backpressure: %d bytes waiting for %s; local spouts paused, telling %d "
-                     "peer(s)", waiting, key, len(self.peers))
+            log.info("backpressure: %d bytes waiting for %s, the oldest for %.0f ms (for %s); "
+                     "local spouts paused, telling %d peer(s)", waiting, key, waited * 1000,
+                     oldest_key, len(self.peers))
             message = stmgr_pb2.StartBackPressureMessage()
         else:
             log.info("backpressure over")
@@ -536,7 +542,8 @@ class StreamManager:
                             ("__time-spouts-paused-ms", int(paused * 1000)),
                             ("__largest-queue-bytes", self.outbox.largest_queue()[1]),
                             ("__largest-queue-bytes-max", self.bp.max_queue_bytes),
-                            ("__largest-batch-bytes-max", self.largest_batch_bytes)):
+                            ("__largest-batch-bytes-max", self.largest_batch_bytes),
+                            ("__longest-queue-wait-ms-max", int(self.bp.max_wait * 1000))):
             message.metrics.add(name=name, value=str(value))
         for name, value in self._instance_metrics():
             message.metrics.add(name=name, value=str(value))

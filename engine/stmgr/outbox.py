@@ -2,16 +2,18 @@
 
 A send never blocks the Stream Manager's loop: when a peer's socket is full the message
 waits in that destination's queue (and everything later for that destination queues
-behind it, so order per path is kept). The bytes waiting are what backpressure is
-measured on: per destination (a slow instance or peer is what backpressure reacts to)
-and in total (what the Stream Manager holds).
+behind it, so order per path is kept). The bytes waiting, and how long the oldest of
+them has waited, are what backpressure is measured on: per destination (a slow
+instance or peer is what backpressure reacts to) and in total (what the Stream Manager
+holds).
 """
 
 from __future__ import annotations
 
 import collections
 import logging
-from typing import Any, Hashable
+import time
+from typing import Any, Callable, Hashable
 
 import zmq
 
@@ -19,7 +21,9 @@ log = logging.getLogger("heron.stmgr")
 
 
 class Outbox:
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        #: destination -> deque of (frames, bytes, when queued)
         self._queues: dict[Hashable, collections.deque] = {}
         self._sockets: dict[Hashable, zmq.Socket] = {}
         self.buffered_bytes = 0
@@ -30,17 +34,18 @@ class Outbox:
     def send(self, key: Hashable, sock: zmq.Socket, frames: list[Any]) -> None:
         queue = self._queues.get(key)
         if queue:
-            queue.append(frames)
             size = _size(frames)
+            queue.append((frames, size, self._clock()))
             self.buffered_bytes += size
             self.queued_bytes[key] += size
             return
         try:
             sock.send_multipart(frames, zmq.NOBLOCK, copy=False)
         except zmq.Again:
-            self._queues.setdefault(key, collections.deque()).append(frames)
-            self._sockets[key] = sock
             size = _size(frames)
+            self._queues.setdefault(key, collections.deque()).append((frames, size,
+                                                                      self._clock()))
+            self._sockets[key] = sock
             self.buffered_bytes += size
             self.queued_bytes[key] = size
         except zmq.ZMQError as exc:
@@ -55,6 +60,24 @@ class Outbox:
         identities, bytes; peers are keyed by their id, str)."""
         return max((n for k, n in self.queued_bytes.items() if isinstance(k, bytes)), default=0)
 
+    def waited(self) -> dict[Hashable, float]:
+        """Seconds the oldest message of each queue has waited (destinations with a queue)."""
+        now = self._clock()
+        return {key: now - queue[0][2] for key, queue in self._queues.items()}
+
+    def longest_wait(self) -> tuple[Hashable | None, float]:
+        """The destination whose oldest message has waited longest, and how long."""
+        if not self._queues:
+            return None, 0.0
+        key, oldest = min(((k, q[0][2]) for k, q in self._queues.items()), key=lambda kv: kv[1])
+        return key, self._clock() - oldest
+
+    def longest_instance_wait(self) -> float:
+        """Seconds the oldest message for a local instance (bytes keys) has waited."""
+        now = self._clock()
+        return max((now - q[0][2] for k, q in self._queues.items() if isinstance(k, bytes)),
+                   default=0.0)
+
     def largest_queue(self) -> tuple[Hashable | None, int]:
         """The destination with the most bytes waiting, and how many."""
         if not self.queued_bytes:
@@ -67,7 +90,7 @@ class Outbox:
         for key, queue in list(self._queues.items()):
             sock = self._sockets[key]
             while queue:
-                frames = queue[0]
+                frames, size, _ = queue[0]
                 try:
                     sock.send_multipart(frames, zmq.NOBLOCK, copy=False)
                 except zmq.Again:
@@ -76,7 +99,6 @@ class Outbox:
                     self.dropped += 1
                     log.warning("dropped a queued message to %s: %s", key, exc)
                 queue.popleft()
-                size = _size(frames)
                 self.buffered_bytes -= size
                 self.queued_bytes[key] -= size
             if not queue:
@@ -90,7 +112,7 @@ class Outbox:
         self._sockets.pop(key, None)
         self.queued_bytes.pop(key, None)
         if queue:
-            self.buffered_bytes -= sum(_size(f) for f in queue)
+            self.buffered_bytes -= sum(size for _, size, _ in queue)
             self.dropped += len(queue)
 
 

@@ -1,0 +1,68 @@
+"""A flood into a slow bolt, at-most-once: every hop stays under its documented cap.
+
+The spouts emit as fast as they may into bolts a hundred times slower, across two
+containers. What the Stream Managers report must show the caps of
+engine.network.inflight holding: no batch an instance sends is bigger than
+``heron.instance.emit.batch.size.bytes`` (plus the one row that crossed it), so no zmq
+queue of a hop holds more than ``DATA_HWM`` such batches each way; and no queue a
+Stream Manager keeps for a destination grows past the high watermark plus the batch in
+hand. No timing is asserted: what is checked is what was queued.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from engine.network.inflight import BATCH_BYTES_KEY, DATA_HWM, SOCKET_BUFFER_BYTES
+from tests.e2e.heron.helpers import PROJECTS, HeronRun
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
+
+ACKING = PROJECTS / "acking"
+HIGH = 1024 * 1024          # e2e_backpressure's high watermark (1 MB)
+BATCH = 16 * 1024           # the batch cap this test sets
+ROW = 256                   # one [n, 100-char padding] row and a batch's header, generously
+#: the cap counts the rows' bytes; the TupleBatch adds a tag and a length to each row
+FRAMING = 1.05
+STMGRS = ("stmgr-1", "stmgr-2")
+
+
+def test_a_flooded_slow_bolt_keeps_every_hop_under_its_cap(tmp_path, isolated_imports):
+    run = HeronRun(ACKING, "e2e_backpressure", tmp_path / "run", keep_all=False,
+                   options={"e2e.seconds": 12, "e2e.delay": 0.0005, BATCH_BYTES_KEY: BATCH})
+    samples: list[dict[str, dict[str, str]]] = []
+    try:
+        run.start()
+        began = time.monotonic()
+        while time.monotonic() - began < 8:
+            metrics = run.metrics()
+            samples.append({sid: dict(metrics.get(sid, {})) for sid in STMGRS})
+            time.sleep(0.5)
+        result = run.finish(time_limit=0.1)
+    finally:
+        run.close()
+    assert result.error is None, (result.error, result.log_dir)
+    last = samples[-1]
+    for sid in STMGRS:
+        figures = {name: int(last[sid][name]) for name in (
+            "__largest-batch-bytes-max", "__largest-queue-bytes-max",
+            "__time-spouts-paused-ms", "__longest-queue-wait-ms-max")}
+        # the spouts' batches respected the byte cap (a batch closes on the row crossing it)
+        largest = figures["__largest-batch-bytes-max"]
+        assert 0 < largest <= BATCH * FRAMING + ROW, (sid, figures)
+        # the queue per destination: never past the high watermark and the batch in hand
+        assert 0 <= figures["__largest-queue-bytes-max"] <= HIGH + largest, (sid, figures)
+        # the spouts were held back: the bolts are a hundred times slower than them
+        assert figures["__time-spouts-paused-ms"] > 0, (sid, figures)
+    # what the spouts got out beyond what the bolts took is what the hops can hold:
+    # per hop DATA_HWM batches each way and the kernel buffers, plus the managers' queues
+    hops = 6  # executor->gateway, gateway->stmgr, stmgr->stmgr, stmgr->gateway, ->executor
+    per_hop = 2 * DATA_HWM * (BATCH * FRAMING + ROW) + 2 * SOCKET_BUFFER_BYTES
+    in_flight_bytes = hops * per_hop + 2 * (HIGH + BATCH)
+    emitted = result.components["firehose"].emitted
+    executed = result.components["slow"].executed
+    assert executed > 0
+    assert emitted - executed <= in_flight_bytes / 100, (emitted, executed)  # >=100 B a row
+    assert run.alive() == []
