@@ -28,7 +28,8 @@ import urllib.request
 from pathlib import Path
 from typing import IO, Any
 
-__all__ = ["ClusterError", "StandaloneCluster", "free_port", "spark_home"]
+__all__ = ["ClusterError", "StandaloneCluster", "application_executors", "free_port",
+           "spark_home"]
 
 
 class ClusterError(RuntimeError):
@@ -118,6 +119,18 @@ class StandaloneCluster:
         with urllib.request.urlopen(self.status_url, timeout=5) as response:
             return json.loads(response.read().decode())
 
+    def worker_of(self, executor: dict[str, Any]) -> str | None:
+        """The id of the worker that runs ``executor`` (an entry of
+        :func:`application_executors`), or None for the driver. Every worker here shares
+        one host, so the executor's log links (served by its worker's web UI) tell them
+        apart: they start with the worker's ``webuiaddress`` from the master's status."""
+        links = list((executor.get("executorLogs") or {}).values())
+        for worker in self.status().get("workers", []):
+            address = str(worker.get("webuiaddress") or "").rstrip("/")
+            if address and any(str(link).startswith(address + "/") for link in links):
+                return str(worker["id"])
+        return None
+
     def _wait(self, ready: Any, timeout: float, what: str) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -166,3 +179,32 @@ def _signal_group(pid: int, sig: int) -> None:
         os.killpg(pid, sig)  # the group this class created for the daemon
     except (ProcessLookupError, PermissionError):
         pass
+
+
+def application_executors(spark: Any, settle: float = 10.0) -> list[dict[str, Any]]:
+    """The running application's executors as its UI's REST API reports them
+    (``/api/v1/applications/<id>/executors``: ``id``, ``totalInputBytes``,
+    ``executorLogs``...), once no task is active and the figures stopped changing (the
+    status listener lags the jobs a little), or after ``settle`` seconds. The session
+    must run with ``spark.ui.enabled=true``."""
+    sc = spark.sparkContext
+    base = sc.uiWebUrl
+    if not base:
+        raise ClusterError("the application has no web UI: start the session with "
+                           "spark.ui.enabled=true to read its REST API")
+    url = f"{base.rstrip('/')}/api/v1/applications/{sc.applicationId}/executors"
+    deadline = time.monotonic() + settle
+    last: list[dict[str, Any]] | None = None
+    while True:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            executors = json.loads(response.read().decode())
+        figures = [(e.get("id"), e.get("totalInputBytes"), e.get("activeTasks"))
+                   for e in executors]
+        if last is not None and figures == [(e.get("id"), e.get("totalInputBytes"),
+                                             e.get("activeTasks")) for e in last] \
+                and not any(e.get("activeTasks") for e in executors):
+            return executors
+        if time.monotonic() >= deadline:
+            return executors
+        last = executors
+        time.sleep(0.5)

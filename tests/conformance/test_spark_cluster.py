@@ -1,6 +1,7 @@
 """The diff and the Summingbird batch platform on a real Spark standalone cluster (a
 master and two workers, ``spark_cluster``): the same verdicts as on ``local[2]``, with
-executors on both workers doing the work.
+executors on both workers doing the work and, by the application's REST API, reading
+the per-task capture files (input bytes close to their size).
 
 Each run is a ``heron-conformance`` process of its own (one SparkContext per process:
 this test process already holds the local one), watched through the master's JSON status.
@@ -13,10 +14,12 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
 
+from conformance.capture import capture_files
 from conformance.diff import diff_captures
 from conformance.catalogue import case_named
 
@@ -78,18 +81,82 @@ def test_a_conformance_case_on_the_cluster_has_the_local_verdicts(spark_cluster,
     captures = report / "captures" / "r0" / "bolt_emits_twice"
     comparison = case_named("bolt_emits_twice").comparison
     for run in case["runs"]:
+        # each engine's capture is a directory of per-task files
+        files = capture_files(captures / run["engine"])
+        assert len(files) >= 2, files
         local = diff_captures(spark, [captures / "expected.jsonl"],
-                              [captures / f"{run['engine']}.jsonl"], comparison,
+                              [captures / run["engine"]], comparison,
                               left="expected", right=run["engine"])
         assert local.observed.value == run["diff"]["observed"]
         assert vars(local.counts) == run["diff"]["counts"]
-        assert run["diff"]["inputs"][run["engine"]]["bytes"] == (
-            captures / f"{run['engine']}.jsonl").stat().st_size
+        assert run["diff"]["inputs"][run["engine"]] == {
+            "files": len(files), "bytes": sum(f.stat().st_size for f in files),
+            "rows": local.counts.rows_right}
     (pair,) = case["pairs"]
-    local = diff_captures(spark, [captures / "storm.jsonl"], [captures / "heron.jsonl"],
+    local = diff_captures(spark, [captures / "storm"], [captures / "heron"],
                           comparison, left="storm", right="heron")
     assert (pair["verdict"], pair["diff"]["observed"]) == ("pass", local.observed.value)
     assert vars(local.counts) == pair["diff"]["counts"]
+    _executors_on_both_workers_read_the_captures(spark_cluster, captures)
+
+
+#: a diff of two capture directories on the cluster, in a process of its own with the
+#: application UI on (for its REST API); prints the result and the executors as JSON
+PROBE = """
+import json, sys
+from compat.spark_session import spark_session
+from conformance.capture import capture_files
+from conformance.diff import diff_captures
+from conformance.model import Comparison
+from conformance.spark_cluster import application_executors
+master, port, left, right = sys.argv[1:5]
+spark = spark_session(master, app_name="capture-input-probe", conf={
+    "spark.ui.enabled": "true", "spark.ui.port": port,
+    "spark.scheduler.minRegisteredResourcesRatio": "1.0",
+    "spark.scheduler.maxRegisteredResourcesWaitingTime": "60s"})
+result = diff_captures(spark, [left], [right], Comparison(), left="storm", right="heron")
+print(json.dumps({"observed": result.observed.value, "inputs": result.inputs,
+                  "executors": application_executors(spark)}))
+spark.stop()
+"""
+
+
+def _executors_on_both_workers_read_the_captures(cluster, captures: Path) -> None:
+    """The application's REST API (``/api/v1/applications/<id>/executors``) shows an
+    executor on each worker that read capture files, and all of them together read about
+    as many bytes as the capture directories hold."""
+    from conformance.spark_cluster import free_port
+
+    env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "PYSPARK_PYTHON": sys.executable}
+    began = time.monotonic()
+    probe = subprocess.run([sys.executable, "-c", PROBE, cluster.master_url, str(free_port()),
+                            str(captures / "storm"), str(captures / "heron")],
+                           cwd=REPO, env=env, capture_output=True, text=True, timeout=240)
+    assert probe.returncode == 0, probe.stderr[-3000:]
+    print(f"\nthe probe's diff on the cluster took {time.monotonic() - began:.1f}s")
+    report = json.loads(probe.stdout.strip().splitlines()[-1])
+    assert report["observed"] == "exact"
+    size = sum(f.stat().st_size for side in ("storm", "heron")
+               for f in capture_files(captures / side))
+    assert size == report["inputs"]["storm"]["bytes"] + report["inputs"]["heron"]["bytes"]
+    read = {}
+    for executor in report["executors"]:
+        if executor["id"] == "driver":
+            continue
+        worker = cluster.worker_of(executor)
+        assert worker is not None, executor
+        read[worker] = read.get(worker, 0) + int(executor["totalInputBytes"])
+    # an executor on each of the two workers read some of the captures
+    assert len(read) == 2 and all(n > 0 for n in read.values()), (read, size)
+    # ...and between them about what the files hold: Hadoop's line reader counts what it
+    # reads, which for whole small files is their size; the bounds (half to twice) leave
+    # room for a reader going past a split's end or a stage recomputed after a lost
+    # executor, and still fail when the executors did not read the files (0 bytes, e.g.
+    # the driver shipping the rows) or read them many times over
+    total = sum(read.values())
+    print(f"\ncaptures: {size:,} bytes in per-task files; executors read {total:,} "
+          f"({', '.join(f'{n:,}' for n in sorted(read.values()))} per worker)")
+    assert size / 2 <= total <= 2 * size, (total, size, read)
 
 
 def test_a_summingbird_batch_job_on_the_cluster_has_the_local_verdicts(spark_cluster, spark,
