@@ -5,7 +5,9 @@ at-most-once and at-least-once, and a backpressure scenario.
                               [--reliability at-most-once|at-least-once|both]
                               [--max-pending N] [--alo-storm-words N]
                               [--backpressure SECS] [--bolt-cost-us US]
-                              [--plaintext-too] [--quick] [--json] [--rate N] [--seed N]
+                              [--variants heron,streamparse] [--paths compiled,pure]
+                              [--plaintext-too] [--quick] [--json] [--json-file PATH]
+                              [--rate N] [--seed N]
                               [--work-dir DIR] [--keep] [--time-limit SECS]
 
 **At-most-once.** One seeded, finite word-count topology (bench/projects/wordcount_bench:
@@ -1573,6 +1575,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                              "backpressure scenario) that shows every figure")
     parser.add_argument("--json", action="store_true",
                         help="print the figures as JSON on stdout (status goes to stderr)")
+    parser.add_argument("--json-file", type=Path, default=None, metavar="PATH",
+                        help="also write the figures as JSON to PATH (the tables still print)")
     parser.add_argument("--rate", type=float, default=0.0,
                         help="offer this many words/s (default: as fast as each run takes "
                              "them); for latency at a load the engine sustains")
@@ -1791,6 +1795,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     keep = args.keep or not own_dir or not clean
     report = build_report(args, runs, kinds, check, load_before, load_after,
                           str(work_dir) if keep else None, alo_runs, alo_check, bp)
+    if args.json_file is not None:
+        args.json_file.write_text(json.dumps(report, indent=2, default=str) + "\n")
     if args.json:
         print(json.dumps(report, indent=2, default=str))
     else:

@@ -1,8 +1,10 @@
 """The word-count benchmark (bench/wordcount.py) on tiny settings: it completes, reports
 every figure (throughput, latency percentiles, peak RSS per heron process kind; at-least-
 once throughput and complete latency; the backpressure scenario's rates, pauses, queues
-and memory over time), the engines' counts agree, and no process outlives it. Nothing
-here asserts on speed: timings depend on the machine and on what else runs on it."""
+and memory over time; Heron's word count and the streamparse-style one, heron on the
+compiled and the pure-Python tuple paths, the issue's goals), the engines' counts agree,
+and no process outlives it. Nothing here asserts on speed: timings depend on the machine
+and on what else runs on it."""
 
 from __future__ import annotations
 
@@ -17,6 +19,11 @@ import psutil
 import pytest
 
 from bench.wordcount import (
+    GOAL_ALO_RATIO,
+    GOAL_COMPLETE_P99_MS,
+    GOAL_FLOOD_P99_MS,
+    GOAL_RATIO,
+    GOAL_STREAMPARSE_RATIO,
     DEFAULT_BOLT_COST_US,
     DEFAULT_BP_HIGH_MB,
     DEFAULT_MAX_PENDING,
@@ -25,6 +32,7 @@ from bench.wordcount import (
     check_counts,
     check_groups,
     latency_figures,
+    compiled_available,
     main,
     parse_args,
     percentile,
@@ -36,6 +44,22 @@ REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "bench" / "wordcount.py"
 HERON_KINDS = {"Topology Master", "Stream Manager", "Metrics Manager", "executor",
                "instance: count_bolt", "instance: word_spout"}
+#: the at-most-once runs, in order (heron on both tuple paths, both word counts)
+AMO_RUNS = ["bare Python loop", "single process", "single process, streamparse-style",
+            "heron", "heron, streamparse-style", "heron, pure Python",
+            "heron, streamparse-style, pure Python", "storm", "storm, streamparse-style"]
+ALO_RUNS = ["heron (at-least-once)", "heron (at-least-once), pure Python",
+            "storm (at-least-once)"]
+
+
+def require_compiled() -> None:
+    """The bench's compiled heron runs need a usable build: skip without one, fail under
+    HERON_REQUIRE_COMPILED=1 (the suite's setting), as tests/engine/fastpath do."""
+    if compiled_available():
+        return
+    if os.environ.get("HERON_REQUIRE_COMPILED", "").strip().lower() in {"1", "true", "yes", "on"}:
+        pytest.fail("HERON_REQUIRE_COMPILED=1 but the compiled tuple path is not usable here")
+    pytest.skip("no usable compiled tuple path here")
 
 
 def processes_naming(path: Path) -> list[str]:
@@ -55,28 +79,44 @@ def processes_naming(path: Path) -> list[str]:
 
 @pytest.mark.slow
 @pytest.mark.timeout(400)
-def test_json_figures_for_every_mode(tmp_path, capsys, isolated_imports):
-    """Both engines at-most-once and at-least-once, the ceiling, and the backpressure
-    scenario, on tiny sizes: every figure is there and the counts agree."""
-    words, alo_storm_words, workers, bp_seconds = 20_000, 5_000, 2, 8
-    work = tmp_path / "bench"
-    code = main(["--words", str(words), "--workers", str(workers), "--json",
+def test_every_mode_in_the_tables_and_in_json(tmp_path, capsys, isolated_imports):
+    """Both engines at-most-once and at-least-once, both word counts, heron on both tuple
+    paths, the ceilings, and the backpressure scenario, on tiny sizes, in one run: the
+    tables and summary lines (stdout) and the same figures as JSON (``--json-file``):
+    every figure is there, every heron run ran the tuple path asked for, and the counts
+    agree."""
+    require_compiled()
+    words, alo_storm_words, workers, bp_seconds = 20_000, 5_000, 2, 6
+    work, figures = tmp_path / "bench", tmp_path / "figures.json"
+    code = main(["--words", str(words), "--workers", str(workers), "--json-file", str(figures),
                  "--alo-storm-words", str(alo_storm_words), "--backpressure", str(bp_seconds),
                  "--work-dir", str(work)])
-    report = json.loads(capsys.readouterr().out)
-    assert code == 0, json.dumps(report, indent=2)
+    text = capsys.readouterr().out
+    report = json.loads(figures.read_text())
+    assert code == 0, text
+    check_the_text(text)
     assert report["counts_match"] is True, report["counts_detail"]
     assert (report["words"], report["workers"], report["engines"]) == (words, workers,
                                                                        ["heron", "storm"])
     assert report["reliability"] == ["at-most-once", "at-least-once"]
+    assert (report["variants"], report["paths"]) == (["heron", "streamparse"],
+                                                     ["compiled", "pure"])
 
     # -- at-most-once
     runs = report["runs"]
-    assert list(runs) == ["bare Python loop", "single process", "heron", "storm"]
+    assert list(runs) == AMO_RUNS
     distinct = {run["distinct_words"] for run in runs.values()}
     assert len(distinct) == 1 and 0 < distinct.pop() <= report["vocabulary"]
-    for name in ("single process", "heron", "storm"):
+    for name in AMO_RUNS[1:]:
         run = runs[name]
+        assert run["variant"] == ("streamparse" if "streamparse" in name else "heron"), name
+        if name.startswith("heron"):
+            # the path asked for, as every heron process's first log line says
+            expected = "pure Python" if "pure" in name else "compiled"
+            assert (run["path"], run["tuple_path"]) == (
+                "pure" if "pure" in name else "compiled", expected), run
+        assert run["over_bare_loop"] == pytest.approx(
+            run["tuples_per_second"] / runs["bare Python loop"]["tuples_per_second"])
         assert (run["reason"], run["error"], run["keys_dropped"]) == ("finished", None, 0), run
         assert run["counted"] == words and run["reliability"] == "at-most-once"
         assert run["tuples_per_second"] > 0 and run["window_seconds"] > 0
@@ -93,6 +133,34 @@ def test_json_figures_for_every_mode(tmp_path, capsys, isolated_imports):
     assert report["heron_over_api_loop"] == pytest.approx(
         runs["heron"]["tuples_per_second"] / runs["single process"]["tuples_per_second"])
     assert report["goal_met"] == (report["heron_over_bare_loop"] >= report["goal_ratio"])
+    assert report["streamparse_over_bare_loop"] == runs["heron, streamparse-style"][
+        "over_bare_loop"]
+    # the issue's goals, judged on the compiled runs, each a ratio within this run
+    goals = {g["goal"]: g for g in report["goals"]}
+    assert list(goals) == ["Heron's word count at-most-once", "streamparse-style at-most-once",
+                           "at-least-once", "flooded at-most-once latency"]
+    assert report["goal_path"] == "compiled"
+    head, sp = goals["Heron's word count at-most-once"], goals["streamparse-style at-most-once"]
+    assert (head["run"], head["target"]) == ("heron", GOAL_RATIO)
+    assert head["value"] == report["heron_over_bare_loop"]
+    assert head["met"] == (head["value"] >= GOAL_RATIO)
+    assert (sp["run"], sp["target"]) == ("heron, streamparse-style", GOAL_STREAMPARSE_RATIO)
+    assert sp["met"] == (sp["value"] >= GOAL_STREAMPARSE_RATIO)
+    alo_goal = goals["at-least-once"]
+    assert (alo_goal["run"], alo_goal["target"], alo_goal["max_pending"]) == (
+        "heron (at-least-once)", GOAL_ALO_RATIO, DEFAULT_MAX_PENDING)
+    assert alo_goal["met"] == (alo_goal["value"] >= GOAL_ALO_RATIO
+                               and alo_goal["p99_complete_ms"] < GOAL_COMPLETE_P99_MS)
+    flood = goals["flooded at-most-once latency"]
+    assert flood["value"] == runs["heron"]["latency_ms"]["p99"]
+    assert flood["met"] == (flood["value"] < GOAL_FLOOD_P99_MS)
+    # the compiled path's gain over pure Python, per word count
+    gains = report["compiled_over_pure"]
+    assert list(gains) == ["Heron's word count", "streamparse-style", "at-least-once"]
+    assert gains["Heron's word count"]["ratio"] == pytest.approx(
+        runs["heron"]["tuples_per_second"] / runs["heron, pure Python"]["tuples_per_second"])
+    assert set(report["heron_processes_by_run"]) == {
+        *(n for n in AMO_RUNS if n.startswith("heron")), *ALO_RUNS[:2]}
     kinds = {k["kind"]: k for k in report["heron_processes"]}
     assert set(kinds) == HERON_KINDS
     assert kinds["Topology Master"]["processes"] == 1
@@ -107,8 +175,8 @@ def test_json_figures_for_every_mode(tmp_path, capsys, isolated_imports):
     alo = report["at_least_once"]
     assert alo["counts_match"] is True, alo["counts_detail"]
     assert alo["max_pending"] == DEFAULT_MAX_PENDING and alo["storm_words"] == alo_storm_words
-    assert list(alo["runs"]) == ["heron (at-least-once)", "storm (at-least-once)"]
-    for name, n in (("heron (at-least-once)", words), ("storm (at-least-once)", alo_storm_words)):
+    assert list(alo["runs"]) == ALO_RUNS
+    for name, n in zip(ALO_RUNS, (words, words, alo_storm_words)):
         run = alo["runs"][name]
         assert (run["reason"], run["error"], run["keys_dropped"]) == ("finished", None, 0), run
         assert run["reliability"] == "at-least-once"
@@ -123,6 +191,10 @@ def test_json_figures_for_every_mode(tmp_path, capsys, isolated_imports):
     assert alo["heron_over_at_most_once"] == pytest.approx(
         alo["runs"]["heron (at-least-once)"]["tuples_per_second"]
         / runs["heron"]["tuples_per_second"])
+    pure_alo = alo["runs"]["heron (at-least-once), pure Python"]
+    assert pure_alo["tuple_path"] == "pure Python"
+    assert pure_alo["over_at_most_once"] == pytest.approx(
+        pure_alo["tuples_per_second"] / runs["heron, pure Python"]["tuples_per_second"])
     assert alo["goal_met"] in (True, False)
     assert {k["kind"] for k in alo["heron_processes"]} == HERON_KINDS
 
@@ -158,38 +230,65 @@ def test_json_figures_for_every_mode(tmp_path, capsys, isolated_imports):
 
     # a clean run given --work-dir keeps the logs there, and leaves no process behind
     assert report["work_dir"] == str(work)
-    for run_dir in ("heron", "heron-alo", "heron-backpressure"):
+    for run_dir in ("heron", "heron-streamparse", "heron-pure", "heron-streamparse-pure",
+                    "heron-alo", "heron-alo-pure", "heron-backpressure"):
         assert (work / run_dir / "logs").is_dir(), run_dir
     assert processes_naming(work) == []
 
 
+def check_the_text(stdout: str) -> None:
+    """The tables and summary lines of a full run (both engines, both word counts, both
+    tuple paths, at-least-once, backpressure)."""
+    for header in ("tuples/s", "x bare loop", "x API loop", "window s", "latency p50 ms",
+                   "p95 ms", "p99 ms", "peak RSS MB (largest)", "CPU s", "CPU µs/word",
+                   "message ids, acks", "topology.max.spout.pending",
+                   "x at-most-once", "complete p50 ms", "failed",
+                   "CPU µs per word", "at-most-once, pure Python", "at-least-once, pure Python",
+                   "backpressure (heron, at-most-once)",
+                   "word_spout emitted/s", "count_bolt executed/s", "last two thirds",
+                   "spouts paused s", "largest queue max MB", "first third", "last third"):
+        assert header in stdout, (header, stdout)
+    for row in ("bare Python loop", "single process", "heron", "storm", *HERON_KINDS):
+        assert row in stdout, (row, stdout)
+    # the summary lines wrap at the console's width: compare them with spaces collapsed
+    flat = " ".join(stdout.split())
+    assert ("✓ counts: " + " = ".join(AMO_RUNS)) in flat, stdout
+    assert "= heron (at-least-once) = heron (at-least-once), pure Python" in flat, stdout
+    for line in ("goals (issue 20), on the compiled tuple path",
+                 "Heron's word count at-most-once [heron]:", "the bare loop; goal >= 0.5x:",
+                 "streamparse-style at-most-once [heron, streamparse-style]:",
+                 "the bare loop; goal >= 0.35x:",
+                 "at-least-once [heron (at-least-once)]:", "at max spout pending 1,024",
+                 "goal >= 0.5x with p99 < 50 ms:",
+                 "flooded at-most-once latency [heron, the spout floods]: p99 emit-to-count",
+                 "compiled tuple path against pure Python", "Heron's word count",
+                 "tuple path, from the first log line of each heron process: heron: compiled; "
+                 "heron, streamparse-style: compiled; heron, pure Python: pure Python",
+                 "the single-process limit (a bare loop picking and counting words",
+                 "through the Storm component API", "heron at-least-once counts",
+                 "over the last two thirds the spout emitted"):
+        assert line in flat, (line, stdout)
+
+
 @pytest.mark.slow
-@pytest.mark.timeout(300)
-def test_the_script_prints_the_tables_and_the_count_check(tmp_path):
+@pytest.mark.timeout(120)
+def test_the_script_runs_from_a_checkout(tmp_path):
+    """``python bench/wordcount.py`` as a script (its own sys.path, the exit status, no
+    process left behind), on one small heron run of Heron's word count on the pure-Python
+    path: the full report is checked above, in process."""
     work = tmp_path / "bench"
     proc = subprocess.run(
-        [sys.executable, str(SCRIPT), "--words", "5000", "--backpressure", "5",
-         "--work-dir", str(work)],
-        capture_output=True, text=True, timeout=280, cwd=tmp_path, check=False,
+        [sys.executable, str(SCRIPT), "--words", "3000", "--backpressure", "0",
+         "--engines", "heron", "--reliability", "at-most-once", "--variants", "heron",
+         "--paths", "pure", "--work-dir", str(work)],
+        capture_output=True, text=True, timeout=110, cwd=tmp_path, check=False,
         env={**os.environ, "COLUMNS": "160"})
     output = proc.stdout + proc.stderr
     assert proc.returncode == 0, output
-    for header in ("tuples/s", "x bare loop", "x API loop", "window s", "latency p50 ms", "p95 ms", "p99 ms",
-                   "peak RSS MB (largest)", "CPU s", "CPU µs/word",
-                   "at-least-once: message ids, acks", "topology.max.spout.pending 1,024",
-                   "x at-most-once", "complete p50 ms", "failed",
-                   "CPU µs per word", "backpressure (heron, at-most-once)",
-                   "word_spout emitted/s", "count_bolt executed/s", "last two thirds",
-                   "spouts paused s", "largest queue max MB", "first third", "last third"):
-        assert header in proc.stdout, (header, output)
-    for row in ("bare Python loop", "single process", "heron", "storm", *HERON_KINDS):
-        assert row in proc.stdout, (row, output)
-    assert "✓ counts: bare Python loop = single process = heron = storm" in proc.stdout, output
-    assert "= heron (at-least-once)" in proc.stdout, output
-    assert "the single-process limit (a bare loop picking and counting words" in proc.stdout
-    assert "through the Storm component API" in proc.stdout
-    assert "heron at-least-once counts" in proc.stdout
-    assert "over the last two thirds the spout emitted" in proc.stdout
+    flat = " ".join(proc.stdout.split())
+    assert "heron runs on the tuple path(s): pure Python" in flat, output
+    assert "✓ counts: bare Python loop = single process = heron, pure Python" in flat, output
+    assert "goals (issue 20), on the pure Python tuple path" in flat, output
     assert processes_naming(work) == []
 
 
@@ -197,21 +296,28 @@ def test_the_script_prints_the_tables_and_the_count_check(tmp_path):
 @pytest.mark.timeout(240)
 def test_at_least_once_alone_on_heron(tmp_path, capsys, isolated_imports):
     """``--reliability at-least-once``: no ceiling and no at-most-once engine runs, the
-    bare loop is the oracle, and the figures say what max spout pending was used."""
+    bare loop is the oracle, and the figures say what max spout pending was used. On the
+    pure-Python tuple path alone (``--paths pure``), which needs no build."""
     words = 10_000
     code = main(["--words", str(words), "--engines", "heron", "--reliability",
                  "at-least-once", "--max-pending", "64", "--backpressure", "0", "--json",
-                 "--work-dir", str(tmp_path / "bench")])
+                 "--paths", "pure", "--work-dir", str(tmp_path / "bench")])
     report = json.loads(capsys.readouterr().out)
     assert code == 0, json.dumps(report, indent=2)
     assert list(report["runs"]) == ["bare Python loop"]
     assert report["heron_processes"] == [] and report["backpressure"] is None
     alo = report["at_least_once"]
     assert alo["max_pending"] == 64 and alo["heron_over_at_most_once"] is None
-    run = alo["runs"]["heron (at-least-once)"]
+    assert list(alo["runs"]) == ["heron (at-least-once), pure Python"]
+    run = alo["runs"]["heron (at-least-once), pure Python"]
     assert (run["counted"], run["acked"], run["failed"]) == (words, words, 0)
+    assert (run["path"], run["tuple_path"]) == ("pure", "pure Python")
     assert report["counts_match"] is True
-    assert "bare Python loop = heron (at-least-once)" in report["counts_detail"]
+    assert ("bare Python loop = heron (at-least-once), pure Python"
+            in report["counts_detail"])
+    # judged on the only path that ran; with no at-most-once run, no ratio to judge
+    assert report["goal_path"] == "pure"
+    assert [(g["goal"], g["met"]) for g in report["goals"]] == [("at-least-once", None)]
 
 
 def figures(run: str, counts: dict[str, int], reason: str = "finished") -> RunFigures:
@@ -262,6 +368,15 @@ def test_bad_arguments_are_refused_with_a_message(capsys):
         parse_args(["--words", "0"])
     assert parse_args(["--quick"]).words == 100_000
     assert parse_args(["--engines", "storm,heron"]).engines == ["heron", "storm"]
+    assert parse_args(["--variants", "streamparse,heron"]).variants == ["heron", "streamparse"]
+    assert parse_args(["--paths", "pure,compiled"]).paths == ["compiled", "pure"]
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        parse_args(["--variants", "spark"])
+    assert "unknown variant(s) spark; choose from heron, streamparse" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        parse_args(["--paths", "rust"])
+    assert "unknown tuple path(s) rust; choose from compiled, pure" in capsys.readouterr().err
 
 
 def test_count_checks_over_several_word_counts():
@@ -306,6 +421,8 @@ def test_rss_windows_take_each_process_peak_inside_the_window(tmp_path):
 def test_new_arguments_and_their_defaults(capsys):
     args = parse_args([])
     assert args.reliability == ["at-most-once", "at-least-once"]
+    assert (args.variants, args.paths, args.paths_given) == (["heron", "streamparse"],
+                                                             ["compiled", "pure"], False)
     assert (args.max_pending, args.backpressure) == (DEFAULT_MAX_PENDING, 20.0)
     assert args.alo_storm_words == args.words // 5
     quick = parse_args(["--quick"])
