@@ -135,7 +135,10 @@ class _Pipeline:
             loop.hosted = loop.factory()
             self.bolts[task] = (loop, collector, sent)
         tasks_by_component = {c: list(t) for c, t in layout.tasks_by_component.items()}
-        self.routes = build_routes(plan, tasks_by_component, set())[(SPOUT, "default")]
+        #: the words' routes (the spout's default stream); other streams (the end-of-stream
+        #: marker) are not words, and are not routed here
+        self.routes = {(SPOUT, "default"):
+                       build_routes(plan, tasks_by_component, set())[(SPOUT, "default")]}
         self.tracker = (AckTracker("stmgr-1", [spout_task], 300.0, lambda t: "stmgr-1")
                         if acking else None)
 
@@ -173,11 +176,16 @@ def measure(loaded: Any, words: int, reliability: str, max_pending: int) -> Path
             parts: list[tuple[int, bytes]] = []
             for payload in line.spout_batches:
                 batch = tuple_pb2.TupleBatch.FromString(payload)
-                if tracker is not None:
-                    parts += [(t, p) for t, p, _ in tracker.route_tracked(batch, line.routes)]
+                # as the Stream Manager routes (``_route_batch``): by the batch's own
+                # stream, tracked only when it has tracked rows
+                routes = line.routes.get((batch.stream.component_name, batch.stream.id))
+                if routes is None:
+                    continue
+                if tracker is not None and len(batch.root_counts):
+                    parts += [(t, p) for t, p, _ in tracker.route_tracked(batch, routes)]
                 else:
                     parts += [(t, rebatch(batch, p) if isinstance(p, list) else p)
-                              for t, p in split_batch(batch, payload, line.routes)]
+                              for t, p in split_batch(batch, payload, routes)]
             line.spout_batches.clear()
             t2 = clock()
             seconds[names[1]] += t2 - t1
