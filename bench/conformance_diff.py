@@ -1,17 +1,26 @@
 """The conformance diff at scale: wall time and the Python driver's peak RSS.
 
 Writes two synthetic captures of N rows per engine (``conformance.synthetic``: distinct
-rows, the second in reverse order with one row changed), then diffs them in a fresh
-subprocess that does nothing else, so its ``ru_maxrss`` is the driver's peak. The diff
-must find exactly the changed row (divergent, one missing, one novel) or the run fails.
+rows, the second in reverse order with one row changed), each a capture directory with
+one file per task as an engine run writes it (``--tasks``, 4 by default), then diffs them
+in a fresh subprocess that does nothing else, so its ``ru_maxrss`` is the driver's peak.
+The diff must find exactly the changed row (divergent, one missing, one novel) or the run
+fails.
 
     python bench/conformance_diff.py                       # 1M and 5M rows on local[2]
-    python bench/conformance_diff.py --rows 1000000,5000000,20000000 --cluster
+    python bench/conformance_diff.py --with-20m --cluster  # also 20M rows (~2.9 GB a side)
+    python bench/conformance_diff.py --rows 1M,5M,20M      # the same, by hand
     python bench/conformance_diff.py --path old --old-rev fd9be09   # the in-driver differ
+
+Row counts take ``k``/``M`` suffixes. Before writing, the bench checks the work
+directory's free space for both captures of the largest count (about 145 bytes a row a
+side) and stops with the figure needed rather than filling the disk midway; each count's
+captures are removed once measured.
 
 ``--path old`` runs the differ as it was before the diff moved into Spark (the tree of
 ``--old-rev``, extracted with ``git archive`` into a temporary directory): every record
-read into the driver, canonicalised and counted there, the counts handed to Spark.
+read into the driver, canonicalised and counted there, the counts handed to Spark; it
+reads one file per side (the old reader knows no directories).
 ``--cluster`` starts a standalone master and two workers
 (:mod:`conformance.spark_cluster`) and diffs there as well. ``--json`` prints the
 figures as JSON. The driver runs with ``spark.driver.memory=2g``.
@@ -23,6 +32,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -30,6 +40,38 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+#: bytes a synthetic capture line takes (145 at 1M rows; the keys grow no longer)
+BYTES_PER_ROW = 150
+_SUFFIXES = {"k": 10**3, "m": 10**6}
+
+
+def parse_rows(text: str) -> list[int]:
+    """``"1M,5M,20000000"`` as row counts; a clear error for anything else."""
+    counts = []
+    for part in (p.strip() for p in text.split(",") if p.strip()):
+        scale = _SUFFIXES.get(part[-1].lower(), 1)
+        number = part[:-1] if scale > 1 else part
+        try:
+            value = int(float(number) * scale) if scale > 1 else int(number)
+        except ValueError:
+            raise SystemExit(f"--rows: {part!r} is not a row count (e.g. 1000000, 5M)") from None
+        if value < 1:
+            raise SystemExit(f"--rows: {part!r} must be at least 1")
+        counts.append(value)
+    if not counts:
+        raise SystemExit("--rows: no row counts given")
+    return counts
+
+
+def check_space(work: Path, rows: int) -> None:
+    """Stop, saying how much is needed, when ``work`` cannot hold both captures of
+    ``rows`` rows (with 10% to spare)."""
+    needed = int(2 * rows * BYTES_PER_ROW * 1.1)
+    free = shutil.disk_usage(work).free
+    if free < needed:
+        raise SystemExit(f"{work}: {free / 2**30:.1f} GiB free, the captures of {rows:,} "
+                         f"rows per engine need about {needed / 2**30:.1f} GiB; choose "
+                         "another --work-dir or fewer --rows")
 
 
 def _worker(args: argparse.Namespace) -> None:
@@ -92,7 +134,12 @@ def _old_tree(rev: str, into: Path) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rows", default="1000000,5000000")
+    parser.add_argument("--rows", default="1M,5M",
+                        help="row counts per engine, comma-separated (k/M suffixes)")
+    parser.add_argument("--with-20m", action="store_true",
+                        help="add the 20,000,000-row figure (~2.9 GB per engine, minutes)")
+    parser.add_argument("--tasks", type=int, default=4,
+                        help="capture files per engine (one per task, as engines write)")
     parser.add_argument("--path", choices=["new", "old"], default="new")
     parser.add_argument("--old-rev", default="HEAD", help="git revision of the old differ")
     parser.add_argument("--cluster", action="store_true",
@@ -101,9 +148,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=3600)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
+    counts = parse_rows(args.rows)
+    if args.with_20m and 20_000_000 not in counts:
+        counts.append(20_000_000)
+    if args.tasks < 1:
+        raise SystemExit("--tasks must be at least 1")
     results = []
-    with tempfile.TemporaryDirectory(prefix="bench-diff-") as tmp:
-        work = args.work_dir or Path(tmp)
+    if args.work_dir is not None:
+        args.work_dir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="bench-diff-", dir=args.work_dir) as tmp:
+        work = Path(tmp)
+        check_space(work, max(counts))
         old_tree = None
         if args.path == "old":
             (Path(tmp) / "old").mkdir()
@@ -117,24 +172,35 @@ def main(argv: list[str] | None = None) -> int:
             cluster.start()
             masters.append(cluster.master_url)
         try:
-            for rows in (int(r) for r in args.rows.split(",")):
-                left, right = work / f"left-{rows}.jsonl", work / f"right-{rows}.jsonl"
-                from conformance.synthetic import write_synthetic
+            from conformance.synthetic import write_synthetic, write_synthetic_tasks
 
-                size = write_synthetic(left, rows, engine="storm")
-                write_synthetic(right, rows, engine="heron", reverse=True,
-                                differ_at=rows // 2)
+            for rows in counts:
+                if args.path == "old":  # one file a side: the old reader's input
+                    left, right = work / f"left-{rows}.jsonl", work / f"right-{rows}.jsonl"
+                    size = write_synthetic(left, rows, engine="storm")
+                    write_synthetic(right, rows, engine="heron", reverse=True,
+                                    differ_at=rows // 2)
+                else:  # capture directories, a file per task
+                    left, right = work / f"left-{rows}", work / f"right-{rows}"
+                    size = write_synthetic_tasks(left, rows, tasks=args.tasks,
+                                                 engine="storm")
+                    write_synthetic_tasks(right, rows, tasks=args.tasks, engine="heron",
+                                          reverse=True, differ_at=rows // 2)
                 for master in masters:
                     figures = _measure(args.path, master, left, right, old_tree,
                                        args.timeout)
                     figures.update(rows=rows, master="standalone" if master.startswith(
                         "spark://") else master, path=args.path,
-                        capture_mb=round(size / 2**20))
+                        capture_mb=round(size / 2**20),
+                        files=1 if args.path == "old" else args.tasks)
                     results.append(figures)
                     if not args.json:
                         print(json.dumps(figures), flush=True)
-                left.unlink()
-                right.unlink()
+                for side in (left, right):
+                    if side.is_dir():
+                        shutil.rmtree(side)
+                    else:
+                        side.unlink()
         finally:
             if cluster is not None:
                 cluster.stop()
