@@ -26,6 +26,7 @@ from typing import Iterable
 
 import psutil
 
+from compat.storm_api.config import ConfigError
 from engine.process.parent import PARENT_PID_ENV
 from engine.process.spec import ProcessSpec
 
@@ -56,12 +57,13 @@ def process_kind(name: str) -> str | None:
 
 
 def pure_kinds(env: dict[str, str]) -> set[str]:
-    """The kinds ``HERON_PURE_PYTHON_KINDS`` in ``env`` names; ValueError for an unknown
-    one (a typo must not silently run the compiled path)."""
+    """The kinds ``HERON_PURE_PYTHON_KINDS`` in ``env`` names; ``ConfigError`` (one clean
+    line from ``heron run``) for an unknown one: a typo must not silently run the
+    compiled path."""
     kinds = {k.strip() for k in env.get(PURE_KINDS_ENV, "").split(",") if k.strip()}
     unknown = sorted(kinds - set(PROCESS_KINDS))
     if unknown:
-        raise ValueError(f"{PURE_KINDS_ENV}: unknown process kind(s) {', '.join(unknown)}; "
+        raise ConfigError(f"{PURE_KINDS_ENV}: unknown process kind(s) {', '.join(unknown)}; "
                          f"choose from {', '.join(PROCESS_KINDS)}")
     return kinds
 

@@ -7,6 +7,7 @@ import sys
 
 import pytest
 
+from compat.storm_api.config import ConfigError
 from engine.process.spawn import PURE_KINDS_ENV, process_kind, pure_kinds, spawn
 from engine.process.spec import ProcessSpec
 
@@ -25,7 +26,7 @@ def test_process_names_map_to_kinds():
 def test_the_kinds_are_parsed_and_a_typo_is_refused():
     assert pure_kinds({}) == set()
     assert pure_kinds({PURE_KINDS_ENV: " instance , stmgr,"}) == {"instance", "stmgr"}
-    with pytest.raises(ValueError, match="unknown process kind.*instances.*choose from"):
+    with pytest.raises(ConfigError, match="unknown process kind.*instances.*choose from"):
         pure_kinds({PURE_KINDS_ENV: "instances"})
 
 
