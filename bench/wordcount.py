@@ -506,7 +506,7 @@ def _kind_rank(kind: str) -> tuple[int, str]:
 ProgressFn = Callable[[str, Mapping[str, Any], float], None]
 
 
-def load(options: Mapping[str, Any], workers: int, topology: str = TOPOLOGY_HERON) -> Any:
+def load(options: Mapping[str, Any], workers: int, topology: str = TOPOLOGY) -> Any:
     """Load and compile one of the bench project's topologies with these options."""
     from engine.submission import load_topology
 
