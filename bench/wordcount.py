@@ -1751,13 +1751,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                     # the same run with the Stream Managers' TCP traffic authenticated
                     # but not encrypted (heron.network.plaintext): the cost of CurveZMQ
                     plain_options = {**options, "heron.network.plaintext": True}
-                    name = "heron (plaintext)"
+                    path, variant = goal_path(args.paths), args.variants[0]
+                    name = run_name("heron (plaintext)", variant, path)
                     status.phase(f"{name}: starting {args.workers} containers")
-                    variant = args.variants[0]
                     plain, _ = run_heron(
                         load(plain_options, args.workers, VARIANTS[variant][1]), plain_options,
                         args.workers, work(name), args.time_limit, status.progress,
-                        name=name, path=goal_path(args.paths))
+                        name=name, path=path)
                     plain.engine = name  # not the run the goals are judged on
                     runs.append(plain)
             if "storm" in args.engines:
