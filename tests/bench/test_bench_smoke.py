@@ -9,6 +9,7 @@ and on what else runs on it."""
 from __future__ import annotations
 
 import json
+import logging
 import math
 import os
 import subprocess
@@ -19,24 +20,36 @@ import psutil
 import pytest
 
 from bench.wordcount import (
+    DEFAULT_BOLT_COST_US,
+    DEFAULT_BP_HIGH_MB,
+    DEFAULT_MAX_PENDING,
     GOAL_ALO_RATIO,
     GOAL_COMPLETE_P99_MS,
     GOAL_FLOOD_P99_MS,
     GOAL_RATIO,
     GOAL_STREAMPARSE_RATIO,
-    DEFAULT_BOLT_COST_US,
-    DEFAULT_BP_HIGH_MB,
-    DEFAULT_MAX_PENDING,
+    TOPOLOGY,
+    TOPOLOGY_HERON,
     ProcessSampler,
     RunFigures,
+    _BoltSink,
+    bench_options,
     check_counts,
     check_groups,
-    latency_figures,
     compiled_available,
+    end_markers,
+    evaluate_goals,
+    goal_text,
+    latency_figures,
+    load,
+    local_hosting,
     main,
     parse_args,
     percentile,
     process_kind,
+    run_bare_loop,
+    run_ceiling,
+    variant_of,
     window_rates,
 )
 
@@ -434,3 +447,80 @@ def test_new_arguments_and_their_defaults(capsys):
         with pytest.raises(SystemExit):
             parse_args(bad)
     capsys.readouterr()
+
+
+def test_both_word_counts_in_one_process_count_what_the_bare_loop_counts(isolated_imports):
+    """Heron's word count (final counts at the end of the stream) and the streamparse-
+    style one, through the component API with no engine: the same counts as the bare
+    loop, and the end-of-stream marker is not counted as a word."""
+    words = 5_000
+    options = bench_options(words, 3)
+    heron, streamparse = (load(options, 2, topology) for topology in (TOPOLOGY_HERON, TOPOLOGY))
+    assert (end_markers(heron), end_markers(streamparse)) == (2, 0)  # 1 spout x 2 bolt tasks
+    assert (variant_of(heron), variant_of(streamparse)) == ("heron", "streamparse")
+    bare = run_bare_loop(heron, words, 3)
+    for loaded, name in ((heron, "single process"),
+                         (streamparse, "single process, streamparse-style")):
+        run = run_ceiling(loaded, words, name=name)
+        assert (run.run, run.counted, run.variant) == (name, words, variant_of(loaded))
+        assert run.counts == bare.counts
+
+
+def test_heron_word_count_emits_final_counts_at_the_end_and_late_words_at_once(
+        isolated_imports):
+    from compat.storm_api.hosting import host_component
+    from compat.storm_api.local.layout import build_context
+
+    loaded = load(bench_options(10, 3), 2, TOPOLOGY_HERON)
+    layout, conf = local_hosting(loaded)
+    sink = _BoltSink()
+    task = layout.tasks_by_component["count_bolt"][0]
+    spout_task = layout.tasks_by_component["word_spout"][0]
+    bolt = host_component(loaded.compiled.component_classes["count_bolt"], conf("count_bolt"),
+                          build_context(loaded.plan, layout, "count_bolt", task), sink,
+                          logging.getLogger("test"))
+
+    def send(stream: str, values: list) -> None:
+        bolt.execute(bolt.make_tuple(None, "word_spout", stream, spout_task, values))
+
+    for word in ("dog", "cat", "dog"):
+        send("default", [word, 0])
+    assert sink.default == {}  # nothing per word
+    send("eos", ["<end of stream>", -1])
+    assert sink.default == {("dog",): 2, ("cat",): 1}
+    send("default", ["dog", 0])  # only a reordering engine could deliver one: counted
+    assert sink.default == {("dog",): 3, ("cat",): 1}
+    send("eos", ["<end of stream>", -1])  # a repeated marker emits nothing again
+    assert sink.count == 3
+
+
+def test_goals_are_judged_on_the_runs_of_one_path():
+    def run(name, engine, variant, path, rate, p99=None, reliability="at-most-once"):
+        figures = RunFigures(run=name, reason="finished", words=1, counted=1, wall_seconds=1,
+                             window_seconds=1, tuples_per_second=rate, engine=engine,
+                             variant=variant, path=path, reliability=reliability)
+        if p99 is not None:
+            key = "complete_latency_ms" if reliability == "at-least-once" else "latency_ms"
+            setattr(figures, key, {"p99": p99})
+        return figures
+
+    runs = [run("bare Python loop", "bare loop", None, None, 1000),
+            run("heron", "heron", "heron", "compiled", 600, p99=150.0),
+            run("heron, streamparse-style", "heron", "streamparse", "compiled", 300),
+            run("heron, pure Python", "heron", "heron", "pure", 200, p99=20.0)]
+    alo = [run("heron (at-least-once)", "heron", "heron", "compiled", 310, p99=40.0,
+               reliability="at-least-once")]
+    goals = {g["goal"]: g for g in evaluate_goals(runs, alo, "compiled", False, 1024)}
+    assert goals["Heron's word count at-most-once"]["value"] == 0.6
+    assert goals["Heron's word count at-most-once"]["met"] is True
+    assert goals["streamparse-style at-most-once"]["met"] is False  # 0.3 < 0.35
+    assert goals["at-least-once"]["value"] == pytest.approx(310 / 600)
+    assert goals["at-least-once"]["met"] is True
+    assert goals["flooded at-most-once latency"]["met"] is False  # 150 ms
+    assert "0.60x the bare loop; goal >= 0.5x" in goal_text(
+        goals["Heron's word count at-most-once"])
+    # on the pure path: its own runs; --rate: nothing is judged
+    pure = evaluate_goals(runs, alo, "pure", False, 1024)
+    assert [(g["run"], g["met"]) for g in pure] == [("heron, pure Python", False),
+                                                   ("heron, pure Python", True)]
+    assert all(g["met"] is None for g in evaluate_goals(runs, alo, "compiled", True, 1024))
