@@ -6,8 +6,8 @@ it on random batches and random sequences of emits, acks and fails).
 How it stays identical: the rows of a batch are split, keyed, encoded and XORed here in
 C, but every decision that involves Python state is made with the same Python objects
 in the same order as the pure twin: the shuffle start comes from the route's own
-``random.Random``, every copy's key from ``random.getrandbits(64)`` (one call per copy,
-in the pure twin's order), the trees live in Python dicts rotated the same way, and a
+``random.Random``, the copies' keys of a sub-batch from one ``random.randbytes`` call
+(``edge_keys``: the same draws as the pure twin's), the trees live in Python dicts rotated the same way, and a
 batch whose columns disagree is refused by the pure twin's own checks (so the
 ``MalformedBatch`` message is its, word for word) before anything changes. Routes that
 are not plain (no tasks) and batches with explicit destinations are split by the pure
@@ -26,7 +26,7 @@ from libc.stdlib cimport qsort
 from libc.string cimport memcpy
 
 import time
-from random import getrandbits as _getrandbits
+from random import randbytes as _randbytes
 
 from engine.fastpath import stmgr as _pure
 from engine.fastpath.markers import MalformedBatch
@@ -433,48 +433,196 @@ def rebatch(batch, values):
         _release()
 
 # -- XOR tracking ----------------------------------------------------------------------
-cdef class RotatingXorMap:
-    """Root key -> running XOR, in ``buckets`` generations (newest first). Keys are
-    64-bit unsigned, as on the wire."""
+# A table of root key -> running XOR, open addressing with linear probing. Stored values
+# are never 0 (an entry is removed when its value returns to 0), so a slot whose value is
+# 0 is empty and every key, 0 included, can be stored.
+cdef struct _Table:
+    uint64_t* keys
+    uint64_t* vals
+    Py_ssize_t cap  # a power of 2, or 0 before the first entry
+    Py_ssize_t n
 
-    cdef list _buckets
-    cdef dict _newest
+cdef inline Py_ssize_t _home(uint64_t key, Py_ssize_t cap):
+    """The slot a key hashes to (splitmix64's finalizer: roots from the wire need not be
+    random)."""
+    key ^= key >> 30
+    key *= 0xbf58476d1ce4e5b9ULL
+    key ^= key >> 27
+    key *= 0x94d049bb133111ebULL
+    key ^= key >> 31
+    return <Py_ssize_t>(key & <uint64_t>(cap - 1))
+
+cdef inline Py_ssize_t _find(_Table* t, uint64_t key):
+    cdef Py_ssize_t i, mask = t.cap - 1
+    if t.n == 0:
+        return -1
+    i = _home(key, t.cap)
+    while t.vals[i]:
+        if t.keys[i] == key:
+            return i
+        i = (i + 1) & mask
+    return -1
+
+cdef int _grow(_Table* t) except -1:
+    cdef Py_ssize_t cap = t.cap * 2 if t.cap else 64, i, j, mask = cap - 1
+    cdef uint64_t* keys = <uint64_t*>PyMem_Malloc(cap * sizeof(uint64_t))
+    cdef uint64_t* vals = <uint64_t*>PyMem_Malloc(cap * sizeof(uint64_t))
+    if keys == NULL or vals == NULL:
+        PyMem_Free(keys)
+        PyMem_Free(vals)
+        raise MemoryError()
+    for i in range(cap):
+        vals[i] = 0
+    for i in range(t.cap):
+        if t.vals[i]:
+            j = _home(t.keys[i], cap)
+            while vals[j]:
+                j = (j + 1) & mask
+            keys[j] = t.keys[i]
+            vals[j] = t.vals[i]
+    PyMem_Free(t.keys)
+    PyMem_Free(t.vals)
+    t.keys = keys
+    t.vals = vals
+    t.cap = cap
+    return 0
+
+cdef inline int _insert(_Table* t, uint64_t key, uint64_t val) except -1:
+    """A new entry (the caller knows ``key`` is not in ``t``; ``val`` is not 0)."""
+    cdef Py_ssize_t i, mask
+    if (t.n + 1) * 4 > t.cap * 3:
+        _grow(t)
+    mask = t.cap - 1
+    i = _home(key, t.cap)
+    while t.vals[i]:
+        i = (i + 1) & mask
+    t.keys[i] = key
+    t.vals[i] = val
+    t.n += 1
+    return 0
+
+cdef inline void _delete(_Table* t, Py_ssize_t i):
+    """Empty slot ``i``, moving back the entries after it that probed past it."""
+    cdef Py_ssize_t mask = t.cap - 1, j = i, home
+    while True:
+        j = (j + 1) & mask
+        if not t.vals[j]:
+            break
+        home = _home(t.keys[j], t.cap)
+        # the entry at j may move to i when i lies cyclically in [home, j)
+        if (j > i and (home <= i or home > j)) or (j < i and (home <= i and home > j)):
+            t.keys[i] = t.keys[j]
+            t.vals[i] = t.vals[j]
+            i = j
+    t.vals[i] = 0
+    t.n -= 1
+
+cdef inline void _clear(_Table* t):
+    PyMem_Free(t.keys)
+    PyMem_Free(t.vals)
+    t.keys = NULL
+    t.vals = NULL
+    t.cap = 0
+    t.n = 0
+
+
+cdef class RotatingXorMap:
+    """Root key -> running XOR, in ``buckets`` generations (newest first). Roots and keys
+    are 64-bit unsigned, as on the wire; the buckets are C tables in a ring, so applying
+    an emit or an ack allocates nothing."""
+
+    cdef _Table* _tables
+    cdef Py_ssize_t _nb
+    cdef Py_ssize_t _head  # the newest bucket's index in the ring
+
+    def __cinit__(self, *args, **kwargs):
+        self._tables = NULL
+        self._nb = 0
+        self._head = 0
 
     def __init__(self, buckets=3):
+        cdef Py_ssize_t i
         if buckets < 2:
             raise ValueError("a rotating map needs at least 2 buckets")
-        self._buckets = [{} for _ in range(buckets)]
-        self._newest = self._buckets[0]
+        nb = len(range(buckets))  # the pure twin's range(buckets): its errors for odd types
+        self._tables = <_Table*>PyMem_Malloc(nb * sizeof(_Table))
+        if self._tables == NULL:
+            raise MemoryError()
+        self._nb = nb
+        for i in range(nb):
+            self._tables[i].keys = NULL
+            self._tables[i].vals = NULL
+            self._tables[i].cap = 0
+            self._tables[i].n = 0
+
+    def __dealloc__(self):
+        cdef Py_ssize_t i
+        if self._tables != NULL:
+            for i in range(self._nb):
+                _clear(&self._tables[i])
+            PyMem_Free(self._tables)
+
+    cdef inline _Table* _bucket(self, Py_ssize_t k):
+        """Bucket ``k`` of the generations, 0 the newest."""
+        return &self._tables[(self._head + k) % self._nb]
 
     def __len__(self):
-        return sum([len(b) for b in self._buckets])
+        cdef Py_ssize_t i, total = 0
+        for i in range(self._nb):
+            total += self._tables[i].n
+        return total
 
-    cdef int _xor(self, object root, uint64_t key) except -1:
+    cdef int _xor(self, uint64_t root, uint64_t key) except -1:
         """1 when the tree completed (its entry removed), else 0."""
-        cdef PyObject* found
+        cdef Py_ssize_t k, i
+        cdef _Table* t
         cdef uint64_t value
-        for bucket in self._buckets:
-            found = PyDict_GetItem(bucket, root)
-            if found != NULL:  # stored values are never 0 (removed at 0)
-                value = PyLong_AsUnsignedLongLong(<object>found) ^ key
+        for k in range(self._nb):
+            t = self._bucket(k)
+            i = _find(t, root)
+            if i >= 0:  # stored values are never 0 (removed at 0)
+                value = t.vals[i] ^ key
                 if value:
-                    PyDict_SetItem(bucket, root, PyLong_FromUnsignedLongLong(value))
+                    t.vals[i] = value
                     return 0
-                PyDict_DelItem(bucket, root)
+                _delete(t, i)
                 return 1
         if key == 0:
             return 1  # nothing sent and nothing pending: complete at once
-        PyDict_SetItem(self._newest, root, PyLong_FromUnsignedLongLong(key))
+        _insert(self._bucket(0), root, key)
         return 0
 
-    cdef int _remove(self, object root) except -1:
-        for bucket in self._buckets:
-            if PyDict_GetItem(bucket, root) != NULL:
-                PyDict_DelItem(bucket, root)
+    cdef int _start(self, uint64_t root, uint64_t key) except -1:
+        """``start_many`` for one root: 1 when its tree completed at once."""
+        cdef _Table* newest
+        cdef Py_ssize_t i
+        cdef uint64_t value
+        if key:
+            newest = self._bucket(0)
+            i = _find(newest, root)
+            if i < 0:
+                _insert(newest, root, key)
+                return 0
+            value = newest.vals[i] ^ key
+            if value:
+                newest.vals[i] = value
+                return 0
+            _delete(newest, i)
+            return 1
+        return self._xor(root, 0)  # sent nowhere (rare): the full lookup
+
+    cdef int _remove(self, uint64_t root) except -1:
+        cdef Py_ssize_t k, i
+        cdef _Table* t
+        for k in range(self._nb):
+            t = self._bucket(k)
+            i = _find(t, root)
+            if i >= 0:
+                _delete(t, i)
                 return 1
         return 0
 
-    def xor(self, root, uint64_t key):
+    def xor(self, uint64_t root, uint64_t key):
         """XOR ``key`` into ``root``'s value (creating it in the newest bucket); True when
         the value is now zero: the tree is complete and the entry is removed."""
         return self._xor(root, key) == 1
@@ -483,38 +631,24 @@ cdef class RotatingXorMap:
         """Apply the first emits of new trees (a local spout's batch); the roots that
         complete at once (sent nowhere, key 0)."""
         cdef list complete = []
-        cdef uint64_t k
+        cdef uint64_t r, k
         for root, key in zip(roots, keys):
+            r = root
             k = key
-            if self._start(root, k):
+            if self._start(r, k):
                 complete.append(root)
         return complete
 
-    cdef inline int _start(self, object root, uint64_t key) except -1:
-        """``start_many`` for one root: 1 when its tree completed at once."""
-        cdef PyObject* found
-        cdef uint64_t value
-        cdef dict newest = self._newest
-        if key:
-            found = PyDict_GetItem(newest, root)
-            value = (PyLong_AsUnsignedLongLong(<object>found) if found != NULL else 0) ^ key
-            if value:
-                PyDict_SetItem(newest, root, PyLong_FromUnsignedLongLong(value))
-                return 0
-            PyDict_DelItem(newest, root)
-            return 1
-        return self._xor(root, 0)  # sent nowhere (rare): the full lookup
-
-    def remove(self, root):
+    def remove(self, uint64_t root):
         """Forget ``root`` (a failed tree); True if it was tracked."""
         return self._remove(root) == 1
 
     def rotate(self):
         """Drop the oldest bucket; returns how many entries were forgotten."""
-        dropped = len(self._buckets[len(self._buckets) - 1])
-        self._buckets.pop()
-        self._buckets.insert(0, {})
-        self._newest = self._buckets[0]
+        cdef _Table* oldest = self._bucket(self._nb - 1)
+        cdef Py_ssize_t dropped = oldest.n
+        _clear(oldest)
+        self._head = (self._head + self._nb - 1) % self._nb  # the emptied one is newest
         return dropped
 
 
@@ -688,10 +822,34 @@ cdef class ControlOut:
             _release()
 
 
-cdef inline uint64_t _edge() except? 0:
-    """A copy's key: ``getrandbits(64) or 1``, the pure twin's draw."""
-    cdef uint64_t e = PyLong_AsUnsignedLongLong(_getrandbits(64))
-    return e if e else 1
+cdef class _Keys:
+    """Fresh keys for the copies of one sub-batch, drawn at once as ``edge_keys`` draws
+    them (``randbytes(8 * m)``, little-endian, 0 becomes 1)."""
+    cdef object data
+    cdef const unsigned char* p
+    cdef Py_ssize_t left
+
+    def __cinit__(self, Py_ssize_t m):
+        self.left = m if m > 0 else 0
+        self.data = _randbytes(8 * self.left) if self.left else b""
+        self.p = <const unsigned char*>PyBytes_AS_STRING(self.data)
+
+    cdef inline uint64_t next(self):
+        cdef uint64_t v = 0
+        cdef int i
+        for i in range(7, -1, -1):
+            v = (v << 8) | self.p[i]
+        self.p += 8
+        self.left -= 1
+        return v if v else 1
+
+
+def edge_keys(Py_ssize_t m):
+    """``m`` fresh keys for copies sent, random 64-bit and never 0, drawn with one call
+    (``random.randbytes``, little-endian 8 bytes each): both twins draw the same ones."""
+    cdef _Keys keys = _Keys(m)
+    cdef Py_ssize_t i
+    return [keys.next() for i in range(keys.left)]
 
 
 cdef class AckTracker:
@@ -763,15 +921,13 @@ cdef class AckTracker:
     cdef int _apply(self, int kind, object task, uint64_t root, uint64_t key) except -1:
         cdef PyObject* found = PyDict_GetItem(self.xor.maps, task)
         cdef RotatingXorMap tracked
-        cdef object root_obj
         if found != NULL:
             tracked = <RotatingXorMap>found
-            root_obj = PyLong_FromUnsignedLongLong(root)
             if kind == _FAIL:
-                if tracked._remove(root_obj):
+                if tracked._remove(root):
                     self._to_spout(task).push(_FAIL, task, root, 0)
                     self._failed += 1
-            elif tracked._xor(root_obj, key):
+            elif tracked._xor(root, key):
                 self._to_spout(task).push(_ACK, task, root, 0)
                 self._completed += 1
             return 0
@@ -800,6 +956,7 @@ cdef class AckTracker:
         cdef _Plan plan
         cdef _Slot* slot
         cdef RotatingXorMap spout_map = None
+        cdef _Keys fresh
         cdef list out = []
         cdef list vals
         cdef ControlOut done
@@ -859,10 +1016,11 @@ cdef class AckTracker:
                         for j in range(m):
                             _fixed64(keys[slot.rows[j]])
                         # 11: edge_keys, one fresh key per copy, drawn in row order
+                        fresh = _Keys(m)
                         _byte(0x5a)
                         _varint(8 * m)
                         for j in range(m):
-                            edge = _edge()
+                            edge = fresh.next()
                             combined[slot.rows[j]] ^= edge
                             _fixed64(edge)
                     else:
@@ -875,7 +1033,7 @@ cdef class AckTracker:
                 if spout_batch:
                     done = None
                     for i in range(n):
-                        if spout_map._start(PyLong_FromUnsignedLongLong(keys[i]), combined[i]):
+                        if spout_map._start(keys[i], combined[i]):
                             if done is None:
                                 done = self._to_spout(src)
                             done.push(_ACK, src32, keys[i], 0)
@@ -966,13 +1124,17 @@ cdef int _write_tracked_columns(_Slot* slot, uint64_t* counts, uint64_t* tasks,
                                 uint64_t* combined) except -1:
     """Fields 8-11 of a sub-batch of any batch: each row's roots, and a fresh key per
     copy of a tracked row (0 for an untracked one), as the pure twin builds them."""
-    cdef Py_ssize_t m = slot.n, j, i, c, size, total = 0, r
+    cdef Py_ssize_t m = slot.n, j, i, c, size, total = 0, r, tracked = 0
     cdef uint64_t edge
+    cdef _Keys fresh
     size = 0
     for j in range(m):
         i = slot.rows[j]
         size += _varint_size(counts[i])
         total += <Py_ssize_t>counts[i]
+        if counts[i]:
+            tracked += 1
+    fresh = _Keys(tracked)
     _byte(0x42)
     _varint(size)
     for j in range(m):
@@ -1000,7 +1162,7 @@ cdef int _write_tracked_columns(_Slot* slot, uint64_t* counts, uint64_t* tasks,
     for j in range(m):
         i = slot.rows[j]
         if counts[i]:
-            edge = _edge()
+            edge = fresh.next()
             combined[i] ^= edge
             _fixed64(edge)
         else:

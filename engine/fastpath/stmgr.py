@@ -19,8 +19,9 @@ bad message changes no state and the Stream Manager drops it whole.
 
 from __future__ import annotations
 
+import struct
 import time
-from random import getrandbits
+from random import randbytes
 from typing import Any, Callable, Iterable
 
 from engine.fastpath.markers import MalformedBatch
@@ -31,6 +32,14 @@ COMPILED = False
 
 SHUFFLE, FIELDS, ALL, LOWEST, DIRECT = "shuffle", "fields", "all", "lowest", "direct"
 ACK, FAIL, EMIT = tuple_pb2.ACK, tuple_pb2.FAIL, tuple_pb2.EMIT
+
+
+def edge_keys(m: int) -> list[int]:
+    """``m`` fresh keys for copies sent, random 64-bit and never 0, drawn with one call
+    (``random.randbytes``, little-endian 8 bytes each): both twins draw the same ones."""
+    if m <= 0:
+        return []
+    return [key or 1 for key in struct.unpack(f"<{m}Q", randbytes(8 * m))]
 
 
 # -- checking a batch before anything is done with it ----------------------------------
@@ -410,6 +419,8 @@ class AckTracker:
             tasks: list[int] = []
             keys: list[int] = []
             edges: list[int] = []
+            # a key for each copy of a tracked row, drawn for the sub-batch at once
+            fresh = iter(edge_keys(sum(1 for i in rows if root_counts[i])))
             for i in rows:
                 sub_values.append(values[i])
                 c = root_counts[i]
@@ -418,7 +429,7 @@ class AckTracker:
                     s = starts[i]
                     tasks.extend(root_tasks[s:s + c])
                     keys.extend(root_keys[s:s + c])
-                    edge = getrandbits(64) or 1
+                    edge = next(fresh)
                     combined[i] ^= edge
                     edges.append(edge)
                 else:
@@ -455,7 +466,7 @@ class AckTracker:
         out: list[tuple[int, bytes, int]] = []
         for task, rows in split_indices(batch, routes):
             m = len(rows)
-            edges = [getrandbits(64) or 1 for _ in rows]
+            edges = edge_keys(m)
             for i, edge in zip(rows, edges):
                 combined[i] ^= edge
             sub = tuple_pb2.TupleBatch(src_task_id=src, values=[values[i] for i in rows],

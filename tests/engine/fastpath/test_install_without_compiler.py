@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[3]
-IGNORE = shutil.ignore_patterns(".git", "__pycache__", "*.so", "_codec.c", "build", "logs",
-                                "*.egg-info", ".pytest_cache", "virtualenvs", ".venv")
+IGNORE = shutil.ignore_patterns(".git", "__pycache__", "*.so", "_codec.c", "_stmgr.c", "build",
+                                "logs", "*.egg-info", ".pytest_cache", "virtualenvs", ".venv")
 
 
 def clean_env(venv_dir: Path) -> dict[str, str]:
@@ -55,6 +55,7 @@ def test_install_without_a_compiler_runs_the_pure_path(tmp_path: Path) -> None:
     where, described = site.stdout.splitlines()[:2]
     assert where.startswith(str(venv_dir)), where  # the copy installed here, not this tree
     assert not list(Path(where).parent.glob("_codec*.so"))
+    assert not list(Path(where).parent.glob("_stmgr*.so"))
     assert described.startswith("tuple path: pure Python (no compiled extension is built")
     project = tmp_path / "wordcount"
     shutil.copytree(tree / "examples" / "wordcount", project)

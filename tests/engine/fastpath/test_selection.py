@@ -108,3 +108,33 @@ def test_the_engine_passes_the_choice_to_every_process_it_starts(
     proc = spawn(ProcessSpec(name="child", argv=[sys.executable, "-c", code], log_path=log))
     assert proc.wait(timeout=30) == 0
     assert log.read_text().strip() == "1 1"
+
+
+def test_a_stale_stream_manager_build_refuses_the_whole_compiled_path(tree: Path) -> None:
+    """Every compiled module is checked: a stale ``_stmgr`` alone gives the pure path for
+    the tuple codec too (a process never runs a mix)."""
+    source = tree / "engine" / "fastpath" / "_stmgr.pyx"
+    source.write_text(source.read_text() + "\n# changed after the build\n")
+    out = probe(tree)
+    assert out.returncode == 0, out.stderr
+    first = out.stdout.splitlines()[0]
+    assert first.startswith("WARNING tuple path: pure Python (StaleExtensionError: ")
+    assert "_stmgr" in first
+    assert "module engine.fastpath.codec False" in out.stdout
+    required = probe(tree, HERON_REQUIRE_COMPILED="1")
+    assert required.returncode != 0
+    assert "StaleExtensionError: the compiled tuple path" in required.stderr
+
+
+def test_a_missing_stream_manager_build_gives_the_pure_path_for_all(tree: Path) -> None:
+    for built in (tree / "engine" / "fastpath").glob("_stmgr*.so"):
+        built.unlink()
+    out = probe(tree)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[0].startswith(
+        "INFO tuple path: pure Python (no compiled extension is built")
+    assert "module engine.fastpath.codec False" in out.stdout
+    required = probe(tree, HERON_REQUIRE_COMPILED="1")
+    assert required.returncode != 0
+    assert "ExtensionMissingError: HERON_REQUIRE_COMPILED=1" in required.stderr
+    assert "engine.fastpath._stmgr" in required.stderr

@@ -191,6 +191,32 @@ def test_rotating_maps_identical(compiled_stmgr: ModuleType, pure_stmgr: ModuleT
         assert results[:2] == results[2:]
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_rotating_maps_identical_when_large(compiled_stmgr: ModuleType, pure_stmgr: ModuleType,
+                                            seed: int) -> None:
+    """Thousands of trees: the compiled tables grow, probe and delete past collisions
+    (sequential roots and random ones) as the pure dicts do."""
+    rng = random.Random(seed)
+    maps = [compiled_stmgr.RotatingXorMap(3), pure_stmgr.RotatingXorMap(3)]
+    roots = list(range(3000)) + [rng.getrandbits(64) for _ in range(3000)]
+    for step in range(40_000):
+        root = rng.choice(roots)
+        op = rng.random()
+        if op < 0.45:
+            key = rng.choice([0, rng.getrandbits(64), rng.randrange(1, 4)])
+            got = [m.xor(root, key) for m in maps]
+        elif op < 0.75:
+            batch = [rng.choice(roots) for _ in range(rng.randrange(1, 50))]
+            keys = [rng.choice([0, rng.getrandbits(64)]) for _ in batch]
+            got = [m.start_many(batch, keys) for m in maps]
+        elif op < 0.999:
+            got = [m.remove(root) for m in maps]
+        else:
+            got = [m.rotate() for m in maps]
+        assert got[0] == got[1], step
+        assert len(maps[0]) == len(maps[1]), step
+
+
 @pytest.mark.parametrize("buckets", [0, 1])
 def test_too_few_buckets_is_the_same_error(compiled_stmgr: ModuleType, pure_stmgr: ModuleType,
                                           buckets: int) -> None:
