@@ -22,10 +22,11 @@ fields grouping on the word, two counting tasks):
   engines and in the single-process loop. The alternatives were weaker: Storm gives a
   bolt no end-of-stream or drain callback (``deactivate`` is a spout's, ``cleanup`` may
   not run and cannot emit reliably), tick tuples are periodic, and the heron engine's
-  own ``TaskDone`` reaches no user code (it would need an engine hook). The marker
-  follows its task's words on the way to each bolt task (both engines deliver one
-  task's tuples to another in order); a word arriving after it anyway would be emitted
-  with its new count at once, so the captured counts stay right. At-least-once, the
+  own ``TaskDone`` reaches no user code (it would need an engine hook). The marker is
+  sent after its task's last word on the same route to each bolt task (Storm delivers
+  one task's tuples in order; the heron engine batches per stream and flushes a task's
+  streams in their declared order, the words' first); a word arriving after it anyway
+  would be emitted with its new count at once, so the captured counts stay right. At-least-once, the
   spout sends the marker only once every word's tree is acked.
 * **streamparse-style** (``wordcount_bench``): the bolt emits ``[word, running count]``
   for every word, as a streamparse word count does.

@@ -21,9 +21,11 @@ the ``eos`` stream, and only then reports itself exhausted. A counting bolt that
 nothing per word (Heron's own word count, :class:`~wordbench.bolt.HeronCountBolt`)
 subscribes to ``eos`` with all grouping and emits its final counts once every spout task's
 marker has arrived, so every run's counts can still be checked. The marker is plain
-Storm API (a declared stream, an emit), so it works alike on every engine, and it follows
-this task's words on the way to each bolt task (engines deliver the tuples of one task to
-another in order). Topologies whose bolts do not subscribe to ``eos`` see it as a leaf
+Storm API (a declared stream, an emit), so it works alike on every engine. It is sent
+after this task's last word on the same route to each bolt task (Storm delivers one
+task's tuples to another in order; the heron engine batches per stream and sends a
+task's buffered streams in their declared order, the words' first); a word that still
+arrived after it would not be lost (see :mod:`wordbench.bolt`). Topologies whose bolts do not subscribe to ``eos`` see it as a leaf
 stream of one tuple per spout task.
 """
 
