@@ -98,19 +98,15 @@ class _Side:
             self.files = [str(f) for p in source  # type: ignore[union-attr]
                           for f in capture_files(p)]
             self.bytes = capture_size(Path(f) for f in self.files)
-            self.rdds = [sc.textFile(f, minPartitions=self._partitions(sc, f))
-                         for f in self.files] or [sc.parallelize([], 1)]
+            parts = _partitions([capture_size([Path(f)]) for f in self.files],
+                                sc.defaultParallelism)
+            self.rdds = [sc.textFile(f, minPartitions=n)
+                         for f, n in zip(self.files, parts)] or [sc.parallelize([], 1)]
         else:
             lines = [_record_line(r) for r in source]  # type: ignore[union-attr]
             self.bytes = sum(len(line.encode()) + 1 for line in lines)
             slices = max(1, min(sc.defaultParallelism, len(lines) // 2000 or 1))
             self.rdds = [sc.parallelize(lines, slices)]
-
-    @staticmethod
-    def _partitions(sc: Any, path: str) -> int:
-        size = capture_size([Path(path)])
-        parts = max(1, -(-size // SPLIT_BYTES))
-        return max(parts, sc.defaultParallelism) if size > 2**20 else parts
 
     def describe(self, source: int) -> str:
         return self.files[source] if self.files else f"the {self.name} records"
@@ -133,6 +129,19 @@ class _Side:
                 for i, rdd in enumerate(self.rdds)])
         frame = spark.createDataFrame(rows, _schema(), verifySchema=False)
         return frame.groupBy("row", "stream").agg(F.sum("n").cast("long").alias("n"))
+
+
+def _partitions(sizes: list[int], parallelism: int) -> list[int]:
+    """Partitions to read each file of a side in: one per :data:`SPLIT_BYTES`, and, when
+    the side holds more than a megabyte, at least ``parallelism`` in all (the largest
+    files split further), so every core reads. Many task files already give parallelism;
+    splitting each of them again would only add tasks."""
+    parts = [max(1, -(-size // SPLIT_BYTES)) for size in sizes]
+    if sum(sizes) > 2**20:
+        while sum(parts) < parallelism:
+            i = max(range(len(sizes)), key=lambda n: sizes[n] / parts[n])
+            parts[i] += 1
+    return parts
 
 
 def _is_paths(source: Any) -> bool:
