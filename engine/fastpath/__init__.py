@@ -19,7 +19,7 @@ See docs/compiled-path.md.
 
 from __future__ import annotations
 
-from engine.fastpath.markers import MalformedBatch, Undecodable
+from engine.fastpath.markers import MalformedBatch, RowNotPacked, Undecodable
 from engine.fastpath.selection import (ExtensionMissingError, Selection, StaleExtensionError,
                                        TuplePathError, log_tuple_path, selected)
 
@@ -29,5 +29,5 @@ tuple_codec = selected().module
 stmgr_path = selected().modules["stmgr"]
 
 __all__ = ["ExtensionMissingError", "Selection", "StaleExtensionError", "TuplePathError",
-           "MalformedBatch", "Undecodable", "tuple_codec", "stmgr_path", "log_tuple_path",
+           "MalformedBatch", "RowNotPacked", "Undecodable", "tuple_codec", "stmgr_path", "log_tuple_path",
            "selected"]

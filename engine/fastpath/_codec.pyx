@@ -24,7 +24,7 @@ from libc.string cimport memcpy
 import zlib
 
 from engine.fastpath import codec as _pure
-from engine.fastpath.markers import Undecodable
+from engine.fastpath.markers import RowNotPacked, Undecodable
 
 cdef extern from *:
     """
@@ -292,6 +292,9 @@ def key_hash(value):
 def pack_row_hash(values, Py_ssize_t index):
     """``(pack_row(values), key_hash(values[index]))`` in one pass: the key's msgpack
     bytes are a slice of the row's, so they are hashed where they lie."""
+    return _pack_row_hash(values, index)
+
+cdef tuple _pack_row_hash(object values, Py_ssize_t index):
     global _len
     cdef type t = type(values)
     cdef Py_ssize_t n, i, start = 0, end = 0
@@ -571,3 +574,129 @@ def make_tuples(long long first_id, rows, component, stream, task, values_type,
         out.append(tup)
         i += 1
     return out, clean
+
+# -- a stream's pending batch: the routed emit's row --------------------------------------
+cdef extern from "<time.h>" nogil:
+    ctypedef int clockid_t
+    cdef struct timespec:
+        long tv_sec
+        long tv_nsec
+    int clock_gettime(clockid_t clk, timespec* tp)
+    clockid_t CLOCK_MONOTONIC
+
+import sys as _sys
+import time as _time
+from random import getrandbits as _getrandbits
+
+cdef inline double _monotonic():
+    """``time.monotonic()``: CPython reads the same clock (CLOCK_MONOTONIC) on Linux."""
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return <double>ts.tv_sec + <double>ts.tv_nsec * 1e-9
+
+_time_monotonic = _time.monotonic
+#: where CPython's time.monotonic reads CLOCK_MONOTONIC itself, so can this module
+cdef bint _c_clock = _sys.platform.startswith("linux")
+
+
+cdef class StreamOut:
+    """One declared output stream of an instance's task and the rows waiting to be sent
+    (the twin of ``codec.StreamOut``: the same attributes, and ``add_packed`` in C)."""
+
+    cdef public object name, fields, key_indices, single_key, groupings
+    cdef public Py_ssize_t nfields
+    cdef public bint direct, leaf, captured, slow
+    cdef public list values, hashes, dest_counts, dest_tasks, root_counts, root_tasks, root_keys
+    cdef public Py_ssize_t nbytes
+    cdef object _task, _anchor_roots, _pending, _dumps
+    cdef bint _msgpack
+    cdef Py_ssize_t _batch_size, _batch_bytes
+
+    def __init__(self, name, fields, direct, key_indices, groupings, leaf, captured=None):
+        self.name = name
+        self.fields = fields
+        self.nfields = len(fields)
+        self.direct = direct
+        self.key_indices = key_indices
+        self.single_key = (key_indices[0][0] if len(key_indices) == 1
+                           and len(key_indices[0]) == 1 else None)
+        self.groupings = groupings
+        self.leaf = leaf
+        self.captured = leaf if captured is None else captured
+        self.values = []
+        self.nbytes = 0
+        self.hashes = []
+        self.dest_counts = []
+        self.dest_tasks = []
+        self.root_counts = []
+        self.root_tasks = []
+        self.root_keys = []
+        self.slow = self.captured or direct
+        self.bind(0, {}, None, 1024, 1 << 20, pack_row, True)
+
+    @classmethod
+    def of(cls, plan, component, stream, groupings, capture_all=False):
+        """The output stream ``stream`` of ``component`` in logical plan ``plan``: its key
+        columns, and whether it is a leaf (no consumers) and captured."""
+        key_sets = plan.key_field_sets(component.name, stream.name)
+        key_indices = [tuple(list(stream.fields).index(f) for f in fs) for fs in key_sets]
+        leaf = not plan.consumers(component.name, stream.name)
+        return cls(stream.name, tuple(stream.fields), stream.direct, key_indices, groupings,
+                   leaf=leaf, captured=leaf or capture_all)
+
+    def bind(self, task, pending_roots, anchor_roots, Py_ssize_t batch_size,
+             Py_ssize_t batch_bytes, dumps, msgpack_rows):
+        """What ``add_row`` needs of the collector that owns this stream."""
+        self._dumps = dumps
+        self._msgpack = msgpack_rows
+        self._task = task
+        self._pending = pending_roots
+        self._anchor_roots = anchor_roots
+        self._batch_size = batch_size
+        self._batch_bytes = batch_bytes
+
+    def add_row(self, values, tup_id, anchors):
+        """``codec.StreamOut.add_row``: the same bytes and columns, the same pending table
+        entry, the same draws of ``random.getrandbits``, the same errors."""
+        cdef list rows = self.values
+        cdef list counts = self.root_counts
+        cdef Py_ssize_t row = PyList_GET_SIZE(rows)
+        cdef object root, roots, payload, key = None
+        cdef tuple packed
+        single = self.single_key
+        try:
+            if single is not None and self._msgpack:
+                packed = _pack_row_hash(values, single)
+                payload = <object>PyTuple_GET_ITEM(packed, 0)
+                key = <object>PyTuple_GET_ITEM(packed, 1)
+            else:
+                payload = self._dumps(values)
+        except Exception as exc:
+            raise RowNotPacked(exc) from exc
+        if tup_id is not None:  # a spout's tracked tuple: the root of a new tree
+            root = _getrandbits(64) or 1
+            self._pending[root] = (tup_id, _monotonic() if _c_clock else _time_monotonic())
+            if PyList_GET_SIZE(counts) < row:
+                counts.extend([0] * (row - PyList_GET_SIZE(counts)))
+            counts.append(1)
+            self.root_tasks.append(self._task)
+            self.root_keys.append(root)
+        elif anchors:
+            roots = self._anchor_roots(anchors, self.name)
+            if PyList_GET_SIZE(counts) < row:
+                counts.extend([0] * (row - PyList_GET_SIZE(counts)))
+            counts.append(len(roots))
+            for task, root_key in roots:
+                self.root_tasks.append(task)
+                self.root_keys.append(root_key)
+        elif PyList_GET_SIZE(counts):
+            counts.append(0)
+        rows.append(payload)
+        self.nbytes += PyBytes_GET_SIZE(payload) if type(payload) is bytes else len(payload)
+        if key is not None:
+            self.hashes.append(key)
+        elif single is not None:
+            self.hashes.append(key_hash(values[single]))
+        elif self.key_indices:
+            append_key_hashes(self.hashes, values, self.key_indices)
+        return PyList_GET_SIZE(rows) >= self._batch_size or self.nbytes >= self._batch_bytes

@@ -2,20 +2,24 @@
 match byte for byte and error for error, and the fallback where it is not built.
 
 What runs per row of a batch lives here, and only that: packing an emitted row's values
-with msgpack and hashing its grouping key at the emitting instance, encoding the rows
-into the ``TupleBatch`` that goes on the wire, and turning decoded rows into the
-streamparse ``Tuple`` objects a bolt receives. Batching policy, acking and routing stay
+with msgpack and hashing its grouping key at the emitting instance, adding the row to its
+stream's pending batch (``StreamOut.add_packed``: a spout's new tree root and its entry in
+the pending table, a bolt's anchors' roots, the key hashes), encoding the rows into the
+``TupleBatch`` that goes on the wire, and turning decoded rows into the streamparse
+``Tuple`` objects a bolt receives. Batching policy, validation, errors and routing stay
 with their owners (``engine.instance.collector``, ``engine.instance.executor``).
 """
 
 from __future__ import annotations
 
+import time
 import zlib
-from typing import Any, Sequence
+from random import getrandbits
+from typing import Any, Callable, Sequence
 
 import msgpack
 
-from engine.fastpath.markers import Undecodable
+from engine.fastpath.markers import RowNotPacked, Undecodable
 from engine.messages import tuple_pb2
 
 #: False here, True in the compiled twin: which one a caller holds.
@@ -26,6 +30,7 @@ COMPILED = False
 _pack = msgpack.Packer(use_bin_type=True, autoreset=True).pack
 _crc32 = zlib.crc32
 _new = tuple.__new__
+_monotonic = time.monotonic
 
 
 def pack_row(values: Sequence[Any]) -> bytes:
@@ -108,3 +113,120 @@ def make_tuples(first_id: int, rows: Sequence[Any], component: str, stream: str,
             continue
         append(_new(tuple_type, (str(first_id + i), component, stream, task, values)))
     return out, clean
+
+
+class StreamOut:
+    """One declared output stream of an instance's task and the rows waiting to be sent
+    (``engine.instance.collector`` owns the policy; the per-row work is here)."""
+
+    __slots__ = ("name", "nfields", "fields", "direct", "key_indices", "single_key",
+                 "groupings", "leaf", "captured", "values", "hashes", "dest_counts",
+                 "dest_tasks", "slow", "root_counts", "root_tasks", "root_keys", "nbytes",
+                 "_task", "_pending", "_anchor_roots", "_batch_size", "_batch_bytes",
+                 "_dumps", "_msgpack")
+
+    def __init__(self, name: str, fields: tuple[str, ...], direct: bool,
+                 key_indices: list[tuple[int, ...]], groupings: list[Any], leaf: bool,
+                 captured: bool | None = None) -> None:
+        self.name = name
+        self.fields = fields
+        self.nfields = len(fields)
+        self.direct = direct
+        self.key_indices = key_indices
+        #: the common case (one grouping field list of one field): its index, else None
+        self.single_key = (key_indices[0][0] if len(key_indices) == 1
+                           and len(key_indices[0]) == 1 else None)
+        self.groupings = groupings
+        self.leaf = leaf
+        #: emits are recorded by the capture: leaf streams always, every stream when the
+        #: run captures all streams (conformance); such emits take the checked path
+        self.captured = leaf if captured is None else captured
+        self.values: list[bytes] = []
+        #: bytes of the serialized rows in ``values`` (a batch is also sent at a byte bound)
+        self.nbytes = 0
+        self.hashes: list[int] = []
+        self.dest_counts: list[int] = []
+        self.dest_tasks: list[int] = []
+        #: tuple trees of the rows (at-least-once): per row a count, then flattened roots
+        self.root_counts: list[int] = []
+        self.root_tasks: list[int] = []
+        self.root_keys: list[int] = []
+        #: emits on this stream need the checked path (captured, direct, explicit destinations)
+        self.slow = self.captured or direct
+        self.bind(0, {}, None, 1024, 1 << 20, pack_row, True)
+
+    @classmethod
+    def of(cls, plan: Any, component: Any, stream: Any, groupings: list[Any],
+           capture_all: bool = False) -> "StreamOut":
+        """The output stream ``stream`` of ``component`` in logical plan ``plan``: its key
+        columns (one per distinct field list its fields-grouped consumers group on), and
+        whether it is a leaf (no consumers) and captured."""
+        key_sets = plan.key_field_sets(component.name, stream.name)
+        key_indices = [tuple(list(stream.fields).index(f) for f in fs) for fs in key_sets]
+        leaf = not plan.consumers(component.name, stream.name)
+        return cls(stream.name, tuple(stream.fields), stream.direct, key_indices, groupings,
+                   leaf=leaf, captured=leaf or capture_all)
+
+    def bind(self, task: int, pending_roots: dict, anchor_roots: Callable[[list, str], Any] | None,
+             batch_size: int, batch_bytes: int, dumps: Callable[[Any], bytes],
+             msgpack_rows: bool) -> None:
+        """What ``add_row`` needs of the collector that owns this stream: its task id,
+        its spout pending table (root key -> (message id, emit time)), how it turns
+        anchors into roots, its batch bounds, its serializer's ``dumps`` and whether that
+        is msgpack (then a single key is hashed where it lies in the row's bytes)."""
+        self._dumps = dumps
+        self._msgpack = msgpack_rows
+        self._task = task
+        self._pending = pending_roots
+        self._anchor_roots = anchor_roots
+        self._batch_size = batch_size
+        self._batch_bytes = batch_bytes
+
+    def add_row(self, values: Sequence[Any], tup_id: Any, anchors: list | None) -> bool:
+        """Add a routed emit's row: its values serialized (``RowNotPacked`` carrying the
+        serializer's error when they cannot be, before anything changes); a message id
+        makes it the root of a new tree (a random key, entered in the pending table with
+        the time), ``anchors`` (given only under acking) give it their trees' roots; then
+        the row, its bytes and its key hashes. True when the batch is full (rows or
+        bytes) and is to be sent. Raises what the anchors' lookup or the key hashing
+        raise, as they raise it."""
+        single = self.single_key
+        key = None
+        try:
+            if single is not None and self._msgpack:
+                payload, key = _pack(values), _crc32(_pack(values[single]))
+            else:
+                payload = self._dumps(values)
+        except Exception as exc:
+            raise RowNotPacked(exc) from exc
+        rows = self.values
+        if tup_id is not None:  # a spout's tracked tuple: the root of a new tree
+            root = getrandbits(64) or 1
+            self._pending[root] = (tup_id, _monotonic())
+            counts = self.root_counts
+            if len(counts) < len(rows):
+                counts.extend([0] * (len(rows) - len(counts)))
+            counts.append(1)
+            self.root_tasks.append(self._task)
+            self.root_keys.append(root)
+        elif anchors:
+            roots = self._anchor_roots(anchors, self.name)
+            counts = self.root_counts
+            row = len(rows)
+            if len(counts) < row:
+                counts.extend([0] * (row - len(counts)))
+            counts.append(len(roots))
+            for task, root_key in roots:
+                self.root_tasks.append(task)
+                self.root_keys.append(root_key)
+        elif self.root_counts:
+            self.root_counts.append(0)
+        rows.append(payload)
+        self.nbytes += len(payload)
+        if key is not None:
+            self.hashes.append(key)
+        elif single is not None:
+            self.hashes.append(_crc32(_pack(values[single])))
+        elif self.key_indices:
+            append_key_hashes(self.hashes, values, self.key_indices)
+        return len(rows) >= self._batch_size or self.nbytes >= self._batch_bytes

@@ -18,3 +18,14 @@ class MalformedBatch(ValueError):
     """A batch whose columns do not agree with each other (counts, hashes or trees of
     other lengths than its rows): raised before any of it is routed or applied, so the
     Stream Manager drops the message whole and no state changes."""
+
+
+class RowNotPacked(Exception):
+    """An emitted row's values could not be serialized (``StreamOut.add_row``): carries
+    the serializer's own error, which the collector reports as its SerializationError,
+    told apart from errors of the anchors' lookup or of the key hashing, raised as they
+    are. Nothing was added to the stream."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(error)
+        self.error = error

@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 from compat.storm_api.local.errors import AckingError, EmitError
 from compat.storm_api.local.stats import TaskStats
-from engine.fastpath import tuple_codec
+from engine.fastpath import RowNotPacked, tuple_codec
 from engine.grouping import GroupingError
 from engine.messages import tuple_pb2
 from engine.network import type_frame
@@ -38,55 +38,12 @@ UNTRACKED = None
 _key_hash = tuple_codec.key_hash
 _append_key_hashes = tuple_codec.append_key_hashes
 _encode_batch = tuple_codec.encode_batch
-_monotonic = time.monotonic
 
 
-class StreamOut:
-    """One declared output stream of this task and the rows waiting to be sent."""
-
-    __slots__ = ("name", "nfields", "fields", "direct", "key_indices", "single_key",
-                 "groupings", "leaf", "captured", "values", "hashes", "dest_counts",
-                 "dest_tasks", "slow", "root_counts", "root_tasks", "root_keys", "nbytes")
-
-    def __init__(self, name: str, fields: tuple[str, ...], direct: bool,
-                 key_indices: list[tuple[int, ...]], groupings: list[Any], leaf: bool,
-                 captured: bool | None = None) -> None:
-        self.name = name
-        self.fields = fields
-        self.nfields = len(fields)
-        self.direct = direct
-        self.key_indices = key_indices
-        #: the common case (one grouping field list of one field): its index, else None
-        self.single_key = key_indices[0][0] if len(key_indices) == 1 and len(key_indices[0]) == 1 else None
-        self.groupings = groupings
-        self.leaf = leaf
-        #: emits are recorded by the capture: leaf streams always, every stream when the
-        #: run captures all streams (conformance); such emits take the checked path
-        self.captured = leaf if captured is None else captured
-        self.values: list[bytes] = []
-        #: bytes of the serialized rows in ``values`` (a batch is also sent at a byte bound)
-        self.nbytes = 0
-        self.hashes: list[int] = []
-        self.dest_counts: list[int] = []
-        self.dest_tasks: list[int] = []
-        #: tuple trees of the rows (at-least-once): per row a count, then flattened roots
-        self.root_counts: list[int] = []
-        self.root_tasks: list[int] = []
-        self.root_keys: list[int] = []
-        #: emits on this stream need the checked path (captured, direct, explicit destinations)
-        self.slow = self.captured or direct
-
-    @classmethod
-    def of(cls, plan: Any, component: Any, stream: Any, groupings: list[Any],
-           capture_all: bool = False) -> "StreamOut":
-        """The output stream ``stream`` of ``component`` in logical plan ``plan``: its key
-        columns (one per distinct field list its fields-grouped consumers group on), and
-        whether it is a leaf (no consumers) and captured."""
-        key_sets = plan.key_field_sets(component.name, stream.name)
-        key_indices = [tuple(list(stream.fields).index(f) for f in fs) for fs in key_sets]
-        leaf = not plan.consumers(component.name, stream.name)
-        return cls(stream.name, tuple(stream.fields), stream.direct, key_indices, groupings,
-                   leaf=leaf, captured=leaf or capture_all)
+#: One declared output stream of this task and the rows waiting to be sent: the tuple
+#: path's class (``engine.fastpath``: compiled, or its pure twin ``codec.StreamOut``), so
+#: adding a routed emit's row (``add_packed``) runs compiled where it is built.
+StreamOut = tuple_codec.StreamOut
 
 
 class InstanceCollector:
@@ -134,6 +91,9 @@ class InstanceCollector:
         self.processed = 0
         #: bolt: (ACK or FAIL, (roots, key)) of settled inputs, for the Stream Manager
         self._settled: list[tuple[int, Any]] = []
+        for out in streams.values():  # what a routed emit's row needs of this collector
+            out.bind(task, self.pending_roots, self._anchor_roots, batch_size, batch_bytes,
+                     self._dumps, self._pack_row_hash is not None)
 
     @property
     def tracks_anchors(self) -> bool:
@@ -171,39 +131,14 @@ class InstanceCollector:
         if out.slow or (tup_id is not None and not acking):
             return self._emit_checked(out, values, stream, direct_task, need_task_ids, tup_id,
                                       anchors)
-        single = out.single_key
-        key = None
         try:
-            if single is not None and self._pack_row_hash is not None:
-                payload, key = self._pack_row_hash(values, single)
-            else:
-                payload = self._dumps(values)
-        except Exception as exc:
-            raise self._serialization_error(exc, out, values) from None
-        rows = out.values
-        if tup_id is not None:  # a spout's tracked tuple: the root of a new tree
-            root = getrandbits(64) or 1
-            self.pending_roots[root] = (tup_id, _monotonic())
-            counts = out.root_counts
-            if len(counts) < len(rows):
-                counts.extend([0] * (len(rows) - len(counts)))
-            counts.append(1)
-            out.root_tasks.append(self.task)
-            out.root_keys.append(root)
-        elif anchors and acking:
-            self._add_roots(out, len(rows), self._anchor_roots(anchors, out.name))
-        elif out.root_counts:
-            out.root_counts.append(0)
-        rows.append(payload)
-        out.nbytes += len(payload)
-        if key is not None:
-            out.hashes.append(key)
-        elif single is not None:
-            out.hashes.append(_key_hash(values[single]))
-        elif out.key_indices:
-            _append_key_hashes(out.hashes, values, out.key_indices)
+            # the row packed, its tree (a spout's new root in pending_roots, or the
+            # anchors' roots) and its key hashes, by the tuple path; True when full
+            full = out.add_row(values, tup_id, anchors if acking else None)
+        except RowNotPacked as exc:
+            raise self._serialization_error(exc.error, out, values) from None
         self.emitted += 1
-        if len(rows) >= self.batch_size or out.nbytes >= self.batch_bytes:
+        if full:
             self.flush_stream(out)
         return None
 
