@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from conformance.capture import read_capture
 from conformance.cli import main
 
 REPO = Path(__file__).resolve().parents[2]
@@ -41,8 +42,8 @@ def test_wordcount_and_its_migrated_copy_give_the_same_rows(spark, tmp_path):
     assert "from compat.storm_api import" in migrated
     assert "from streamparse import" in (EXAMPLE / "topologies" / "wordcount.py").read_text()
     assert "migrated topologies/wordcount.py" in (report / "migration.txt").read_text()
-    captured = (report / case["runs"][1]["outputs"][0]).read_text().splitlines()
-    assert json.loads(captured[0])["engine"] == "storm:migrated"
+    captured = next(read_capture(report / case["runs"][1]["outputs"][0]))
+    assert captured["engine"] == "storm:migrated"
 
 
 def test_max_tuples_bounds_both_copies_on_both_engines(spark, tmp_path):
