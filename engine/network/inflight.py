@@ -46,7 +46,7 @@ DEFAULT_BATCH_BYTES = 32 * 1024
 DEFAULT_BATCH_ROWS = 1024
 
 #: messages a data socket holds each way (see engine.network.sockets)
-DATA_HWM = 4
+DATA_HWM = 16
 #: SO_SNDBUF / SO_RCVBUF of the data sockets (the kernel's share of a hop)
 SOCKET_BUFFER_BYTES = 64 * 1024
 
