@@ -516,6 +516,8 @@ class AckTracker:
         forward: dict[int, list | None] = {}
         #: local spout task -> its map's newest bucket
         local: dict[int, dict] = {}
+        #: local spout task -> its completion entries (made on the first completion only)
+        done_of: dict[int, list] = {}
         acks = completed = 0
         for kind, task, root, key in zip(kinds, tasks, roots, keys):
             if kind == FAIL:
@@ -537,7 +539,10 @@ class AckTracker:
                     del newest[root]
                 elif not maps[task].xor(root, key):  # an older bucket, or a new tree
                     continue
-                self._to_spout(task).entries.append((ACK, task, root, 0))
+                done = done_of.get(task)
+                if done is None:
+                    done = done_of[task] = self._to_spout(task).entries
+                done.append((ACK, task, root, 0))
                 completed += 1
                 continue
             entries = forward.get(task, self)
