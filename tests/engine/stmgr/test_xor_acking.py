@@ -144,3 +144,29 @@ def test_entries_for_another_managers_spout_go_to_it_in_order():
 def test_a_rotating_map_needs_two_buckets(buckets):
     with pytest.raises(ValueError):
         RotatingXorMap(buckets)
+
+
+def test_a_malformed_control_batch_is_refused_whole_before_anything_is_applied():
+    from engine.stmgr.acking import MalformedBatch
+
+    tracker = AckTracker("stmgr-1", [1], 30.0, {1: "stmgr-1"}.get)
+    tracker.xor.xor(1, 500, 0xAA)
+    # two entries, the second naming a root the batch does not hold
+    bad = tuple_pb2.ControlBatch(src_task_id=10, kinds=[ACK, ACK], root_counts=[1, 1],
+                                 root_tasks=[1], root_keys=[500], tuple_keys=[0xAA, 0xBB])
+    with pytest.raises(MalformedBatch, match="name 2 roots, it holds 1 root tasks"):
+        tracker.on_control(bad)
+    assert tracker.xor.pending() == 1  # the first entry was not applied either
+    assert tracker.counts["acks_in"] == 0 and not tracker.has_outgoing()
+
+
+def test_a_tracked_batch_with_too_few_roots_is_refused_before_routing():
+    from engine.stmgr.acking import MalformedBatch
+
+    tracker = AckTracker("stmgr-1", [1], 30.0, {1: "stmgr-1"}.get)
+    batch = tracked_batch(1, [(0, [(1, 500)]), (1, [(1, 501)])])
+    del batch.root_keys[-1]
+    route = ConsumerRoute("bolt", SHUFFLE, (10, 11))
+    with pytest.raises(MalformedBatch, match="root counts sum to 2"):
+        tracker.route_tracked(batch, [route])
+    assert route.next_by_src == {} and tracker.xor.pending() == 0
