@@ -51,6 +51,7 @@ class EngineOutput:
     engine: str
     #: "finished" | "time limit" | "error"
     reason: str
+    #: the run's capture directory: one JSON-lines file per task
     capture: Path
     records: int
     elapsed: float
@@ -143,9 +144,10 @@ class EngineAdapter(abc.ABC):
     @abc.abstractmethod
     def run(self, case: Case, *, run_id: str, capture_path: Path, work_dir: Path,
             kill: Kill | None = None, time_limit: float | None = None) -> EngineOutput:
-        """Run ``case`` once; the capture goes to directory ``capture_path`` (one file
-        per task, or at least one file), logs under ``work_dir``. Raises :class:`HarnessError` when the topology cannot be loaded
-        or started; a run that fails or hangs is an :class:`EngineOutput` saying so."""
+        """Run ``case`` once; the capture goes to directory ``capture_path`` (one
+        JSON-lines file per task), logs under ``work_dir``. Raises :class:`HarnessError`
+        when the topology cannot be loaded or started; a run that fails or hangs is an
+        :class:`EngineOutput` saying so."""
 
     # -- shared ---------------------------------------------------------------------
     def _load(self, case: Case) -> Any:
