@@ -97,6 +97,9 @@ class _Side:
             # own so a cut-short last line is counted against the file it ends.
             self.files = [str(f) for p in source  # type: ignore[union-attr]
                           for f in capture_files(p)]
+            for f in self.files:
+                if not Path(f).is_file():  # say so now, not as a Spark job's traceback
+                    raise CaptureFormatError(f"{f}: no such capture file or directory")
             self.bytes = capture_size(Path(f) for f in self.files)
             parts = _partitions([capture_size([Path(f)]) for f in self.files],
                                 sc.defaultParallelism)

@@ -158,3 +158,11 @@ def test_the_storm_engine_fills_the_spouts_message_ids(tmp_path):
     assert all("msg_id" not in r for r in records if r["component"] != "numbers")
     # a replayed tuple is the same message again
     assert len(spouted) > len({r["msg_id"] for r in spouted})
+
+
+def test_a_missing_capture_is_named_before_spark_reads_anything(spark, tmp_path):
+    from conformance.capture import CaptureFormatError
+
+    with pytest.raises(CaptureFormatError, match=r"nope: no such capture file or directory"):
+        diff_captures(spark, [tmp_path / "nope"], [tmp_path], Comparison(), left="a",
+                      right="b")
