@@ -24,14 +24,15 @@ from compat.storm_api.local.stats import TaskStats
 from engine.fastpath import RowNotPacked, tuple_codec
 from engine.grouping import GroupingError
 from engine.messages import tuple_pb2
-from engine.network import type_frame
+from engine.network import inflight, type_frame
 from engine.serialization import MsgpackSerializer, SerializationError
 
 _LOG_LEVELS = {0: 5, 1: logging.DEBUG, 2: logging.INFO, 3: logging.WARNING, 4: logging.ERROR}
 TUPLE_BATCH = type_frame(tuple_pb2.TupleBatch)
 CONTROL_BATCH = type_frame(tuple_pb2.ControlBatch)
-#: bytes of serialized rows per batch before a flush (``heron.instance.batch.bytes``)
-DEFAULT_BATCH_BYTES = 1 << 20
+#: bytes of serialized rows per batch before a flush (``heron.instance.emit.batch.size.bytes``;
+#: engine.network.inflight reads the topology's value)
+DEFAULT_BATCH_BYTES = inflight.DEFAULT_BATCH_BYTES
 ACK, FAIL = tuple_pb2.ACK, tuple_pb2.FAIL
 #: an input registered under acking that belongs to no tuple tree
 UNTRACKED = None
