@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import pickle
+import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -35,8 +36,10 @@ _NUMBERS = (int, float)
 TUPLES_SUFFIX = ".tuples"
 #: the file in an instance's capture directory asking it for a JSON-lines capture
 JSONL_CONFIG = "jsonl-capture.json"
-#: bytes of JSON lines an instance buffers; flushed with each summary and at the end
+#: bytes of JSON lines an instance buffers; flushed with each summary, at the end, and
+#: at a tuple when the last flush is this many seconds old
 _JSONL_BUFFER = 1 << 16
+_JSONL_FLUSH_SECS = 0.5
 
 
 @dataclass(frozen=True)
@@ -90,6 +93,7 @@ class _JsonlFile:
         self.path, fh = open_task_file(Path(config.directory), component, task,
                                        buffering=_JSONL_BUFFER)
         self._fh: IO[str] | None = fh
+        self._flushed = time.monotonic()
 
     def write(self, stream: str, payload: bytes, message_id: Any) -> None:
         if self._fh is None:
@@ -97,6 +101,10 @@ class _JsonlFile:
         c = self.config
         self._fh.write(self._line(c.engine, c.case, c.run_id, self.component, stream,
                                   self.task, self._loads(payload), message_id) + "\n")
+        now = time.monotonic()
+        if now - self._flushed >= _JSONL_FLUSH_SECS:  # a kill from outside loses little
+            self._flushed = now
+            self._fh.flush()
 
     def flush(self) -> None:
         if self._fh is not None:
