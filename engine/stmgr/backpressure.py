@@ -10,12 +10,15 @@ C++ Stream Managers): a Stream Manager holds at most about the high watermark pe
 destination, plus the zmq socket buffers.
 
 Bytes alone cannot bound how long a word waits: 8 MB queued for a bolt that counts 2 MB
-a second is four seconds. So a queue is also measured by time, beyond Heron: when the
-oldest message waiting for a destination has waited ``highwatermark.ms`` the spouts are
-paused too, and they go again only when every queue is under the low watermark in
-bytes *and* its oldest message has waited less than ``lowwatermark.ms``. A flood then
-parks at most about that long in a Stream Manager, whatever the bolts' rate (see
-engine.network.inflight for the other hops).
+a second is four seconds. So a queue can also be measured by time, beyond Heron: with
+``highwatermark.ms`` set, when the oldest message waiting for a destination has waited
+that long the spouts are paused too, and they go again only when every queue is under
+the low watermark in bytes *and* its oldest message has waited less than
+``lowwatermark.ms`` (a fifth of the high one unless set). A flood then parks at most
+about that long in a Stream Manager, whatever the bolts' rate (see
+engine.network.inflight for the other hops). It is off by default: a time watermark
+blames whichever instance's queue is oldest, and the Health Manager, which reads that
+blame, then takes a topology under load for one with a slow instance.
 """
 
 from __future__ import annotations
@@ -29,10 +32,8 @@ HIGH_MS_KEY = "heron.streammgr.network.backpressure.highwatermark.ms"
 LOW_MS_KEY = "heron.streammgr.network.backpressure.lowwatermark.ms"
 DEFAULT_HIGH_MB = 8.0
 DEFAULT_LOW_MB = 4.0
-#: a queue whose oldest message has waited this long pauses the spouts...
-DEFAULT_HIGH_MS = 50.0
-#: ...until every oldest message has waited less than this
-DEFAULT_LOW_MS = 10.0
+#: the low time watermark, unless set: this share of the high one
+DEFAULT_LOW_SHARE = 0.2
 
 
 class BackpressureConfigError(ValueError):
@@ -54,14 +55,24 @@ def watermarks(config: Mapping[str, Any]) -> tuple[int, int]:
 
 
 def wait_watermarks(config: Mapping[str, Any]) -> tuple[float, float]:
-    """(high, low) in seconds: how long the oldest queued message may wait, checked."""
-    def read(key: str, default: float) -> float:
-        value = config.get(key, default)
+    """(high, low) in seconds: how long the oldest queued message may wait, checked;
+    infinite (off) unless ``highwatermark.ms`` is set."""
+    def read(key: str) -> float | None:
+        value = config.get(key)
+        if value is None:
+            return None
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
             raise BackpressureConfigError(f"{key} must be a positive number of milliseconds, "
                                           f"got {value!r}")
         return float(value)
-    high, low = read(HIGH_MS_KEY, DEFAULT_HIGH_MS), read(LOW_MS_KEY, DEFAULT_LOW_MS)
+    high, low = read(HIGH_MS_KEY), read(LOW_MS_KEY)
+    if high is None:
+        if low is not None:
+            raise BackpressureConfigError(f"{LOW_MS_KEY} is set but {HIGH_MS_KEY} is not: "
+                                          f"set both, or neither")
+        return float("inf"), float("inf")
+    if low is None:
+        low = high * DEFAULT_LOW_SHARE
     if low >= high:
         raise BackpressureConfigError(f"{LOW_MS_KEY} ({low:g}) must be below {HIGH_MS_KEY} "
                                       f"({high:g})")

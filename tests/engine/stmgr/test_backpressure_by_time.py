@@ -1,7 +1,8 @@
-"""Backpressure by how long a queue's oldest message has waited, as well as by bytes: a
-slow bolt that drains 2 MB a second would let 8 MB of words wait four seconds before the
-byte watermark paused a spout; the time watermark pauses it after ``highwatermark.ms``,
-whatever the rate, and lets it go only when every queue is small *and* fresh."""
+"""Backpressure by how long a queue's oldest message has waited, as well as by bytes
+(``highwatermark.ms``, off by default): a slow bolt that drains 2 MB a second would let
+8 MB of words wait four seconds before the byte watermark paused a spout; the time
+watermark pauses it after ``highwatermark.ms``, whatever the rate, and lets it go only
+when every queue is small *and* fresh."""
 
 from __future__ import annotations
 
@@ -84,9 +85,11 @@ def test_an_instance_is_blamed_while_its_queue_is_stale():
     assert bp.causing() == set() and bp.total_ms(b"slow") == 750
 
 
-def test_time_watermarks_are_read_and_checked():
-    assert wait_watermarks({}) == (0.050, 0.010)
+def test_time_watermarks_are_off_unless_set_and_checked():
+    assert wait_watermarks({}) == (float("inf"), float("inf"))
+    assert wait_watermarks({HIGH_MS_KEY: 50}) == (0.05, pytest.approx(0.01))
     assert wait_watermarks({HIGH_MS_KEY: 200, LOW_MS_KEY: 20}) == (0.2, 0.02)
-    for bad in ({HIGH_MS_KEY: 0}, {LOW_MS_KEY: "5"}, {HIGH_MS_KEY: 10, LOW_MS_KEY: 10}):
+    for bad in ({HIGH_MS_KEY: 0}, {HIGH_MS_KEY: 50, LOW_MS_KEY: "5"}, {LOW_MS_KEY: 5},
+                {HIGH_MS_KEY: 10, LOW_MS_KEY: 10}):
         with pytest.raises(BackpressureConfigError, match="watermark.ms"):
             wait_watermarks(bad)
