@@ -26,7 +26,7 @@ from tests.engine.cli.conftest import (heron, heron_home, live_processes,  # noq
 from tests.engine.healthmgr.e2e import (NAME, WAIT_SECS, actions, health, ledger, parallelism,
                                         sink_counts, submit)
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(420)]
 
 
 def test_scales_up_under_backpressure_and_down_when_the_load_drops(
