@@ -13,9 +13,11 @@ bounded in bytes, and the open batch also in time:
   ``heron.instance.batch.size`` rows, whichever comes first;
 * a zmq queue holds at most ``DATA_HWM`` messages, each at most one batch: the zmq part
   of a hop is capped at ``DATA_HWM x emit.batch.size.bytes`` each way (plus one row
-  larger than a batch, which is sent alone), and the kernel's socket buffers on the TCP
-  and ipc data sockets are fixed at ``SOCKET_BUFFER_BYTES`` (autotuning would let a
-  loopback TCP connection park megabytes where no metric sees them);
+  larger than a batch, which is sent alone), plus the kernel's socket buffers, which
+  are the operating system's (``SOCKET_BUFFER_BYTES`` None). Fixing them small (64 KiB)
+  was tried: under a slow bolt an instance then stopped noticing its Stream Manager's
+  restart (zmq never read the closed connection) and ``heron update`` hung, so it waits
+  for a flow control that does not depend on the kernel's buffers;
 * the Stream Manager's queue per destination is capped by the backpressure high
   watermark (``engine.stmgr.backpressure``): over it, every spout stops.
 
@@ -47,8 +49,9 @@ DEFAULT_BATCH_ROWS = 1024
 
 #: messages a data socket holds each way (see engine.network.sockets)
 DATA_HWM = 16
-#: SO_SNDBUF / SO_RCVBUF of the data sockets (the kernel's share of a hop)
-SOCKET_BUFFER_BYTES = 64 * 1024
+#: SO_SNDBUF / SO_RCVBUF of the data sockets (the kernel's share of a hop); None keeps
+#: the operating system's (see above)
+SOCKET_BUFFER_BYTES: int | None = None
 
 
 class InflightConfigError(ValueError):
