@@ -5,8 +5,7 @@ or after a few milliseconds, message ids are acked at once (at-most-once, as Her
 without acking), and once ``is_exhausted()`` is true the task sends ``TaskDone`` after
 its last batch. Bolts: each arriving batch is decoded value by value into the tuples the
 component expects, output is flushed when the input pipe is momentarily empty (so
-batches grow under load and latency stays low when idle) or after
-``heron.instance.emit.batch.time.ms`` under a flood, and ``TaskDone`` is passed on
+batches grow under load and latency stays low when idle), and ``TaskDone`` is passed on
 once every upstream task has sent one.
 """
 
@@ -848,9 +847,6 @@ class BoltLoop(ExecutorLoop):
         collector = self.collector
         running = self._running
         next_tick = time.monotonic() + self.tick_secs if self.tick_secs else None
-        flush_secs = self.flush_secs
-        monotonic = time.monotonic
-        last_flush = monotonic()
         while running():
             timeout = 100
             if self.shell:
@@ -862,11 +858,9 @@ class BoltLoop(ExecutorLoop):
                 kind = frames[0].bytes
                 if kind == TUPLE_BATCH and self.hosted is not None:
                     self._process_batch(frames[1].bytes)
-                    # more input waiting: keep filling the output batches, but no row
-                    # waits longer than flush_secs (a flood never empties the pipe)
-                    if not pipe.poll(0) or monotonic() - last_flush >= flush_secs:
+                    # more input waiting: keep filling the output batches
+                    if not pipe.poll(0):
                         collector.flush()
-                        last_flush = monotonic()
                 elif kind == TASK_DONE:
                     self._task_done(frames[1].bytes)
                 elif kind == TUPLE_BATCH:
@@ -875,7 +869,6 @@ class BoltLoop(ExecutorLoop):
                     return
             else:
                 collector.flush()
-                last_flush = monotonic()
             if self.shell and self.hosted is not None:
                 try:
                     self.hosted.poll()
