@@ -29,9 +29,18 @@ from tests.engine.healthmgr.e2e import (NAME, WAIT_SECS, actions, health, ledger
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(420)]
 
 
+#: the scaling test's heron.healthmgr.max.parallelism. The bolt executes about 200/s per
+#: instance (170-210 measured), so 600/s needs 3-4. At 6 (the project's maximum) the
+#: peak utilisation sits at the over-provisioning limit (600 / (6 x 200) = 0.5), and a
+#: constant load may be trimmed to 5 (CI saw it): correct, but not what this test is
+#: about. At 5 it is 0.57 or more, clear of the limit, and 5 x 170 still clears 600/s.
+SCALING_MAX = 5
+
+
 def test_scales_up_under_backpressure_and_down_when_the_load_drops(
         real_engine, sweep, live_processes, isolated_imports, tmp_path):
-    out, rate_file = submit(tmp_path, 600)
+    out, rate_file = submit(tmp_path, 600,
+                            options={"heron.healthmgr.max.parallelism": SCALING_MAX})
     with open_state_manager("local", root=real_engine / "state") as state:
         try:
             assert wait_until(lambda: parallelism(state, "slow") > 1, timeout=60), \
@@ -57,6 +66,7 @@ def test_scales_up_under_backpressure_and_down_when_the_load_drops(
                         and actions(health())[-1] == last)
             assert wait_until(settled, timeout=120), health()[-10:]
             peak = parallelism(state, "slow")
+            assert peak <= SCALING_MAX
             assert {a["diagnosis"] for a in actions(health())} == {"under_provisioning"}, \
                 health()[-10:]
             rate_file.write_text("60")

@@ -115,6 +115,20 @@ class SlowSink(Bolt):
         self.emit([tup.values[0]])
 
 
+class SlowRelay(Bolt):
+    """Takes ``e2e.delay`` seconds per tuple and passes ``[n, padding]`` on: under a flood
+    it is busy on both sides, its input queued and its output filling its hop."""
+
+    outputs = ["n", "padding"]
+
+    def initialize(self, conf, ctx):
+        self.delay = float(conf.get("e2e.delay", 0.005))
+
+    def process(self, tup):
+        time.sleep(self.delay)
+        self.emit(list(tup.values))
+
+
 class Firehose(Spout):
     """Emits ``[n, padding]`` as fast as it is allowed to, for ``e2e.seconds``."""
 
