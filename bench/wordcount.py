@@ -24,8 +24,8 @@ fields grouping on the word, two counting tasks):
   not run and cannot emit reliably), tick tuples are periodic, and the heron engine's
   own ``TaskDone`` reaches no user code (it would need an engine hook). The marker is
   sent after its task's last word on the same route to each bolt task (Storm delivers
-  one task's tuples in order; the heron engine batches per stream and flushes a task's
-  streams in their declared order, the words' first); a word arriving after it anyway
+  one task's tuples in order; so does the heron engine, which sends a task's open batch
+  when a row on another stream follows it, as Heron's instance does); a word arriving after it anyway
   would be emitted with its new count at once, so the captured counts stay right. At-least-once, the
   spout sends the marker only once every word's tree is acked.
 * **streamparse-style** (``wordcount_bench``): the bolt emits ``[word, running count]``

@@ -92,6 +92,10 @@ class InstanceCollector:
         self.processed = 0
         #: bolt: (ACK or FAIL, (roots, key)) of settled inputs, for the Stream Manager
         self._settled: list[tuple[int, Any]] = []
+        #: the routed stream whose batch is open: rows of one task go out in emit order
+        #: across its streams, as Heron's instance does (a row on another stream sends the
+        #: open batch first) and as Storm delivers them (in order per task pair)
+        self._open: StreamOut | None = None
         for out in streams.values():  # what a routed emit's row needs of this collector
             out.bind(task, self.pending_roots, self._anchor_roots, batch_size, batch_bytes,
                      self._dumps, self._pack_row_hash is not None)
@@ -132,6 +136,8 @@ class InstanceCollector:
         if out.slow or (tup_id is not None and not acking):
             return self._emit_checked(out, values, stream, direct_task, need_task_ids, tup_id,
                                       anchors)
+        if out is not self._open:
+            self._switch_to(out)
         try:
             # the row packed, its tree (a spout's new root in pending_roots, or the
             # anchors' roots) and its key hashes, by the tuple path; True when full
@@ -195,6 +201,8 @@ class InstanceCollector:
             self.capture.record(out.name, values, payload, tup_id)  # a spout's message id
         if out.leaf:
             return [] if need_task_ids else None
+        if out is not self._open:
+            self._switch_to(out)
         targets: list[int] | None = None
         if need_task_ids or direct_task is not None:
             targets = []
@@ -223,6 +231,13 @@ class InstanceCollector:
         if len(out.values) >= self.batch_size or out.nbytes >= self.batch_bytes:
             self.flush_stream(out)
         return targets if need_task_ids else None
+
+    def _switch_to(self, out: StreamOut) -> None:
+        """A row for ``out`` follows rows of another stream: send those first."""
+        previous = self._open
+        if previous is not None and previous.values:
+            self.flush_stream(previous)
+        self._open = out
 
     def _serialization_error(self, exc: Exception, out: StreamOut, values: Any) -> SerializationError:
         return SerializationError(
