@@ -24,7 +24,7 @@ from libc.string cimport memcpy
 import zlib
 
 from engine.fastpath import codec as _pure
-from engine.fastpath.markers import RowNotPacked, Undecodable
+from engine.fastpath.markers import MalformedBatch, RowNotPacked, Undecodable
 
 cdef extern from *:
     """
@@ -700,3 +700,73 @@ cdef class StreamOut:
         elif self.key_indices:
             append_key_hashes(self.hashes, values, self.key_indices)
         return PyList_GET_SIZE(rows) >= self._batch_size or self.nbytes >= self._batch_bytes
+
+
+# -- a spout's pending trees ------------------------------------------------------------
+#: ControlBatch kinds (tuple.proto's ControlKind), as in the pure twin
+cdef enum:
+    _ACK = 1
+    _FAIL = 2
+ACK = _ACK
+FAIL = _FAIL
+
+
+cdef class PendingTable:
+    """A spout task's tuple trees awaiting completion (the twin of ``codec.PendingTable``:
+    the same table, the same results, the same errors; the loops over an ack batch and
+    over the oldest entries run here in C)."""
+
+    cdef public dict entries
+
+    def __init__(self):
+        self.entries = {}
+
+    def __len__(self):
+        return PyDict_GET_SIZE(self.entries)
+
+    def add(self, root, tup_id, double at):
+        self.entries[root] = (tup_id, at)
+
+    def settle(self, kinds, roots, double now, list latencies, Py_ssize_t room):
+        """``codec.PendingTable.settle``."""
+        cdef list k = list(kinds)
+        cdef list r = list(roots)
+        cdef Py_ssize_t n = PyList_GET_SIZE(k), i
+        cdef long long kind
+        cdef int overflow
+        cdef dict entries = self.entries
+        cdef object entry, item
+        cdef list out = []
+        if n != PyList_GET_SIZE(r):
+            raise MalformedBatch(f"an ack batch with {n} kind(s) for "
+                                 f"{PyList_GET_SIZE(r)} root(s)")
+        for i in range(n):
+            item = <object>PyList_GET_ITEM(k, i)
+            if type(item) is not int:
+                raise MalformedBatch(f"an ack batch with kind {item!r} (not ACK or FAIL)")
+            kind = PyLong_AsLongLongAndOverflow(item, &overflow)
+            if overflow or (kind != _ACK and kind != _FAIL):
+                raise MalformedBatch(f"an ack batch with kind {item!r} (not ACK or FAIL)")
+        for i in range(n):
+            entry = entries.pop(<object>PyList_GET_ITEM(r, i), None)
+            if entry is None:
+                continue
+            item = <object>PyList_GET_ITEM(k, i)
+            if room > 0 and PyLong_AsLongLongAndOverflow(item, &overflow) == _ACK:
+                latencies.append(now - <double>(<tuple>entry)[1])
+                room -= 1
+            out.append((item, (<tuple>entry)[0]))
+        return out
+
+    def expire(self, double deadline):
+        """``codec.PendingTable.expire``."""
+        cdef dict entries = self.entries
+        cdef Py_ssize_t pos = 0
+        cdef PyObject* key
+        cdef PyObject* value
+        cdef list old = []
+        while PyDict_Next(entries, &pos, &key, &value):
+            if <double>(<tuple><object>value)[1] > deadline:
+                break
+            old.append(<object>key)
+        return [(<tuple>entries.pop(root))[0] for root in old]

@@ -6,7 +6,9 @@ with msgpack and hashing its grouping key at the emitting instance, adding the r
 stream's pending batch (``StreamOut.add_packed``: a spout's new tree root and its entry in
 the pending table, a bolt's anchors' roots, the key hashes), encoding the rows into the
 ``TupleBatch`` that goes on the wire, and turning decoded rows into the streamparse
-``Tuple`` objects a bolt receives. Batching policy, validation, errors and routing stay
+``Tuple`` objects a bolt receives, and a spout's table of pending trees
+(``PendingTable``: settling the roots an ack batch names, expiring the old ones).
+Batching policy, validation, errors and routing stay
 with their owners (``engine.instance.collector``, ``engine.instance.executor``).
 """
 
@@ -19,7 +21,7 @@ from typing import Any, Callable, Sequence
 
 import msgpack
 
-from engine.fastpath.markers import RowNotPacked, Undecodable
+from engine.fastpath.markers import MalformedBatch, RowNotPacked, Undecodable
 from engine.messages import tuple_pb2
 
 #: False here, True in the compiled twin: which one a caller holds.
@@ -230,3 +232,64 @@ class StreamOut:
         elif self.key_indices:
             append_key_hashes(self.hashes, values, self.key_indices)
         return len(rows) >= self._batch_size or self.nbytes >= self._batch_bytes
+
+
+#: ControlBatch kinds (tuple.proto's ControlKind)
+ACK = tuple_pb2.ACK
+FAIL = tuple_pb2.FAIL
+
+
+class PendingTable:
+    """A spout task's tuple trees awaiting completion: root key -> (message id, emit
+    time), oldest first (a dict keeps insertion order, and emit times only grow), so
+    timeouts scan from the front. ``StreamOut.add_row`` enters a new root in
+    ``entries``; the spout's executor settles and expires them here and calls the
+    spout's own ``ack`` and ``fail`` with what comes back (user code stays Python)."""
+
+    __slots__ = ("entries",)
+
+    def __init__(self) -> None:
+        self.entries: dict[int, tuple[Any, float]] = {}
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def add(self, root: int, tup_id: Any, at: float) -> None:
+        self.entries[root] = (tup_id, at)
+
+    def settle(self, kinds: Sequence[int], roots: Sequence[int], now: float,
+               latencies: list[float], room: int) -> list[tuple[int, Any]]:
+        """The trees an ack batch names, completed (``ACK``) or failed (``FAIL``): each
+        root still pending leaves the table and comes back as ``(kind, message id)``, in
+        the batch's order; roots no longer pending (timed out already, or named twice)
+        are skipped, as Heron does. For the first ``room`` acks, the time from emit to
+        ``now`` is appended to ``latencies``. A batch whose columns disagree or that
+        names another kind raises ``MalformedBatch`` before anything changes."""
+        if len(kinds) != len(roots):
+            raise MalformedBatch(f"an ack batch with {len(kinds)} kind(s) for "
+                                 f"{len(roots)} root(s)")
+        for kind in kinds:
+            if type(kind) is not int or (kind != ACK and kind != FAIL):
+                raise MalformedBatch(f"an ack batch with kind {kind!r} (not ACK or FAIL)")
+        out: list[tuple[int, Any]] = []
+        pop = self.entries.pop
+        for kind, root in zip(kinds, roots):
+            entry = pop(root, None)
+            if entry is None:
+                continue
+            if kind == ACK and room > 0:
+                latencies.append(now - entry[1])
+                room -= 1
+            out.append((kind, entry[0]))
+        return out
+
+    def expire(self, deadline: float) -> list[Any]:
+        """Remove the trees emitted at or before ``deadline``, oldest first, and return
+        their message ids (the spout fails each)."""
+        entries = self.entries
+        old = []
+        for root, (_, at) in entries.items():
+            if at > deadline:
+                break
+            old.append(root)
+        return [entries.pop(root)[0] for root in old]

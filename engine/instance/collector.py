@@ -81,8 +81,11 @@ class InstanceCollector:
         self._default = streams.get("default")
         #: at-least-once (topology.acker.executors > 0): trees are tracked
         self.acking = acking
-        #: spout: root key -> (message id, emit time), oldest first (timeouts scan from here)
-        self.pending_roots: dict[int, tuple[Any, float]] = {}
+        #: spout: its pending trees (the tuple path's table: settled by ack batches,
+        #: expired by timeouts, oldest first) and their entries, root key -> (message
+        #: id, emit time), which a tracked emit's row enters
+        self.pending_trees = tuple_codec.PendingTable()
+        self.pending_roots: dict[int, tuple[Any, float]] = self.pending_trees.entries
         #: bolt: input tuple id -> ((root task, root key)..., this copy's key) or UNTRACKED
         self.inflight: dict[str, Any] = {}
         #: bolt: receive time of sampled inputs (the first of each batch), by tuple id, for

@@ -23,7 +23,7 @@ from google.protobuf.message import DecodeError
 from compat.storm_api.exceptions import ComponentFailure, StormWentAwayError
 from compat.storm_api.hosting import DirectHooks
 from compat.storm_api.tuple import Tuple
-from engine.fastpath import Undecodable, tuple_codec
+from engine.fastpath import MalformedBatch, Undecodable, tuple_codec
 from engine.instance.collector import UNTRACKED
 from engine.instance.gateway import GATEWAY_FAILED, STOP, TO_STMGR
 from engine.messages import metrics_pb2, stmgr_pb2, topology_pb2, tuple_pb2
@@ -421,32 +421,30 @@ class SpoutLoop(ExecutorLoop):
 
     def _settle(self, payload: bytes) -> None:
         """Trees the Stream Manager says completed (ack) or failed: tell the spout. Roots
-        no longer pending (already timed out) are ignored, as Heron does."""
+        no longer pending (already timed out) are ignored, as Heron does. The table's
+        work (which roots are pending, their latencies) is the tuple path's; the spout's
+        own ``ack`` and ``fail`` run here, in order."""
         try:
             batch = tuple_pb2.ControlBatch.FromString(payload)
         except DecodeError as exc:
             log.warning("dropped an ack batch that does not decode: %s", exc)
             return
-        pending = self.collector.pending_roots
-        now = time.monotonic()
+        try:
+            settled = self.collector.pending_trees.settle(
+                batch.kinds, batch.root_keys, time.monotonic(), self.latencies,
+                10_000 - len(self.latencies))  # latency samples kept per metrics interval
+        except MalformedBatch as exc:
+            log.warning("dropped a malformed ack batch: %s", exc)
+            return
         stats = self.stats
-        latencies = self.latencies
-        room = 10_000 - len(latencies)  # samples kept per metrics interval
         _, ack, fail, on_error = spout_hooks(self.hosted)
         acked = 0
         try:
-            for kind, root in zip(batch.kinds, batch.root_keys):
-                entry = pending.pop(root, None)
-                if entry is None:
-                    continue
-                tup_id, emitted_at = entry
+            for kind, tup_id in settled:
                 try:
                     try:
                         if kind == ACK:
                             acked += 1
-                            if room > 0:
-                                latencies.append(now - emitted_at)
-                                room -= 1
                             ack(tup_id)
                         else:
                             stats.failed += 1
@@ -472,22 +470,15 @@ class SpoutLoop(ExecutorLoop):
         if self.timeout_secs is None or now < self._next_timeout_scan:
             return
         self._next_timeout_scan = now + max(0.05, self.timeout_secs / 10)
-        pending = self.collector.pending_roots
-        deadline = now - self.timeout_secs
-        expired = []
-        for root, (tup_id, emitted_at) in pending.items():
-            if emitted_at > deadline:
-                break
-            expired.append((root, tup_id))
-        for root, tup_id in expired:
-            del pending[root]
+        for tup_id in self.collector.pending_trees.expire(now - self.timeout_secs):
             self.timed_out += 1
             self.stats.failed += 1
             try:
                 self.hosted.fail(tup_id)
             except ComponentFailure as failure:
-                self.restart(failure)
-                return
+                self.restart(failure)  # the rest are failed to the restarted spout
+                if self.hosted is None:
+                    return  # stopping
 
     def extra_metrics(self) -> list[tuple[str, Any]]:
         if not self.collector.acking:

@@ -87,3 +87,37 @@ def test_a_spout_that_keeps_running_gets_the_rest_of_the_batch_itself(pipe):
     assert len(MADE) == 1
     assert (MADE[0].acked, MADE[0].failed) == (["first", "after"], ["lost"])
     assert loop.restarts == 0
+
+
+def test_a_malformed_ack_batch_is_dropped_whole_and_the_spout_keeps_its_trees(pipe, caplog):
+    loop = spout_loop(pipe, AckRecorder)
+    # four roots and three kinds: which tree each kind is for cannot be told
+    batch = tuple_pb2.ControlBatch(kinds=[tuple_pb2.ACK] * 3, root_keys=[11, 12, 13, 14])
+    with caplog.at_level(logging.WARNING):
+        loop._settle(batch.SerializeToString())
+    assert "dropped a malformed ack batch" in caplog.text
+    assert (MADE[0].acked, MADE[0].failed) == ([], [])
+    assert list(loop.collector.pending_roots) == [11, 12, 13, 14]
+    settle(loop)  # a good batch after it settles them
+    assert not loop.collector.pending_roots
+
+
+class FailRaises(AckRecorder):
+    def fail(self, tup_id):
+        if tup_id == "bad":
+            raise RuntimeError("cannot fail bad")
+        self.failed.append(tup_id)
+
+
+def test_timeouts_fail_every_old_tree_even_when_a_fail_restarts_the_spout(pipe):
+    loop = spout_loop(pipe, FailRaises)
+    loop.timeout_secs = 1.0
+    young = loop.collector.pending_roots[14] = ("young", 1e12)  # emitted "later"
+    # an ack first: progress, so the spout is restarted at once when its fail raises
+    loop._settle(tuple_pb2.ControlBatch(kinds=[tuple_pb2.ACK],
+                                        root_keys=[11]).SerializeToString())
+    loop._expire()
+    assert len(MADE) == 2 and loop.restarts == 1
+    # the tree after the one whose fail raised is failed to the restarted spout
+    assert (MADE[0].acked, MADE[0].failed, MADE[1].failed) == (["first"], [], ["after"])
+    assert loop.timed_out == 2 and loop.collector.pending_roots == {14: young}
