@@ -81,11 +81,9 @@ class InstanceCollector:
         self._default = streams.get("default")
         #: at-least-once (topology.acker.executors > 0): trees are tracked
         self.acking = acking
-        #: spout: its pending trees (the tuple path's table: settled by ack batches,
-        #: expired by timeouts, oldest first) and their entries, root key -> (message
-        #: id, emit time), which a tracked emit's row enters
+        #: spout: its pending trees (the tuple path's table: entered by tracked emits,
+        #: settled by ack batches, expired by timeouts, oldest first)
         self.pending_trees = tuple_codec.PendingTable()
-        self.pending_roots: dict[int, tuple[Any, float]] = self.pending_trees.entries
         #: bolt: input tuple id -> ((root task, root key)..., this copy's key) or UNTRACKED
         self.inflight: dict[str, Any] = {}
         #: bolt: receive time of sampled inputs (the first of each batch), by tuple id, for
@@ -102,6 +100,12 @@ class InstanceCollector:
         for out in streams.values():  # what a routed emit's row needs of this collector
             out.bind(task, self.pending_roots, self._anchor_roots, batch_size, batch_bytes,
                      self._dumps, self._pack_row_hash is not None)
+
+    @property
+    def pending_roots(self) -> dict[int, tuple[Any, float]]:
+        """The spout's pending trees as the table holds them: root key -> (message id,
+        emit time), oldest first."""
+        return self.pending_trees.entries
 
     @property
     def tracks_anchors(self) -> bool:
@@ -194,7 +198,7 @@ class InstanceCollector:
         if tup_id is not None:
             if self.acking and not out.leaf:
                 root = getrandbits(64) or 1
-                self.pending_roots[root] = (tup_id, time.monotonic())
+                self.pending_trees.add(root, tup_id, time.monotonic())
                 roots = ((self.task, root),)
             else:  # at-most-once, or a tree with nowhere to go: complete at once
                 self.emitted_ids.append(tup_id)

@@ -484,7 +484,7 @@ class SpoutLoop(ExecutorLoop):
         if not self.collector.acking:
             return []
         out: list[tuple[str, Any]] = [("__timeout-count", self.timed_out),
-                                      ("__pending", len(self.collector.pending_roots))]
+                                      ("__pending", len(self.collector.pending_trees))]
         if self.latencies:
             lat = sorted(self.latencies)
             self.latencies = []
@@ -495,7 +495,7 @@ class SpoutLoop(ExecutorLoop):
         return out
 
     def _may_emit(self) -> bool:
-        return self.max_pending is None or len(self.collector.pending_roots) < self.max_pending
+        return self.max_pending is None or len(self.collector.pending_trees) < self.max_pending
 
     def on_activate(self) -> None:
         self._call(self.hosted.activate)
@@ -532,7 +532,7 @@ class SpoutLoop(ExecutorLoop):
         per-tuple path, so ``_call``'s work is inlined."""
         collector = self.collector
         next_tuple, _, _, on_error = spout_hooks(hosted)
-        pending = collector.pending_roots
+        pending = collector.pending_trees
         max_pending = self.max_pending
         monotonic = time.monotonic
         burst_end = monotonic() + SPOUT_BURST_SECS
@@ -590,7 +590,7 @@ class SpoutLoop(ExecutorLoop):
                     # as a message of its own, and per-message costs would dominate.
                     now = time.monotonic()
                     unsent = collector.pending
-                    if (len(collector.pending_roots) - unsent < self.max_pending // 2
+                    if (len(collector.pending_trees) - unsent < self.max_pending // 2
                             or now - last_flush >= self.flush_secs):
                         collector.flush()
                         last_flush = now
@@ -602,7 +602,7 @@ class SpoutLoop(ExecutorLoop):
             hosted = self.hosted
             emitted_any = self._burst(hosted)
             if self.hosted is hosted and hosted.is_exhausted():
-                if not collector.pending_roots:
+                if not len(collector.pending_trees):
                     self.exhausted = True
                     self.finish()
                     continue
