@@ -72,10 +72,20 @@ def test_executor_starts_restarts_and_stops_its_container(launch_spec: LaunchSpe
     try:
         names = ["stmgr-1", "metricsmgr-1", "container_1_word-spout_1", "container_1_count-bolt_3"]
 
+        def started(name: str, times: int = 1) -> bool:
+            # a stand-in logs its start line after installing its SIGTERM handler; before
+            # that a SIGTERM kills it silently (seen on a loaded CI machine)
+            try:
+                return launch_spec.process_log(name).read_text().count("standin pid=") >= times
+            except OSError:
+                return False
+
         def all_running() -> bool:
-            # each pid file is written just after its process starts: wait for both
+            # each pid file is written just after its process starts: wait for both,
+            # and for each process to be ready for a graceful stop
             kids = live_children(ex)
-            return len(kids) == 4 and all(pid_of(launch_spec, n) in kids for n in names)
+            return (len(kids) == 4 and all(pid_of(launch_spec, n) in kids for n in names)
+                    and all(started(n) for n in names))
         assert wait_for(all_running), (f"container 1 should run 4 processes named by pid "
                                        f"files: {live_children(ex)}")
         children = live_children(ex)
@@ -84,7 +94,8 @@ def test_executor_starts_restarts_and_stops_its_container(launch_spec: LaunchSpe
         victim = pid_of(launch_spec, "container_1_count-bolt_3")
         os.kill(victim, signal.SIGKILL)
         assert wait_for(lambda: pid_of(launch_spec, "container_1_count-bolt_3") not in (None, victim)
-                        and len(live_children(ex)) == 4)
+                        and len(live_children(ex)) == 4
+                        and started("container_1_count-bolt_3", times=2))
         children = live_children(ex)
         ex.send_signal(signal.SIGTERM)
         assert ex.wait(15) == 0
