@@ -70,7 +70,9 @@ def _extensions() -> list:
     from setuptools import Extension
 
     # one extension per compiled module, each embedding the hash of its own sources
-    exts = [Extension(module, [str((FASTPATH / name).relative_to(ROOT)) for name in names],
+    # (a .pxd among a module's files is cimported by its .pyx, not compiled on its own)
+    exts = [Extension(module, [str((FASTPATH / name).relative_to(ROOT)) for name in names
+                               if name.endswith(".pyx")],
                       define_macros=[("HERON_SOURCES_HASH",
                                       f'"{sources.sources_hash(FASTPATH, module)}"')])
             for module, names in sources.EXTENSIONS.items()]

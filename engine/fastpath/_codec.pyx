@@ -14,12 +14,14 @@ gives the result or raises the error the engine always gave. The one error writt
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from cpython.float cimport PyFloat_AS_DOUBLE
 from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
-from cpython.mem cimport PyMem_Free, PyMem_Realloc
 from cpython.object cimport PyObject, PyTypeObject
 from cpython.ref cimport Py_INCREF
 from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE, PyTuple_SET_ITEM
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy
+
+from engine.fastpath._scratch cimport (Scratch, put_be, put_byte, put_le, put_raw,
+                                       put_varint, release, reserve, take, varint_size)
 
 import zlib
 
@@ -55,10 +57,7 @@ COMPILED = True
 #: with the sources in the tree at import by ``engine.fastpath.selection``.
 SOURCES_HASH = HERON_SOURCES_HASH.decode("ascii")
 
-# -- an output buffer, reused: the GIL is held and nothing here calls Python code -------
-cdef char* _buf = NULL
-cdef Py_ssize_t _cap = 0
-cdef Py_ssize_t _len = 0
+# -- the output buffer (engine/fastpath/_scratch.pxd), reused from call to call ------
 cdef enum:
     #: kept between calls up to this size; a larger one (a huge value) is given back
     _KEEP = 1 << 20
@@ -67,57 +66,9 @@ cdef enum:
     #: keys longer than this are hashed by zlib (faster on long data than the table here)
     _ZLIB_FROM = 512
 
-cdef int _reserve(Py_ssize_t n) except -1:
-    global _buf, _cap
-    cdef Py_ssize_t need = _len + n
-    cdef Py_ssize_t cap
-    cdef char* grown
-    if need <= _cap:
-        return 0
-    cap = _cap * 2 if _cap else 4096
-    if cap < need:
-        cap = need
-    grown = <char*>PyMem_Realloc(_buf, cap)
-    if grown == NULL:
-        raise MemoryError()
-    _buf = grown
-    _cap = cap
-    return 0
-
-cdef inline void _release():
-    """Give back a buffer a huge value grew, and start empty."""
-    global _buf, _cap, _len
-    _len = 0
-    if _cap > _KEEP:
-        PyMem_Free(_buf)
-        _buf = NULL
-        _cap = 0
-
-cdef inline int _byte(uint8_t b) except -1:
-    global _len
-    _reserve(1)
-    _buf[_len] = <char>b
-    _len += 1
-    return 0
-
-cdef inline int _be(uint8_t head, uint64_t v, int size) except -1:
-    """``head`` then ``v`` big-endian in ``size`` bytes (msgpack's numbers and lengths)."""
-    global _len
-    cdef int i
-    _reserve(1 + size)
-    _buf[_len] = <char>head
-    for i in range(size):
-        _buf[_len + size - i] = <char>(v & 0xff)
-        v >>= 8
-    _len += 1 + size
-    return 0
-
-cdef inline int _raw(const char* data, Py_ssize_t n) except -1:
-    global _len
-    _reserve(n)
-    memcpy(_buf + _len, data, n)
-    _len += n
-    return 0
+cdef Scratch _out
+_out.initial = 4096
+_out.keep = _KEEP
 
 # -- msgpack, as msgpack.Packer(use_bin_type=True) writes it ------------------------------
 # Returns 0 when packed, 1 when the value must go to msgpack itself (nothing is raised
@@ -136,22 +87,22 @@ cdef int _pack(object o, int depth) except -1:
     if depth > _MAX_DEPTH:
         return 1
     if o is None:
-        return _byte(0xc0)
+        return put_byte(&_out, 0xc0)
     if t is bool:
-        return _byte(0xc3 if o is True else 0xc2)
+        return put_byte(&_out, 0xc3 if o is True else 0xc2)
     if t is int:
         ll = PyLong_AsLongLongAndOverflow(o, &overflow)
         if overflow == 0:
             if ll < -(1 << 5):
                 if ll < -(1 << 15):
                     if ll < -(1LL << 31):
-                        return _be(0xd3, <uint64_t>ll, 8)
-                    return _be(0xd2, <uint64_t>ll & 0xffffffffULL, 4)
+                        return put_be(&_out, 0xd3, <uint64_t>ll, 8)
+                    return put_be(&_out, 0xd2, <uint64_t>ll & 0xffffffffULL, 4)
                 if ll < -(1 << 7):
-                    return _be(0xd1, <uint64_t>ll & 0xffffULL, 2)
-                return _be(0xd0, <uint64_t>ll & 0xffULL, 1)
+                    return put_be(&_out, 0xd1, <uint64_t>ll & 0xffffULL, 2)
+                return put_be(&_out, 0xd0, <uint64_t>ll & 0xffULL, 1)
             if ll < (1 << 7):
-                return _byte(<uint8_t>(ll & 0xff))
+                return put_byte(&_out, <uint8_t>(ll & 0xff))
             ull = <unsigned long long>ll
         elif overflow > 0:
             try:
@@ -161,43 +112,43 @@ cdef int _pack(object o, int depth) except -1:
         else:
             return 1  # below int64: msgpack raises its own error
         if ull < (1 << 8):
-            return _be(0xcc, ull, 1)
+            return put_be(&_out, 0xcc, ull, 1)
         if ull < (1 << 16):
-            return _be(0xcd, ull, 2)
+            return put_be(&_out, 0xcd, ull, 2)
         if ull < (1ULL << 32):
-            return _be(0xce, ull, 4)
-        return _be(0xcf, ull, 8)
+            return put_be(&_out, 0xce, ull, 4)
+        return put_be(&_out, 0xcf, ull, 8)
     if t is float:
         d = PyFloat_AS_DOUBLE(o)
         memcpy(&bits, &d, 8)
-        return _be(0xcb, bits, 8)
+        return put_be(&_out, 0xcb, bits, 8)
     if t is str:
         try:
             s = PyUnicode_AsUTF8AndSize(o, &n)
         except UnicodeError:
             return 1  # lone surrogates: msgpack raises the error
         if n < 32:
-            _byte(0xa0 | <uint8_t>n)
+            put_byte(&_out, 0xa0 | <uint8_t>n)
         elif n < 256:
-            _be(0xd9, n, 1)
+            put_be(&_out, 0xd9, n, 1)
         elif n < 65536:
-            _be(0xda, n, 2)
+            put_be(&_out, 0xda, n, 2)
         elif n <= 0xffffffff:
-            _be(0xdb, n, 4)
+            put_be(&_out, 0xdb, n, 4)
         else:
             return 1
-        return _raw(s, n)
+        return put_raw(&_out, s, n)
     if t is bytes:
         n = PyBytes_GET_SIZE(o)
         if n < 256:
-            _be(0xc4, n, 1)
+            put_be(&_out, 0xc4, n, 1)
         elif n < 65536:
-            _be(0xc5, n, 2)
+            put_be(&_out, 0xc5, n, 2)
         elif n <= 0xffffffff:
-            _be(0xc6, n, 4)
+            put_be(&_out, 0xc6, n, 4)
         else:
             return 1
-        return _raw(PyBytes_AS_STRING(o), n)
+        return put_raw(&_out, PyBytes_AS_STRING(o), n)
     if t is list:
         n = PyList_GET_SIZE(o)
         if _array_head(n):
@@ -217,11 +168,11 @@ cdef int _pack(object o, int depth) except -1:
     if t is dict:
         n = PyDict_GET_SIZE(o)
         if n < 16:
-            _byte(0x80 | <uint8_t>n)
+            put_byte(&_out, 0x80 | <uint8_t>n)
         elif n < 65536:
-            _be(0xde, n, 2)
+            put_be(&_out, 0xde, n, 2)
         elif n <= 0xffffffff:
-            _be(0xdf, n, 4)
+            put_be(&_out, 0xdf, n, 4)
         else:
             return 1
         pos = 0
@@ -233,11 +184,11 @@ cdef int _pack(object o, int depth) except -1:
 
 cdef inline int _array_head(Py_ssize_t n) except -1:
     if n < 16:
-        _byte(0x90 | <uint8_t>n)
+        put_byte(&_out, 0x90 | <uint8_t>n)
     elif n < 65536:
-        _be(0xdc, n, 2)
+        put_be(&_out, 0xdc, n, 2)
     elif n <= 0xffffffff:
-        _be(0xdd, n, 4)
+        put_be(&_out, 0xdd, n, 4)
     else:
         return 1
     return 0
@@ -261,33 +212,31 @@ cdef object _crc(Py_ssize_t start, Py_ssize_t end):
     cdef uint32_t c = 0xffffffff
     cdef Py_ssize_t i
     if end - start > _ZLIB_FROM:
-        return _zlib_crc32(PyBytes_FromStringAndSize(_buf + start, end - start))
+        return _zlib_crc32(PyBytes_FromStringAndSize(_out.buf + start, end - start))
     for i in range(start, end):
-        c = _crc_table[(c ^ <uint8_t>_buf[i]) & 0xff] ^ (c >> 8)
+        c = _crc_table[(c ^ <uint8_t>_out.buf[i]) & 0xff] ^ (c >> 8)
     return c ^ 0xffffffff
 
 # -- the public functions: the same names, arguments, results and errors as codec.py -----
 def pack_row(values):
     """A row's values as msgpack (``MsgpackSerializer.dumps``); msgpack's own errors."""
-    global _len
-    _len = 0
+    _out.len = 0
     try:
         if _pack(values, 0):
             return _pure.pack_row(values)
-        return PyBytes_FromStringAndSize(_buf, _len)
+        return PyBytes_FromStringAndSize(_out.buf, _out.len)
     finally:
-        _release()
+        release(&_out)
 
 def key_hash(value):
     """The fields-grouping hash of one key value: CRC-32 of its msgpack bytes."""
-    global _len
-    _len = 0
+    _out.len = 0
     try:
         if _pack(value, 0):
             return _pure.key_hash(value)
-        return _crc(0, _len)
+        return _crc(0, _out.len)
     finally:
-        _release()
+        release(&_out)
 
 def pack_row_hash(values, Py_ssize_t index):
     """``(pack_row(values), key_hash(values[index]))`` in one pass: the key's msgpack
@@ -295,7 +244,6 @@ def pack_row_hash(values, Py_ssize_t index):
     return _pack_row_hash(values, index)
 
 cdef tuple _pack_row_hash(object values, Py_ssize_t index):
-    global _len
     cdef type t = type(values)
     cdef Py_ssize_t n, i, start = 0, end = 0
     cdef object item
@@ -307,7 +255,7 @@ cdef tuple _pack_row_hash(object values, Py_ssize_t index):
         return _pure.pack_row_hash(values, index)
     if index < 0 or index >= n:
         return _pure.pack_row_hash(values, index)
-    _len = 0
+    _out.len = 0
     try:
         if _array_head(n):
             return _pure.pack_row_hash(values, index)
@@ -317,14 +265,14 @@ cdef tuple _pack_row_hash(object values, Py_ssize_t index):
             else:
                 item = <object>PyTuple_GET_ITEM(values, i)
             if i == index:
-                start = _len
+                start = _out.len
             if _pack(item, 1):
                 return _pure.pack_row_hash(values, index)
             if i == index:
-                end = _len
-        return PyBytes_FromStringAndSize(_buf, _len), _crc(start, end)
+                end = _out.len
+        return PyBytes_FromStringAndSize(_out.buf, _out.len), _crc(start, end)
     finally:
-        _release()
+        release(&_out)
 
 def append_key_hashes(list hashes, values, key_indices):
     """Append one hash per grouping field list: a single field hashes its value, several
@@ -336,34 +284,6 @@ def append_key_hashes(list hashes, values, key_indices):
             hashes.append(key_hash(values[indices[0]]))
 
 # -- protobuf: TupleBatch as upb serializes it (field-number order, packed columns) -----
-cdef inline int _varint(uint64_t v) except -1:
-    global _len
-    _reserve(10)
-    while v >= 0x80:
-        _buf[_len] = <char>((v & 0x7f) | 0x80)
-        _len += 1
-        v >>= 7
-    _buf[_len] = <char>v
-    _len += 1
-    return 0
-
-cdef inline int _fixed(uint64_t v, int size) except -1:
-    global _len
-    cdef int i
-    _reserve(size)
-    for i in range(size):
-        _buf[_len + i] = <char>(v & 0xff)
-        v >>= 8
-    _len += size
-    return 0
-
-cdef inline int _varint_size(uint64_t v):
-    cdef int n = 1
-    while v >= 0x80:
-        v >>= 7
-        n += 1
-    return n
-
 cdef inline bint _int32(object o):
     return type(o) is int and -2147483648 <= o <= 2147483647
 
@@ -386,11 +306,11 @@ cdef int _packed(int field, object column, int kind) except -1:
         if kind == 0:
             if not _int32(x):
                 return 1
-            size += _varint_size(<uint64_t><int64_t>(<long long>x))
+            size += varint_size(<uint64_t><int64_t>(<long long>x))
         elif kind == 1:
             if not _uint32(x):
                 return 1
-            size += _varint_size(<uint64_t>(<unsigned long long>x))
+            size += varint_size(<uint64_t>(<unsigned long long>x))
         elif kind == 2:
             if not _uint32(x):
                 return 1
@@ -399,17 +319,17 @@ cdef int _packed(int field, object column, int kind) except -1:
             if not _uint64(x):
                 return 1
             size += 8
-    _varint((field << 3) | 2)
-    _varint(size)
+    put_varint(&_out, (field << 3) | 2)
+    put_varint(&_out, size)
     for x in column:
         if kind == 0:
-            _varint(<uint64_t><int64_t>(<long long>x))
+            put_varint(&_out, <uint64_t><int64_t>(<long long>x))
         elif kind == 1:
-            _varint(<uint64_t>(<unsigned long long>x))
+            put_varint(&_out, <uint64_t>(<unsigned long long>x))
         elif kind == 2:
-            _fixed(<uint64_t>(<unsigned long long>x), 4)
+            put_le(&_out, <uint64_t>(<unsigned long long>x), 4)
         else:
-            _fixed(<uint64_t>(<unsigned long long>x), 8)
+            put_le(&_out, <uint64_t>(<unsigned long long>x), 8)
     return 0
 
 cdef int _encode_batch(object src_task, object component, object stream, object values,
@@ -430,30 +350,30 @@ cdef int _encode_batch(object src_task, object component, object stream, object 
     except UnicodeError:
         return 1
     # 1: stream {1: id, 2: component_name}
-    n = 1 + _varint_size(n_stream) + n_stream + 1 + _varint_size(n_component) + n_component
-    _byte(0x0a)
-    _varint(n)
-    _byte(0x0a)
-    _varint(n_stream)
-    _raw(c_stream, n_stream)
-    _byte(0x12)
-    _varint(n_component)
-    _raw(c_component, n_component)
+    n = 1 + varint_size(n_stream) + n_stream + 1 + varint_size(n_component) + n_component
+    put_byte(&_out, 0x0a)
+    put_varint(&_out, n)
+    put_byte(&_out, 0x0a)
+    put_varint(&_out, n_stream)
+    put_raw(&_out, c_stream, n_stream)
+    put_byte(&_out, 0x12)
+    put_varint(&_out, n_component)
+    put_raw(&_out, c_component, n_component)
     # 2: src_task_id (int32: negative numbers take ten bytes, sign-extended)
-    _byte(0x10)
-    _varint(<uint64_t><int64_t>(<long long>src_task))
+    put_byte(&_out, 0x10)
+    put_varint(&_out, <uint64_t><int64_t>(<long long>src_task))
     # 3: values, one length-delimited entry per row
     for blob in values:
         if type(blob) is not bytes:
             return 1
-        _byte(0x1a)
-        _varint(PyBytes_GET_SIZE(blob))
-        _raw(PyBytes_AS_STRING(blob), PyBytes_GET_SIZE(blob))
+        put_byte(&_out, 0x1a)
+        put_varint(&_out, PyBytes_GET_SIZE(blob))
+        put_raw(&_out, PyBytes_AS_STRING(blob), PyBytes_GET_SIZE(blob))
     if key_hash_width:
         if not _uint32(key_hash_width):
             return 1
-        _byte(0x20)
-        _varint(<uint64_t>(<unsigned long long>key_hash_width))
+        put_byte(&_out, 0x20)
+        put_varint(&_out, <uint64_t>(<unsigned long long>key_hash_width))
         if _packed(5, key_hashes, 2):
             return 1
     if dest_counts:
@@ -470,17 +390,16 @@ def encode_batch(src_task, component, stream, values, key_hash_width, key_hashes
     """The serialized ``TupleBatch`` of an instance's rows, byte for byte what protobuf
     writes (``codec.encode_batch``); anything not exactly of its field's type and range
     is left to protobuf, for its own error."""
-    global _len
-    _len = 0
+    _out.len = 0
     try:
         if _encode_batch(src_task, component, stream, values, key_hash_width, key_hashes,
                          dest_counts, dest_tasks, root_counts, root_tasks, root_keys):
             return _pure.encode_batch(src_task, component, stream, values, key_hash_width,
                                       key_hashes, dest_counts, dest_tasks, root_counts,
                                       root_tasks, root_keys)
-        return PyBytes_FromStringAndSize(_buf, _len)
+        return PyBytes_FromStringAndSize(_out.buf, _out.len)
     finally:
-        _release()
+        release(&_out)
 
 # -- decoded rows into Tuples -----------------------------------------------------------
 cdef inline object _new_tuple(PyTypeObject* t, Py_ssize_t n):

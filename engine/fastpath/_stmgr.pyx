@@ -23,7 +23,9 @@ from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
 from cpython.object cimport PyObject
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport qsort
-from libc.string cimport memcpy
+
+from engine.fastpath._scratch cimport (Scratch, put_be, put_byte, put_le, put_raw,
+                                       put_varint, release, reserve, take, varint_size)
 
 import time
 from random import randbytes as _randbytes
@@ -54,94 +56,25 @@ check_routing = _pure.check_routing
 check_tracked = _pure.check_tracked
 check_control = _pure.check_control
 
-# -- an output buffer, reused: the GIL is held and nothing re-enters while it is filled --
-cdef char* _buf = NULL
-cdef Py_ssize_t _cap = 0
-cdef Py_ssize_t _len = 0
+# -- the output buffer (engine/fastpath/_scratch.pxd), reused from call to call ------
 cdef enum:
     _KEEP = 1 << 20
 
-cdef int _reserve(Py_ssize_t n) except -1:
-    global _buf, _cap
-    cdef Py_ssize_t need = _len + n
-    cdef Py_ssize_t cap
-    cdef char* grown
-    if need <= _cap:
-        return 0
-    cap = _cap * 2 if _cap else 65536
-    if cap < need:
-        cap = need
-    grown = <char*>PyMem_Realloc(_buf, cap)
-    if grown == NULL:
-        raise MemoryError()
-    _buf = grown
-    _cap = cap
-    return 0
-
-cdef inline void _release():
-    global _buf, _cap, _len
-    _len = 0
-    if _cap > _KEEP:
-        PyMem_Free(_buf)
-        _buf = NULL
-        _cap = 0
-
-cdef inline int _byte(uint8_t b) except -1:
-    global _len
-    _reserve(1)
-    _buf[_len] = <char>b
-    _len += 1
-    return 0
-
-cdef inline int _varint(uint64_t v) except -1:
-    global _len
-    _reserve(10)
-    while v >= 0x80:
-        _buf[_len] = <char>((v & 0x7f) | 0x80)
-        _len += 1
-        v >>= 7
-    _buf[_len] = <char>v
-    _len += 1
-    return 0
-
-cdef inline int _varint_size(uint64_t v):
-    cdef int n = 1
-    while v >= 0x80:
-        v >>= 7
-        n += 1
-    return n
-
-cdef inline int _fixed64(uint64_t v) except -1:
-    global _len
-    cdef int i
-    _reserve(8)
-    for i in range(8):
-        _buf[_len + i] = <char>(v & 0xff)
-        v >>= 8
-    _len += 8
-    return 0
-
-cdef inline int _raw(const char* data, Py_ssize_t n) except -1:
-    global _len
-    _reserve(n)
-    memcpy(_buf + _len, data, n)
-    _len += n
-    return 0
+cdef Scratch _out
+_out.initial = 65536
+_out.keep = _KEEP
 
 cdef inline int _blob(uint8_t tag, object data) except -1:
     """A length-delimited field from a bytes object."""
-    _byte(tag)
-    _varint(<uint64_t>PyBytes_GET_SIZE(data))
-    return _raw(PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data))
+    put_byte(&_out, tag)
+    put_varint(&_out, <uint64_t>PyBytes_GET_SIZE(data))
+    return put_raw(&_out, PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data))
 
 cdef inline int _head(object stream, int32_t src) except -1:
     """A TupleBatch's fields 1 (the stream, as serialized) and 2 (the source task)."""
     _blob(0x0a, stream)
-    _byte(0x10)
-    return _varint(<uint64_t><int64_t>src)
-
-cdef inline object _take():
-    return PyBytes_FromStringAndSize(_buf, _len)
+    put_byte(&_out, 0x10)
+    return put_varint(&_out, <uint64_t><int64_t>src)
 
 # -- C columns of a batch ---------------------------------------------------------------
 cdef uint64_t* _u64(object column, Py_ssize_t* n) except? NULL:
@@ -414,7 +347,6 @@ def split_batch(batch, payload, routes):
 def rebatch(batch, values):
     """A batch of the same stream and source holding ``values`` (no hash columns: the
     receiver is an instance, which needs only the values)."""
-    global _len
     cdef list vals
     src = batch.src_task_id
     if type(values) is not list or not (-2147483648 <= src <= 2147483647):
@@ -423,14 +355,14 @@ def rebatch(batch, values):
     for v in vals:
         if type(v) is not bytes:
             return _pure.rebatch(batch, values)
-    _len = 0
+    _out.len = 0
     try:
         _head(batch.stream.SerializeToString(), src)
         for v in vals:
             _blob(0x1a, v)
-        return _take()
+        return take(&_out)
     finally:
-        _release()
+        release(&_out)
 
 # -- XOR tracking ----------------------------------------------------------------------
 # A table of root key -> running XOR, open addressing with linear probing. Stored values
@@ -784,42 +716,41 @@ cdef class ControlOut:
 
     def encode(self, int32_t src_task):
         """The entries as one ``ControlBatch`` (one root each), as protobuf writes it."""
-        global _len
         cdef Py_ssize_t i, size
-        _len = 0
+        _out.len = 0
         try:
-            _byte(0x08)
-            _varint(<uint64_t><int64_t>src_task)
+            put_byte(&_out, 0x08)
+            put_varint(&_out, <uint64_t><int64_t>src_task)
             if self._n:
                 size = 0
                 for i in range(self._n):
-                    size += _varint_size(<uint64_t><int64_t>self._kinds[i])
-                _byte(0x12)
-                _varint(size)
+                    size += varint_size(<uint64_t><int64_t>self._kinds[i])
+                put_byte(&_out, 0x12)
+                put_varint(&_out, size)
                 for i in range(self._n):
-                    _varint(<uint64_t><int64_t>self._kinds[i])
-                _byte(0x1a)
-                _varint(self._n)
+                    put_varint(&_out, <uint64_t><int64_t>self._kinds[i])
+                put_byte(&_out, 0x1a)
+                put_varint(&_out, self._n)
                 for i in range(self._n):
-                    _byte(1)
+                    put_byte(&_out, 1)
                 size = 0
                 for i in range(self._n):
-                    size += _varint_size(<uint64_t><int64_t>self._tasks[i])
-                _byte(0x22)
-                _varint(size)
+                    size += varint_size(<uint64_t><int64_t>self._tasks[i])
+                put_byte(&_out, 0x22)
+                put_varint(&_out, size)
                 for i in range(self._n):
-                    _varint(<uint64_t><int64_t>self._tasks[i])
-                _byte(0x2a)
-                _varint(8 * self._n)
+                    put_varint(&_out, <uint64_t><int64_t>self._tasks[i])
+                put_byte(&_out, 0x2a)
+                put_varint(&_out, 8 * self._n)
                 for i in range(self._n):
-                    _fixed64(self._roots[i])
-                _byte(0x32)
-                _varint(8 * self._n)
+                    put_le(&_out, self._roots[i], 8)
+                put_byte(&_out, 0x32)
+                put_varint(&_out, 8 * self._n)
                 for i in range(self._n):
-                    _fixed64(self._keys[i])
-            return _take()
+                    put_le(&_out, self._keys[i], 8)
+            return take(&_out)
         finally:
-            _release()
+            release(&_out)
 
 
 cdef class _Keys:
@@ -942,7 +873,6 @@ cdef class AckTracker:
     def route_tracked(self, batch, routes):
         """Split a batch that has tracked rows: ``[(task, sub-batch bytes, rows)]``, each
         copy with its own key, each root told of the copies."""
-        global _len
         cdef list route_list = list(routes)
         cdef Py_ssize_t n = len(batch.values), nc = 0, nt = 0, nk = 0, i, j, s, m, c, total
         cdef uint64_t* counts = NULL
@@ -996,38 +926,38 @@ cdef class AckTracker:
             for s in range(plan.nslots):
                 slot = &plan.slots[s]
                 m = slot.n
-                _len = 0
+                _out.len = 0
                 try:
                     _head(stream, src32)
                     for j in range(m):
                         _blob(0x1a, <object>PyList_GET_ITEM(vals, slot.rows[j]))
                     if spout_batch:
                         # 8: root_counts, all 1; 9: root_tasks, all src; 10: root_keys
-                        _byte(0x42)
-                        _varint(m)
+                        put_byte(&_out, 0x42)
+                        put_varint(&_out, m)
                         for j in range(m):
-                            _byte(1)
-                        _byte(0x4a)
-                        _varint(m * _varint_size(<uint64_t><int64_t>src32))
+                            put_byte(&_out, 1)
+                        put_byte(&_out, 0x4a)
+                        put_varint(&_out, m * varint_size(<uint64_t><int64_t>src32))
                         for j in range(m):
-                            _varint(<uint64_t><int64_t>src32)
-                        _byte(0x52)
-                        _varint(8 * m)
+                            put_varint(&_out, <uint64_t><int64_t>src32)
+                        put_byte(&_out, 0x52)
+                        put_varint(&_out, 8 * m)
                         for j in range(m):
-                            _fixed64(keys[slot.rows[j]])
+                            put_le(&_out, keys[slot.rows[j]], 8)
                         # 11: edge_keys, one fresh key per copy, drawn in row order
                         fresh = _Keys(m)
-                        _byte(0x5a)
-                        _varint(8 * m)
+                        put_byte(&_out, 0x5a)
+                        put_varint(&_out, 8 * m)
                         for j in range(m):
                             edge = fresh.next()
                             combined[slot.rows[j]] ^= edge
-                            _fixed64(edge)
+                            put_le(&_out, edge, 8)
                     else:
                         _write_tracked_columns(slot, counts, tasks, keys, starts, combined)
-                    out.append((plan.tasks[s], _take(), m))
+                    out.append((plan.tasks[s], take(&_out), m))
                 finally:
-                    _release()
+                    release(&_out)
             self._begin()
             try:
                 if spout_batch:
@@ -1130,41 +1060,41 @@ cdef int _write_tracked_columns(_Slot* slot, uint64_t* counts, uint64_t* tasks,
     size = 0
     for j in range(m):
         i = slot.rows[j]
-        size += _varint_size(counts[i])
+        size += varint_size(counts[i])
         total += <Py_ssize_t>counts[i]
         if counts[i]:
             tracked += 1
     fresh = _Keys(tracked)
-    _byte(0x42)
-    _varint(size)
+    put_byte(&_out, 0x42)
+    put_varint(&_out, size)
     for j in range(m):
-        _varint(counts[slot.rows[j]])
+        put_varint(&_out, counts[slot.rows[j]])
     if total:
         size = 0
         for j in range(m):
             i = slot.rows[j]
             for r in range(starts[i], starts[i] + <Py_ssize_t>counts[i]):
-                size += _varint_size(<uint64_t><int64_t><int32_t>tasks[r])
-        _byte(0x4a)
-        _varint(size)
+                size += varint_size(<uint64_t><int64_t><int32_t>tasks[r])
+        put_byte(&_out, 0x4a)
+        put_varint(&_out, size)
         for j in range(m):
             i = slot.rows[j]
             for r in range(starts[i], starts[i] + <Py_ssize_t>counts[i]):
-                _varint(<uint64_t><int64_t><int32_t>tasks[r])
-        _byte(0x52)
-        _varint(8 * total)
+                put_varint(&_out, <uint64_t><int64_t><int32_t>tasks[r])
+        put_byte(&_out, 0x52)
+        put_varint(&_out, 8 * total)
         for j in range(m):
             i = slot.rows[j]
             for r in range(starts[i], starts[i] + <Py_ssize_t>counts[i]):
-                _fixed64(keys[r])
-    _byte(0x5a)
-    _varint(8 * m)
+                put_le(&_out, keys[r], 8)
+    put_byte(&_out, 0x5a)
+    put_varint(&_out, 8 * m)
     for j in range(m):
         i = slot.rows[j]
         if counts[i]:
             edge = fresh.next()
             combined[i] ^= edge
-            _fixed64(edge)
+            put_le(&_out, edge, 8)
         else:
-            _fixed64(0)
+            put_le(&_out, 0, 8)
     return 0

@@ -15,8 +15,8 @@ from pathlib import Path
 #: directory); each embeds the hash of its own files, so a change to any of them makes
 #: that build stale (and a rebuild regenerates exactly the modules whose files changed).
 EXTENSIONS: dict[str, tuple[str, ...]] = {
-    "engine.fastpath._codec": ("_codec.pyx",),
-    "engine.fastpath._stmgr": ("_stmgr.pyx",),
+    "engine.fastpath._codec": ("_codec.pyx", "_scratch.pxd"),
+    "engine.fastpath._stmgr": ("_stmgr.pyx", "_scratch.pxd"),
 }
 
 #: Each compiled module's pure-Python twin: the reference and the fallback.
@@ -28,9 +28,9 @@ PURE_TWINS: dict[str, str] = {
 #: The tuple codec's compiled module (the first of ``EXTENSIONS``).
 EXTENSION_MODULE = "engine.fastpath._codec"
 
-#: Every compiled source, over all modules.
-COMPILED_SOURCES: tuple[str, ...] = tuple(name for names in EXTENSIONS.values()
-                                          for name in names)
+#: Every compiled source, over all modules (a file shared by several listed once).
+COMPILED_SOURCES: tuple[str, ...] = tuple(dict.fromkeys(name for names in EXTENSIONS.values()
+                                                        for name in names))
 
 
 def sources_hash(directory: str | Path | None = None,
