@@ -61,7 +61,7 @@ def test_silent_bolt_fails_with_heartbeat_timeout(start):
     host = start("bolt", "bash", "hang.sh", {"topology.subprocess.timeout.secs": 1}, component="slow", task=2)
     began = time.monotonic()
     failure = poll_until_failure(host)
-    assert 1.0 <= time.monotonic() - began < 5.0
+    assert 1.0 <= time.monotonic() - began < 10.0  # not before the timeout, nor long after
     assert isinstance(failure.original, HeartbeatTimeout)
     message = str(failure)
     assert "subprocess heartbeat timeout" in message and "'slow' task 2" in message
