@@ -21,7 +21,7 @@ from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy
 
 from engine.fastpath._scratch cimport (Scratch, put_be, put_byte, put_le, put_raw,
-                                       put_varint, release, reserve, take, varint_size)
+                                       put_varint, release, take, varint_size)
 
 import zlib
 
@@ -224,7 +224,7 @@ def pack_row(values):
     try:
         if _pack(values, 0):
             return _pure.pack_row(values)
-        return PyBytes_FromStringAndSize(_out.buf, _out.len)
+        return take(&_out)
     finally:
         release(&_out)
 
@@ -270,7 +270,7 @@ cdef tuple _pack_row_hash(object values, Py_ssize_t index):
                 return _pure.pack_row_hash(values, index)
             if i == index:
                 end = _out.len
-        return PyBytes_FromStringAndSize(_out.buf, _out.len), _crc(start, end)
+        return take(&_out), _crc(start, end)
     finally:
         release(&_out)
 
@@ -397,7 +397,7 @@ def encode_batch(src_task, component, stream, values, key_hash_width, key_hashes
             return _pure.encode_batch(src_task, component, stream, values, key_hash_width,
                                       key_hashes, dest_counts, dest_tasks, root_counts,
                                       root_tasks, root_keys)
-        return PyBytes_FromStringAndSize(_out.buf, _out.len)
+        return take(&_out)
     finally:
         release(&_out)
 

@@ -4,8 +4,8 @@
 Each module keeps one ``Scratch`` of its own, reused from call to call: the GIL is held
 while it is filled and nothing that fills it calls back into Python, so no call can
 interleave with another. It keeps its memory between calls up to ``keep`` bytes (a huge
-value's buffer is given back by ``release``). The writers are inline so a row costs what
-the hand-written code inside each module cost; only growing the buffer is out of line.
+value's buffer is given back by ``release``). The writers are inline, so a row costs what
+the code each module kept for itself cost; growing the buffer is their one rare branch.
 """
 
 from cpython.bytes cimport PyBytes_FromStringAndSize

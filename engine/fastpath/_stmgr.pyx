@@ -14,7 +14,7 @@ are not plain (no tasks) and batches with explicit destinations are split by the
 twin's ``split_indices`` itself.
 """
 
-from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
 from cpython.dict cimport PyDict_GetItem, PyDict_SetItem, PyDict_DelItem
 from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
 from cpython.long cimport (PyLong_AsLongLongAndOverflow, PyLong_AsUnsignedLongLong,
@@ -24,8 +24,8 @@ from cpython.object cimport PyObject
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport qsort
 
-from engine.fastpath._scratch cimport (Scratch, put_be, put_byte, put_le, put_raw,
-                                       put_varint, release, reserve, take, varint_size)
+from engine.fastpath._scratch cimport (Scratch, put_byte, put_le, put_raw, put_varint,
+                                       release, take, varint_size)
 
 import time
 from random import randbytes as _randbytes

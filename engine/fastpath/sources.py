@@ -28,10 +28,6 @@ PURE_TWINS: dict[str, str] = {
 #: The tuple codec's compiled module (the first of ``EXTENSIONS``).
 EXTENSION_MODULE = "engine.fastpath._codec"
 
-#: Every compiled source, over all modules (a file shared by several listed once).
-COMPILED_SOURCES: tuple[str, ...] = tuple(dict.fromkeys(name for names in EXTENSIONS.values()
-                                                        for name in names))
-
 
 def sources_hash(directory: str | Path | None = None,
                  module: str = EXTENSION_MODULE) -> str:

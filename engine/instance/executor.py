@@ -602,7 +602,7 @@ class SpoutLoop(ExecutorLoop):
             hosted = self.hosted
             emitted_any = self._burst(hosted)
             if self.hosted is hosted and hosted.is_exhausted():
-                if not len(collector.pending_trees):
+                if not collector.pending_trees:
                     self.exhausted = True
                     self.finish()
                     continue
