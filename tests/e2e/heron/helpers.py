@@ -9,6 +9,7 @@ and checks that every one of those processes is gone.
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +25,18 @@ from engine.submission import load_topology
 HERE = Path(__file__).resolve().parent
 PROJECTS = HERE / "projects"
 REPO = HERE.parents[2]
+
+
+def json_lines(path: Path) -> list[dict]:
+    """The complete JSON lines of a file another process may be appending to.
+
+    A writer's line can reach the file in more than one write (a text file flushes its
+    buffer when it fills, mid-line), so a reader polling during a run can see the start of
+    the last line without its end. Only lines ended by a newline are parsed; a malformed
+    complete line still fails loudly."""
+    text = path.read_text()
+    complete = text[: text.rfind("\n") + 1]
+    return [json.loads(line) for line in complete.splitlines() if line.strip()]
 
 
 def wait_until(predicate: Callable[[], Any], timeout: float = 60.0, interval: float = 0.2) -> Any:

@@ -9,14 +9,13 @@ the fallback and the reference."""
 from __future__ import annotations
 
 import collections
-import json
 import time
 from pathlib import Path
 
 import psutil
 import pytest
 
-from tests.e2e.heron.helpers import PROJECTS, HeronRun, leaf_tuples
+from tests.e2e.heron.helpers import PROJECTS, HeronRun, json_lines, leaf_tuples
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -51,7 +50,7 @@ def ledger(directory: Path) -> dict[int, list[dict]]:
     """Spout task -> its events, in order."""
     out = {}
     for path in sorted(directory.glob("*.jsonl")):
-        out[int(path.stem)] = [json.loads(line) for line in path.read_text().splitlines()]
+        out[int(path.stem)] = json_lines(path)
     return out
 
 

@@ -9,7 +9,6 @@ and the XOR ack bookkeeping) also runs with ``HERON_PURE_PYTHON=1`` in every pro
 from __future__ import annotations
 
 import collections
-import json
 import signal
 import time
 import uuid
@@ -19,7 +18,7 @@ import psutil
 import pytest
 
 from engine.launch import StateManagerSpec
-from tests.e2e.heron.helpers import PROJECTS, HeronRun, leaf_tuples, wait_until
+from tests.e2e.heron.helpers import PROJECTS, HeronRun, json_lines, leaf_tuples, wait_until
 from tests.e2e.heron.test_acking import assert_pure_python
 
 pytestmark = pytest.mark.timeout(240)
@@ -32,8 +31,8 @@ RATE = 100  # ids per second per spout task: the run lasts about six seconds
 def acked_ids(directory: Path) -> dict[int, collections.Counter]:
     out = {}
     for path in sorted(directory.glob("*.jsonl")):
-        events = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-        out[int(path.stem)] = collections.Counter(e["id"] for e in events if e["event"] == "ack")
+        out[int(path.stem)] = collections.Counter(
+            e["id"] for e in json_lines(path) if e["event"] == "ack")
     return out
 
 

@@ -5,13 +5,12 @@ acked; a dry run changes nothing; bad requests are clear errors."""
 from __future__ import annotations
 
 import collections
-import json
 from pathlib import Path
 
 import pytest
 
 from engine.statemgr import open_state_manager
-from tests.e2e.heron.helpers import wait_until
+from tests.e2e.heron.helpers import json_lines, wait_until
 from tests.engine.cli.conftest import heron
 
 pytestmark = pytest.mark.timeout(240)
@@ -21,8 +20,7 @@ LIMIT = 1500
 
 
 def acked(out: Path) -> collections.Counter:
-    events = [json.loads(line) for path in out.glob("*.jsonl")
-              for line in path.read_text().splitlines() if line.strip()]
+    events = [event for path in out.glob("*.jsonl") for event in json_lines(path)]
     return collections.Counter(e["id"] for e in events if e["event"] == "ack")
 
 
@@ -42,7 +40,7 @@ def instances_of(state, component: str) -> list[int]:
 
 def updates_seen(out: Path) -> dict[str, list[dict[str, int]]]:
     """sink task -> the parallelism (tasks per component) each ``update`` call gave it."""
-    return {path.stem.split("-", 1)[1]: [json.loads(line) for line in path.read_text().splitlines()]
+    return {path.stem.split("-", 1)[1]: json_lines(path)
             for path in out.glob("updates-*.ndjson")}
 
 

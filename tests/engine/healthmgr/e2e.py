@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from tests.e2e.heron.helpers import json_lines
 from tests.engine.cli.conftest import heron
 
 PROJECT = Path(__file__).resolve().parents[2] / "e2e" / "heron" / "projects" / "autoscale"
@@ -37,11 +38,7 @@ def ledger(out: Path) -> tuple[set[int], set[int]]:
     """(ids emitted, ids acked) from the spout's own ledger."""
     emitted, acked = set(), set()
     for path in out.glob("spout-*.jsonl"):
-        for line in path.read_text().splitlines():
-            try:
-                event = json.loads(line)
-            except ValueError:
-                continue  # a line being written
+        for event in json_lines(path):
             (emitted if event["event"] == "emit" else acked if event["event"] == "ack"
              else set()).add(event["id"])
     return emitted, acked
