@@ -23,6 +23,7 @@ import psutil
 import pytest
 
 from tests.cluster.conftest import running_slurm_cluster, zookeeper_on
+from tests.e2e.heron.helpers import complete_text
 from tests.engine.cli.conftest import heron
 
 pytestmark = pytest.mark.timeout(300)
@@ -143,12 +144,12 @@ class SlurmTopology:
 
     def acked(self) -> set[int]:
         path = self.store / "acked.log"
-        return {int(x) for x in path.read_text().split()} if path.exists() else set()
+        return {int(x) for x in complete_text(path).split()} if path.exists() else set()
 
     def records(self) -> dict[int, str]:
         out: dict[int, str] = {}
         for path in self.store.glob("records-*.log"):
-            for line in path.read_text().splitlines():
+            for line in complete_text(path).splitlines():
                 i, word = line.split()
                 out[int(i)] = word
         return out

@@ -27,16 +27,20 @@ PROJECTS = HERE / "projects"
 REPO = HERE.parents[2]
 
 
-def json_lines(path: Path) -> list[dict]:
-    """The complete JSON lines of a file another process may be appending to.
+def complete_text(path: Path) -> str:
+    """The complete lines of a file another process may be appending to.
 
-    A writer's line can reach the file in more than one write (a text file flushes its
-    buffer when it fills, mid-line), so a reader polling during a run can see the start of
-    the last line without its end. Only lines ended by a newline are parsed; a malformed
-    complete line still fails loudly."""
+    A line written by one ``write()`` can be seen half-written: the kernel copies a write
+    into the page cache a page at a time, and the file grows as each page is copied, so a
+    reader polling during a run can see the start of the last line without its end."""
     text = path.read_text()
-    complete = text[: text.rfind("\n") + 1]
-    return [json.loads(line) for line in complete.splitlines() if line.strip()]
+    return text[: text.rfind("\n") + 1]
+
+
+def json_lines(path: Path) -> list[dict]:
+    """The complete JSON lines of a file being appended to (a malformed complete line
+    still fails loudly)."""
+    return [json.loads(line) for line in complete_text(path).splitlines() if line.strip()]
 
 
 def wait_until(predicate: Callable[[], Any], timeout: float = 60.0, interval: float = 0.2) -> Any:

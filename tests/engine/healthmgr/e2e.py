@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tests.e2e.heron.helpers import json_lines
+from tests.e2e.heron.helpers import complete_text, json_lines
 from tests.engine.cli.conftest import heron
 
 PROJECT = Path(__file__).resolve().parents[2] / "e2e" / "heron" / "projects" / "autoscale"
@@ -53,7 +53,7 @@ def sink_counts(out: Path) -> collections.Counter:
     """Per-word counts of the ids the sink received, each id once."""
     seen: dict[int, str] = {}
     for path in out.glob("sink-*.txt"):
-        for line in path.read_text().splitlines():
+        for line in complete_text(path).splitlines():
             n, _, word = line.partition(" ")
             if word:
                 seen[int(n)] = word
