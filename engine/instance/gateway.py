@@ -36,6 +36,11 @@ _ASSIGNMENT = type_frame(stmgr_pb2.NewInstanceAssignmentMessage)
 _METRICS_REGISTER_RESPONSE = type_frame(metrics_pb2.MetricPublisherRegisterResponse)
 
 REGISTER_RETRY_SECS = 2.0
+#: a registration unanswered this long on a live connection is sent on a new connection:
+#: a Stream Manager's ROUTER ignores, for good, a connection that arrived under an
+#: identity another connection held (a predecessor still stopping), even after that one
+#: closes; only a fresh connection is identified again
+REGISTER_RECONNECT_SECS = 10.0
 PIPE_HWM = DATA_HWM
 #: metrics snapshots waiting for the gateway; a newer one makes older ones worthless
 METRICS_PIPE_HWM = 4
@@ -50,7 +55,7 @@ def metrics_pipe_endpoint(pipe_endpoint: str) -> str:
 class Gateway(threading.Thread):
     def __init__(self, ctx: zmq.Context, pipe_endpoint: str, *, stmgr_endpoint: str,
                  metrics_endpoint: str, instance: Any, topology_name: str, topology_id: str,
-                 publisher: Any) -> None:
+                 publisher: Any, stopping: threading.Event | None = None) -> None:
         super().__init__(name="gateway", daemon=True)
         self.ctx = ctx
         self.pipe_endpoint = pipe_endpoint
@@ -60,8 +65,14 @@ class Gateway(threading.Thread):
         self.topology_name = topology_name
         self.topology_id = topology_id
         self.publisher = publisher
+        #: set when the process is asked to stop: it then never (re)registers, so a
+        #: stopping instance cannot take its name from the copy that replaces it
+        self.stopping = stopping or threading.Event()
         self.bound = threading.Event()
         self.registered = False
+        self.connected = False
+        #: the Stream Manager connection was given up (stopping, not registered)
+        self.detached = False
         self.error: BaseException | None = None
 
     def run(self) -> None:
@@ -77,10 +88,13 @@ class Gateway(threading.Thread):
         self.bound.set()
         ident = self.instance.instance_id
         stmgr = connect_dealer(self.ctx, self.stmgr_endpoint, ident, sndhwm=DATA_HWM,
-                               rcvhwm=DATA_HWM, buffer_bytes=SOCKET_BUFFER_BYTES)
+                               rcvhwm=DATA_HWM, buffer_bytes=SOCKET_BUFFER_BYTES,
+                               connect=False)
         # A restarted Stream Manager knows nothing of us: zmq reconnects by itself, and the
-        # connection events tell us to register again.
+        # connection events tell us to register again. The monitor comes first, so that
+        # even the first connection is reported.
         self.monitor = stmgr.get_monitor_socket(zmq.EVENT_CONNECTED | zmq.EVENT_DISCONNECTED)
+        stmgr.connect(self.stmgr_endpoint)
         metrics = connect_dealer(self.ctx, self.metrics_endpoint, ident, sndhwm=100, rcvhwm=100)
         try:
             self._loop(pipe, stmgr, metrics, metrics_pipe)
@@ -100,6 +114,8 @@ class Gateway(threading.Thread):
                 sock.close(linger=200)
 
     def _register(self, stmgr: zmq.Socket) -> None:
+        if self.stopping.is_set():
+            return
         request = stmgr_pb2.RegisterInstanceRequest(topology_name=self.topology_name,
                                                     topology_id=self.topology_id)
         request.instance.CopyFrom(self.instance)
@@ -117,8 +133,28 @@ class Gateway(threading.Thread):
         to_executor: list[bytes] | None = None  # a message the executor's pipe had no room for
         to_stmgr: list[bytes] | None = None     # a message the Stream Manager had no room for
         poller_cache: dict[tuple[bool, bool], zmq.Poller] = {}
+        unanswered_since: float | None = None  # connected, registration not answered
         while True:
-            if not self.registered and time.monotonic() - register_sent > REGISTER_RETRY_SECS:
+            if self.stopping.is_set() and not self.registered and not self.detached:
+                # Being stopped with no Stream Manager: never reconnect to the next one.
+                self._disconnect(stmgr)
+                self.detached = True
+                to_stmgr = None
+            if self.registered or not self.connected or self.detached or \
+                    to_executor is not None:  # not reading: an answer may be waiting unread
+                unanswered_since = None
+            elif unanswered_since is None:
+                unanswered_since = time.monotonic()
+            elif time.monotonic() - unanswered_since > REGISTER_RECONNECT_SECS:
+                log.warning("the stream manager has not answered our registration for %g s "
+                            "on this connection; connecting again", REGISTER_RECONNECT_SECS)
+                self._disconnect(stmgr)
+                stmgr.connect(self.stmgr_endpoint)
+                self.connected = False
+                unanswered_since = None
+                register_sent = time.monotonic()  # registered again once connected
+            if not self.registered and not self.detached and \
+                    time.monotonic() - register_sent > REGISTER_RETRY_SECS:
                 try:
                     self._register(stmgr)
                 except zmq.Again:
@@ -175,6 +211,8 @@ class Gateway(threading.Thread):
                         break
                     where = frames[0].bytes
                     if where == TO_STMGR:
+                        if self.detached:
+                            continue  # stopping, with no Stream Manager to take it
                         try:
                             stmgr.send_multipart(frames[1:], zmq.NOBLOCK, copy=False)
                         except zmq.Again:
@@ -185,7 +223,8 @@ class Gateway(threading.Thread):
                         except zmq.Again:
                             pass  # metrics are periodic snapshots: the next one replaces it
                     elif where == STOP:
-                        self._drain_to_stmgr(stmgr, to_stmgr)
+                        if not self.detached:
+                            self._drain_to_stmgr(stmgr, to_stmgr)
                         self._relay_metrics(metrics_pipe, metrics)  # the last snapshot
                         return
             if events.get(self.monitor, 0) & zmq.POLLIN:
@@ -203,6 +242,14 @@ class Gateway(threading.Thread):
                 except zmq.Again:
                     pass
 
+    def _disconnect(self, stmgr: zmq.Socket) -> None:
+        """Drop the Stream Manager connection and its queued messages; zmq stops
+        reconnecting to that endpoint."""
+        try:
+            stmgr.disconnect(self.stmgr_endpoint)
+        except zmq.ZMQError:  # not connected under that name: nothing to drop
+            pass
+
     def _connection_events(self) -> bool:
         """Read the Stream Manager connection's events; True when it (re)connected after
         we had registered, so the registration must be sent again."""
@@ -213,11 +260,13 @@ class Gateway(threading.Thread):
             except zmq.Again:
                 return again
             if event["event"] == zmq.EVENT_DISCONNECTED:
-                if self.registered:
+                if self.registered and not self.stopping.is_set():
                     log.warning("lost the stream manager; will register again when it is back")
                 self.registered = False
-            elif event["event"] == zmq.EVENT_CONNECTED and not self.registered:
-                again = True
+                self.connected = False
+            elif event["event"] == zmq.EVENT_CONNECTED:
+                self.connected = True
+                again = again or not self.registered
 
     @staticmethod
     def _relay_metrics(metrics_pipe: zmq.Socket, metrics: zmq.Socket) -> None:

@@ -137,7 +137,7 @@ def run(args: argparse.Namespace, stopping: threading.Event) -> int:
                           args.container, spout=comp.kind == "spout")),
                       metrics_endpoint=ipc_endpoint(spec.topology_id, metrics_socket_name(args.container)),
                       instance=me, topology_name=spec.topology_name, topology_id=spec.topology_id,
-                      publisher=publisher)
+                      publisher=publisher, stopping=stopping)
     gateway.start()
     gateway.bound.wait(10)
     pipe = ctx.socket(zmq.PAIR)

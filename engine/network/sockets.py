@@ -68,9 +68,12 @@ def bind_router(ctx: zmq.Context, endpoint: str, *, sndhwm: int = 1000, rcvhwm: 
 
 def connect_dealer(ctx: zmq.Context, endpoint: str, identity: str, *, sndhwm: int = 1000,
                    rcvhwm: int = 1000, security: "SocketSecurity | None" = None,
-                   buffer_bytes: int | None = None) -> zmq.Socket:
+                   buffer_bytes: int | None = None, connect: bool = True) -> zmq.Socket:
     """A DEALER connected to ``endpoint``; a TCP endpoint needs the topology's
-    ``security`` (a server refuses a client without it during the handshake)."""
+    ``security`` (a server refuses a client without it during the handshake).
+
+    ``connect=False`` leaves ``sock.connect(endpoint)`` to the caller, who can attach a
+    socket monitor first: a connection made before the monitor is never reported."""
     if _is_tcp(endpoint) and security is None:
         raise InsecureSocketError(f"{endpoint}: engine TCP connections must be secured with "
                                   f"the topology's keys")
@@ -80,7 +83,8 @@ def connect_dealer(ctx: zmq.Context, endpoint: str, identity: str, *, sndhwm: in
     sock.setsockopt(zmq.IDENTITY, identity.encode())
     if security is not None and _is_tcp(endpoint):
         security.client(sock)
-    sock.connect(endpoint)
+    if connect:
+        sock.connect(endpoint)
     return sock
 
 

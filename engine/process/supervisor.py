@@ -34,13 +34,15 @@ from typing import Callable, Iterable, Sequence
 
 from engine.process.progress import PROGRESS_FILE_ENV, progress_path
 from engine.process.restart_policy import RestartPolicy, RestartRecord, RestartTracker
-from engine.process.spawn import group_alive, signal_group, spawn
+from engine.process.spawn import group_alive, read_pid_file, signal_group, spawn, stop_groups
 from engine.process.spec import ProcessSpec
 
 log = logging.getLogger("heron.process.supervisor")
 
 #: exit status recorded when a process could not even be started (command not found...)
 SPAWN_FAILED = 127
+#: how long a predecessor's leftover process gets to stop (SIGTERM) before SIGKILL
+LEFTOVER_GRACE_SECS = 5.0
 
 
 @dataclass(frozen=True)
@@ -151,6 +153,7 @@ class Supervisor:
         def do() -> None:
             child = self._new_child(spec)
             self._children[spec.name] = child
+            self._stop_leftovers([child])
             if self._spawn(child):
                 self._emit(SupervisorEvent("started", spec.name, child.proc.pid))
             else:
@@ -267,7 +270,30 @@ class Supervisor:
                       " ".join(child.spec.argv), exc)
             return False
 
+    def _stop_leftovers(self, children: Iterable[_Child]) -> None:
+        """Stop the processes a predecessor left running under our names.
+
+        A supervisor killed outright (``kill -9`` of an executor) cannot stop its
+        children; they notice their parent is gone and stop, but not at once. Started
+        beside them, a new copy would find its name taken: a Stream Manager keeps the
+        first connection under an instance's identity, so the new instance would never
+        be heard. The pid files say who they are (pid and start time, so a reused pid
+        is never hit); their groups get SIGTERM, then SIGKILL after a grace period."""
+        if self.pid_dir is None:
+            return
+        found = []
+        for child in children:
+            proc = read_pid_file(self.pid_dir / f"{child.spec.name}.pid")
+            if proc is not None and (child.proc is None or child.proc.pid != proc.pid):
+                found.append((child.spec.name, proc.pid))
+        if not found:
+            return
+        log.warning("%s: stopping what a previous run left running: %s", self.name,
+                    ", ".join(f"{name} (pid {pid})" for name, pid in found))
+        stop_groups([pid for _, pid in found], LEFTOVER_GRACE_SECS)
+
     def _start_all(self) -> None:
+        self._stop_leftovers(self._children.values())
         for child in self._children.values():
             if self._spawn(child):
                 self._emit(SupervisorEvent("started", child.spec.name, child.proc.pid))

@@ -244,3 +244,46 @@ def test_add_and_remove_processes(tmp_path: Path, events):
     finally:
         sup.stop(grace=1)
     assert not psutil.pid_exists(b)
+
+
+def test_processes_a_killed_predecessor_left_running_are_stopped_before_the_new_ones_start(
+        tmp_path: Path, caplog, monkeypatch):
+    """An executor killed with SIGKILL cannot stop its children; the next one must not
+    start a second copy beside them (a Stream Manager would keep hearing the old one)."""
+    import subprocess
+
+    from engine.process import supervisor
+    from engine.process.spawn import write_pid_file
+
+    monkeypatch.setattr(supervisor, "LEFTOVER_GRACE_SECS", 1.0)
+    pids = tmp_path / "pids"
+    # a stubborn leftover, in its own session as the supervisor's children are
+    stubborn = [sys.executable, "-c",
+                "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+                "time.sleep(60)"]
+    leftover = subprocess.Popen(stubborn, start_new_session=True)
+    try:
+        write_pid_file(pids / "p0.pid", leftover.pid)
+        # a pid file whose pid was reused by an unrelated process is left alone
+        bystander = subprocess.Popen(SLEEPER[:2] + ["import time; time.sleep(60)"],
+                                     start_new_session=True)
+        (pids / "p1.pid").write_text(f"{bystander.pid}\n1.0\n")
+        specs = [ProcessSpec(f"p{i}", SLEEPER, tmp_path / "logs" / f"p{i}.log")
+                 for i in range(2)]
+        sup = Supervisor(specs, RestartPolicy(initial_ms=100), pid_dir=pids)
+        caplog.set_level(logging.WARNING, logger="heron.process.supervisor")
+        sup.start()
+        try:
+            assert leftover.poll() is not None, "the leftover still runs beside its successor"
+            assert bystander.poll() is None, "a reused pid was killed"
+            assert sup.pid("p0") not in (None, leftover.pid)
+            assert (pids / "p0.pid").read_text().split()[0] == str(sup.pid("p0"))
+            assert f"p0 (pid {leftover.pid})" in caplog.text
+            assert f"pid {bystander.pid}" not in caplog.text
+        finally:
+            sup.stop(grace=2)
+        bystander.kill()
+        bystander.wait(5)
+    finally:
+        leftover.kill()
+        leftover.wait(5)
