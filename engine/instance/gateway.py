@@ -73,6 +73,9 @@ class Gateway(threading.Thread):
         self.connected = False
         #: the Stream Manager connection was given up (stopping, not registered)
         self.detached = False
+        self._register_sent = 0.0
+        #: since when a live connection has left our registration unanswered
+        self._unanswered_since: float | None = None
         self.error: BaseException | None = None
 
     def run(self) -> None:
@@ -114,52 +117,57 @@ class Gateway(threading.Thread):
                 sock.close(linger=200)
 
     def _register(self, stmgr: zmq.Socket) -> None:
+        """Send our registration (never while stopping); a full socket skips it, and the
+        retry sends it later."""
+        self._register_sent = time.monotonic()
         if self.stopping.is_set():
             return
         request = stmgr_pb2.RegisterInstanceRequest(topology_name=self.topology_name,
                                                     topology_id=self.topology_id)
         request.instance.CopyFrom(self.instance)
-        stmgr.send_multipart(encode(request), zmq.NOBLOCK)
+        try:
+            stmgr.send_multipart(encode(request), zmq.NOBLOCK)
+        except zmq.Again:
+            pass
+
+    def _tend_registration(self, stmgr: zmq.Socket, reading: bool) -> None:
+        """While unregistered: give the connection up when stopping, connect again when a
+        live connection leaves the registration unanswered (only while ``reading`` from
+        it: otherwise an answer may be waiting unread), and retry the registration."""
+        now = time.monotonic()
+        if self.stopping.is_set():
+            # Being stopped with no Stream Manager: never reconnect to the next one.
+            self._disconnect(stmgr)
+            self.detached = True
+            return
+        if not self.connected or not reading:
+            self._unanswered_since = None
+        elif self._unanswered_since is None:
+            self._unanswered_since = now
+        elif now - self._unanswered_since > REGISTER_RECONNECT_SECS:
+            log.warning("the stream manager has not answered our registration for %g s "
+                        "on this connection; connecting again", REGISTER_RECONNECT_SECS)
+            self._disconnect(stmgr)
+            stmgr.connect(self.stmgr_endpoint)
+            self.connected = False
+            self._unanswered_since = None
+            self._register_sent = now  # registered again once connected
+        if now - self._register_sent > REGISTER_RETRY_SECS:
+            self._register(stmgr)
 
     def _loop(self, pipe: zmq.Socket, stmgr: zmq.Socket, metrics: zmq.Socket,
               metrics_pipe: zmq.Socket) -> None:
-        try:
-            self._register(stmgr)
-        except zmq.Again:
-            pass
-        register_sent = time.monotonic()
+        self._register(stmgr)
         metrics.send_multipart(encode(metrics_pb2.MetricPublisherRegisterRequest(
             publisher=self.publisher)), zmq.NOBLOCK)
         to_executor: list[bytes] | None = None  # a message the executor's pipe had no room for
         to_stmgr: list[bytes] | None = None     # a message the Stream Manager had no room for
         poller_cache: dict[tuple[bool, bool], zmq.Poller] = {}
-        unanswered_since: float | None = None  # connected, registration not answered
         while True:
-            if self.stopping.is_set() and not self.registered and not self.detached:
-                # Being stopped with no Stream Manager: never reconnect to the next one.
-                self._disconnect(stmgr)
-                self.detached = True
-                to_stmgr = None
-            if self.registered or not self.connected or self.detached or \
-                    to_executor is not None:  # not reading: an answer may be waiting unread
-                unanswered_since = None
-            elif unanswered_since is None:
-                unanswered_since = time.monotonic()
-            elif time.monotonic() - unanswered_since > REGISTER_RECONNECT_SECS:
-                log.warning("the stream manager has not answered our registration for %g s "
-                            "on this connection; connecting again", REGISTER_RECONNECT_SECS)
-                self._disconnect(stmgr)
-                stmgr.connect(self.stmgr_endpoint)
-                self.connected = False
-                unanswered_since = None
-                register_sent = time.monotonic()  # registered again once connected
-            if not self.registered and not self.detached and \
-                    time.monotonic() - register_sent > REGISTER_RETRY_SECS:
-                try:
-                    self._register(stmgr)
-                except zmq.Again:
-                    pass
-                register_sent = time.monotonic()
+            if not self.registered and not self.detached:
+                self._tend_registration(stmgr, reading=to_executor is None)
+                if self.detached:
+                    to_stmgr = None
             read_stmgr = to_executor is None
             read_pipe = to_stmgr is None
             key = (read_stmgr, read_pipe)
@@ -229,11 +237,7 @@ class Gateway(threading.Thread):
                         return
             if events.get(self.monitor, 0) & zmq.POLLIN:
                 if self._connection_events():
-                    try:
-                        self._register(stmgr)
-                    except zmq.Again:
-                        pass
-                    register_sent = time.monotonic()
+                    self._register(stmgr)
             if events.get(metrics_pipe, 0) & zmq.POLLIN:
                 self._relay_metrics(metrics_pipe, metrics)
             if events.get(metrics, 0) & zmq.POLLIN:
@@ -297,6 +301,7 @@ class Gateway(threading.Thread):
                 log.error("the stream manager refused registration: %s", response.status.message)
                 return None
             self.registered = True
+            self._unanswered_since = None
             log.info("registered with the stream manager")
             if response.HasField("pplan"):
                 assignment = stmgr_pb2.NewInstanceAssignmentMessage(pplan=response.pplan)

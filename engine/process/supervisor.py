@@ -284,7 +284,7 @@ class Supervisor:
         found = []
         for child in children:
             proc = read_pid_file(self.pid_dir / f"{child.spec.name}.pid")
-            if proc is not None and (child.proc is None or child.proc.pid != proc.pid):
+            if proc is not None:  # called before the child is spawned: never ours
                 found.append((child.spec.name, proc.pid))
         if not found:
             return

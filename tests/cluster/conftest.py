@@ -50,7 +50,7 @@ def nodes_cannot_see() -> str | None:
     on the host: every container would fail at start with an import error."""
     repository = Path(__file__).resolve().parents[2]
     for what, path in (("the repository", repository), ("Python", Path(sys.prefix))):
-        if path == Path("/tmp") or Path("/tmp") in path.resolve().parents:
+        if Path("/tmp") in (path.resolve(), *path.resolve().parents):
             return (f"{what} is at {path}, under /tmp, which each node replaces by its own "
                     f"tmpfs; check out or install it elsewhere")
     return None

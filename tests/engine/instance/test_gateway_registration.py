@@ -24,6 +24,7 @@ from engine.instance import gateway as gateway_module
 from engine.instance.gateway import STOP, Gateway
 from engine.messages import metrics_pb2, physical_plan_pb2, stmgr_pb2
 from engine.network import decode, encode
+from tests.e2e.heron.helpers import wait_until
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -94,12 +95,7 @@ def answer_registrations(sm: zmq.Socket, timeout: float) -> list[str]:
 
 
 def wait(cond, timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if cond():
-            return True
-        time.sleep(0.02)
-    return cond()
+    return bool(wait_until(cond, timeout, interval=0.02))
 
 
 def test_a_successor_is_heard_once_its_stopping_predecessor_lets_go(ctx, endpoints,
