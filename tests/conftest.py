@@ -12,6 +12,8 @@ from pathlib import Path
 import psutil
 import pytest
 
+from tests.slow_lane import is_slow
+
 REPO = Path(__file__).resolve().parent.parent
 
 #: Pids of session-scoped servers (the shared ZooKeeper) that a fixture started on
@@ -28,6 +30,15 @@ def pytest_configure(config: pytest.Config) -> None:
         runtime = tempfile.mkdtemp(prefix="hrt-")
         os.environ["HERON_RUNTIME_DIR"] = runtime
         config._heron_runtime_dir = runtime  # type: ignore[attr-defined]
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark ``slow`` every test that starts engine processes, servers or clusters, found
+    from the code by folder, fixture and what it calls (tests/slow_lane.py), so that
+    ``pytest -m "not slow"`` is the fast lane without markers written by hand."""
+    for item in items:
+        if is_slow(item):
+            item.add_marker(pytest.mark.slow)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
