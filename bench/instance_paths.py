@@ -47,8 +47,9 @@ if __name__ == "__main__" and str(ROOT) not in sys.path:
 from rich.console import Console  # noqa: E402
 from rich.table import Table  # noqa: E402
 
-from bench.wordcount import (BOLT, SPOUT, TOPOLOGY, TOPOLOGY_ALO, bench_options,  # noqa: E402
-                             load, local_hosting)
+from bench.wordcount_figures import (BOLT, SPOUT, TOPOLOGY, TOPOLOGY_ALO,  # noqa: E402
+                                     bench_options)
+from bench.wordcount_runs import load, local_hosting  # noqa: E402
 
 RELIABILITIES = ("at-most-once", "at-least-once")
 
@@ -83,11 +84,12 @@ class _Pipeline:
 
     def __init__(self, loaded: Any, capture_dir: Path, acking: bool, max_pending: int | None):
         from compat.storm_api.hosting import host_component
-        from compat.storm_api.local.layout import build_context
-        from compat.storm_api.local.stats import TaskStats
+        from engine.runtime.layout import build_context
+        from engine.runtime.stats import TaskStats
         from engine.instance.capture import InstanceCapture
         from engine.instance.collector import InstanceCollector, StreamOut
-        from engine.instance.executor import BoltLoop, SpoutLoop
+        from engine.instance.bolt_loop import BoltLoop
+        from engine.instance.spout_loop import SpoutLoop
         from engine.serialization import serializer_for_config
         from engine.stmgr.acking import AckTracker
         from engine.stmgr.routing import build_routes

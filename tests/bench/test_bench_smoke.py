@@ -19,7 +19,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from bench.wordcount import (
+from bench.wordcount import main, parse_args
+from bench.wordcount_figures import (
     DEFAULT_BOLT_COST_US,
     DEFAULT_BP_HIGH_MB,
     DEFAULT_MAX_PENDING,
@@ -32,25 +33,24 @@ from bench.wordcount import (
     TOPOLOGY_HERON,
     ProcessSampler,
     RunFigures,
-    _BoltSink,
     bench_options,
     check_counts,
     check_groups,
-    compiled_available,
-    end_markers,
-    evaluate_goals,
-    goal_text,
     latency_figures,
-    load,
-    local_hosting,
-    main,
-    parse_args,
     percentile,
     process_kind,
+    window_rates,
+)
+from bench.wordcount_report import evaluate_goals, goal_text
+from bench.wordcount_runs import (
+    _BoltSink,
+    compiled_available,
+    end_markers,
+    load,
+    local_hosting,
     run_bare_loop,
     run_ceiling,
     variant_of,
-    window_rates,
 )
 
 REPO = Path(__file__).resolve().parents[2]
@@ -469,7 +469,7 @@ def test_both_word_counts_in_one_process_count_what_the_bare_loop_counts(isolate
 def test_heron_word_count_emits_final_counts_at_the_end_and_late_words_at_once(
         isolated_imports):
     from compat.storm_api.hosting import host_component
-    from compat.storm_api.local.layout import build_context
+    from engine.runtime.layout import build_context
 
     loaded = load(bench_options(10, 3), 2, TOPOLOGY_HERON)
     layout, conf = local_hosting(loaded)
