@@ -31,9 +31,10 @@ Manager action came for the policy's wait + 5 s (``--phase-timeout`` bounds it).
 Printed: for each step, the time from the step to the start of the stretch without
 backpressure that ended the phase (0 when there was none), the time until the sink
 counted 90% of the offered rate, the actions taken (applied,
-and any held or failed), the peak and final parallelism. The chart (PNG, drawn with
-``bench/pngchart.py``: no matplotlib needed) shows offered rate, counted rate and
-parallelism over time, with the steps and actions as dashed lines.
+and any held or failed), the peak and final parallelism. The chart (a PNG drawn with
+matplotlib's Agg backend: the ``bench`` extra, ``pip install -e '.[bench]'``) shows
+offered rate, counted rate and parallelism over time, with the steps and actions as
+dashed lines.
 
 Exit status 0 when both phases settled, 1 otherwise (the figures are still printed).
 """
@@ -53,12 +54,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import psutil
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.ticker import MaxNLocator
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
-
-from pngchart import Chart  # noqa: E402
 
 PROJECT = ROOT / "tests" / "e2e" / "heron" / "projects" / "autoscale"
 NAME = "e2e_autoscale"
@@ -228,22 +230,49 @@ def moving_average(values: list[float], n: int) -> list[float]:
     return out
 
 
+#: the chart's colours: offered rate and load steps, counted rate, parallelism, actions
+BLUE, ORANGE, GREEN, RED = "#1f4e79", "#d9480f", "#1f6f43", "#b42318"
+
+
 def draw(samples: list[Sample], phases: list[Phase], actions: list[dict], path: Path,
-         title: str) -> None:
+         title: str, size: tuple[int, int] = (900, 420)) -> None:
+    """The chart: offered and counted rate (left axis), the parallelism of ``slow`` (a
+    step line, right axis) over seconds from the first sample; the load steps (blue)
+    and the Health Manager's applied actions (red) as dashed vertical lines. ``size`` is
+    in pixels."""
     t0 = samples[0].t
     ts = [s.t - t0 for s in samples]
-    chart = Chart(900, 420)
-    chart.plot(ts, [s.offered for s in samples], (31, 78, 121), label="offered/s")
-    chart.plot(ts, moving_average([s.counted for s in samples], 5), (217, 72, 15),
-               label="counted/s (5 s avg)")
-    chart.plot(ts, [float(s.parallelism) for s in samples], (31, 111, 67), axis="right",
-               step=True, label="parallelism")
+    fig = Figure(figsize=(size[0] / 100, size[1] / 100), dpi=100, layout="constrained")
+    FigureCanvasAgg(fig)
+    rates = fig.add_subplot()
+    rates.plot(ts, [s.offered for s in samples], color=BLUE, linewidth=2, label="offered/s")
+    rates.plot(ts, moving_average([s.counted for s in samples], 5), color=ORANGE,
+               linewidth=2, label="counted/s (5 s avg)")
+    instances = rates.twinx()
+    instances.step(ts, [s.parallelism for s in samples], where="post", color=GREEN,
+                   linewidth=2, label="parallelism")
     for p in phases:
-        chart.mark(p.start - t0, (31, 78, 121))
+        rates.axvline(p.start - t0, color=BLUE, linewidth=1.5, linestyle=(0, (4, 4)))
     for a in actions:
         if a.get("status") == "applied":
-            chart.mark(a["time"] - t0, (180, 35, 24))
-    chart.save(path, title=title, left_label="TUPLES/S", right_label="INSTANCES")
+            rates.axvline(a["time"] - t0, color=RED, linewidth=1.5, linestyle=(0, (4, 4)))
+    rates.set_xlim(0, max(ts[-1], 1.0))
+    rates.set_ylim(bottom=0)
+    instances.set_ylim(0, max(4, max(s.parallelism for s in samples) + 1))
+    instances.yaxis.set_major_locator(MaxNLocator(integer=True))
+    rates.grid(axis="y", color="#e1e5ea")
+    rates.set_title(title, loc="left", fontsize=11)
+    rates.set_xlabel("time (s)")
+    rates.set_ylabel("tuples/s")
+    instances.set_ylabel("instances")
+    handles = [*rates.get_lines()[:2], *instances.get_lines(),
+               Line2D([], [], color=BLUE, linewidth=1.5, linestyle=(0, (4, 4)),
+                      label="load step"),
+               Line2D([], [], color=RED, linewidth=1.5, linestyle=(0, (4, 4)),
+                      label="Health Manager action")]
+    fig.legend(handles=handles, loc="outside lower center", ncols=len(handles),
+               frameon=False, fontsize=9)
+    fig.savefig(path)
 
 
 def leftovers(home: Path) -> list[psutil.Process]:
@@ -358,7 +387,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     if samples:
         draw(samples, phases, actions, args.chart,
-             f"AUTOSCALE: {args.base_rate:g}/S X{args.factor:g} AND BACK, BOLT 5 MS PER TUPLE")
+             f"auto-scaling: {args.base_rate:g}/s ×{args.factor:g} and back, bolt 5 ms per tuple")
     if args.json:
         print(json.dumps(figures, indent=2))
     else:

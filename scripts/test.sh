@@ -65,7 +65,7 @@ if ! command -v gcc >/dev/null 2>&1 || \
     fi
 fi
 
-python3 -m pip install --quiet --disable-pip-version-check -e '.[test]'
+python3 -m pip install --quiet --disable-pip-version-check -e '.[test,bench]'
 
 # The suite runs the compiled tuple path: a missing or stale build fails the tests that
 # use it (never a skip); tests/engine/fastpath runs the pure-Python path beside it.

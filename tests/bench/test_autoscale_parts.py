@@ -1,72 +1,63 @@
-"""The parts of bench/autoscale.py that need no topology: the PNG its chart is written
-as (decoded back here: valid chunks and CRCs, the series' colours where they were
-drawn) and the sink counter (distinct ids, lines being written). The benchmark itself
-submits a topology for minutes; it is run by hand (figures in bench/README.md)."""
+"""The parts of bench/autoscale.py that need no topology: its chart (a PNG drawn with
+matplotlib, decoded back here: the right size, the series' and marks' colours where they
+were drawn) and the sink counter (distinct ids, lines being written). The benchmark
+itself submits a topology for minutes; it is run by hand (figures in bench/README.md)."""
 
 from __future__ import annotations
 
-import struct
-import zlib
+from PIL import Image
 
-from bench.autoscale import SinkCounter, moving_average
-from bench.pngchart import Chart, encode_png, nice_max
+from bench.autoscale import Phase, Sample, SinkCounter, draw, moving_average
 
-BLUE, GREEN = (31, 78, 121), (31, 111, 67)
+BLUE, ORANGE, GREEN, RED = (31, 78, 121), (217, 72, 15), (31, 111, 67), (180, 35, 24)
 
 
-def decode(png: bytes) -> tuple[int, int, list[bytes]]:
-    """Width, height and RGB rows of an 8-bit RGB PNG whose rows use filter 0."""
-    assert png[:8] == b"\x89PNG\r\n\x1a\n"
-    pos, idat, size = 8, b"", None
-    while pos < len(png):
-        (length,) = struct.unpack(">I", png[pos:pos + 4])
-        kind, data = png[pos + 4:pos + 8], png[pos + 8:pos + 8 + length]
-        (crc,) = struct.unpack(">I", png[pos + 8 + length:pos + 12 + length])
-        assert crc == zlib.crc32(kind + data) & 0xFFFFFFFF, kind
-        if kind == b"IHDR":
-            size = struct.unpack(">IIBBBBB", data)
-        elif kind == b"IDAT":
-            idat += data
-        pos += 12 + length
-    width, height, depth, colour, *_ = size
-    assert (depth, colour) == (8, 2)
-    raw = zlib.decompress(idat)
-    stride = 1 + 3 * width
-    rows = [raw[i * stride:(i + 1) * stride] for i in range(height)]
-    assert all(r[0] == 0 for r in rows)
-    return width, height, [r[1:] for r in rows]
+def decode(path) -> tuple[int, int, list[list[tuple[int, int, int]]]]:
+    """Width, height and RGB rows of a PNG."""
+    with Image.open(path) as image:
+        assert image.format == "PNG"
+        rgb = image.convert("RGB")
+        width, height = rgb.size
+        pixels = rgb.load()
+        return width, height, [[pixels[x, y] for x in range(width)] for y in range(height)]
 
 
-def colours(rows: list[bytes]) -> set[tuple[int, int, int]]:
-    return {tuple(r[i:i + 3]) for r in rows for i in range(0, len(r), 3)}
+def colours(rows: list[list[tuple[int, int, int]]]) -> set[tuple[int, int, int]]:
+    return {c for r in rows for c in r}
 
 
-def test_encode_png_round_trips_pixels():
-    rows = [bytes([x, y, 7]) * 1 for y in range(3) for x in range(1)]
-    width, height, decoded = decode(encode_png(1, 3, rows))
-    assert (width, height) == (1, 3) and decoded == rows
-
-
-def test_a_chart_draws_each_series_in_its_colour():
-    chart = Chart(400, 200)
+def test_a_chart_draws_each_series_in_its_colour(tmp_path):
     ts = list(range(20))
-    chart.plot(ts, [100.0 if t < 10 else 400.0 for t in ts], BLUE, label="offered/s")
-    chart.plot(ts, [2.0 if t < 12 else 3.0 for t in ts], GREEN, axis="right", step=True,
-               label="parallelism")
-    width, height, rows = decode(chart.render(title="test"))
+    samples = [Sample(t=float(t), offered=100.0 if t < 10 else 400.0, counted=0.0,
+                      bp_ms=None, parallelism=2 if t < 12 else 3) for t in ts]
+    draw(samples, [], [], tmp_path / "chart.png", "test", size=(400, 200))
+    width, height, rows = decode(tmp_path / "chart.png")
     assert (width, height) == (400, 200)
     seen = colours(rows)
     assert BLUE in seen and GREEN in seen and (255, 255, 255) in seen
     # the blue line is higher (smaller y) on the right half than on the left
     def blue_ys(x0: int, x1: int) -> list[int]:
         return [y for y, r in enumerate(rows) for x in range(x0, x1)
-                if tuple(r[3 * x:3 * x + 3]) == BLUE and y < 130]
+                if r[x] == BLUE and y < 130]
     assert min(blue_ys(280, 320)) < min(blue_ys(80, 120))
 
 
-def test_nice_max_and_moving_average():
-    assert [nice_max(v) for v in (0, 0.7, 3, 600, 630, 1000)] == [1, 1, 5, 1000, 1000, 1000]
-    assert nice_max(210) == 250
+def test_a_chart_marks_the_steps_and_the_applied_actions(tmp_path):
+    samples = [Sample(t=100.0 + t, offered=150.0, counted=150.0, bp_ms=None, parallelism=1)
+               for t in range(30)]
+    actions = [{"time": 115.0, "status": "applied"}, {"time": 120.0, "status": "held"}]
+    path = tmp_path / "chart.png"
+    draw(samples, [Phase("step up", 110.0)], actions, path, "marks")
+    _, _, rows = decode(path)
+    # a dashed vertical line: the same colour in many rows of one column
+    def columns(colour: tuple[int, int, int]) -> set[int]:
+        return {x for x in range(len(rows[0]))
+                if sum(1 for r in rows if r[x] == colour) > 60}
+    assert len(columns(RED)) >= 1 and len(columns(BLUE)) >= 1
+    assert min(columns(BLUE)) < min(columns(RED))  # the step at 10 s, the action at 15 s
+
+
+def test_moving_average():
     assert moving_average([0, 10, 20, 30], 2) == [0, 5, 15, 25]
 
 
