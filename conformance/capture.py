@@ -1,6 +1,8 @@
 """The one capture format: every tuple a run emitted, one JSON object per line.
 
-Each line is a record with the fields of :data:`conformance.model.CAPTURE_FIELDS`, in
+The line format, its typed values and the one-file-per-task rule are the engines'
+(:mod:`engine.runtime.capture_format`, re-exported here); this module writes whole captures
+and reads them back. Each line is a record with the fields of ``CAPTURE_FIELDS``, in
 that order: provenance (``engine``, ``case``, ``run_id``), where the tuple came from
 (``component``, ``stream``, ``task``) and its ``values`` as a consumer saw them (after
 the tuple serializer's round trip), plus ``msg_id`` when the tuple had one (a spout's
@@ -35,35 +37,24 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import threading
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
-from conformance.model import CAPTURE_FIELDS
-from conformance.typed_json import decode, encode, json_view
+from conformance.typed_json import decode, json_view
+from engine.runtime.capture_format import (
+    CAPTURE_FIELDS,
+    CAPTURE_SUFFIX,
+    CaptureFormatError,
+    capture_line,
+    open_task_file,
+    task_file_stem,
+)
 
 __all__ = ["CAPTURE_SUFFIX", "CaptureFormatError", "CaptureWriter", "TaskCaptures",
            "capture_files", "capture_line", "open_task_file", "parse_line", "read_capture",
            "task_file_stem", "write_records"]
-
-#: the ending of capture files; a capture directory's files are those ending so
-CAPTURE_SUFFIX = ".jsonl"
-
-
-class CaptureFormatError(ValueError):
-    """A capture file holds a line that is not a capture record (names file and line)."""
-
-
-def capture_line(engine: str, case: str, run_id: str, component: str, stream: str,
-                 task: int | None, values: Any, message_id: Any = None) -> str:
-    """One capture record as its line (no newline): compact, strict JSON, typed values."""
-    record = {"engine": engine, "case": case, "run_id": run_id, "component": component,
-              "stream": stream, "task": task, "values": encode(list(values))}
-    if message_id is not None:
-        record["msg_id"] = encode(message_id)
-    return json.dumps(record, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
 def parse_line(line: str) -> dict[str, Any]:
@@ -85,36 +76,6 @@ def parse_line(line: str) -> dict[str, Any]:
     if "msg_id" in record:
         record["msg_id"] = decode(record["msg_id"])
     return record
-
-
-def task_file_stem(component: str, task: int | None) -> str:
-    """``<component>_<task>`` with anything but letters, digits, ``.``, ``-`` and ``_``
-    replaced, so a user's component name never makes a path (the records inside keep the
-    real names)."""
-    safe = re.sub(r"[^A-Za-z0-9._-]", "-", str(component)).lstrip(".") or "component"
-    return f"{safe}_{task if task is not None else 'x'}"
-
-
-def open_task_file(directory: Path, component: str, task: int | None,
-                   buffering: int = -1) -> tuple[Path, IO[str]]:
-    """A new capture file of one task in ``directory``, open for writing:
-    ``<component>_<task>.jsonl``, or ``<component>_<task>.<n>.jsonl`` (n = 1, 2, ...)
-    when that exists already (the task's process was started again after a kill). The
-    name is claimed with ``O_EXCL``: an existing file, perhaps ending in a cut-short line,
-    is never appended to."""
-    directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
-    stem = task_file_stem(component, task)
-    for n in range(10_000):
-        path = directory / (f"{stem}{CAPTURE_SUFFIX}" if n == 0
-                            else f"{stem}.{n}{CAPTURE_SUFFIX}")
-        try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:
-            continue
-        return path, os.fdopen(fd, "w", encoding="utf-8", buffering=buffering)
-    raise CaptureFormatError(f"{directory}: 10000 capture files of {component} task {task} "
-                             "already: the task restarted without end?")
 
 
 class CaptureWriter:

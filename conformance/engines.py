@@ -185,7 +185,7 @@ class StormAdapter(EngineAdapter):
 
     def run(self, case: Case, *, run_id: str, capture_path: Path, work_dir: Path,
             kill: Kill | None = None, time_limit: float | None = None) -> EngineOutput:
-        from compat.storm_api.local import LocalCluster, OutputCapture
+        from engine.storm import LocalCluster, OutputCapture
 
         case = self._variant(case)
         limit = self._time_limit(case, time_limit)

@@ -255,6 +255,3 @@ class SuiteResult:
                    cases=[CaseResult.from_json(c) for c in data["cases"]],
                    environment=dict(data.get("environment", {})))
 
-
-#: one captured tuple, as the engines write it (one JSON object per line)
-CAPTURE_FIELDS = ("engine", "case", "run_id", "component", "stream", "task", "values")

@@ -1,7 +1,7 @@
 """The streamparse/pystorm API, identical in names, signatures, defaults and behaviour.
 
 ``from compat.storm_api import Spout, Bolt, Topology, Grouping`` is a drop-in for
-``from streamparse import ...``. The ``storm`` engine lives in ``compat.storm_api.local``;
+``from streamparse import ...``. The ``storm`` engine lives in ``engine.storm``;
 ``compat.storm_api.testing`` unit-tests components with no engine.
 """
 

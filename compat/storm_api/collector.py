@@ -13,12 +13,10 @@ can only be observed as dicts) and our components use it when user code calls
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from contextlib import AbstractContextManager
+from typing import Any, Protocol, runtime_checkable
 
-if TYPE_CHECKING:
-    from .component import Component
-
-__all__ = ["OutputCollector", "ProtocolCollector", "dispatch_message"]
+__all__ = ["OutputCollector", "ProtocolCollector", "ProtocolEndpoint", "dispatch_message"]
 
 # Storm's log level for a "log" command without a level (STORM-414: info).
 _STORM_LOG_INFO = 2
@@ -53,6 +51,19 @@ class OutputCollector(Protocol):
     def sync(self) -> None: ...
 
 
+class ProtocolEndpoint(Protocol):
+    """The side of a component a :class:`ProtocolCollector` writes through (a
+    ``Component``): its message writer, its task-id reader and the two locks that keep an
+    emit and its reply together."""
+
+    _reader_lock: AbstractContextManager[Any]
+    _writer_lock: AbstractContextManager[Any]
+
+    def send_message(self, message: dict) -> None: ...
+
+    def read_task_ids(self) -> list[int]: ...
+
+
 class ProtocolCollector:
     """Speaks Storm's multi-lang protocol on behalf of one component.
 
@@ -64,7 +75,7 @@ class ProtocolCollector:
 
     __slots__ = ("_component",)
 
-    def __init__(self, component: Component) -> None:
+    def __init__(self, component: ProtocolEndpoint) -> None:
         self._component = component
 
     def emit(self, values: list | tuple, stream: str | None, anchors: list | None, direct_task: int | None,

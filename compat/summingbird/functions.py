@@ -12,16 +12,26 @@ user's own function travels by value.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from .either import Left, Right
 from .errors import JobDefinitionError, JobRuntimeError
 from .shapes import is_pair, short_repr
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .producer import Producer
-
 Fn = Callable[[Any], Any]
+
+
+class ElementNode(Protocol):
+    """What :func:`compile_step` reads of a job's node (a ``producer.Producer``): its
+    operation, its function and how errors name it."""
+
+    @property
+    def op(self) -> str: ...
+
+    @property
+    def fn(self) -> Callable[..., Any] | None: ...
+
+    def describe(self) -> str: ...
 
 
 # Functions behind the built-in keyed conveniences: plain module-level functions, so a
@@ -277,7 +287,7 @@ STEPS: dict[str, type[Step]] = {
 }
 
 
-def compile_step(node: Producer) -> Step:
+def compile_step(node: ElementNode) -> Step:
     """The element function of an expanding node (option-map, flat-map, key/value maps).
 
     Platforms call this instead of ``node.fn`` so that every one of them applies the

@@ -8,8 +8,8 @@ writes it to ``capture/<component>_<task>.summary`` when it stops or finishes; w
 ``capture/<component>_<task>.tuples`` for a full diff. The CLI merges the files.
 
 For the conformance suite, each instance also writes every captured tuple, as a consumer
-sees it, straight to a JSON-lines capture file of its own (``conformance.capture``'s
-format, message ids included) in the directory the run names in
+sees it, straight to a JSON-lines capture file of its own (the capture line format of
+:mod:`engine.runtime.capture_format`, message ids included) in the directory the run names in
 ``capture/`` :data:`JSONL_CONFIG` (:func:`write_jsonl_config`, written by
 ``HeronLocalRun`` before any instance starts). Nothing merges those files: the differ
 reads the directory. The ``.tuples`` files stay what ``heron run --capture`` and tests
@@ -28,7 +28,8 @@ from typing import IO, Any
 
 import msgpack
 
-from compat.storm_api.local.capture import OutputCapture
+from engine.runtime.capture import OutputCapture
+from engine.runtime.capture_format import capture_line, open_task_file
 
 SUMMARY_SUFFIX = ".summary"
 _SCALARS = (str, int, float)
@@ -45,7 +46,7 @@ _JSONL_FLUSH_SECS = 0.5
 @dataclass(frozen=True)
 class JsonlCapture:
     """Where every instance writes its JSON-lines capture file, and the provenance its
-    lines carry (``conformance.capture.CAPTURE_FIELDS``)."""
+    lines carry (``engine.runtime.capture_format.CAPTURE_FIELDS``)."""
 
     directory: str
     engine: str
@@ -80,11 +81,9 @@ def read_jsonl_config(capture_dir: Path) -> JsonlCapture | None:
 
 
 class _JsonlFile:
-    """One instance process's JSON-lines capture file (``conformance.capture`` format)."""
+    """One instance process's JSON-lines capture file (the capture line format)."""
 
     def __init__(self, config: JsonlCapture, component: str, task: int, loads: Any) -> None:
-        from conformance.capture import capture_line, open_task_file
-
         self._line = capture_line
         self._loads = loads
         self.config = config
@@ -224,7 +223,6 @@ def read_captures(directory: Path, loads: Any, keep_all: bool = False,
                     if cap.tuples is not None:
                         cap.tuples.append(values)
                     if merged._jsonl is not None:
-                        import json
                         merged._jsonl.write(json.dumps({"component": component, "stream": stream,
                                                         "task": int(task), "values": values},
                                                        default=repr) + "\n")

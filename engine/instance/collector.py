@@ -19,8 +19,8 @@ import time
 from random import getrandbits
 from typing import Any, Callable
 
-from compat.storm_api.local.errors import AckingError, EmitError
-from compat.storm_api.local.stats import TaskStats
+from engine.runtime.errors import AckingError, EmitError
+from engine.runtime.stats import TaskStats
 from engine.fastpath import RowNotPacked, tuple_codec
 from engine.grouping import GroupingError
 from engine.messages import tuple_pb2

@@ -1,4 +1,9 @@
-"""Conversion between ``LogicalPlan`` and the protobuf ``heron.proto.api.Topology``.
+"""Conversion between a plan's content and the protobuf ``heron.proto.api.Topology``.
+
+This module maps a topology's name, configuration and component definitions
+(:mod:`engine.plan.definitions`) to and from the message; ``LogicalPlan.to_proto``,
+``from_proto`` and ``from_bytes`` (:mod:`engine.plan.logical`) call it and validate what
+it reads, so the codec needs no plan class and the plan no protobuf details.
 
 The mapping follows Heron where Heron has the concept: parallelism lives in the
 component config under ``topology.component.parallelism``, global grouping is
@@ -11,17 +16,18 @@ Reading accepts Heron-written plain-string config values as strings.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any, Mapping
 
 from google.protobuf.message import DecodeError
 
 from engine.messages import topology_pb2 as pb
 
+from .constants import BOLT, PARALLELISM_CONFIG_KEY, SPOUT
+from .definitions import ComponentDef, InputDef, StreamDef
 from .errors import MalformedPlanError
-from .logical import BOLT, SPOUT, ComponentDef, InputDef, LogicalPlan, StreamDef
-from .validation import PARALLELISM_CONFIG_KEY
 
-__all__ = ["plan_from_bytes", "plan_from_proto", "plan_to_proto"]
+__all__ = ["parse_topology", "topology_from_proto", "topology_to_proto"]
 
 _GROUPING_TO_PROTO = {
     "shuffle": pb.SHUFFLE,
@@ -36,11 +42,13 @@ _GROUPING_TO_PROTO = {
 _GROUPING_FROM_PROTO = {value: key for key, value in _GROUPING_TO_PROTO.items()}
 
 
-def plan_to_proto(plan: LogicalPlan, *, topology_id: str | None = None) -> pb.Topology:
-    """Build the Topology message for ``plan`` in state RUNNING."""
-    message = pb.Topology(id=topology_id or plan.name, name=plan.name, state=pb.RUNNING)
-    _write_config(message.topology_config, plan.config)
-    for component in plan.components.values():
+def topology_to_proto(name: str, config: Mapping[str, Any], components: Iterable[ComponentDef],
+                      *, topology_id: str | None = None) -> pb.Topology:
+    """The Topology message, in state RUNNING, of a plan's name, configuration and
+    components (in order); ``topology_id`` defaults to the name."""
+    message = pb.Topology(id=topology_id or name, name=name, state=pb.RUNNING)
+    _write_config(message.topology_config, config)
+    for component in components:
         message.component_order.append(component.name)
         if component.kind == SPOUT:
             spout = message.spouts.add()
@@ -55,8 +63,9 @@ def plan_to_proto(plan: LogicalPlan, *, topology_id: str | None = None) -> pb.To
     return message
 
 
-def plan_from_proto(message: pb.Topology) -> LogicalPlan:
-    """Read a Topology message back into a validated LogicalPlan."""
+def topology_from_proto(message: pb.Topology) -> tuple[str, list[ComponentDef], dict[str, Any]]:
+    """A Topology message's name, components (in order) and configuration, not yet
+    checked against each other (``LogicalPlan.from_proto`` validates them)."""
     if not message.name:
         raise MalformedPlanError("the Topology message has no name; it is not a stored plan.")
     config = _read_config(message.topology_config, f"topology {message.name!r}")
@@ -73,10 +82,10 @@ def plan_from_proto(message: pb.Topology) -> LogicalPlan:
             )
         position = {name: index for index, name in enumerate(order)}
         definitions.sort(key=lambda definition: position[definition.name])
-    return LogicalPlan(message.name, definitions, config)
+    return message.name, definitions, config
 
 
-def plan_from_bytes(data: bytes) -> LogicalPlan:
+def parse_topology(data: bytes) -> pb.Topology:
     """Parse serialized Topology bytes (as stored at <root>/topologies/<name>)."""
     message = pb.Topology()
     try:
@@ -85,7 +94,7 @@ def plan_from_bytes(data: bytes) -> LogicalPlan:
         raise MalformedPlanError(
             f"the bytes are not a serialized heron.proto.api.Topology ({exc})."
         ) from None
-    return plan_from_proto(message)
+    return message
 
 
 # -- writing -----------------------------------------------------------------------

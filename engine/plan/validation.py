@@ -40,15 +40,19 @@ from .errors import (
     UnknownFieldError,
     UnknownStreamError,
 )
-from .logical import BOLT, DEFAULT_STREAM, GROUPINGS, KINDS, SPOUT, ComponentDef, InputDef
+from .constants import (
+    BOLT,
+    DEFAULT_STREAM,
+    GROUPINGS,
+    KINDS,
+    PARALLELISM_CONFIG_KEY,
+    SPOUT,
+    SYSTEM_PREFIX,
+)
+from .definitions import ComponentDef, InputDef
 
+#: PARALLELISM_CONFIG_KEY and SYSTEM_PREFIX live in ``constants`` and stay importable here.
 __all__ = ["PARALLELISM_CONFIG_KEY", "SYSTEM_PREFIX", "validate_components"]
-
-#: Names starting with this belong to the system (__acker, __system, __tick, ...).
-SYSTEM_PREFIX = "__"
-#: Heron keeps a component's parallelism in its config under this key, so the plan
-#: does too; user configuration must not set it.
-PARALLELISM_CONFIG_KEY = "topology.component.parallelism"
 
 
 def validate_components(topology: str, components: Mapping[str, ComponentDef]) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from compat.storm_api import ShellBolt, Spout, Topology
-from compat.storm_api.local import LocalCluster, OutputCapture
+from engine.storm import LocalCluster, OutputCapture
 from engine.plan.compiler import compile_topology
 from engine.submission import load_topology
 
@@ -114,7 +114,7 @@ def test_tuples_lost_with_a_crashed_subprocess_time_out_and_are_replayed(tmp_pat
         '       printf \'{"command": "ack", "id": "%s"}\\nend\\n\' "$id" ;;\n'
         "    *) word="))
 
-    from tests.compat.storm_api.local.engine_topologies import TrackedNumberSpout
+    from tests.engine.storm.engine_topologies import TrackedNumberSpout
 
     class OwlIds(TrackedNumberSpout):
         outputs = ["word"]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from compat.storm_api.local import LocalCluster
+from engine.storm import LocalCluster
 from engine.submission import load_topology
 
 REPO = Path(__file__).resolve().parents[2]

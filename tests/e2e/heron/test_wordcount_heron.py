@@ -12,7 +12,7 @@ import sys
 import psutil
 import pytest
 
-from compat.storm_api.local import LocalCluster
+from engine.storm import LocalCluster
 from engine.submission import load_topology
 from tests.e2e.heron.helpers import REPO, HeronRun, wait_until
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 
-from compat.storm_api.local.stats import TaskStats
+from engine.runtime.stats import TaskStats
 from engine.instance.collector import TUPLE_BATCH, InstanceCollector, StreamOut
 from engine.messages import tuple_pb2
 from engine.serialization import serializer_for_config

@@ -171,7 +171,7 @@ def test_the_word_count_example_runs_on_the_streaming_platform(engine):
 
 
 def test_a_deployed_topology_calls_its_sinks_where_the_write_runs(tmp_path):
-    from compat.storm_api.local import LocalCluster
+    from engine.storm import LocalCluster
     from compat.summingbird import JsonLinesSink
     from compat.summingbird.platforms.streaming import plan_topology
     from engine.plan.compiler import compile_topology

@@ -21,14 +21,13 @@ from __future__ import annotations
 import logging
 import os
 import shutil
-import sys
 import tempfile
 import time
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...errors import JobDefinitionError, JobRuntimeError, PlanningError
 from ...options import OptionsLike
@@ -40,6 +39,9 @@ from .components import DEFAULT_MAX_REPLAYS, RunSettings
 from .planner import StreamingPlan, WriteOp, plan_streaming
 from .spool import TAIL, SpoolSink, read_spool
 from .topology import build_topology, dump_plan, load_plan, write_project
+
+if TYPE_CHECKING:
+    from engine.entry import EngineRun
 
 log = logging.getLogger("summingbird.streaming")
 
@@ -99,7 +101,7 @@ class StreamingRun:
         self.run_id = uuid.uuid4().hex
         self._stores: dict[int, tuple[Any, SQLiteStore]] = {}
         self._sinks: dict[str, Any] = {}
-        self._engine: Any = None
+        self._engine: EngineRun | None = None
         self._started = False
 
     # -- paths --------------------------------------------------------------------------
@@ -173,32 +175,22 @@ class StreamingRun:
         return self
 
     def _start_storm(self, data: bytes) -> None:
-        from compat.storm_api.local import LocalCluster
-        from compat.storm_api.project import resolve_options
-        from engine.plan.compiler import compile_topology
+        # deferred: start-up time; every task process of a planned job imports this package
+        from engine.entry import storm_topology_run
 
         # The same bytes the heron engine's processes load: what cannot travel fails here too.
         plan, run = load_plan(data)
         topology = build_topology(plan, run)
-        options = resolve_options({}, topology.config, {})
-        compiled = compile_topology(topology, name=plan.name, config=options)
-        self._engine = LocalCluster(compiled, log_dir=self.working_dir / "logs")
+        self._engine = storm_topology_run(topology, name=plan.name,
+                                          log_dir=self.working_dir / "logs")
 
     def _start_heron(self, plan: StreamingPlan, data: bytes) -> None:
-        from engine.launch import Submission
-        from engine.local_run import HeronLocalRun
-        from engine.submission import load_topology
+        # deferred: start-up time; every task process of a planned job imports this package
+        from engine.entry import heron_project_run
 
         module = f"sb_{plan.name.replace('-', '_').replace('.', '_')}_{self.run_id[:10]}"
         project = write_project(self.working_dir / "project", module, plan.name, data)
-        saved_path = list(sys.path)
-        try:
-            loaded = load_topology(project, name=module)
-        finally:
-            sys.path[:] = saved_path  # the loader adds the project's dirs for instances only
-        submission = Submission(project=str(project), name=module)
-        self._engine = HeronLocalRun(loaded, submission, working_dir=self.heron_dir)
-        self._engine.start()
+        self._engine = heron_project_run(project, name=module, working_dir=self.heron_dir)
 
     # -- running -------------------------------------------------------------------------
     def errors(self) -> list[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from compat.storm_api import BatchingBolt, Bolt, TicklessBatchingBolt, Topology
-from tests.compat.storm_api.local.engine_topologies import (
+from tests.engine.storm.engine_topologies import (
     NumberSpout as Numbers, TrackedNumberSpout as TrackedNumbers, run_topology as run)
 
 pytestmark = pytest.mark.timeout(60)

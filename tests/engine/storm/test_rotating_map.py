@@ -1,4 +1,4 @@
-from compat.storm_api.local.rotating_map import RotatingMap
+from engine.storm.rotating_map import RotatingMap
 
 
 def test_entries_expire_after_buckets_minus_one_to_buckets_rotations():

@@ -12,8 +12,8 @@ import threading
 from typing import Any, Callable
 
 from compat.storm_api.config import Reliability
-from compat.storm_api.local.capture import OutputCapture
-from compat.storm_api.local.routing import StreamRoute
+from engine.runtime.capture import OutputCapture
+from engine.storm.routing import StreamRoute
 
 #: Kinds of item on a bolt executor's queue.
 TUPLE = 0

@@ -12,15 +12,13 @@ from __future__ import annotations
 
 import logging
 from random import getrandbits
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from compat.storm_api.local.errors import AckingError, EmitError
-from compat.storm_api.local.stats import TaskStats
 from engine.grouping import GroupingError
+from engine.runtime.errors import AckingError, EmitError
+from engine.runtime.stats import TaskStats
 from engine.serialization import SerializationError
-
-if TYPE_CHECKING:
-    from compat.storm_api.local.runtime import Runtime
+from engine.storm.runtime import Runtime
 
 #: multi-lang log levels (0 trace .. 4 error) to Python's.
 _LOG_LEVELS = {0: 5, 1: logging.DEBUG, 2: logging.INFO, 3: logging.WARNING, 4: logging.ERROR}

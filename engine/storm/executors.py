@@ -20,11 +20,11 @@ from random import getrandbits
 from typing import Any, Callable
 
 from compat.storm_api.exceptions import ComponentFailure
-from compat.storm_api.local.collector import InputRecord, TaskCollector
-from compat.storm_api.local.rotating_map import RotatingMap
-from compat.storm_api.local.runtime import POLL, TUPLE, Runtime
-from compat.storm_api.local.stats import TaskStats
 from engine.process.restart_policy import RestartPolicy, RestartTracker
+from engine.runtime.stats import TaskStats
+from engine.storm.collector import InputRecord, TaskCollector
+from engine.storm.rotating_map import RotatingMap
+from engine.storm.runtime import POLL, TUPLE, Runtime
 
 log = logging.getLogger("heron.storm")
 

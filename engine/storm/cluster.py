@@ -24,17 +24,19 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from compat.storm_api.config import reliability, tick_frequency, with_defaults
-from compat.storm_api.local.capture import OutputCapture
-from compat.storm_api.local.errors import LocalEngineError
-from compat.storm_api.local.executors import (
-    AckerExecutor, BoltExecutor, HostedTask, SpoutExecutor)
-from compat.storm_api.local.layout import ACKER_COMPONENT, assign_tasks, build_context
-from compat.storm_api.local.logs import close_logger, task_logger
-from compat.storm_api.local.routing import build_routes
-from compat.storm_api.local.runtime import POLL, TICK, Runtime
-from compat.storm_api.local.stats import ComponentStats, aggregate
+from compat.storm_api.hosting import host_component
+from compat.storm_api.multilang import host_shell_component
 from engine.process.restart_policy import RestartPolicy
+from engine.runtime.capture import OutputCapture
+from engine.runtime.errors import LocalEngineError
+from engine.runtime.layout import ACKER_COMPONENT, assign_tasks, build_context
+from engine.runtime.logs import close_logger, task_logger
+from engine.runtime.stats import ComponentStats, aggregate
 from engine.serialization import serializer_for_config
+from engine.storm.executors import (
+    AckerExecutor, BoltExecutor, HostedTask, SpoutExecutor)
+from engine.storm.routing import build_routes
+from engine.storm.runtime import POLL, TICK, Runtime
 
 log = logging.getLogger("heron.storm")
 
@@ -211,8 +213,6 @@ class LocalCluster:
     def _python_factory(cls: type, conf: dict, context: dict,
                         logger: logging.Logger) -> Callable[[Any], Any]:
         def factory(collector: Any) -> Any:
-            from compat.storm_api.hosting import host_component
-
             return host_component(cls, dict(conf), context, collector, logger)
 
         return factory
@@ -220,8 +220,6 @@ class LocalCluster:
     def _shell_factory(self, kind: str, shell: tuple[str, str], conf: dict, context: dict,
                        logger: logging.Logger, inbox: queue.Queue | None,
                        task_id: int) -> Callable[[Any], Any]:
-        from compat.storm_api.multilang import host_shell_component
-
         def wake() -> None:
             if inbox is not None:
                 try:

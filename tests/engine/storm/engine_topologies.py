@@ -6,7 +6,7 @@ import tempfile
 from pathlib import Path
 
 from compat.storm_api import ReliableSpout, Spout
-from compat.storm_api.local import LocalCluster, OutputCapture
+from engine.storm import LocalCluster, OutputCapture
 from engine.plan.compiler import compile_topology
 
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from compat.storm_api import Bolt, Grouping, ReliableSpout, Stream, Topology
-from compat.storm_api.local import LocalCluster, OutputCapture
+from engine.storm import LocalCluster, OutputCapture
 from engine.plan.compiler import compile_topology
-from tests.compat.storm_api.local.engine_topologies import NumberSpout, run_topology
+from tests.engine.storm.engine_topologies import NumberSpout, run_topology
 
 pytestmark = pytest.mark.timeout(60)
 

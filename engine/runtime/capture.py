@@ -20,7 +20,8 @@ from typing import IO, Any, Protocol, Sequence
 
 
 class CaptureSink(Protocol):
-    """Where every captured tuple goes, with provenance (``conformance.capture.CaptureWriter``)."""
+    """Where every captured tuple goes, with provenance (the conformance suite's
+    ``CaptureWriter`` and ``TaskCaptures`` implement it)."""
 
     def write(self, component: str, stream: str, task: int, values: list[Any],
               message_id: Any = None) -> None:

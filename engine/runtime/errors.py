@@ -1,4 +1,4 @@
-"""Runtime errors of the ``storm`` engine, each naming the component and task."""
+"""Runtime errors both engines raise, each naming the component and task."""
 
 from __future__ import annotations
 

@@ -1,0 +1,29 @@
+"""The plan's names and keys, in a module of their own: every other plan module reads them
+and this one reads nothing, so ``definitions``, ``validation``, ``proto_codec`` and
+``logical`` form no circle."""
+
+from __future__ import annotations
+
+__all__ = [
+    "BOLT",
+    "DEFAULT_STREAM",
+    "GROUPINGS",
+    "KINDS",
+    "PARALLELISM_CONFIG_KEY",
+    "SPOUT",
+    "SYSTEM_PREFIX",
+]
+
+SPOUT = "spout"
+BOLT = "bolt"
+KINDS = (SPOUT, BOLT)
+DEFAULT_STREAM = "default"
+#: Grouping names used by InputDef.grouping. "global" is Heron's LOWEST; "none"
+#: behaves as shuffle; "custom" runs a Python grouping class named by
+#: InputDef.custom_grouping.
+GROUPINGS = ("shuffle", "fields", "all", "global", "none", "direct", "local_or_shuffle", "custom")
+#: Names starting with this belong to the system (__acker, __system, __tick, ...).
+SYSTEM_PREFIX = "__"
+#: Heron keeps a component's parallelism in its config under this key, so the plan
+#: does too; user configuration must not set it.
+PARALLELISM_CONFIG_KEY = "topology.component.parallelism"
