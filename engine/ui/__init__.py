@@ -1,6 +1,7 @@
 """The Heron UI: a small static front end (``static/``: one HTML shell, one script, one
-stylesheet; no external library, nothing fetched from another origin) that reads the
-tracker's REST API and refreshes itself.
+stylesheet, and uPlot for the charts, vendored at 1.6.32 with its license as
+``uPlot.iife.min.js``, ``uPlot.min.css`` and ``uPlot.LICENSE``; nothing fetched from
+another origin) that reads the tracker's REST API and refreshes itself.
 
 - ``pages.py`` mounts the page on an app: ``/ui/`` (topology list),
   ``/ui/topologies/<name>`` (one topology), ``/static/*``. The tracker mounts it on its
@@ -9,6 +10,6 @@ tracker's REST API and refreshes itself.
   forwarded to a tracker (``--tracker URL``), as Heron's UI talks to its tracker.
 
 The DAG is laid out by the tracker (``engine.tracker.dag``) and drawn by the script as
-inline SVG with DOM calls; every value from the API is set as text, never as markup, and
+inline SVG with DOM calls, the charts over time by uPlot on canvases; every value from the API is set as text, never as markup, and
 the page is served with a Content-Security-Policy allowing only its own origin.
 """

@@ -1,7 +1,9 @@
 /* Heron UI: the topology list and one topology's page, drawn from the tracker's REST API
- * (same origin) and refreshed in place. No libraries; every value from the API is set as
- * text (textContent / attributes), never parsed as markup. The DAG is inline SVG built
- * from the layout the tracker computes (/topologies/logicalplan/layout). */
+ * (same origin) and refreshed in place. Every value from the API is set as text
+ * (textContent / attributes), never parsed as markup. The DAG is inline SVG built from the
+ * layout the tracker computes (/topologies/logicalplan/layout); the charts over time are
+ * drawn by uPlot (uPlot.iife.min.js beside this file, vendored at a pinned version with
+ * its license: nothing is loaded from elsewhere). */
 "use strict";
 
 (function () {
@@ -13,7 +15,9 @@
   // charts: redrawn from the tracker's recorded snapshots (/topologies/metrics/timeline)
   const CHART_REFRESH_MS = 5000;
   const CHART_REFRESH_LONG_MS = 15000;  // windows over 10 min: more points, fewer redraws
-  const CHART = { w: 224, h: 124, left: 38, right: 10, top: 18, bottom: 18 };
+  const CHART = { w: 240, h: 128 };  // a chart's canvas, title and latest value above it
+  // a line's colour per chart (CSS variables of heron-ui.css; the canvas needs the value)
+  const CHART_COLOURS = { backpressure: "--bad", parallelism: "--spout", latency: "#7a4fb0" };
   const MAX_POINTS = 240;  // a longer series is averaged into this many time buckets
   const BP_PREFIX = "__time_spent_back_pressure_by_compid/";
   // [key, title, unit, kinds drawn for]; latency is a spout's complete latency, a bolt's
@@ -610,53 +614,63 @@
     }
     function recordKind(r) { return r.type === "note" ? "note" : `${r.type}: ${r.kind}`; }
 
-    function drawChart(component, key, title, unit, points, marks, start, end, step) {
-      const { w, h, left, right, top, bottom } = CHART;
-      const pw = w - left - right, ph = h - top - bottom;
-      const shown = thin(points.filter(([t]) => t >= start && t <= end), start, end);
-      const top_ = niceMax(Math.max(0, ...shown.map(([, v]) => v)) || (key === "parallelism" ? 1 : 0));
-      const x = (t) => left + (end > start ? (t - start) / (end - start) : 1) * pw;
-      const y = (v) => top + ph - (Math.max(0, v) / top_) * ph;
-      const root = svg("svg", {
-        class: "chart", viewBox: `0 0 ${w} ${h}`, width: w, height: h, role: "img",
-        "data-component": component, "data-metric": key, "data-points": shown.length,
-        "aria-label": `${title} of ${component}`,
-      });
-      root.append(svg("text", { class: "chart-title", x: left, y: 12, text: `${title} (${unit})` }),
-        svg("rect", { class: "plot", x: left, y: top, width: pw, height: ph }),
-        svg("line", { class: "grid", x1: left, x2: left + pw, y1: top + ph / 2, y2: top + ph / 2 }),
-        svg("text", { class: "tick y", x: left - 4, y: top + 4, text: fmtAxis(top_) }),
-        svg("text", { class: "tick y", x: left - 4, y: top + ph / 2 + 4, text: fmtAxis(top_ / 2) }),
-        svg("text", { class: "tick y", x: left - 4, y: top + ph + 4, text: "0" }),
-        svg("text", { class: "tick x start", x: left, y: h - 4, text: fmtClock(start) }),
-        svg("text", { class: "tick x end", x: left + pw, y: h - 4, text: fmtClock(end) }));
-      const markGroup = svg("g", { class: "marks" });
+    function cssColour(name) {
+      return name.startsWith("--") ? getComputedStyle(document.documentElement).getPropertyValue(name).trim() : name;
+    }
+    // the Health Manager's records over the plot, as elements (each with its tooltip):
+    // actions span the plot; diagnoses half of it; symptoms and notes tick the axis
+    function placeMarks(u, marks, start, end) {
+      for (const old of u.over.querySelectorAll(".health-mark")) old.remove();
       for (const r of marks) {
         if (r.time < start || r.time > end) continue;
-        const mx = x(r.time).toFixed(1);
-        // actions span the plot; diagnoses half of it; symptoms and notes tick the axis
-        const y1 = r.type === "action" ? top : r.type === "diagnosis" ? top + ph / 2 : top + ph - 7;
-        markGroup.append(svg("line", {
-          class: `health-mark ${r.type}${r.status ? " " + r.status : ""}`, x1: mx, x2: mx, y1, y2: top + ph,
+        const mark = el("div", {
+          class: `health-mark ${r.type}${r.status ? " " + r.status : ""}`,
           "data-type": r.type, "data-time": r.time,
-        }, svg("title", { text: `${fmtClock(r.time)} ${recordKind(r)}: ${recordWhat(r)}` })));
-      }
-      root.append(markGroup);
-      if (shown.length) {
-        let d = "";
-        shown.forEach(([t, v], i) => {
-          const px = x(t).toFixed(1), py = y(v).toFixed(1);
-          if (i === 0) d = `M${px} ${py}`;
-          else d += step ? ` H${px} V${py}` : ` L${px} ${py}`;
+          title: `${fmtClock(r.time)} ${recordKind(r)}: ${recordWhat(r)}`,
         });
-        if (step) d += ` H${(left + pw).toFixed(1)}`;  // the last value holds until now
-        root.append(svg("path", { class: "line " + key, d, "data-points": shown.length },
-          svg("title", { text: `${title}: latest ${fmtAxis(shown[shown.length - 1][1])} ${unit}` })));
-        if (shown.length === 1) root.append(svg("circle", { class: "dot " + key, cx: x(shown[0][0]), cy: y(shown[0][1]), r: 2.5 }));
-      } else {
-        root.append(svg("text", { class: "empty", x: left + pw / 2, y: top + ph / 2 + 4, text: "no data yet" }));
+        mark.style.left = u.valToPos(r.time, "x").toFixed(1) + "px";
+        mark.style.top = r.type === "action" ? "0" : r.type === "diagnosis" ? "50%" : "calc(100% - 7px)";
+        u.over.append(mark);
       }
-      return root;
+    }
+
+    // one chart: a uPlot of the component's metric over [start, end], y from 0; the
+    // element carries data-component, data-metric and data-points (the points drawn)
+    function drawChart(component, key, title, unit, points, marks, start, end, step) {
+      const shown = thin(points.filter(([t]) => t >= start && t <= end), start, end);
+      const top_ = niceMax(Math.max(0, ...shown.map(([, v]) => v)) || (key === "parallelism" ? 1 : 0));
+      const last = shown.length ? shown[shown.length - 1][1] : null;
+      const box = el("div", {
+        class: "chart", role: "img", "data-component": component, "data-metric": key,
+        "data-points": shown.length, "aria-label": `${title} of ${component}`,
+      }, el("div", { class: "chart-head" }, el("span", { class: "chart-title", text: `${title} (${unit})` }),
+        el("span", {
+          class: "latest", text: last === null ? "no data yet" : `latest ${fmtAxis(last)}`,
+          title: last === null ? `${title}: no data yet` : `${title}: latest ${fmtAxis(last)} ${unit}`,
+        })));
+      const xs = shown.map(([t]) => t), ys = shown.map(([, v]) => v);
+      if (step && shown.length) { xs.push(Math.max(end, xs[xs.length - 1])); ys.push(last); }  // the last value holds until now
+      const colour = cssColour(CHART_COLOURS[key] || "--bolt");
+      const axis = { font: "10px system-ui, sans-serif", stroke: cssColour("--muted"), ticks: { size: 3 },
+        grid: { stroke: cssColour("--line"), width: 1, dash: [3, 3] } };
+      const u = new uPlot({
+        width: CHART.w, height: CHART.h, legend: { show: false }, padding: [8, 24, 0, 0],
+        cursor: { y: false, points: { show: false } },
+        scales: { x: { time: true, range: [start, Math.max(end, start + 1)] }, y: { range: [0, top_] } },
+        axes: [
+          { ...axis, size: 22, grid: { show: false }, space: 100, values: (_, splits) => splits.map(fmtClock) },
+          { ...axis, size: 34, gap: 3, space: 30, values: (_, splits) => splits.map(fmtAxis) },
+        ],
+        series: [{}, {
+          label: title, stroke: colour, width: key === "parallelism" ? 2 : 1.6,
+          paths: step ? uPlot.paths.stepped({ align: 1 }) : undefined,
+          points: { show: shown.length === 1, size: 5, fill: colour, stroke: colour },
+        }],
+        hooks: { draw: [(p) => placeMarks(p, marks, start, end)] },
+      }, [xs, ys], box);
+      box.uplot = u;  // the page's tests read the points drawn from here
+      if (!shown.length) u.over.append(el("div", { class: "empty", text: "no data yet" }));
+      return box;
     }
 
     function drawHealth(health, start, end) {
@@ -714,6 +728,7 @@
           rows.push(el("div", { class: "chart-row", "data-component": c },
             el("h3", {}, c, el("span", { class: "muted", text: kind })), el("div", { class: "chart-list" }, ...charts)));
         }
+        for (const old of chartsBox.querySelectorAll(".chart")) if (old.uplot) old.uplot.destroy();
         chartsBox.replaceChildren(...rows);
         const label = S.window > 0 ? "last " + (WINDOWS.find(([secs]) => secs === S.window) || [0, S.window + " s"])[1]
           : "all the tracker kept";

@@ -1,7 +1,7 @@
 """The web page's charts over time and its Health Manager timeline, in headless Chromium.
 
 Every component gets its charts (emit rate, execute rate for bolts, latency, backpressure
-time, parallelism) drawn as inline SVG from the tracker's recorded snapshots, and each
+time, parallelism) drawn by uPlot from the tracker's recorded snapshots, and each
 draws a line through points once the tracker has history; the parallelism chart shows
 the physical plan's instances. A topology without a Health Manager says
 "Health Manager: off". Screenshots go to ``$HERON_TEST_ARTIFACTS`` when that is set.
@@ -27,13 +27,16 @@ TASKS = {"sentence_spout": 1, "split_bolt": 2, "count_bolt": 2}
 SPOUT_CHARTS = ["emit-rate", "latency", "backpressure", "parallelism"]
 BOLT_CHARTS = ["emit-rate", "execute-rate", "latency", "backpressure", "parallelism"]
 
-CHARTS = """JSON.stringify([...document.querySelectorAll('#chart-rows svg.chart')].map(s => {
-    const p = s.querySelector('path.line');
-    const plot = s.querySelector('rect.plot');
+#: each chart's points as drawn (pixels in its plot, from the chart's uPlot), written as
+#: an SVG path's ``d`` (M, then L per point) for :func:`path_points`
+CHARTS = """JSON.stringify([...document.querySelectorAll('#chart-rows .chart')].map(s => {
+    const u = s.uplot, n = Number(s.dataset.points);
+    const xy = u.data[0].map((t, i) => [u.valToPos(t, 'x'), u.valToPos(u.data[1][i], 'y')]);
     return {component: s.dataset.component, metric: s.dataset.metric,
-            bottom: Number(plot.getAttribute('y')) + Number(plot.getAttribute('height')),
-            points: p ? Number(p.dataset.points) : 0, d: p ? p.getAttribute('d') : '',
-            marks: [...s.querySelectorAll('line.health-mark')].map(m => m.dataset.type)};
+            bottom: u.over.clientHeight,
+            points: n, d: n ? xy.map(([x, y], i) => (i ? 'L' : 'M') + x.toFixed(1) + ' '
+                                                  + y.toFixed(1)).join(' ') : '',
+            marks: [...s.querySelectorAll('.health-mark')].map(m => m.dataset.type)};
 }))"""
 
 
@@ -71,16 +74,16 @@ def test_every_component_has_charts_that_draw_its_history(local_topology, serve,
 
     expected = {(c, m) for c in COMPONENTS
                 for m in (SPOUT_CHARTS if c == "sentence_spout" else BOLT_CHARTS)}
-    wait_for(browser, session, f"document.querySelectorAll('#chart-rows svg.chart').length "
+    wait_for(browser, session, f"document.querySelectorAll('#chart-rows .chart').length "
                                f"=== {len(expected)}")
     found = charts(browser, session)
     assert {(c["component"], c["metric"]) for c in found} == expected
 
     # the tracker polls every 0.5 s here; the charts redraw every 5 s
-    wait_for(browser, session, """[...document.querySelectorAll('#chart-rows svg.chart')]
+    wait_for(browser, session, """[...document.querySelectorAll('#chart-rows .chart')]
         .filter(s => ['emit-rate', 'parallelism'].includes(s.dataset.metric)
                      || (s.dataset.metric === 'execute-rate'))
-        .every(s => Number((s.querySelector('path.line') || {dataset: {}}).dataset.points) >= 2)""",
+        .every(s => Number(s.dataset.points) >= 2)""",
              timeout=40)
     found = charts(browser, session)
     for chart in found:
@@ -94,10 +97,10 @@ def test_every_component_has_charts_that_draw_its_history(local_topology, serve,
     for component, metric in (("sentence_spout", "emit-rate"), ("split_bolt", "execute-rate")):
         chart = next(c for c in found if (c["component"], c["metric"]) == (component, metric))
         assert min(y for _, y in path_points(chart["d"])) < chart["bottom"] - 1, chart
-    # parallelism is the physical plan's instances (the line's tooltip says its latest)
+    # parallelism is the physical plan's instances (the latest value's tooltip says it)
     tops = json.loads(browser.evaluate(session, """JSON.stringify(Object.fromEntries(
-        [...document.querySelectorAll('#chart-rows svg.chart[data-metric="parallelism"]')].map(
-            s => [s.dataset.component, s.querySelector('path.line title').textContent])))"""))
+        [...document.querySelectorAll('#chart-rows .chart[data-metric="parallelism"]')].map(
+            s => [s.dataset.component, s.querySelector('.latest').title])))"""))
     for component, tasks in TASKS.items():
         assert tops[component].startswith(f"parallelism: latest {tasks} "), tops
 
@@ -169,7 +172,7 @@ def test_the_health_timeline_lists_records_and_marks_the_charts(local_topology, 
             assert rows[0][3] == "resumed: windows start now"
 
             wait_for(browser, session, "document.querySelectorAll("
-                                       "'#chart-rows line.health-mark').length > 0")
+                                       "'#chart-rows .health-mark').length > 0")
             marks = {(c["component"], c["metric"]): sorted(c["marks"])
                      for c in charts(browser, session)}
             for metric in BOLT_CHARTS:  # the component's records, and topology-wide notes
