@@ -4,8 +4,8 @@
 
 - ``app.py``: ``create_app(state_spec)``, the FastAPI application and its error replies;
 - ``routes.py``: the endpoints, Heron's tracker names (``/topologies/logicalplan``...);
-- ``service.py``: the ``Tracker`` (state reads, Topology Master requests, the poller)
-  and the answers built from them;
+- ``service.py``: the ``Tracker`` (state reads, Topology Master requests, the poller);
+- ``answers.py``: what each endpoint returns, built from one topology's record;
 - ``tmanager_client.py``: metric and exception requests to a Topology Master;
 - ``history.py``: the snapshot ring buffer that time windows are computed from;
 - ``dag.py``: the logical plan laid out for the page's SVG;

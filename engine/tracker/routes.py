@@ -16,7 +16,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import PlainTextResponse
 
-from engine.tracker import logs, models, service
+from engine.tracker import answers, logs, models
 from engine.tracker.errors import BadParameter, NotFound
 from engine.tracker.service import TopologyRecord, Tracker
 
@@ -83,33 +83,33 @@ def states(tracker: TrackerDep,
     for record in tracker.records():
         if (cluster and record.cluster not in cluster) or (environ and record.environ not in environ):
             continue
-        out[record.cluster][record.environ][record.name] = service.status(record)
+        out[record.cluster][record.environ][record.name] = answers.status(record)
     return out
 
 
 @router.get("/topologies/info", response_model=models.TopologyInfoModel, tags=["topology"])
 def info(record: RecordDep) -> models.TopologyInfoModel:
     """Everything stored about a topology: plans, locations, execution state."""
-    return service.info(record)
+    return answers.info(record)
 
 
 @router.get("/topologies/logicalplan", response_model=models.LogicalPlanModel, tags=["topology"])
 def logicalplan(record: RecordDep) -> models.LogicalPlanModel:
-    return service.logical_plan(record)
+    return answers.logical_plan(record)
 
 
 @router.get("/topologies/logicalplan/layout", response_model=models.DagLayoutModel,
             tags=["topology"])
 def logicalplan_layout(record: RecordDep) -> models.DagLayoutModel:
     """The logical plan laid out as a left-to-right DAG: node boxes and SVG edge paths."""
-    return service.layout(record)
+    return answers.layout(record)
 
 
 @router.get("/topologies/physicalplan", response_model=models.PhysicalPlanModel,
             tags=["topology"])
 def physicalplan(record: RecordDep) -> models.PhysicalPlanModel:
     """Containers (Stream Managers) and their instances; 503 until it is built."""
-    return service.physical_plan(record)
+    return answers.physical_plan(record)
 
 
 @router.get("/topologies/packingplan", response_model=models.PackingPlanModel, tags=["topology"])
@@ -131,7 +131,7 @@ def executionstate(record: RecordDep) -> models.ExecutionStateModel:
 @router.get("/topologies/health", response_model=models.HealthModel, tags=["topology"])
 def health(record: RecordDep) -> models.HealthModel:
     """What the topology's Health Manager saw, concluded and did (empty when it has none)."""
-    return service.health(record)
+    return answers.health(record)
 
 
 @router.get("/topologies/schedulerlocation", response_model=models.SchedulerLocationModel,
@@ -158,7 +158,7 @@ def metrics(record: RecordDep, component: ComponentQ = None,
             interval: IntervalQ = -1) -> models.MetricsModel:
     """Metrics per instance from the Topology Master (asked now, 503 when it does not
     answer in time), over the last ``interval`` seconds from the tracker's snapshots."""
-    return service.metrics(record, component, metricname, instance, interval)
+    return answers.metrics(record, component, metricname, instance, interval)
 
 
 @router.get("/topologies/metrics/timeline", response_model=models.TimelineModel,
@@ -177,7 +177,7 @@ def metrics_timeline(record: RecordDep, component: ComponentQ = None,
     start = end - 600 if starttime is None else starttime
     if start > end:
         raise BadParameter("starttime", f"{start:g} is after endtime {end:g}")
-    return service.timeline(record, component, metricname, instance, start, end)
+    return answers.timeline(record, component, metricname, instance, start, end)
 
 
 @router.get("/topologies/metrics/parallelism", response_model=models.ParallelismTimelineModel,
@@ -194,14 +194,14 @@ def metrics_parallelism(record: RecordDep, component: ComponentQ = None,
     start = end - 600 if starttime is None else starttime
     if start > end:
         raise BadParameter("starttime", f"{start:g} is after endtime {end:g}")
-    return service.parallelism_timeline(record, component, start, end)
+    return answers.parallelism_timeline(record, component, start, end)
 
 
 @router.get("/topologies/restarts", response_model=models.RestartsModel, tags=["metrics"])
 def restarts(record: RecordDep, component: ComponentQ = None) -> models.RestartsModel:
     """Restarts per instance and the instances crash-looping now, each with its last
     error, from the Topology Master (asked now)."""
-    return service.restarts(record, component)
+    return answers.restarts(record, component)
 
 
 @router.get("/topologies/scheduler", response_model=models.SchedulerStatusModel,
@@ -209,7 +209,7 @@ def restarts(record: RecordDep, component: ComponentQ = None) -> models.Restarts
 def scheduler_status(record: RecordDep) -> models.SchedulerStatusModel:
     """Where a cluster scheduler (Slurm) runs each container, which nodes it gave up on,
     and how long each recovery took, from the scheduler's status on this machine."""
-    return service.scheduler_status(record)
+    return answers.scheduler_status(record)
 
 
 @router.get("/topologies/exceptions", response_model=list[models.ExceptionModel],
@@ -218,14 +218,14 @@ def exceptions(record: RecordDep, component: ComponentQ = None,
                instance: InstancesQ = []) -> list[models.ExceptionModel]:  # noqa: B006
     """Exceptions the instances reported (deduplicated, with counts), from the Topology
     Master."""
-    return service.exceptions(record, component, instance)
+    return answers.exceptions(record, component, instance)
 
 
 @router.get("/topologies/exceptionsummary", response_model=list[models.ExceptionSummaryModel],
             tags=["metrics"])
 def exceptionsummary(record: RecordDep, component: ComponentQ = None,
                      instance: InstancesQ = []) -> list[models.ExceptionSummaryModel]:  # noqa: B006
-    return service.exception_summary(record, component, instance)
+    return answers.exception_summary(record, component, instance)
 
 
 @router.get("/topologies/backpressure", response_model=models.BackpressureModel,
@@ -233,13 +233,13 @@ def exceptionsummary(record: RecordDep, component: ComponentQ = None,
 def backpressure(record: RecordDep, interval: IntervalQ = 60) -> models.BackpressureModel:
     """Backpressure per Stream Manager (paused, initiated, time paused in the window,
     buffered bytes) and per instance (a spout throttled by it)."""
-    return service.backpressure(record, interval)
+    return answers.backpressure(record, interval)
 
 
 @router.get("/topologies/logfiles", response_model=list[models.LogFileModel], tags=["logs"])
 def logfiles(record: RecordDep) -> list[models.LogFileModel]:
     """The topology's log files (one per process), with the URL of each."""
-    return service.log_files(record)
+    return answers.log_files(record)
 
 
 @router.get("/topologies/logfile", response_class=PlainTextResponse, tags=["logs"],
