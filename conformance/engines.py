@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import abc
 import contextlib
+import re
 import sys
 import time
 from collections.abc import Iterator
@@ -29,8 +30,21 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from compat.storm_api.exceptions import ComponentFailure
 from conformance.capture import TaskCaptures
 from conformance.catalogue.case import CAPABILITIES, Case, Kill
+from conformance.kill_wrapper import (
+    KILL_AFTER,
+    KILL_COMPONENT,
+    KILL_MARKER,
+    read_marker,
+    wrap_project_for_kill,
+)
+from engine.instance.capture import JsonlCapture
+from engine.launch import Submission
+from engine.local_run import HeronLocalRun
+from engine.storm import LocalCluster, OutputCapture
+from engine.submission import load_topology
 
 __all__ = ["ENGINES", "EngineAdapter", "EngineOutput", "HarnessError", "HeronAdapter",
            "StormAdapter", "adapter_for", "isolated_imports"]
@@ -151,8 +165,6 @@ class EngineAdapter(abc.ABC):
 
     # -- shared ---------------------------------------------------------------------
     def _load(self, case: Case) -> Any:
-        from engine.submission import load_topology
-
         try:
             return load_topology(case.project, name=case.topology, env=case.env,
                                  cli_options=case_options(case), workers=case.workers)
@@ -185,8 +197,6 @@ class StormAdapter(EngineAdapter):
 
     def run(self, case: Case, *, run_id: str, capture_path: Path, work_dir: Path,
             kill: Kill | None = None, time_limit: float | None = None) -> EngineOutput:
-        from engine.storm import LocalCluster, OutputCapture
-
         case = self._variant(case)
         limit = self._time_limit(case, time_limit)
         log_dir = Path(work_dir) / "logs"
@@ -268,8 +278,6 @@ class _StormKill:
         self.how = ""
 
     def arm(self) -> None:
-        from compat.storm_api.exceptions import ComponentFailure
-
         hosted = self.task.hosted
         collector = self.task.collector
         original_execute = hosted.execute
@@ -341,10 +349,6 @@ class HeronAdapter(EngineAdapter):
 
     def run(self, case: Case, *, run_id: str, capture_path: Path, work_dir: Path,
             kill: Kill | None = None, time_limit: float | None = None) -> EngineOutput:
-        from engine.instance.capture import JsonlCapture
-        from engine.launch import Submission
-        from engine.local_run import HeronLocalRun
-
         case = self._variant(case)
         limit = self._time_limit(case, time_limit)
         work_dir = Path(work_dir)
@@ -434,12 +438,6 @@ class _HeronKill:
 
     @classmethod
     def prepare(cls, case: Case, kill: Kill, loaded: Any, work_dir: Path) -> _HeronKill:
-        from conformance.kill_wrapper import (
-            KILL_AFTER,
-            KILL_COMPONENT,
-            KILL_MARKER,
-            wrap_project_for_kill,
-        )
 
         plan = loaded.plan
         component = kill.component or _first_bolt(plan)
@@ -469,10 +467,6 @@ class _HeronKill:
                 began_wall: float) -> None:
         """After the run: the marker, the executor's log lines about the killed
         process, and (when the kill never happened) how many tuples the task got."""
-        import re
-
-        from conformance.kill_wrapper import read_marker
-
         self.began_wall = began_wall
         self.record = read_marker(self.marker)
         pattern = re.compile(rf"container_(\d+)_{re.escape(self.component)}_(\d+)")

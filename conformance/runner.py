@@ -27,10 +27,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Protocol
 
+from compat.storm_api.config import reliability, with_defaults
+from compat.storm_api.project import load_project
 from conformance.capture import CAPTURE_SUFFIX, read_capture, write_records
 from conformance.catalogue.case import Case, CaseError, Kill
-from conformance.engines import EngineAdapter, EngineOutput, HarnessError
-from conformance.fixture_spout import read_fixture
+from conformance.diff import diff_captures
+from conformance.engines import EngineAdapter, EngineOutput, HarnessError, isolated_imports
+from conformance.fixture_spout import read_fixture, wrap_project
 from conformance.model import (
     CaseResult,
     Comparison,
@@ -41,6 +44,7 @@ from conformance.model import (
     SuiteResult,
     Verdict,
 )
+from engine.submission import load_topology
 
 __all__ = ["ProgressListener", "Runner", "describe_diff", "expected_records",
            "fixture_inputs", "migrated_copy", "topology_case"]
@@ -135,9 +139,6 @@ def topology_case(project: Path, name: str | None, *, work_dir: Path,
     (``fixture``), bounded (``max_tuples``), or left as they are (they must end by
     themselves). There are no expected rows: the engines are compared with each other.
     """
-    from compat.storm_api.project import load_project
-    from conformance.fixture_spout import wrap_project
-
     project = Path(project).resolve()
     topology_file = load_project(project).topology_file(name)
     topology = topology_file.stem
@@ -170,10 +171,6 @@ def _plan_facts(project: Path, topology: str, options: Mapping[str, Any] | None,
                 env: str | None) -> tuple[bool, list[tuple[str, str]]]:
     """Whether the topology runs at-least-once (only then does a kill replay anything),
     and its leaf streams (nobody consumes them: its results)."""
-    from compat.storm_api.config import reliability, with_defaults
-    from conformance.engines import isolated_imports
-    from engine.submission import load_topology
-
     with isolated_imports(project, project / "src", project / "topologies"):
         loaded = load_topology(project, name=topology, env=env, cli_options=dict(options or {}))
     plan = loaded.plan
@@ -188,6 +185,7 @@ def migrated_copy(project: Path, out: Path) -> list[str]:
     Returns what the migration reported (changed files, findings that need a person);
     a file that fails to migrate, or an ``out`` that exists or overlaps the project,
     is a :class:`HarnessError`."""
+    # deferred: start-up time (the migrator's libcst takes ~1 s to import; only --migrate needs it)
     from migrate.findings import Level
     from migrate.out_tree import OutTreeRefused, check_out_tree, write_out_tree
     from migrate.project import Status, migrate_tree
@@ -276,8 +274,6 @@ class Runner:
 
     def _diff(self, left: Path, right: Path, comparison: Comparison,
               left_name: str, right_name: str) -> DiffResult:
-        from conformance.diff import diff_captures
-
         return diff_captures(self.spark, [left], [right], comparison, left=left_name,
                              right=right_name, sample_limit=self.sample_limit,
                              progress=getattr(self.progress, "spark_progress", None))

@@ -15,6 +15,8 @@ import os
 import sys
 from pathlib import Path
 
+from engine.plan.discovery import is_topology_class
+
 #: what the wrapper links to rather than copies: the user's code and settings
 _SHARED = ("src", "config.json", "heron.yaml")
 
@@ -24,8 +26,6 @@ def load_original_topology(path: Path, module_prefix: str, error: type[Exception
     file keeps the user's stem, which is the topology's name, so the names must differ),
     with its project's ``src`` and ``topologies`` on ``sys.path`` as the engines' loader
     and sparse put them. Failures raise ``error`` naming the file."""
-    from engine.plan.discovery import is_topology_class
-
     path = Path(path).resolve()
     for entry in (str(path.parent.parent / "src"), str(path.parent)):
         if entry not in sys.path:

@@ -16,6 +16,7 @@ from collections import defaultdict
 from typing import Any, Hashable
 
 from .component import Component, not_a_tuple
+from .dsl import spec_for_bolt
 from .tuple import Tuple, source_tuple_types
 
 __all__ = ["Bolt", "BatchingBolt", "TicklessBatchingBolt"]
@@ -53,8 +54,6 @@ class Bolt(Component):
     def spec(cls, name: str | None = None, inputs: Any = None, par: int | dict | None = None,
              config: dict | None = None) -> Any:
         """Declare this bolt in a ``Topology`` (outputs come from ``cls.outputs``)."""
-        from .dsl import spec_for_bolt
-
         return spec_for_bolt(cls, name=name, inputs=inputs, par=par, config=config)
 
     def _bind(self, storm_conf: dict, context: dict, collector: Any, logger: Any) -> None:

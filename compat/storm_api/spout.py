@@ -5,6 +5,7 @@ from collections import Counter
 from typing import Any
 
 from .component import Component, not_a_tuple
+from .dsl import spec_for_spout
 
 __all__ = ["Spout", "ReliableSpout"]
 
@@ -20,8 +21,6 @@ class Spout(Component):
     @classmethod
     def spec(cls, name: str | None = None, par: int | dict | None = None, config: dict | None = None) -> Any:
         """Declare this spout in a ``Topology`` (outputs come from ``cls.outputs``)."""
-        from .dsl import spec_for_spout
-
         return spec_for_spout(cls, name=name, par=par, config=config)
 
     def ack(self, tup_id: Any) -> None:

@@ -250,7 +250,7 @@ def to_java_arg(arg: Any) -> JavaObjectArg:
         return JavaObjectArg(string_arg=arg)
     if isinstance(arg, float):
         return JavaObjectArg(double_arg=arg)
-    # Imported here: the DSL imports this module, so a top-level import would be a cycle.
+    # deferred: a real circle; importing dsl.errors runs dsl/__init__, whose modules import this one
     from .dsl.errors import InvalidTopologyType
 
     raise InvalidTopologyType(

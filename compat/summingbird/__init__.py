@@ -78,8 +78,8 @@ __all__ = [
 
 
 def __getattr__(name: str) -> object:
-    # The batch platform needs PySpark; import it only when asked for.
     if name == "BatchPlatform":
+        # deferred: optional dependency (the batch platform needs PySpark)
         from .platforms.batch import BatchPlatform
 
         return BatchPlatform

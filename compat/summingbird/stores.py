@@ -16,6 +16,7 @@ from collections.abc import Hashable, Iterable, Iterator, Mapping
 from typing import Any
 
 from .errors import JobDefinitionError
+from .services import SQLiteService
 from .sqlite import Table
 
 
@@ -165,8 +166,6 @@ class SQLiteStore(Store):
 
     def as_service(self) -> Any:
         """A read-only service over this store's table (for ``left_join``/``lookup``)."""
-        from .services import SQLiteService
-
         return SQLiteService(self.path, self.table, self._table.codec)
 
     def close(self) -> None:

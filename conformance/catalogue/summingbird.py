@@ -31,7 +31,18 @@ import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from compat.summingbird import (
+    CacheSize,
+    FlatMapParallelism,
+    FlushFrequency,
+    MemoryPlatform,
+    Options,
+    PlanningError,
+    SourceParallelism,
+    SummerParallelism,
+)
 from compat.summingbird.monoids import Semigroup
+from compat.summingbird.platforms.streaming import StreamingPlatform
 from compat.summingbird.producer import NodeKind, Producer
 from compat.summingbird.testing import CATALOGUE, CatalogueJob, Outcome, without_zeros
 from conformance.canonical import canonical_json, canonical_value
@@ -57,15 +68,6 @@ ROWS = Comparison(kind="rows")
 
 
 def _streaming_options() -> dict[str, Any]:
-    from compat.summingbird import (
-        CacheSize,
-        FlatMapParallelism,
-        FlushFrequency,
-        Options,
-        SourceParallelism,
-        SummerParallelism,
-    )
-
     return {"DEFAULT": Options(SourceParallelism(2), SummerParallelism(2),
                                FlatMapParallelism(2), CacheSize(4), FlushFrequency(0.2))}
 
@@ -159,15 +161,12 @@ class PlatformRun:
 def _platform(name: str, spark: Any, options: Mapping[str, Any] | None,
               time_limit: float) -> Any:
     if name == "memory":
-        from compat.summingbird import MemoryPlatform
-
         return MemoryPlatform()
     if name == "batch":
+        # deferred: optional dependency (the batch platform needs PySpark)
         from compat.summingbird.platforms.batch import BatchPlatform
 
         return BatchPlatform(session=spark)
-    from compat.summingbird.platforms.streaming import StreamingPlatform
-
     return StreamingPlatform(STREAMING_OPTIONS if options is None else options, engine=name,
                              time_limit=time_limit)
 
@@ -176,8 +175,6 @@ def run_platform(name: str, job: CatalogueJob, inputs: dict[str, Any], *, spark:
                  options: Mapping[str, Any] | None = None,
                  time_limit: float = 120.0) -> PlatformRun:
     """Run ``job`` on platform ``name`` with fresh stores and sinks; never raises."""
-    from compat.summingbird import PlanningError
-
     began = time.monotonic()
     io = job.make_io(inputs)
     tail = job.build(io, inputs)

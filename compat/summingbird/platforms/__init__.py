@@ -13,13 +13,13 @@ _STREAMING = ("StreamingPlatform", "StreamingPlan", "StreamingResult", "run_stre
 
 
 def __getattr__(name: str) -> object:
-    # PySpark is optional (a large dependency): import the batch platform on first use.
     if name in ("BatchPlatform", "BatchPlan"):
+        # deferred: optional dependency (PySpark, a large one): the batch platform on first use
         from . import batch
 
         return getattr(batch, name)
-    # The streaming platform brings the Storm API and the engines: also on first use.
     if name in _STREAMING:
+        # deferred: start-up time; the streaming platform brings the Storm API and cloudpickle
         from . import streaming
 
         return getattr(streaming, name)
