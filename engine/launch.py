@@ -18,6 +18,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from engine.process.restart_policy import RestartPolicy
+from engine.security.private import private_dir
+from engine.statemgr import open_state_manager
+from engine.submission import load_topology
+
 LAUNCH_FILE = "launch.json"
 
 
@@ -33,8 +38,6 @@ class StateManagerSpec:
     zk_auth_file: str | None = None
 
     def open(self) -> Any:
-        from engine.statemgr import open_state_manager
-
         return open_state_manager(self.kind, root=self.root, zk_hosts=self.zk_hosts,
                                   zk_root=self.zk_root, zk_auth_file=self.zk_auth_file)
 
@@ -56,6 +59,16 @@ class Submission:
     ackers: int | None = None
     workers: int | None = None
     debug: bool = False
+
+    @classmethod
+    def of(cls, project: Path | str, name: str, *, env: str | None,
+           config_file: Path | str | None, options: dict[str, Any], ackers: int | None,
+           workers: int | None, debug: bool = False) -> "Submission":
+        """What the command line gave, with the project and config file made absolute
+        (the processes that rebuild the topology start elsewhere)."""
+        return cls(project=str(Path(project).resolve()), name=name, env=env,
+                   config_file=str(Path(config_file).resolve()) if config_file else None,
+                   options=options, ackers=ackers, workers=workers, debug=debug)
 
 
 @dataclass
@@ -97,14 +110,12 @@ class LaunchSpec:
     package_sha256: str | None = None
 
     @property
-    def restart_policy(self) -> Any:
-        from engine.process.restart_policy import RestartPolicy
-
+    def restart_policy(self) -> RestartPolicy:
         return RestartPolicy(initial_ms=self.restart_backoff_initial_ms,
                              max_ms=self.restart_backoff_max_ms,
                              reset_after_secs=self.restart_reset_secs)
 
-    def set_restart_policy(self, policy: Any) -> None:
+    def set_restart_policy(self, policy: RestartPolicy) -> None:
         self.restart_backoff_initial_ms = policy.initial_ms
         self.restart_backoff_max_ms = policy.max_ms
         self.restart_reset_secs = policy.reset_after_secs
@@ -147,8 +158,6 @@ class LaunchSpec:
     # -- persistence -------------------------------------------------------------------
     def save(self) -> Path:
         """Write launch.json atomically (readers never see half a file)."""
-        from engine.security.private import private_dir
-
         for d in (self.home, self.log_dir, self.capture_dir, self.pid_dir):
             private_dir(d)  # owner-only (docs/security.md)
         fd, tmp = tempfile.mkstemp(dir=self.home, prefix=".launch.")
@@ -175,8 +184,6 @@ class LaunchSpec:
 
     def load_topology(self) -> Any:
         """The compiled topology, rebuilt from the submission (engine.submission)."""
-        from engine.submission import load_topology
-
         s = self.submission
         return load_topology(s.project, name=s.name, env=s.env, config_file=s.config_file,
                              cli_options=s.options, ackers=s.ackers, workers=s.workers,
@@ -185,26 +192,6 @@ class LaunchSpec:
 
 class LaunchError(Exception):
     """The launch file is missing or unreadable; the text names it."""
-
-
-def run_with_state(launch: str, log: Any, body: Any) -> int:
-    """``body(spec, state)`` with the launch file loaded and its state manager open (closed
-    afterwards); a launch file that does not load, or a state manager that does not
-    answer, is one log line and exit status 1: what every supervised process starts with."""
-    try:
-        spec = LaunchSpec.load(launch)
-    except LaunchError as exc:
-        log.error("%s", exc)
-        return 1
-    try:
-        state = spec.state.open()
-    except Exception as exc:
-        log.error("cannot open the state manager (%s): %s", spec.state.describe(), exc)
-        return 1
-    try:
-        return body(spec, state)
-    finally:
-        state.close()
 
 
 # -- process names (Heron's executor names) ----------------------------------------------

@@ -18,14 +18,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from compat.storm_api.local.capture import OutputCapture
-from compat.storm_api.local.stats import ComponentStats
-from engine.deploy import deploy
+from engine.runtime.capture import OutputCapture
+from engine.runtime.stats import ComponentStats
+from engine.submitter.deploy import deploy
 from engine.instance.capture import JsonlCapture, read_captures, write_jsonl_config
 from engine.launch import LaunchSpec, StateManagerSpec, Submission
 from engine.messages import tmanager_pb2
 from engine.network.sockets import RequestTimeout, request
 from engine.process.restart_policy import crash_loop_error
+from engine.scheduler.local import LocalScheduler
+from engine.security.guard import SocketSecurity
 from engine.serialization import serializer_for_config
 from engine.tmanager.drain import wait_drained
 
@@ -82,8 +84,6 @@ class HeronLocalRun:
 
     # -- lifecycle ---------------------------------------------------------------------
     def start(self) -> None:
-        from engine.scheduler.local import LocalScheduler
-
         self._state = self.state_spec.open()
         self.spec = deploy(self.loaded, state=self._state, state_spec=self.state_spec,
                            working_dir=self.working_dir, submission=self.submission,
@@ -94,7 +94,6 @@ class HeronLocalRun:
                            capture_all_streams=self.capture_all_streams)
         if self.jsonl_capture is not None:  # before any instance starts and looks for it
             write_jsonl_config(self.spec.capture_dir, self.jsonl_capture)
-        from engine.security.guard import SocketSecurity
         self._security = SocketSecurity.for_launch(self.spec)
         self.scheduler = LocalScheduler(self.spec, state=self._state)
         try:

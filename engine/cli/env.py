@@ -18,6 +18,11 @@ from typing import Any, Callable
 import click
 
 from engine.cli import errors as cli_errors
+from engine.cluster.config import ClusterRef, load_cluster
+from engine.messages import common_pb2, tmanager_pb2
+from engine.security.private import private_dir, write_private_file
+from engine.statemgr.zookeeper import DigestFileError, read_digest_file
+from engine.submitter.errors import SubmitterError
 
 DEFAULT_HOME = "~/.heron"
 #: how long a request to the Topology Master may take
@@ -48,7 +53,7 @@ class Env:
     zk_auth_file: Path | None = None
 
     def state_spec(self) -> Any:
-        from engine.launch import StateManagerSpec
+        from engine.launch import StateManagerSpec  # deferred: CLI start-up time
 
         if self.state_kind == "zookeeper":
             return StateManagerSpec(kind="zookeeper", zk_hosts=self.zk_hosts, zk_root=self.zk_root,
@@ -60,9 +65,6 @@ class Env:
         """The state spec a submission's processes get: the digest, if any, copied into
         ``working_dir/secrets/zk-auth`` (owner-only), so they never depend on the user's
         file staying where it is, and launch.json names a path, never the digest."""
-        from engine.security.private import private_dir, write_private_file
-        from engine.statemgr.zookeeper import read_digest_file
-
         spec = self.state_spec()
         if spec.zk_auth_file:
             private_dir(working_dir)
@@ -72,7 +74,7 @@ class Env:
         return spec
 
     def open_state(self) -> Any:
-        from engine.statemgr import StateError
+        from engine.statemgr import StateError  # deferred: CLI start-up time
 
         spec = self.state_spec()
         if spec.kind == "zookeeper" and not spec.zk_hosts:
@@ -88,8 +90,6 @@ class Env:
     def on_cluster(self, cluster: str) -> "Env":
         """This Env with the state manager of ``cluster`` (HOME/conf/CLUSTER/statemgr.yaml);
         ``local`` without a directory is this machine, unchanged."""
-        from engine.cluster.config import ClusterRef, load_cluster
-
         config = load_cluster(self.home, ClusterRef.parse(cluster).cluster)
         if config.state_manager != "zookeeper":
             return self
@@ -102,8 +102,6 @@ def zk_auth_file(path: Path | None, state_kind: str) -> Path | None:
     BadInput when it is missing or malformed or given with the local state manager on
     the command line (the variable is ignored there); UnsafePathError when it is a
     symlink, another user's or readable by others."""
-    from engine.statemgr.zookeeper import DigestFileError, read_digest_file
-
     if path is None:
         return None
     if state_kind != "zookeeper":
@@ -150,8 +148,6 @@ def common_options(fn: Callable[..., Any]) -> Callable[..., Any]:
                 zk_hosts: str | None, zk_root: str, zk_auth: Path | None,
                 cluster_name: str | None, **kwargs: Any) -> Any:
         def call() -> Any:
-            from engine.security.private import private_dir
-
             resolved = private_dir(home.expanduser().resolve())
             env = Env(resolved, state_kind,
                       (state_root or resolved / "state").expanduser().resolve(), zk_hosts,
@@ -166,13 +162,14 @@ def common_options(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def run_reporting_errors(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    # deferred: CLI start-up time (every command module loads for `heron --help`)
     from engine.network.sockets import RequestTimeout
     from engine.packing import PackingError
     from engine.statemgr import StateError
 
     try:
         return fn(*args, **kwargs)
-    except CommandError as exc:
+    except (CommandError, SubmitterError) as exc:
         fail(str(exc), exc.code)
     except (*cli_errors.USER_ERRORS, PackingError) as exc:
         fail(cli_errors.one_line(exc), 2)
@@ -199,6 +196,7 @@ def topology_security(state: Any, name: str, working_dir: Path | None = None) ->
     """The SocketSecurity the CLI needs to reach ``name``'s engine processes: every one
     of them refuses a client without the topology's keys (from the state manager, or
     from ``working_dir`` when the state manager cannot keep secrets)."""
+    # deferred: CLI start-up time
     from engine.security.guard import SocketSecurity
     from engine.security.keys import KeysError, keys_from_state
 
@@ -215,6 +213,7 @@ def ask_topology_master(env: Env, name: str, build: Callable[[Any, Any], Any],
     when there is no Topology Master or it does not answer within ``timeout`` seconds
     (default TM_TIMEOUT_SECS) ("cannot activate 'x'")."""
     timeout = TM_TIMEOUT_SECS if timeout is None else timeout
+    # deferred: CLI start-up time
     from engine.network import request
     from engine.network.sockets import RequestTimeout
 
@@ -234,3 +233,21 @@ def ask_topology_master(env: Env, name: str, build: Callable[[Any, Any], Any],
     except RequestTimeout:
         raise CommandError(f"{failing}: its Topology Master at {tm.controller_endpoint} did "
                            f"not answer within {timeout:g}s") from None
+
+
+def set_active(env: Env, name: str, activate: bool) -> None:
+    """``heron activate`` / ``heron deactivate``: ask the Topology Master, print its answer."""
+    verb = "activate" if activate else "deactivate"
+    cls = tmanager_pb2.TopologyActivateRequest if activate else tmanager_pb2.TopologyDeactivateRequest
+    response = ask_topology_master(
+        env, name, lambda topology, tm: cls(topology_name=name,
+                                            topology_id=tm.topology_id or topology.id),
+        f"cannot {verb} {name!r}")
+    status = response.status.status
+    if status == common_pb2.OK:
+        click.echo(f"{verb}d topology {name!r}")
+    elif status in (common_pb2.TOPOLOGY_ALREADY_ACTIVE, common_pb2.TOPOLOGY_ALREADY_DEACTIVE):
+        click.echo(f"topology {name!r} is already {'active' if activate else 'deactivated'}")
+    else:
+        detail = response.status.message or common_pb2.StatusCode.Name(status)
+        raise CommandError(f"cannot {verb} {name!r}: {detail}")

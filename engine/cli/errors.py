@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from compat.storm_api.config import ConfigError
 from compat.storm_api.dsl.errors import TopologyDefinitionError
-from compat.storm_api.local.errors import LocalEngineError
-from compat.storm_api.local.executors import FatalRunError
+from engine.runtime.errors import LocalEngineError
+from engine.storm.executors import FatalRunError
 from compat.storm_api.project import ProjectError
 from engine.cluster.config import ClusterConfigError
 from engine.cluster.package import PackageError

@@ -10,7 +10,7 @@ from typing import Any
 
 from rich.live import Live
 
-from compat.storm_api.local import LocalCluster, OutputCapture
+from engine.storm import LocalCluster, OutputCapture
 from compat.storm_api.project import parse_cli_options
 from engine.cli.display import make_console, status_renderable, summary_renderable
 from engine.launch import Submission

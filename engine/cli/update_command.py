@@ -1,14 +1,15 @@
 """``heron update NAME --component-parallelism COMPONENT:N [...] [--container-number N]
-[--dry-run]``: change a running topology's parallelism (see engine/update.py);
+[--dry-run]``: change a running topology's parallelism (see engine/submitter/update.py);
 ``heron update NAME --runtime-config POLICY:mode=activated|deactivated``: toggle a Health
 Manager policy without restarting anything."""
 
 from __future__ import annotations
 
 import click
+from rich.table import Table
 
-from engine.cli.env import (BadInput, CommandError, Env, common_options,
-                            topology_security)
+from engine.cli.display import make_console
+from engine.cli.env import BadInput, Env, common_options, topology_security
 
 UPDATE_TIMEOUT_SECS = 30.0
 
@@ -31,40 +32,28 @@ def update_command(name: str, parallelism: tuple[str, ...], container_number: in
         _runtime_config(env, name, runtime, dry_run)
         if not parallelism and container_number is None:
             return
-    from rich.table import Table
-
-    from engine.cli.display import make_console
-    from engine.messages import common_pb2, scheduler_pb2
-    from engine.network import request
-    from engine.cli.cluster_submit import kubernetes_scheduler_of
-    from engine.network.sockets import RequestTimeout
-    from engine.update import UpdateError, apply_update, parse_parallelism, plan_update
+    # deferred: CLI start-up time (every command module loads for `heron --help`)
+    from engine.submitter.runtime import RuntimeManager
+    from engine.submitter.update import UpdateError, parse_parallelism, plan_update
 
     try:
         wanted = parse_parallelism(parallelism)
     except UpdateError as exc:
         raise BadInput(str(exc)) from None
     state = env.open_state()
+    library = endpoint = runtime = None
     try:
         try:
             plan = plan_update(state, name, wanted, container_number)
         except UpdateError as exc:
             raise BadInput(f"cannot update {name!r}: {exc}") from None
-        scheduler = state.get("schedulers", name)
-        security = (None if dry_run
-                    else topology_security(state, name, env.working_dir(name)))
-        library = None if dry_run else kubernetes_scheduler_of(env, state, name)
-        if library is not None:
-            # Kubernetes: scale the executors' StatefulSet (refused, with nothing changed,
-            # when the largest container grew), then store the plan the pods follow
-            library.update(plan.proposed)
-            apply_update(state, plan)
-        elif not dry_run:
-            if scheduler is None or not scheduler.http_endpoint:
-                raise CommandError(f"the scheduler of {name!r} is not running (no "
-                                   f"schedulers/{name}); `heron update` works on topologies "
-                                   "started with `heron submit`")
-            apply_update(state, plan)
+        if not dry_run:
+            runtime = RuntimeManager(state, name, home=env.home,
+                                     working_dir=env.working_dir(name),
+                                     security=topology_security(state, name,
+                                                                env.working_dir(name)))
+            endpoint = runtime.scheduler_endpoint()
+            library = runtime.store_update(plan)
     finally:
         state.close()
 
@@ -97,23 +86,13 @@ def update_command(name: str, parallelism: tuple[str, ...], container_number: in
         click.echo(f"updated {name!r}: the executors' StatefulSet now has "
                    f"{len(plan.proposed.containers)} pods")
         return
-    try:
-        response = request(scheduler.http_endpoint, scheduler_pb2.UpdateTopologyRequest(
-            topology_name=name, current_packing_plan=plan.current.to_proto(),
-            proposed_packing_plan=plan.proposed.to_proto()), timeout=UPDATE_TIMEOUT_SECS,
-            security=security)
-    except RequestTimeout:
-        raise CommandError(f"the scheduler of {name!r} did not answer within "
-                           f"{UPDATE_TIMEOUT_SECS:g}s; the new packing plan is stored and the "
-                           "running containers follow it") from None
-    if response.status.status != common_pb2.OK:
-        raise CommandError(f"the scheduler of {name!r} refused the update: "
-                           f"{response.status.message}")
-    click.echo(f"updated {name!r}: {response.status.message}")
+    assert runtime is not None and endpoint is not None
+    click.echo(f"updated {name!r}: {runtime.send_update(endpoint, plan, UPDATE_TIMEOUT_SECS)}")
 
 
 def _runtime_config(env: Env, name: str, values: tuple[str, ...], dry_run: bool) -> None:
-    from engine.update import UpdateError, parse_runtime_config, set_runtime_config
+    # deferred: CLI start-up time
+    from engine.submitter.update import UpdateError, parse_runtime_config, set_runtime_config
 
     try:
         toggles = parse_runtime_config(values)

@@ -22,16 +22,16 @@ import argparse
 import contextlib
 import logging
 import signal
-import sys
 import threading
 import time
 from typing import Any, Iterator
 
 from engine.executor.commands import HEALTHMGR, container_processes, stop_stages
 from engine.executor.packing_wait import PackingPlanMissing, wait_for_packing_plan
-from engine.launch import LaunchSpec, executor_name, run_with_state, stmgr_id
+from engine.launch import LaunchSpec, executor_name, stmgr_id
 from engine.packing import PackingPlan
-from engine.process import Supervisor, die_with_parent
+from engine.process import Supervisor
+from engine.process.startup import launch_parser, run_with_state, start
 from engine.process.progress import mark_progress
 
 log = logging.getLogger("heron.executor")
@@ -42,36 +42,16 @@ STOP_GRACE_SECS = 5.0
 PLAN_POLL_SECS = 1.0
 
 
-def configure_logging() -> None:
-    """One line per record on stderr, which the scheduler sends to logs/executor-N.log."""
-    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    from engine.fastpath import log_tuple_path  # the first log line: which tuple path
-    log_tuple_path()
-
-
-def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m engine.executor",
-                                     description="Run one container of a topology.")
-    parser.add_argument("--launch", required=True, help="launch.json (or its directory)")
-    parser.add_argument("--container", type=int, required=True, help="container index (0 = TM)")
-    return parser.parse_args(argv)
-
-
 def main(argv: list[str] | None = None) -> int:
-    die_with_parent()
-    args = parse_args(argv)
-    configure_logging()
-    stop = threading.Event()
-
-    def on_signal(signum: int, _frame: object) -> None:
+    def on_signal(args: argparse.Namespace, signum: int) -> None:
         log.info("received %s; stopping container %d", signal.Signals(signum).name, args.container)
-        stop.set()
 
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
+    started = start(launch_parser("python -m engine.executor", "Run one container of a topology.",
+                                  container="container index (0 = TM)"),
+                    argv, on_signal=on_signal)
+    args = started.args
     return run_with_state(args.launch, log,
-                          lambda spec, state: _run(spec, args.container, state, stop))
+                          lambda spec, state: _run(spec, args.container, state, started.stopping))
 
 
 def _run(spec: LaunchSpec, container: int, state: object, stop: threading.Event) -> int:

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.cluster.package import PackageError, unpack_package
-from engine.cluster.uploader import fetch
+from engine.uploader import fetch
 from engine.cluster.venv import VirtualenvError, ensure_virtualenv, requirements_file
 from engine.launch import LaunchSpec, StateManagerSpec, Submission
 from engine.security.keys import KeysError, TopologyKeys, keys_from_state

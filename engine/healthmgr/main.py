@@ -19,10 +19,7 @@ reports it crash-looping, which ``heron list`` shows).
 
 from __future__ import annotations
 
-import argparse
 import logging
-import signal
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -36,7 +33,8 @@ from engine.healthmgr.scheduler_actuator import SchedulerActuator
 from engine.healthmgr.source import SnapshotHistory
 from engine.healthmgr.store import HealthStore
 from engine.healthmgr.view import build_view, topology_config
-from engine.launch import LaunchSpec, run_with_state
+from engine.launch import LaunchSpec
+from engine.process.startup import launch_parser, run_with_state, start
 
 log = logging.getLogger("heron.healthmgr")
 
@@ -50,24 +48,11 @@ TOPOLOGY_WAIT_SECS = 60.0
 CONFIG_ERROR = 2
 
 
-def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m engine.healthmgr",
-                                     description="Run a topology's Health Manager.")
-    parser.add_argument("--launch", required=True, help="launch.json (or its directory)")
-    return parser.parse_args(argv)
-
-
 def main(argv: list[str] | None = None) -> int:
-    from engine.process import die_with_parent
-
-    die_with_parent()
-    args = parse_args(argv)
-    logging.basicConfig(stream=sys.stderr, level=logging.INFO,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    signal.signal(signal.SIGINT, lambda *_: stop.set())
-    return run_with_state(args.launch, log, lambda spec, state: run(spec, state, stop))
+    started = start(launch_parser("python -m engine.healthmgr",
+                                  "Run a topology's Health Manager."), argv, tuple_path=False)
+    return run_with_state(started.args.launch, log,
+                          lambda spec, state: run(spec, state, started.stopping))
 
 
 def _wait_for(read: Callable[[], Any], stop: threading.Event, timeout: float) -> Any:

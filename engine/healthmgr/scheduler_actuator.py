@@ -3,7 +3,7 @@ update --component-parallelism`` and ``heron restart NAME C`` make, from the Hea
 Manager in container 0.
 
 Scaling repacks from the stored packing plan (surviving instances keep their task ids
-and containers, engine/update.py), stores the topology and the proposed plan, and sends
+and containers, engine/submitter/update.py), stores the topology and the proposed plan, and sends
 the proposed plan to the topology's scheduler service, exactly as ``heron update`` does;
 so an at-least-once topology replays whatever the moved instances had in flight.
 Restarting sends the scheduler's ``RestartTopologyRequest`` for one container. Both
@@ -16,6 +16,9 @@ from __future__ import annotations
 from typing import Any
 
 from engine.messages import common_pb2, scheduler_pb2
+from engine.network import request
+from engine.network.sockets import RequestTimeout
+from engine.submitter.update import UpdateError, apply_update, plan_update
 
 #: as long as ``heron update`` and ``heron restart`` wait for the scheduler
 REQUEST_TIMEOUT_SECS = 30.0
@@ -42,9 +45,6 @@ class SchedulerActuator:
         return scheduler.http_endpoint
 
     def _send(self, endpoint: str, message: Any, what: str) -> str:
-        from engine.network import request
-        from engine.network.sockets import RequestTimeout
-
         try:
             response = request(endpoint, message, timeout=self.timeout,
                                security=self.security)
@@ -57,8 +57,6 @@ class SchedulerActuator:
         return response.status.message
 
     def scale(self, component: str, parallelism: int) -> None:
-        from engine.update import UpdateError, apply_update, plan_update
-
         endpoint = self._scheduler_endpoint()
         try:
             plan = plan_update(self.state, self.name, {component: parallelism})

@@ -2,41 +2,34 @@
 
 from __future__ import annotations
 
-import argparse
 import logging
-import signal
 import sys
 import threading
+from typing import Any
 
 from engine.launch import LaunchSpec
 from engine.metricsmgr.manager import MetricsManager
+from engine.process.startup import launch_parser, run_with_state, start
+
+log = logging.getLogger("heron.metricsmgr")
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="heron-metricsmgr")
-    parser.add_argument("--launch", required=True)
-    parser.add_argument("--container", type=int, required=True)
-    args = parser.parse_args(argv)
-    try:
-        from engine.process import die_with_parent
-        die_with_parent()
-    except ImportError:  # pragma: no cover
-        pass
-    logging.basicConfig(stream=sys.stderr, level=logging.INFO,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    from engine.fastpath import log_tuple_path  # the first log line: which tuple path
-    log_tuple_path()
-    stopping = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stopping.set())
-    signal.signal(signal.SIGINT, lambda *_: stopping.set())
-    spec = LaunchSpec.load(args.launch)
-    state = spec.state.open()
-    manager = MetricsManager(spec, args.container, state)
+    started = start(launch_parser("heron-metricsmgr", container=""), argv)
+    code = run_with_state(started.args.launch, log,
+                          lambda spec, state: run(spec, state, started.args.container,
+                                                  started.stopping))
+    if code:
+        sys.exit(code)
+
+
+def run(spec: LaunchSpec, state: Any, container: int, stopping: threading.Event) -> int:
+    manager = MetricsManager(spec, container, state)
     try:
         manager.serve(lambda: not stopping.is_set())
     finally:
         manager.close()
-        state.close()
+    return 0
 
 
 if __name__ == "__main__":

@@ -1,17 +1,43 @@
 """Packing: which instances (tasks) run in which container, and how big each container is.
 
 Round-robin is Heron's default; first-fit-decreasing minimises the number of containers
-for the resources components declare. Both produce the same :class:`PackingPlan`, which
-converts to and from Heron's ``PackingPlan`` message.
+for the resources components declare. Both implement :class:`engine.spi.Packing` and
+produce the same :class:`PackingPlan`, which converts to and from Heron's
+``PackingPlan`` message. ``topology.packing.algorithm`` picks one (:func:`packing_for`).
 """
 
+from typing import Any, Mapping
+
 from engine.packing.errors import PackingError
-from engine.packing.ffd import pack_first_fit_decreasing
+from engine.packing.ffd import FirstFitDecreasingPacking, pack_first_fit_decreasing
 from engine.packing.plan import ContainerPlan, InstancePlan, PackingPlan
 from engine.packing.resources import Resource, component_resources
-from engine.packing.round_robin import pack_round_robin
+from engine.packing.round_robin import RoundRobinPacking, pack_round_robin
+from engine.spi import Packing
 
+PACKING_KEY = "topology.packing.algorithm"
+#: ``topology.packing.algorithm`` value -> the plug-in
+PACKINGS: dict[str, type[Packing]] = {"round_robin": RoundRobinPacking,
+                                      "first_fit_decreasing": FirstFitDecreasingPacking}
 ALGORITHMS = {"round_robin": pack_round_robin, "first_fit_decreasing": pack_first_fit_decreasing}
 
-__all__ = ["ALGORITHMS", "ContainerPlan", "InstancePlan", "PackingError", "PackingPlan",
-           "Resource", "component_resources", "pack_first_fit_decreasing", "pack_round_robin"]
+
+def packing_for(config: Mapping[str, Any]) -> Packing:
+    """The packing plug-in ``topology.packing.algorithm`` names (default round-robin)."""
+    algorithm = str(config.get(PACKING_KEY) or "round_robin").lower().replace("-", "_")
+    packing = PACKINGS.get(algorithm)
+    if packing is None:
+        raise PackingError(f"{PACKING_KEY}: unknown packing algorithm {algorithm!r}; "
+                           f"choose one of {', '.join(sorted(PACKINGS))}")
+    return packing()
+
+
+def pack(plan: Any) -> PackingPlan:
+    """The packing plan of ``plan`` under its own config."""
+    return packing_for(plan.config).pack(plan, dict(plan.config))
+
+
+__all__ = ["ALGORITHMS", "ContainerPlan", "FirstFitDecreasingPacking", "InstancePlan",
+           "PACKINGS", "PACKING_KEY", "Packing", "PackingError", "PackingPlan", "Resource",
+           "RoundRobinPacking", "component_resources", "pack", "pack_first_fit_decreasing",
+           "pack_round_robin", "packing_for"]

@@ -18,6 +18,7 @@ from engine.packing.resources import (
     DEFAULT_INSTANCE_CPU, DEFAULT_INSTANCE_DISK, DEFAULT_INSTANCE_RAM, Resource,
     component_resources)
 from engine.packing.tasks import assign_task_ids
+from engine.spi import Packing
 
 INSTANCES_PER_CONTAINER = 4
 
@@ -62,3 +63,10 @@ def pack_first_fit_decreasing(plan: Any, conf: Mapping[str, Any] | None = None) 
 
 def _describe(r: Resource) -> str:
     return f"ram {r.ram / 2**20:.0f} MiB, cpu {r.cpu:g}, disk {r.disk / 2**20:.0f} MiB"
+
+
+class FirstFitDecreasingPacking(Packing):
+    """The :class:`~engine.spi.Packing` plug-in ``first_fit_decreasing``."""
+
+    def pack(self, plan: Any, conf: Mapping[str, Any]) -> PackingPlan:
+        return pack_first_fit_decreasing(plan, conf)

@@ -15,6 +15,7 @@ from engine.packing.errors import PackingError
 from engine.packing.plan import ContainerPlan, InstancePlan, PackingPlan
 from engine.packing.resources import GIB, Resource, component_resources
 from engine.packing.tasks import assign_task_ids
+from engine.spi import Packing
 
 #: Heron's default per-container padding (room for the Stream Manager and Metrics Manager).
 DEFAULT_PADDING = Resource(ram=2 * GIB, cpu=1.0, disk=12 * GIB)
@@ -57,3 +58,10 @@ def pack_round_robin(plan: Any, conf: Mapping[str, Any] | None = None) -> Packin
     for container in containers:
         container.required = size
     return PackingPlan(f"{plan.name}-{uuid.uuid4().hex[:12]}", containers)
+
+
+class RoundRobinPacking(Packing):
+    """The :class:`~engine.spi.Packing` plug-in ``round_robin`` (Heron's default)."""
+
+    def pack(self, plan: Any, conf: Mapping[str, Any]) -> PackingPlan:
+        return pack_round_robin(plan, conf)

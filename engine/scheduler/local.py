@@ -28,6 +28,7 @@ from engine.network.endpoints import ipc_dir
 from engine.packing import PackingPlan
 from engine.process import Supervisor, SupervisorEvent
 from engine.security.private import UnsafePathError, private_dir
+from engine.spi import KillOnce, ServiceScheduler
 
 log = logging.getLogger("heron.scheduler")
 
@@ -36,7 +37,7 @@ log = logging.getLogger("heron.scheduler")
 EXECUTOR_STOP_GRACE_SECS = 10.0
 
 
-class LocalScheduler:
+class LocalScheduler(KillOnce, ServiceScheduler):
     """Start, restart and kill the executors of one topology.
 
     ``state`` is an open state manager (the scheduler opens ``spec.state`` itself and
@@ -61,6 +62,7 @@ class LocalScheduler:
         self._supervisor: Supervisor | None = None
         self._killed = False
         self._lock = threading.Lock()
+        self._kill_log = log
 
     # -- state ---------------------------------------------------------------------------
     @property
@@ -84,7 +86,7 @@ class LocalScheduler:
         """Live executors by process name (``executor-N``)."""
         return self._supervisor.pids() if self._supervisor else {}
 
-    # -- IScheduler ----------------------------------------------------------------------
+    # -- engine.spi.Scheduler -------------------------------------------------------------
     def launch(self) -> list[int]:
         """Start one executor per container; returns the container indexes."""
         with self._lock:
@@ -150,22 +152,21 @@ class LocalScheduler:
         first = [executor_name(c) for c in self.containers if c != 0]
         self._supervisor.stop(self.grace, stages=[first, [executor_name(0)]])
 
-    def kill(self) -> None:
-        """Stop every executor, then remove the topology's state and ipc directory.
-        Idempotent."""
-        with self._lock:
-            if self._killed:
-                return
-            self._killed = True
+    # kill(): KillOnce's (stop, clean the state, then _after_kill), as every scheduler
+    def _after_kill(self) -> None:
+        """The topology's ipc directory goes, and the state manager if this opened it."""
         try:
-            self.stop()
+            _remove_ipc_dir(self.spec.topology_id)
         finally:
-            try:
-                self.state.clean(self.spec.topology_name)
-            finally:
-                _remove_ipc_dir(self.spec.topology_id)
-                self.close()
-        log.info("killed %s", self.spec.topology_name)
+            self.close()
+
+    def status(self) -> dict[str, Any]:
+        """Each container's executor (pid when alive) and what is crash-looping."""
+        pids = self.executor_pids()
+        return {"scheduler": "local", "topology": self.spec.topology_name,
+                "containers": [{"container": c, "pid": pids.get(executor_name(c))}
+                               for c in self.containers],
+                "crash_looping": self.crash_looping()}
 
     def close(self) -> None:
         """Release the state manager if this scheduler opened it."""

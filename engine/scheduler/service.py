@@ -23,87 +23,59 @@ import argparse
 import logging
 import os
 import signal
-import sys
 import threading
 import time
 from typing import Any
 
 import zmq
 
-from engine.launch import LaunchError, LaunchSpec
+from engine.launch import LaunchSpec
 from engine.messages import common_pb2, scheduler_pb2
 from engine.security.guard import ConnectionGuard
 from engine.security.keys import KeysError
 from engine.network import MalformedMessage, bind_router, decode, encode
 from engine.process import write_pid_file
 from engine.packing.plan import PackingPlan
-from engine.scheduler.local import LocalScheduler
+from engine.process.startup import launch_parser, load_launch, open_state, start
+from engine.scheduler import scheduler_for
+from engine.spi import ServiceScheduler
 
 log = logging.getLogger("heron.scheduler")
 
 PID_FILE = "scheduler.pid"
 
 
-def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m engine.scheduler",
-                                     description="Run a topology's local scheduler service.")
-    parser.add_argument("--launch", required=True, help="launch.json (or its directory)")
-    return parser.parse_args(argv)
-
-
 def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
-    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    from engine.fastpath import log_tuple_path  # the first log line: which tuple path
-    log_tuple_path()
-    stop = threading.Event()
-
-    def on_signal(signum: int, _frame: object) -> None:
+    def on_signal(_args: argparse.Namespace, signum: int) -> None:
         log.info("received %s; killing the topology", signal.Signals(signum).name)
-        stop.set()
 
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
-    signal.signal(signal.SIGHUP, signal.SIG_IGN)  # detached: a closing terminal is no reason
-    try:
-        spec = LaunchSpec.load(args.launch)
-    except LaunchError as exc:
-        log.error("%s", exc)
+    # detached: no parent to watch, and a closing terminal is no reason to stop
+    started = start(launch_parser("python -m engine.scheduler",
+                                  "Run a topology's local scheduler service."),
+                    argv, watch_parent=False, on_signal=on_signal, ignore_hangup=True)
+    spec = load_launch(started.args.launch, log)
+    if spec is None:
         return 1
     write_pid_file(spec.pid_dir / PID_FILE, os.getpid())
-    try:
-        state = spec.state.open()
-    except Exception as exc:
-        log.error("cannot open the state manager (%s): %s", spec.state.describe(), exc)
+    state = open_state(spec, log)
+    if state is None:
         return 1
     try:
-        return SchedulerService(spec, state, stop).run()
+        return SchedulerService(spec, state, started.stopping).run()
     finally:
         state.close()
         (spec.pid_dir / PID_FILE).unlink(missing_ok=True)
 
 
-def scheduler_for(spec: LaunchSpec, state: Any) -> Any:
-    """The scheduler plug-in the launch spec names (``heron.class.scheduler`` of the
-    cluster it was submitted to): the local one, or Slurm's."""
-    if spec.scheduler == "slurm":
-        from engine.scheduler.slurm import SlurmScheduler
-
-        return SlurmScheduler(spec, state=state)
-    if spec.scheduler != "local":
-        raise ValueError(f"the {spec.scheduler} scheduler does not run as a service")
-    return LocalScheduler(spec, state=state)
-
-
 class SchedulerService:
-    """The request loop around a :class:`LocalScheduler`."""
+    """The request loop around a :class:`~engine.spi.ServiceScheduler` (the local or the
+    Slurm scheduler, :func:`engine.scheduler.scheduler_for`)."""
 
     def __init__(self, spec: LaunchSpec, state: Any, stop: threading.Event) -> None:
         self.spec = spec
         self.state = state
         self.stop = stop
-        self.scheduler = scheduler_for(spec, state)
+        self.scheduler: ServiceScheduler = scheduler_for(spec, state)
 
     def run(self) -> int:
         name = self.spec.topology_name

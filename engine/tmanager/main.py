@@ -2,46 +2,41 @@
 
 from __future__ import annotations
 
-import argparse
 import logging
-import signal
 import sys
 import threading
+from typing import Any
 
 from engine.launch import LaunchSpec
+from engine.process.startup import launch_parser, run_with_state, start
 from engine.tmanager.master import TopologyMaster
 
 log = logging.getLogger("heron.tmanager")
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="heron-tmanager")
-    parser.add_argument("--launch", required=True)
+    parser = launch_parser("heron-tmanager")
     parser.add_argument("--shell-endpoint", default="",
                         help="container 0's shell endpoint, published in the TM location")
-    args = parser.parse_args(argv)
-    try:
-        from engine.process import die_with_parent
-        die_with_parent()
-    except ImportError:  # pragma: no cover
-        pass
-    logging.basicConfig(stream=sys.stderr, level=logging.INFO,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    from engine.fastpath import log_tuple_path  # the first log line: which tuple path
-    log_tuple_path()
-    stopping = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stopping.set())
-    signal.signal(signal.SIGINT, lambda *_: stopping.set())
-    spec = LaunchSpec.load(args.launch)
-    state = spec.state.open()
-    master = TopologyMaster(spec, state, shell_endpoint=args.shell_endpoint)
+    started = start(parser, argv)
+    code = run_with_state(started.args.launch, log,
+                          lambda spec, state: run(spec, state, started.args.shell_endpoint,
+                                                  started.stopping))
+    if code:
+        sys.exit(code)
+
+
+def run(spec: LaunchSpec, state: Any, shell_endpoint: str, stopping: threading.Event) -> int:
+    """Serve until ``stopping``; closing the state afterwards (the caller's) removes the
+    ephemeral location with it."""
+    master = TopologyMaster(spec, state, shell_endpoint=shell_endpoint)
     try:
         master.load()
         master.establish()
         master.serve(lambda: not stopping.is_set())
     finally:
         master.close()
-        state.close()  # the ephemeral location goes with it
+    return 0
 
 
 if __name__ == "__main__":

@@ -256,7 +256,7 @@ def test_a_request_slurm_can_never_satisfy_exits_2_and_leaves_nothing_queued(
 def state_of(topology: SlurmTopology):
     """The topology's ZooKeeper state, as its processes see it (with the digest)."""
     from engine.cluster.config import load_cluster
-    from engine.cluster.submit import cluster_state_spec
+    from engine.submitter.upload import cluster_state_spec
 
     return cluster_state_spec(load_cluster(topology.home, "slurm")).open()
 
@@ -300,7 +300,7 @@ def tracker_scheduler_status(topology: SlurmTopology) -> dict:
     from fastapi.testclient import TestClient
 
     from engine.cluster.config import load_cluster
-    from engine.cluster.submit import cluster_state_spec
+    from engine.submitter.upload import cluster_state_spec
     from tests.engine.tracker.conftest import tracker_app
 
     spec = cluster_state_spec(load_cluster(topology.home, "slurm"))

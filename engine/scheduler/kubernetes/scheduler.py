@@ -32,15 +32,18 @@ or, in a fresh process, the config key ``heron.topology.name``.
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from typing import Any, Mapping
 
 from engine.packing import PackingPlan
 from engine.scheduler.kubernetes import manifests, names
+from engine.scheduler.kubernetes.client import KubernetesClient
 from engine.scheduler.kubernetes.errors import (KubernetesApiError, KubernetesConfigError,
                                                 KubernetesClientMissing,
                                                 KubernetesConnectionError,
                                                 KubernetesSchedulerError)
 from engine.scheduler.kubernetes.quantities import parse_quantity
+from engine.spi import Scheduler
 
 log = logging.getLogger("heron.scheduler.kubernetes")
 
@@ -48,16 +51,31 @@ TOPOLOGY_NAME_KEY = "heron.topology.name"
 _RESOURCE_NAMES = {"cpu": "CPU", "memory": "memory", "ephemeral-storage": "disk"}
 
 
-class KubernetesScheduler:
+@dataclass
+class KubernetesLaunch:
+    """What ``launch()`` submits when the scheduler was built for one submission (the
+    submitter's): the topology, its packing plan, its keys file and the ZooKeeper digest."""
+
+    topology_name: str
+    topology_id: str
+    packing: PackingPlan
+    keys_file_bytes: bytes
+    zk_auth_bytes: bytes | None = None
+
+
+class KubernetesScheduler(Scheduler):
     """Launch, update, restart and kill one topology on Kubernetes.
 
     ``config`` holds the keys listed in :mod:`engine.scheduler.kubernetes.manifests`;
     ``client`` is anything with :class:`~engine.scheduler.kubernetes.client.KubernetesClient`'s
     methods (tests give a recording fake). Without one, a ``KubernetesClient`` is made on
     first use from ``heron.kubernetes.namespace`` and ``heron.kubernetes.context``.
+    ``submission``: what a ``launch()`` without arguments submits.
     """
 
-    def __init__(self, config: Mapping[str, Any], *, client: Any | None = None) -> None:
+    def __init__(self, config: Mapping[str, Any], *, client: Any | None = None,
+                 submission: KubernetesLaunch | None = None) -> None:
+        self.submission = submission
         self.config = dict(config)
         self.namespace = manifests.namespace_of(self.config)
         self.context = manifests.context_of(self.config)
@@ -71,7 +89,6 @@ class KubernetesScheduler:
     @property
     def client(self) -> Any:
         if self._client is None:
-            from engine.scheduler.kubernetes.client import KubernetesClient
             self._client = KubernetesClient(self.namespace, self.context)
         return self._client
 
@@ -101,10 +118,21 @@ class KubernetesScheduler:
         docs = self._render(topology_name, topology_id, packing, keys_file_bytes, zk_auth_bytes)
         return manifests.to_yaml(manifests.redact(docs))
 
-    def launch(self, topology_name: str, topology_id: str, packing: PackingPlan,
-               keys_file_bytes: bytes, zk_auth_bytes: bytes | None = None) -> list[dict[str, Any]]:
+    def launch(self, topology_name: str | None = None, topology_id: str | None = None,
+               packing: PackingPlan | None = None, keys_file_bytes: bytes | None = None,
+               zk_auth_bytes: bytes | None = None) -> list[dict[str, Any]]:
         """Create the Secret, the Service and both StatefulSets; returns the manifests
-        created. Nothing stays behind when a create fails."""
+        created. Nothing stays behind when a create fails. Without arguments, what the
+        scheduler was built for (``submission``) is launched."""
+        if topology_name is None:
+            if self.submission is None:
+                raise KubernetesConfigError("nothing to launch: give the topology, its "
+                                            "packing plan and keys, or build the scheduler "
+                                            "with submission=")
+            sub = self.submission
+            topology_name, topology_id, packing = sub.topology_name, sub.topology_id, sub.packing
+            keys_file_bytes, zk_auth_bytes = sub.keys_file_bytes, sub.zk_auth_bytes
+        assert topology_id is not None and packing is not None and keys_file_bytes is not None
         docs = self._render(topology_name, topology_id, packing, keys_file_bytes, zk_auth_bytes)
         created: list[dict[str, Any]] = []
         for doc in docs:
@@ -153,7 +181,7 @@ class KubernetesScheduler:
         log.info("scaled StatefulSet %s/%s to %d", self.namespace, executors, replicas)
         self.containers = replicas
 
-    def restart(self, container: int) -> None:
+    def restart(self, container: int = -1) -> None:
         """Delete the pod of ``container`` (-1: every pod of the topology) so that the
         StatefulSet controller starts it again."""
         k8s = self._k8s_name()
@@ -195,6 +223,11 @@ class KubernetesScheduler:
         if failures:
             raise KubernetesApiError(f"killing {self.topology_name!r}: " + "; ".join(failures))
         self.containers = None
+
+    def status(self) -> dict[str, Any]:
+        """The topology, its namespace and the executor pods last launched or scaled to."""
+        return {"scheduler": "kubernetes", "topology": self.topology_name,
+                "namespace": self.namespace, "containers": self.containers}
 
     # -- internals ------------------------------------------------------------------------
     def _create(self, doc: Mapping[str, Any]) -> None:
@@ -251,4 +284,4 @@ def _grown(current: Mapping[str, str], needed: Mapping[str, str]) -> list[str]:
     return out
 
 
-__all__ = ["KubernetesScheduler", "TOPOLOGY_NAME_KEY"]
+__all__ = ["KubernetesLaunch", "KubernetesScheduler", "TOPOLOGY_NAME_KEY"]

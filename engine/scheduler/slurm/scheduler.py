@@ -43,13 +43,17 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from engine.launch import LaunchSpec
 from engine.packing import PackingPlan
 from engine.process.restart_policy import RestartTracker
 from engine.process.spawn import with_code_root
+from engine.security.private import write_private_file
+from engine.spi import KillOnce, ServiceScheduler
+from engine.statemgr.zookeeper import read_digest_file
+from engine.uploader import delete_package
 
 log = logging.getLogger("heron.scheduler.slurm")
 
@@ -207,7 +211,7 @@ def node_unhealthy(state: str) -> bool:
     return name in UNHEALTHY_NODE_STATES
 
 
-class SlurmScheduler:
+class SlurmScheduler(KillOnce, ServiceScheduler):
     """Start, watch, restart, update and kill one topology's containers as Slurm jobs."""
 
     def __init__(self, spec: LaunchSpec, *, state: Any, packing: PackingPlan | None = None,
@@ -236,6 +240,7 @@ class SlurmScheduler:
         self._stop = threading.Event()
         self._monitor: threading.Thread | None = None
         self._killed = False
+        self._kill_log = log
         if not spec.package_url or not spec.package_sha256:
             raise SlurmError(f"{spec.topology_name}: no package URL in the launch spec; a "
                              f"Slurm topology is submitted with `heron submit CLUSTER`")
@@ -325,21 +330,10 @@ class SlurmScheduler:
                 break
             time.sleep(0.5)
 
-    def kill(self) -> None:
-        with self._lock:
-            if self._killed:
-                return
-            self._killed = True
-        try:
-            self.stop()
-        finally:
-            try:
-                self.state.clean(self.spec.topology_name)
-            finally:
-                from engine.cluster.uploader import delete_package
-
-                delete_package(self.spec)
-            log.info("killed %s", self.spec.topology_name)
+    # kill(): KillOnce's (stop, clean the state, then _after_kill), as every scheduler
+    def _after_kill(self) -> None:
+        """The uploaded package goes with the topology."""
+        delete_package(self.spec)
 
     def close(self) -> None:
         self._stop.set()
@@ -374,8 +368,6 @@ class SlurmScheduler:
                 "--incarnation", str(incarnation)]
         digest = None
         if spec.state.zk_auth_file:
-            from engine.statemgr.zookeeper import read_digest_file
-
             digest = read_digest_file(spec.state.zk_auth_file)
             argv += ["--zk-auth-file", "$HERON_JOB_DIR/zk-auth"]
         if self.config.get("heron.network.bind.interface"):
@@ -465,20 +457,20 @@ class SlurmScheduler:
     def write_status(self) -> None:
         """``<working dir>/scheduler-status.json``: each container's job, node and state,
         the nodes excluded and the recoveries so far (``heron list`` shows them)."""
-        from dataclasses import asdict
-
-        from engine.security.private import write_private_file
-
-        with self._lock:
-            status = {"scheduler": "slurm", "time": time.time(),
-                      "jobs": [asdict(job) for _, job in sorted(self.jobs.items())],
-                      "excluded": sorted(self.excluded),
-                      "recoveries": self.recovery_times()}
+        status = self.status()
         try:
             write_private_file(self.spec.home / STATUS_FILE,
                                json.dumps(status, indent=1).encode())
         except OSError as exc:
             log.warning("cannot write %s: %s", STATUS_FILE, exc)
+
+    def status(self) -> dict[str, Any]:
+        """Each container's job, node and state, the nodes excluded, the recoveries."""
+        with self._lock:
+            return {"scheduler": "slurm", "time": time.time(),
+                    "jobs": [asdict(job) for _, job in sorted(self.jobs.items())],
+                    "excluded": sorted(self.excluded),
+                    "recoveries": self.recovery_times()}
 
     def _check(self) -> None:
         with self._lock:

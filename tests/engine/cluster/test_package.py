@@ -15,7 +15,7 @@ import pytest
 
 from engine.cluster.package import (MANIFEST, PackageError, build_package, engine_version,
                                     unpack_package)
-from engine.cluster.uploader import HttpUploader, LocalFsUploader, fetch
+from engine.uploader import HttpUploader, LocalFsUploader, fetch
 
 REPO = Path(__file__).resolve().parents[3]
 WORDCOUNT = REPO / "examples" / "wordcount"

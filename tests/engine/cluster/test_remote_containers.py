@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from engine.cluster.config import ClusterRef, load_cluster
-from engine.cluster.submit import cluster_state_spec, submit_to_cluster
+from engine.submitter.upload import cluster_state_spec, submit_to_cluster
 from engine.launch import LaunchSpec, Submission
 from engine.messages import tmanager_pb2
 from engine.network import request

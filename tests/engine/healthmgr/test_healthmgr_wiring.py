@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.deploy import deploy
+from engine.submitter.deploy import deploy
 from engine.healthmgr import main as healthmgr_main
 from engine.healthmgr.records import (Action, ActionKind, ActionStatus, DiagnosisKind,
                                       HealthEvent, Note)
@@ -23,7 +23,7 @@ from engine.healthmgr.view import build_view, topology_config
 from engine.launch import StateManagerSpec, Submission
 from engine.messages import physical_plan_pb2, topology_pb2
 from engine.submission import load_topology
-from engine.update import UpdateError, parse_runtime_config, set_runtime_config
+from engine.submitter.update import UpdateError, parse_runtime_config, set_runtime_config
 
 pytestmark = pytest.mark.timeout(60)
 

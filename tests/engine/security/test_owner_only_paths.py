@@ -141,7 +141,7 @@ def test_a_topology_working_dir_is_owner_only(tmp_path):
 
 
 def test_a_submissions_digest_copy_is_owner_only_and_not_in_the_launch_file(tmp_path):
-    from engine.cli.topology_commands import Env
+    from engine.cli.env import Env
 
     digest = tmp_path / "zk-auth"
     digest.write_text("heron:pw-not-in-launch-json\n")

@@ -82,7 +82,7 @@ class StandInTopologyMaster:
 def submitted(tmp_path_factory):
     """The test project's topology written to a local state tree (topology, packing
     plan, execution state), as `heron submit` writes it, with no process started."""
-    from engine.deploy import deploy
+    from engine.submitter.deploy import deploy
     from engine.submission import load_topology
 
     saved_path, saved_modules = list(sys.path), set(sys.modules)

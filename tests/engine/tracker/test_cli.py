@@ -18,7 +18,7 @@ import pytest
 from click.testing import CliRunner
 
 from engine.cli.main import main
-from engine.cli.tracker_commands import is_loopback
+from engine.cli.serving import is_loopback
 from engine.ui.app import create_ui_app
 from tests.engine.tracker.conftest import NAME, client, tracker_app, wait_until
 

@@ -2,7 +2,7 @@
 
 Heron's submit order (LaunchRunner): the topology, then the packing plan, then the
 execution state; a failed step removes what the earlier ones wrote, so a half-submitted
-topology never blocks the name. `heron submit` and `heron run --engine heron` share it.
+topology never blocks the name. The submitter (every cluster's ``heron submit``) and ``heron run --engine heron`` share it.
 """
 
 from __future__ import annotations
@@ -15,24 +15,12 @@ from typing import Any
 
 from engine.launch import LaunchSpec, StateManagerSpec, Submission
 from engine.messages import execution_state_pb2, topology_pb2
-from engine.packing import ALGORITHMS, PackingError
+from engine.packing import pack
 from engine.process.restart_policy import RestartPolicy
 from engine.security.keys import TopologyKeys, keys_belong_in, plaintext_requested
 
-PACKING_KEY = "topology.packing.algorithm"
-
-
 class TopologyExistsError(Exception):
     """A topology of this name is already running (its state exists)."""
-
-
-def pack(plan: Any) -> Any:
-    algorithm = str(plan.config.get(PACKING_KEY) or "round_robin").lower().replace("-", "_")
-    packer = ALGORITHMS.get(algorithm)
-    if packer is None:
-        raise PackingError(f"{PACKING_KEY}: unknown packing algorithm {algorithm!r}; "
-                           f"choose one of {', '.join(sorted(ALGORITHMS))}")
-    return packer(plan, dict(plan.config))
 
 
 def deploy(loaded: Any, *, state: Any, state_spec: StateManagerSpec, working_dir: Path,

@@ -1,6 +1,9 @@
-"""Start the scheduler service detached from the submitting CLI, and wait until it serves.
+"""Launchers (Heron's ``ILauncher``): how the submitter hands a written topology to its
+scheduler.
 
-The service gets its own session (a terminal closing or the CLI exiting does not reach
+:class:`ServiceLauncher` (the local and Slurm schedulers) starts the scheduler service
+(``python -m engine.scheduler``) detached from the submitting CLI and waits until it
+serves. The service gets its own session (a terminal closing or the CLI exiting does not reach
 it), /dev/null as stdin and ``logs/scheduler.log`` as output. It does not watch its
 parent: it is the root of the topology's process tree and lives until ``heron kill``.
 """
@@ -15,8 +18,13 @@ from typing import Any
 
 from engine.executor.commands import resolve_modules
 from engine.launch import LaunchSpec
+from engine.packing import PackingPlan
 from engine.process import PARENT_PID_ENV, write_pid_file
 from engine.process.spawn import with_code_root
+from engine.scheduler.kubernetes import KubernetesScheduler
+from engine.scheduler.kubernetes.scheduler import KubernetesLaunch
+from engine.security.keys import TopologyKeys
+from engine.statemgr.zookeeper import read_digest_file
 
 SCHEDULER_LOG = "scheduler"
 #: how long ``heron submit`` waits for the scheduler to record its location
@@ -77,3 +85,42 @@ def log_tail(path: Path, lines: int = 5) -> str:
         return f"(no log at {path})"
     tail = [line.strip() for line in text[-lines:] if line.strip()]
     return " | ".join(tail) if tail else f"(empty log {path})"
+
+
+class ServiceLauncher:
+    """The local and Slurm schedulers: a detached scheduler service runs them."""
+
+    def launch(self, spec: LaunchSpec, state: Any) -> None:
+        proc = start_detached(spec)
+        wait_until_serving(spec, proc, state)
+
+
+class KubernetesLauncher:
+    """The Kubernetes scheduler runs in the submitting process (library mode), as Heron's
+    does: it creates the topology's objects and returns."""
+
+    def __init__(self, config: Any) -> None:
+        self.config = config
+
+    def scheduler(self, spec: LaunchSpec, state: Any) -> KubernetesScheduler:
+        name = spec.topology_name
+        keys = TopologyKeys.load(spec.home, topology_id=spec.topology_id)
+        digest = read_digest_file(self.config.zk_auth_file).encode()
+        packing = PackingPlan.from_proto(state.get("packingplans", name))
+        return KubernetesScheduler(
+            kubernetes_config(self.config, name, package_url=spec.package_url or "",
+                              package_sha256=spec.package_sha256 or ""),
+            submission=KubernetesLaunch(name, spec.topology_id, packing,
+                                        keys.to_proto().SerializeToString(), digest))
+
+    def launch(self, spec: LaunchSpec, state: Any) -> None:
+        self.scheduler(spec, state).launch()
+
+
+def kubernetes_config(cluster: Any, name: str, *, package_url: str, package_sha256: str) -> dict:
+    """What engine.scheduler.kubernetes needs: the cluster's keys, where the package is,
+    where ZooKeeper is, and the topology's name (for update/restart/kill later)."""
+    return {**cluster.values, "heron.package.url": package_url,
+            "heron.package.sha256": package_sha256,
+            "heron.statemgr.connection.string": cluster.zk_hosts,
+            "heron.statemgr.root.path": cluster.zk_root, "heron.topology.name": name}

@@ -1,4 +1,4 @@
-"""``heron update``: change a running topology's parallelism through a new packing plan.
+"""``heron update`` (and the Health Manager's scaling): change a running topology's parallelism through a new packing plan.
 
 Heron's order: compute the proposed packing plan from the current one (repacking, so
 surviving instances keep their task ids and containers), store the topology with its
@@ -17,6 +17,10 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from engine.messages import topology_pb2
+from engine.healthmgr.errors import HealthConfigError
+from engine.healthmgr.policies.config import healthmgr_enabled, parse_health_config
+from engine.healthmgr.view import topology_config
+from engine.packing import PackingError
 from engine.packing.plan import PackingPlan
 from engine.packing.repack import moved_tasks, repack
 from engine.plan.validation import PARALLELISM_CONFIG_KEY
@@ -100,8 +104,6 @@ def _fields_consumers(topology: Any, changed: set[str]) -> list[str]:
 def plan_update(state: Any, name: str, parallelism: Mapping[str, int],
                 containers: int | None = None) -> UpdatePlan:
     """What ``heron update`` would do, computed from the stored topology and plan."""
-    from engine.packing import PackingError
-
     topology = state.get("topologies", name)
     stored = state.get("packingplans", name)
     if topology is None or stored is None:
@@ -162,10 +164,6 @@ def set_runtime_config(state: Any, name: str, toggles: Mapping[str, str]) -> Non
     """Write ``toggles`` into the stored topology's config, where the running Health
     Manager reads them at its next tick (no process restarts). Each must name a policy
     of the topology's Health Manager."""
-    from engine.healthmgr.errors import HealthConfigError
-    from engine.healthmgr.policies.config import healthmgr_enabled, parse_health_config
-    from engine.healthmgr.view import topology_config
-
     topology = state.get("topologies", name)
     if topology is None:
         raise UpdateError(f"no running topology named {name!r}")

@@ -1,4 +1,5 @@
-"""Submitting a topology to a cluster that is not this machine.
+"""The steps a cluster that is not this machine adds to a submission: its state manager
+(ZooKeeper, with a digest), the package and its upload.
 
 Heron's order, with the package step a cluster needs: write the topology's state (its
 keys, under the digest ACL, first), pack the project, upload the package, record where
@@ -20,10 +21,12 @@ from typing import Any
 
 from engine.cluster.config import ClusterConfig, ClusterConfigError, ClusterRef
 from engine.cluster.package import Package, build_package
-from engine.cluster.uploader import uploader_for
 from engine.executor.remote import launch_manifest
 from engine.launch import LaunchSpec, StateManagerSpec, Submission
 from engine.security.private import private_dir, write_private_file
+from engine.statemgr.zookeeper import read_digest_file
+from engine.submitter.deploy import deploy
+from engine.uploader import uploader_for
 
 
 @dataclass
@@ -46,8 +49,6 @@ def cluster_state_spec(cluster: ClusterConfig, working_dir: Path | None = None) 
             f"owner-only file holding user:password)")
     path = auth
     if working_dir is not None:
-        from engine.statemgr.zookeeper import read_digest_file
-
         private_dir(working_dir)
         path = write_private_file(working_dir / "secrets" / "zk-auth",
                                   read_digest_file(auth).encode())
@@ -61,12 +62,18 @@ def submit_to_cluster(cluster: ClusterConfig, ref: ClusterRef, loaded: Any,
                       multilang: bool = False,
                       multilang_serializer: str = "json") -> ClusterSubmission:
     """Write the state, pack and upload; returns the launch spec the scheduler runs from.
-    Starting the scheduler is the caller's (the CLI's) next step."""
-    from engine.deploy import deploy
-
+    Launching is the submitter's next step (engine/submitter/submitter.py)."""
     spec = deploy(loaded, state=state, state_spec=state_spec, working_dir=working_dir,
                   submission=submission, deactivated=deactivated, multilang=multilang,
                   multilang_serializer=multilang_serializer, cluster=str(ref))
+    return package_and_upload(cluster, spec, loaded, state)
+
+
+def package_and_upload(cluster: ClusterConfig, spec: LaunchSpec, loaded: Any,
+                       state: Any) -> ClusterSubmission:
+    """Pack the project, upload it and record where it is in the launch spec (with the
+    cluster's scheduler and its keys); a failure removes the state written before and
+    the package uploaded."""
     uploader = uploader_for(cluster)
     url = None
     try:

@@ -1,0 +1,58 @@
+"""``heron open NAME``: open the page of a running topology."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+import webbrowser
+from urllib.parse import urlencode
+
+import click
+
+from engine.cli.serving import DEFAULT_TRACKER_URL, BadInput, CommandError, run_reporting_errors
+
+
+# -- heron open ---------------------------------------------------------------------------------
+@click.command("open")
+@click.argument("name")
+@click.option("--url", "base_url", default=DEFAULT_TRACKER_URL, show_default=True,
+              help="The tracker (or `heron ui`) serving the page.")
+@click.option("--print-only", is_flag=True, help="Print the page's URL; open no browser.")
+def open_command(name: str, base_url: str, print_only: bool) -> None:
+    """Open the web page of running topology NAME (served by `heron tracker` or `heron ui`)."""
+    run_reporting_errors(_open, name=name, base_url=base_url, print_only=print_only)
+
+
+def _open(*, name: str, base_url: str, print_only: bool) -> None:
+    from engine.ui.pages import topology_path  # deferred: CLI start-up time
+
+    base = base_url.rstrip("/")
+    if not base.startswith(("http://", "https://")):
+        raise BadInput(f"--url {base_url!r}: give an http:// or https:// URL")
+    check = f"{base}/topologies/info?{urlencode({'topology': name})}"
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    try:
+        with opener.open(check, timeout=10):
+            pass
+    except urllib.error.HTTPError as exc:
+        try:
+            detail = json.loads(exc.read()).get("detail", exc.reason)
+        except ValueError:
+            detail = exc.reason
+        if exc.code == 404:
+            raise BadInput(str(detail)) from None
+        if exc.code >= 500:
+            # The topology exists but its Topology Master is slow or down: the page
+            # still shows its plans and says so.
+            click.echo(f"warning: {detail}", err=True)
+        else:
+            raise CommandError(f"{base} answered {exc.code}: {detail}") from None
+    except (urllib.error.URLError, OSError) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise CommandError(f"no tracker answers at {base} ({reason}); start one with "
+                           f"`heron tracker` (or give --url)") from None
+    page = base + topology_path(name)
+    click.echo(page)
+    if not print_only and not webbrowser.open(page):
+        click.echo("no browser could be started here; open the URL above", err=True)

@@ -1,0 +1,148 @@
+"""``heron submit CLUSTER[/ROLE[/ENV]] PROJECT``: one path for every cluster
+(engine/submitter), ``local`` included; this module reads the options and prints.
+
+``local`` is this machine; any other cluster is described in ``HOME/conf/CLUSTER/``
+(engine/cluster/config.py). Local and Slurm run their scheduler as a service on this
+machine, which ``heron kill|restart|update`` talk to; Kubernetes' runs in the CLI, as
+Heron's does.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from engine.cli.display import planned_components
+from engine.cli.env import BadInput, Env, common_options
+
+
+@click.command("submit")
+@click.argument("cluster", metavar="CLUSTER[/ROLE[/ENV]]")
+@click.argument("project", type=click.Path(path_type=Path))
+@click.option("-n", "--name", help="Topology to submit: the stem of a file in topologies/.")
+@click.option("-e", "--environment", "env_name", help="Environment of config.json (envs.NAME).")
+@click.option("-o", "--option", "options", multiple=True, metavar="KEY=VALUE",
+              help="Topology option (YAML value), highest precedence. Repeatable.")
+@click.option("-a", "--ackers", type=int, help="Sets topology.acker.executors.")
+@click.option("-w", "--workers", type=int, help="Sets topology.workers (containers).")
+@click.option("--config", "config_file", type=click.Path(path_type=Path),
+              help="Config file to use instead of the project's config.json / heron.yaml.")
+@click.option("--multilang", is_flag=True,
+              help="Run Python components as subprocesses over Storm's multi-lang protocol.")
+@click.option("--deploy-deactivated", is_flag=True,
+              help="Start the topology deactivated (PAUSED); `heron activate` starts it.")
+@click.option("--dry-run", is_flag=True,
+              help="Kubernetes: print the manifests (secrets redacted); nothing is submitted.")
+@common_options
+def submit_command(cluster: str, project: Path, name: str | None, env_name: str | None,
+                   options: tuple[str, ...], ackers: int | None, workers: int | None,
+                   config_file: Path | None, multilang: bool, deploy_deactivated: bool,
+                   dry_run: bool, env: Env) -> None:
+    """Submit PROJECT (a streamparse project or a topology file) to CLUSTER.
+
+    `local` is this machine; any other cluster is described in HOME/conf/CLUSTER/
+    (scheduler.yaml, statemgr.yaml, uploader.yaml; docs/clusters.md). The topology runs
+    in the background under a scheduler service until `heron kill`.
+    """
+    # deferred: CLI start-up time (every command module loads for `heron --help`)
+    from compat.storm_api.project import parse_cli_options
+    from engine.cluster.config import ClusterRef, load_cluster
+    from engine.launch import Submission
+    from engine.security.private import runtime_root
+    from engine.submission import load_topology
+    from engine.submitter.submitter import LocalState, Submitter
+
+    ref = ClusterRef.parse(cluster)
+    cluster_config = load_cluster(env.home, ref.cluster)
+    if cluster_config.is_local:
+        runtime_root()  # the ipc sockets' root: refused (exit 2, naming it) before anything starts
+    cli_options = parse_cli_options(options)
+    loaded = load_topology(project, name=name, env=env_name, config_file=config_file,
+                           cli_options=cli_options, ackers=ackers, workers=workers)
+    for note in loaded.notes:
+        click.echo(note, err=True)
+    plan = loaded.plan
+    check_health_config(dict(plan.config))
+    if dry_run and cluster_config.scheduler != "kubernetes":
+        raise BadInput("--dry-run prints a Kubernetes cluster's manifests; "
+                       f"{ref.cluster!r} uses the {cluster_config.scheduler} scheduler")
+    submission = Submission.of(project, plan.name, env=loaded.env, config_file=config_file,
+                               options=cli_options, ackers=ackers, workers=workers)
+    submitter = Submitter(cluster_config, ref, env.working_dir,
+                          LocalState(env.open_state, env.launch_state_spec))
+    if dry_run:
+        click.echo(submitter.dry_run(loaded, submission), nl=False)
+        return
+    submitted = submitter.submit(
+        loaded, submission, deactivated=deploy_deactivated, multilang=multilang,
+        multilang_serializer=str(loaded.project.config.get("serializer") or "json"))
+    if cluster_config.is_local:
+        _report_local(submitted, plan, deploy_deactivated, env)
+    elif cluster_config.scheduler == "kubernetes":
+        _report_kubernetes(submitted, ref, cluster_config)
+    else:
+        _report_service(submitted, plan, ref, cluster_config, deploy_deactivated)
+
+
+def _containers(count: int) -> str:
+    return f"{count} container{'s' if count != 1 else ''}"
+
+
+def _report_local(submitted: Any, plan: Any, deactivated: bool, env: Env) -> None:
+    from engine.security.keys import NO_KEYS_IN_STATE  # deferred: CLI start-up time
+
+    spec, name = submitted.spec, plan.name
+    click.echo(f"submitted topology {name!r} ({spec.topology_id}): "
+               f"{_containers(len(submitted.packing.container_plans))} + Topology Master"
+               f"{', deactivated' if deactivated else ''}")
+    click.echo("  components:")
+    for line in planned_components(plan):
+        click.echo(f"    {line}")
+    click.echo(f"  working dir: {env.working_dir(name)}")
+    if not submitted.keys_shared:
+        click.echo(f"  note: {NO_KEYS_IN_STATE}", err=True)
+    click.echo(f"  logs:        {spec.log_dir}  (heron logs {name})")
+    click.echo(f"  state:       {spec.state.describe()}")
+
+
+def _report_service(submitted: Any, plan: Any, ref: Any, config: Any, deactivated: bool) -> None:
+    spec, name = submitted.spec, plan.name
+    click.echo(f"submitted topology {name!r} ({spec.topology_id}) to {ref}: "
+               f"{_containers(len(submitted.packing.container_plans))} + Topology Master as "
+               f"{config.scheduler} jobs{', deactivated' if deactivated else ''}")
+    click.echo("  components:")
+    for line in planned_components(plan):
+        click.echo(f"    {line}")
+    click.echo(f"  package:     {spec.package_url} (sha256 {spec.package_sha256[:12]}…)")
+    click.echo(f"  scheduler:   {spec.process_log('scheduler')}")
+    click.echo(f"  state:       {spec.state.describe()}")
+    click.echo(f"  control it:  heron list|kill|restart|update ... --cluster {config.name}")
+
+
+def _report_kubernetes(submitted: Any, ref: Any, config: Any) -> None:
+    from engine.scheduler.kubernetes import kubernetes_name  # deferred: CLI start-up time
+
+    spec = submitted.spec
+    k8s = kubernetes_name(spec.topology_name)
+    click.echo(f"submitted topology {spec.topology_name!r} ({spec.topology_id}) to {ref}: "
+               f"StatefulSets {k8s}-tmanager (1 pod) and {k8s}-executors "
+               f"({len(submitted.packing.container_plans)} pods) "
+               f"in namespace {config.get('heron.kubernetes.namespace', 'default')}")
+    click.echo(f"  package: {spec.package_url} (sha256 {spec.package_sha256[:12]}…)")
+    click.echo(f"  control it: heron kill|restart|update ... --cluster {config.name}")
+
+
+def check_health_config(config: dict[str, Any]) -> None:
+    """A Health Manager setting that is wrong is refused at submit (exit 2, naming the
+    key), not left for the Health Manager to report from container 0."""
+    # deferred: CLI start-up time
+    from engine.healthmgr.errors import HealthConfigError
+    from engine.healthmgr.policies.config import healthmgr_enabled, parse_health_config
+
+    try:
+        if healthmgr_enabled(config):
+            parse_health_config(config)
+    except HealthConfigError as exc:
+        raise BadInput(f"invalid Health Manager setting {exc}") from None

@@ -1,0 +1,206 @@
+"""The runtime manager (Heron's ``RuntimeManagerMain``): kill, restart and update a
+running topology on whichever cluster runs it, local included.
+
+A topology whose scheduler runs as a service (local, Slurm) is reached through that
+service's location in the state manager (``schedulers/<name>``); one submitted to
+Kubernetes (its execution state names the cluster) through the Kubernetes scheduler in
+this process. Kill first deactivates the topology through its Topology Master and lets
+in-flight tuples drain. A scheduler service that does not answer a kill is stopped with
+everything else from the working directory's pid files.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any, Callable
+
+from engine.cluster.config import ClusterConfigError, ClusterRef, load_cluster
+from engine.launch import LaunchError, LaunchSpec
+from engine.messages import common_pb2, scheduler_pb2, tmanager_pb2
+from engine.network import request
+from engine.network.endpoints import ipc_dir
+from engine.network.sockets import RequestTimeout
+from engine.process import read_pid_file, stop_groups
+from engine.scheduler.kubernetes import KubernetesScheduler
+from engine.submitter.errors import SubmitterError, refused
+from engine.submitter.update import UpdatePlan, apply_update
+from engine.tmanager.drain import wait_drained
+from engine.uploader import delete_package
+
+#: how long a request to the Topology Master may take
+TM_TIMEOUT_SECS = 10.0
+
+
+class RuntimeManager:
+    """Act on the running topology ``name``: ``state`` is its state manager, open;
+    ``home`` holds the cluster directories (``conf/CLUSTER``); ``working_dir`` is the
+    topology's on this machine; ``security`` reaches its processes; ``notify`` prints a
+    warning line."""
+
+    def __init__(self, state: Any, name: str, *, home: Path, working_dir: Path,
+                 security: Any = None, notify: Callable[[str], None] = lambda _line: None) -> None:
+        self.state = state
+        self.name = name
+        self.home = home
+        self.working_dir = working_dir
+        self.security = security
+        self.notify = notify
+
+    # -- which scheduler -------------------------------------------------------------------
+    def kubernetes_scheduler(self) -> KubernetesScheduler | None:
+        """The Kubernetes scheduler the topology was submitted with (its execution state
+        names the cluster); None for any other scheduler."""
+        execution = self.state.get("executionstate", self.name)
+        if execution is None or not execution.cluster or execution.cluster == "local":
+            return None
+        try:
+            config = load_cluster(self.home, ClusterRef.parse(execution.cluster).cluster)
+        except ClusterConfigError:
+            return None
+        if config.scheduler != "kubernetes":
+            return None
+        return KubernetesScheduler({**config.values, "heron.topology.name": self.name})
+
+    def scheduler_endpoint(self) -> str | None:
+        """Where the topology's scheduler service listens, or None."""
+        scheduler = self.state.get("schedulers", self.name)
+        return scheduler.http_endpoint if scheduler is not None and scheduler.http_endpoint \
+            else None
+
+    def _require_service(self, hint: str = "") -> str:
+        endpoint = self.scheduler_endpoint()
+        if endpoint is None:
+            raise SubmitterError(f"the scheduler of {self.name!r} is not running (no "
+                                 f"schedulers/{self.name}){hint}")
+        return endpoint
+
+    # -- kill -------------------------------------------------------------------------------
+    def deactivate_and_drain(self, topology: Any, wait_secs: float) -> None:
+        """Deactivate through the Topology Master and wait up to ``wait_secs`` for the
+        in-flight tuples; a Topology Master that does not answer is only a warning."""
+        tm = self.state.get("tmanagers", self.name)
+        if tm is None or not tm.controller_endpoint:
+            return
+        try:
+            request(tm.controller_endpoint, tmanager_pb2.TopologyDeactivateRequest(
+                topology_name=self.name, topology_id=tm.topology_id or topology.id),
+                timeout=min(TM_TIMEOUT_SECS, max(wait_secs, 1.0)), security=self.security)
+            if wait_secs > 0 and not wait_drained(tm.controller_endpoint, wait_secs,
+                                                  security=self.security):
+                self.notify(f"{self.name!r} was still moving tuples after {wait_secs:g}s; "
+                            "stopping it anyway")
+        except RequestTimeout:
+            self.notify(f"the Topology Master of {self.name!r} did not answer; killing without "
+                        f"draining")
+
+    def kill(self, topology: Any, timeout: float) -> str:
+        """Stop every process of the topology and remove its state (and package). Returns
+        how: ``"kubernetes"``, ``"scheduler"`` or ``"pid files"`` (the scheduler service did
+        not answer within ``timeout``)."""
+        library = self.kubernetes_scheduler()
+        if library is not None:
+            library.kill()
+            self.state.clean(self.name)
+            try:
+                delete_package(LaunchSpec.load(self.working_dir))
+            except LaunchError:
+                pass  # submitted from another machine: its package stays where it was uploaded
+            return "kubernetes"
+        endpoint = self.scheduler_endpoint()
+        if endpoint is not None and self._scheduler_alive():
+            try:
+                response = request(endpoint,
+                                   scheduler_pb2.KillTopologyRequest(topology_name=self.name),
+                                   timeout=timeout, security=self.security)
+                if response.status.status != common_pb2.OK:
+                    raise SubmitterError(f"the scheduler refused to kill {self.name!r}: "
+                                         f"{response.status.message}")
+                return "scheduler"
+            except RequestTimeout:
+                # It may have finished but lost the reply: the state says.
+                if self.state.get("topologies", self.name) is None:
+                    return "scheduler"
+        self.kill_from_pid_files(topology.id)
+        return "pid files"
+
+    def _scheduler_alive(self) -> bool:
+        """False when the scheduler's pid file shows it is dead (a ZooKeeper location can
+        outlive a SIGKILLed scheduler by a session timeout); True when alive or unknown."""
+        pid_file = self.working_dir / "pids" / "scheduler.pid"
+        if not pid_file.exists():
+            return True
+        return read_pid_file(pid_file) is not None
+
+    def kill_from_pid_files(self, topology_id: str) -> None:
+        """Stop the scheduler, then the executors, then everything else with a pid file;
+        then clean the state and the ipc dir the scheduler would have cleaned."""
+        files = sorted((self.working_dir / "pids").glob("*.pid"))
+        phases = [[f for f in files if f.name == "scheduler.pid"],
+                  [f for f in files if f.name.startswith("executor-")]]
+        phases.append([f for f in files if f not in phases[0] and f not in phases[1]])
+        for phase in phases:
+            procs = [p for p in map(read_pid_file, phase) if p is not None]
+            stop_groups([p.pid for p in procs], grace=3.0)
+        self.state.clean(self.name)
+        shutil.rmtree(ipc_dir(topology_id), ignore_errors=True)
+
+    # -- restart ---------------------------------------------------------------------------
+    def restart(self, container: int, timeout: float) -> str:
+        """Restart ``container`` (-1: every container); returns what was done. The state
+        is read first (callers may close it before)."""
+        library = self.kubernetes_scheduler()
+        endpoint = self.scheduler_endpoint()
+        return self.restart_with(library, endpoint, container, timeout)
+
+    def restart_with(self, library: KubernetesScheduler | None, endpoint: str | None,
+                     container: int, timeout: float) -> str:
+        if library is not None:
+            library.restart(container)
+            return (f"restarted {'every container' if container == -1 else f'container {container}'}"
+                    f" of {self.name!r} (Kubernetes starts the deleted pods again)")
+        if endpoint is None:
+            raise SubmitterError(f"the scheduler of {self.name!r} is not running "
+                                 f"(no schedulers/{self.name})")
+        try:
+            response = request(endpoint, scheduler_pb2.RestartTopologyRequest(
+                topology_name=self.name, container_index=container), timeout=timeout,
+                security=self.security)
+        except RequestTimeout:
+            raise SubmitterError(f"the scheduler of {self.name!r} did not answer within "
+                                 f"{timeout:g}s") from None
+        if response.status.status != common_pb2.OK:
+            raise refused(f"cannot restart {self.name!r}: {response.status.message}")
+        return response.status.message or f"restarted {self.name!r}"
+
+    # -- update ----------------------------------------------------------------------------
+    def store_update(self, plan: UpdatePlan) -> KubernetesScheduler | None:
+        """Store the new parallelism and packing plan; on Kubernetes scale the executors'
+        StatefulSet first (refused, with nothing changed, when the largest container
+        grew). Returns the Kubernetes scheduler, or None when a scheduler service is to
+        be told (:meth:`send_update`)."""
+        library = self.kubernetes_scheduler()
+        if library is not None:
+            library.update(plan.proposed)
+            apply_update(self.state, plan)
+            return library
+        self._require_service("; `heron update` works on topologies started with "
+                              "`heron submit`")
+        apply_update(self.state, plan)
+        return None
+
+    def send_update(self, endpoint: str, plan: UpdatePlan, timeout: float) -> str:
+        """Send the stored plan to the scheduler service; its answer."""
+        try:
+            response = request(endpoint, scheduler_pb2.UpdateTopologyRequest(
+                topology_name=self.name, current_packing_plan=plan.current.to_proto(),
+                proposed_packing_plan=plan.proposed.to_proto()), timeout=timeout,
+                security=self.security)
+        except RequestTimeout:
+            raise SubmitterError(f"the scheduler of {self.name!r} did not answer within "
+                                 f"{timeout:g}s; the new packing plan is stored and the "
+                                 "running containers follow it") from None
+        if response.status.status != common_pb2.OK:
+            raise SubmitterError(f"the scheduler of {self.name!r} refused the update: "
+                                 f"{response.status.message}")
+        return response.status.message
