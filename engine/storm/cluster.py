@@ -25,7 +25,7 @@ from typing import Any, Callable, Mapping
 
 from compat.storm_api.config import reliability, tick_frequency, with_defaults
 from compat.storm_api.hosting import host_component
-from compat.storm_api.multilang import host_shell_component
+from engine.multilang import host_shell_component
 from engine.process.restart_policy import RestartPolicy
 from engine.runtime.capture import OutputCapture
 from engine.runtime.errors import LocalEngineError

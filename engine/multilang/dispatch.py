@@ -24,7 +24,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from ..collector import OutputCollector
+from compat.storm_api.collector import OutputCollector
 from .errors import ShellProtocolError
 
 __all__ = ["MessageDispatcher", "DEFAULT_STREAM", "STORM_LOG_INFO"]

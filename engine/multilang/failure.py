@@ -8,7 +8,7 @@ raises the same failure until the engine closes it.
 """
 from __future__ import annotations
 
-from ..exceptions import ComponentFailure
+from compat.storm_api.exceptions import ComponentFailure
 
 __all__ = ["component_failure"]
 

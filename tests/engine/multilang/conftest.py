@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 import pytest
 
-from compat.storm_api.multilang import host_shell_component
+from engine.multilang import host_shell_component
 
 SOURCE_FIELDS = {"src": {"default": ["line"]}}
 

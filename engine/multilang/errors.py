@@ -9,7 +9,7 @@ as the subprocess's last stderr lines follows on later lines.
 """
 from __future__ import annotations
 
-from ..exceptions import StormApiError
+from compat.storm_api.exceptions import StormApiError
 
 __all__ = ["ShellError", "PipeClosed", "ShellProtocolError", "SubprocessDied", "HeartbeatTimeout",
            "ShellStartError"]

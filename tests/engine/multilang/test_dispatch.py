@@ -5,8 +5,8 @@ import logging
 
 import pytest
 
-from compat.storm_api.multilang.dispatch import MessageDispatcher
-from compat.storm_api.multilang.errors import ShellProtocolError
+from engine.multilang.dispatch import MessageDispatcher
+from engine.multilang.errors import ShellProtocolError
 
 
 def dispatcher(kind: str, collector) -> MessageDispatcher:

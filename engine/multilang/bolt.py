@@ -23,7 +23,7 @@ import threading
 import time
 from typing import Any, Callable
 
-from ..tuple import Tuple
+from compat.storm_api.tuple import Tuple
 from .dispatch import MessageDispatcher
 from .errors import HeartbeatTimeout, ShellError
 from .failure import component_failure

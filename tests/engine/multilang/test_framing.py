@@ -7,8 +7,8 @@ from collections import namedtuple
 import msgpack
 import pytest
 
-from compat.storm_api.multilang.errors import PipeClosed, ShellProtocolError
-from compat.storm_api.multilang.framing import JsonFraming, MsgpackFraming, framing_for
+from engine.multilang.errors import PipeClosed, ShellProtocolError
+from engine.multilang.framing import JsonFraming, MsgpackFraming, framing_for
 
 
 class TrickleStream(io.BytesIO):

@@ -15,8 +15,8 @@ import tempfile
 from pathlib import Path
 from typing import Callable
 
-from ..collector import OutputCollector
-from ..component import component_identity
+from compat.storm_api.collector import OutputCollector
+from compat.storm_api.component import component_identity
 from .bolt import Activity, ShellBoltHost
 from .dispatch import MessageDispatcher
 from .errors import ShellStartError

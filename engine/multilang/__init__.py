@@ -11,6 +11,10 @@ in-process components, so an engine treats both alike:
 * :class:`ShellBoltHost`: ``make_tuple``, ``execute``, ``poll``, ``close``;
   asynchronous, with heartbeats and ``topology.shellbolt.max.pending``.
 
+Both engines host shell components through it (:mod:`engine.storm` and the heron
+engine's instances); the component's own side of the protocol (pystorm's serializers,
+``Component``) is the API's, in :mod:`compat.storm_api`.
+
 Failures of any kind surface as
 :class:`~compat.storm_api.exceptions.ComponentFailure` from the host's
 methods, on the engine's thread.
