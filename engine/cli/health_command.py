@@ -9,8 +9,11 @@ import time
 from typing import Any
 
 import click
+from rich.table import Table
 
+from engine.cli.display import make_console
 from engine.cli.env import Env, common_options, require_topology
+from engine.healthmgr.store import read_records
 
 
 def _when(record: dict[str, Any]) -> str:
@@ -41,8 +44,6 @@ def _what(record: dict[str, Any]) -> str:
 @common_options
 def health_command(name: str, as_json: bool, env: Env) -> None:
     """Show the symptoms, diagnoses and actions of topology NAME's Health Manager."""
-    from engine.healthmgr.store import read_records
-
     state = env.open_state()
     try:
         require_topology(state, name)
@@ -52,10 +53,6 @@ def health_command(name: str, as_json: bool, env: Env) -> None:
     if as_json:
         click.echo(json.dumps(records, indent=2, sort_keys=True))
         return
-    from rich.table import Table
-
-    from engine.cli.display import make_console
-
     console = make_console()
     if not records:
         console.print(f"{name}: no Health Manager records (is heron.topology.healthmgr.mode "

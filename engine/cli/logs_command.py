@@ -19,6 +19,9 @@ from typing import Any, Iterator, Protocol
 import click
 
 from engine.cli.env import BadInput, CommandError, Env, common_options, topology_security
+from engine.shell.client import ShellClient, ShellError, container_shells
+from engine.shell.logfiles import (MAX_READ_BYTES, LogFileMissing, find_log, list_logs, read_range,
+                                  tail_bytes)
 
 #: seconds between two polls of every followed file
 FOLLOW_POLL_SECS = 0.5
@@ -51,18 +54,12 @@ class LocalLogs:
         self.working_dir = working_dir
 
     def files(self) -> list[LogEntry]:
-        from engine.shell.logfiles import list_logs
-
         return [LogEntry(f.name, f.size, f.mtime) for f in list_logs(self.working_dir)]
 
     def tail(self, name: str, lines: int) -> bytes:
-        from engine.shell.logfiles import find_log, tail_bytes
-
         return tail_bytes(find_log("this machine", self.working_dir, name).path, lines)[0]
 
     def read(self, name: str, offset: int) -> tuple[bytes, int, int]:
-        from engine.shell.logfiles import MAX_READ_BYTES, find_log, read_range
-
         return read_range(find_log("this machine", self.working_dir, name).path, offset,
                           MAX_READ_BYTES)
 
@@ -124,8 +121,6 @@ class _Without:
 
 
 def _shell_sources(env: Env, name: str, *, have_local: bool) -> list[LogSource]:
-    from engine.shell.client import ShellClient, ShellError, container_shells
-
     try:
         state = env.open_state()
     except CommandError as exc:
@@ -219,9 +214,6 @@ def _text_lines(data: bytes) -> list[str]:
 
 def _safely(call: Any, *args: Any) -> Any:
     """``call(*args)``, or None after a one-line note when the file or shell went away."""
-    from engine.shell.client import ShellError
-    from engine.shell.logfiles import LogFileMissing
-
     try:
         return call(*args)
     except (ShellError, LogFileMissing, OSError) as exc:

@@ -17,10 +17,13 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 import click
+from rich.table import Table
 
+from engine.cli.display import make_console
 from engine.cli.env import (CommandError, Env, ask_topology_master,
                             common_options)
 from engine.process.restart_policy import crash_loop_error
+from engine.messages import tmanager_pb2
 
 #: (metric, column, how instances combine)
 COLUMNS = (("__emit-count", "emitted", "sum"), ("__execute-count", "executed", "sum"),
@@ -67,8 +70,6 @@ class Row:
 def fetch(env: Env, name: str, component: str | None,
           timeout: float | None = None) -> dict[tuple[str, str], dict[str, str]]:
     """{(component, instance): {metric: value}} from the topology's Topology Master."""
-    from engine.messages import tmanager_pb2
-
     response = ask_topology_master(env, name, lambda *_: tmanager_pb2.MetricRequest(),
                                    f"no metrics for {name!r}", timeout=timeout)
     out: dict[tuple[str, str], dict[str, str]] = {}
@@ -113,10 +114,6 @@ def _fmt(value: float | None, metric: str) -> str:
 def metrics_command(name: str, component: str | None, instances: bool, as_json: bool,
                     env: Env) -> None:
     """Metrics of topology NAME (optionally only COMPONENT)."""
-    from rich.table import Table
-
-    from engine.cli.display import make_console
-
     metrics = fetch(env, name, component)
     if as_json:
         click.echo(json.dumps({f"{c}/{i}": v for (c, i), v in sorted(metrics.items())},

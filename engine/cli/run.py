@@ -4,17 +4,22 @@ from __future__ import annotations
 
 import json
 import logging
+import tempfile
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from rich.live import Live
 
-from engine.storm import LocalCluster, OutputCapture
+from compat.storm_api.config import ConfigError
 from compat.storm_api.project import parse_cli_options
 from engine.cli.display import make_console, status_renderable, summary_renderable
+from engine.fastpath import log_tuple_path
+from engine.healthmgr.errors import HealthConfigError
+from engine.healthmgr.policies.config import HEALTHMGR_MODE, healthmgr_enabled
 from engine.launch import Submission
 from engine.local_run import HeronLocalRun
+from engine.storm import LocalCluster, OutputCapture
 from engine.submission import load_topology
 
 log = logging.getLogger("heron.cli")
@@ -23,10 +28,6 @@ log = logging.getLogger("heron.cli")
 def refuse_auto_scaling(config: dict[str, Any]) -> None:
     """``heron run`` has no scheduler to scale through and no container 0 to run a Health
     Manager in: a topology asking for one is refused (exit 2) rather than run without."""
-    from compat.storm_api.config import ConfigError
-    from engine.healthmgr.errors import HealthConfigError
-    from engine.healthmgr.policies.config import HEALTHMGR_MODE, healthmgr_enabled
-
     try:
         enabled = healthmgr_enabled(config)
     except HealthConfigError as exc:
@@ -43,8 +44,6 @@ def run_foreground(*, project: Path, name: str | None, env: str | None, engine: 
                    log_dir: Path | None, capture: Path | None, as_json: bool,
                    multilang: bool = False) -> int:
     """Run the topology in the foreground; returns the process exit code."""
-    from engine.fastpath import log_tuple_path
-
     loaded = load_topology(project, name=name, env=env, config_file=config_file,
                            cli_options=parse_cli_options(options), ackers=ackers,
                            workers=workers, debug=debug)
@@ -61,10 +60,9 @@ def run_foreground(*, project: Path, name: str | None, env: str | None, engine: 
     console = make_console()
     serializer = str(loaded.project.config.get("serializer") or "json")
     if engine == "heron":
-        submission = Submission(project=str(Path(project).resolve()), name=topology, env=env,
-                                config_file=str(Path(config_file).resolve()) if config_file else None,
-                                options=parse_cli_options(options), ackers=ackers,
-                                workers=workers, debug=debug)
+        submission = Submission.of(project, topology, env=env, config_file=config_file,
+                                   options=parse_cli_options(options), ackers=ackers,
+                                   workers=workers, debug=debug)
         runner = HeronLocalRun(loaded, submission, working_dir=_heron_working_dir(log_dir, topology),
                                multilang=multilang, multilang_serializer=serializer,
                                capture_jsonl=capture)
@@ -92,8 +90,6 @@ def run_foreground(*, project: Path, name: str | None, env: str | None, engine: 
 def _heron_working_dir(log_dir: Path, topology: str) -> Path:
     """A fresh directory per run under the log directory: process logs, captures and the
     embedded state manager's tree."""
-    import tempfile
-
     log_dir.mkdir(parents=True, exist_ok=True)
     return Path(tempfile.mkdtemp(prefix=f"{topology}-heron-", dir=log_dir))
 

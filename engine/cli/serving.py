@@ -92,7 +92,7 @@ def configure_logging() -> None:
 
 def serve(app: Any, sock: socket.socket, *, open_url: str | None = None) -> None:
     """Run ``app`` on ``sock`` with uvicorn until Ctrl-C or SIGTERM (graceful shutdown)."""
-    import uvicorn
+    import uvicorn  # deferred: CLI start-up time (the server loads only when one runs)
 
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
     server = uvicorn.Server(config)

@@ -16,9 +16,11 @@ import hashlib
 import io
 import json
 import os
+import shutil
 import tarfile
 import tempfile
 from dataclasses import dataclass
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -49,8 +51,6 @@ def engine_version() -> str:
     of the engine's and compat layer's Python sources, so two nodes with the same version
     number but different code are told apart (``0.1.0+src.1a2b3c4d5e6f``)."""
     try:
-        from importlib.metadata import version
-
         number = version("heron-storm-compat")
     except Exception:  # a checkout that is not installed
         number = "0"
@@ -168,6 +168,4 @@ def unpack_package(archive: Path | str, expected_sha256: str, dest: Path | str) 
         raise PackageError(f"{archive}: not a readable package: {exc}") from None
     finally:
         if staging.exists():
-            import shutil
-
             shutil.rmtree(staging, ignore_errors=True)

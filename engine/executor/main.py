@@ -26,13 +26,20 @@ import threading
 import time
 from typing import Any, Iterator
 
+import zmq
+
 from engine.executor.commands import HEALTHMGR, container_processes, stop_stages
 from engine.executor.packing_wait import PackingPlanMissing, wait_for_packing_plan
+from engine.healthmgr.errors import HealthConfigError
+from engine.healthmgr.policies.config import healthmgr_enabled
+from engine.healthmgr.view import topology_config
 from engine.launch import LaunchSpec, executor_name, stmgr_id
 from engine.packing import PackingPlan
 from engine.process import Supervisor
 from engine.process.startup import launch_parser, run_with_state, start
 from engine.process.progress import mark_progress
+from engine.security.guard import ConnectionGuard
+from engine.shell.server import ContainerShell
 
 log = logging.getLogger("heron.executor")
 
@@ -80,10 +87,6 @@ def wants_healthmgr(state: Any, name: str) -> bool:
     (``heron.topology.healthmgr.mode: cluster``). An invalid mode starts it too: it
     exits naming the key, which its supervision reports, rather than being skipped
     without a word."""
-    from engine.healthmgr.errors import HealthConfigError
-    from engine.healthmgr.policies.config import healthmgr_enabled
-    from engine.healthmgr.view import topology_config
-
     topology = state.get("topologies", name)
     if topology is None:
         return False
@@ -101,11 +104,6 @@ def container_shell(spec: LaunchSpec, container: int) -> Iterator[str]:
     if spec.scheduler == "local":
         yield ""
         return
-    import zmq
-
-    from engine.security.guard import ConnectionGuard
-    from engine.shell.server import ContainerShell
-
     ctx = zmq.Context()
     guard = ConnectionGuard.for_launch(ctx, spec, process=f"shell-{container}")
     try:

@@ -35,6 +35,9 @@ from engine.healthmgr.store import HealthStore
 from engine.healthmgr.view import build_view, topology_config
 from engine.launch import LaunchSpec
 from engine.process.startup import launch_parser, run_with_state, start
+from engine.security.guard import SocketSecurity
+from engine.tracker.errors import Unavailable
+from engine.tracker.tmanager_client import TManagerClient
 
 log = logging.getLogger("heron.healthmgr")
 
@@ -90,8 +93,6 @@ def run(spec: LaunchSpec, state: Any, stop: threading.Event,
         log.info("heron.topology.healthmgr.mode is not cluster: nothing to do")
         stop.wait()
         return 0
-    from engine.security.guard import SocketSecurity
-
     security = SocketSecurity.for_launch(spec)
     store = HealthStore(state, name, spec.topology_id)
     previous = store.loop_state()
@@ -131,9 +132,6 @@ class MetricsPoller:
         self._warned = ""
 
     def poll_into(self, history: SnapshotHistory, clock: Callable[[], float]) -> bool:
-        from engine.tracker.errors import Unavailable
-        from engine.tracker.tmanager_client import TManagerClient
-
         try:
             location = self.state.get("tmanagers", self.name)
             if location is None or not location.controller_endpoint:

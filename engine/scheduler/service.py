@@ -37,7 +37,7 @@ from engine.network import MalformedMessage, bind_router, decode, encode
 from engine.process import write_pid_file
 from engine.packing.plan import PackingPlan
 from engine.process.startup import launch_parser, load_launch, open_state, start
-from engine.scheduler import scheduler_for
+from engine.scheduler.registry import scheduler_for
 from engine.spi import ServiceScheduler
 
 log = logging.getLogger("heron.scheduler")
@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
 
 class SchedulerService:
     """The request loop around a :class:`~engine.spi.ServiceScheduler` (the local or the
-    Slurm scheduler, :func:`engine.scheduler.scheduler_for`)."""
+    Slurm scheduler, :func:`engine.scheduler.registry.scheduler_for`)."""
 
     def __init__(self, spec: LaunchSpec, state: Any, stop: threading.Event) -> None:
         self.spec = spec

@@ -5,7 +5,8 @@ A scheduler (:class:`Scheduler`), a packing algorithm (:class:`Packing`), an upl
 folder that implements its interface and imports nothing of another plug-in; the
 submitter and the runtime manager (engine/submitter) talk to them through these
 interfaces only. A plug-in is chosen by a dictionary from a config value to a class
-(engine.scheduler.SCHEDULERS, engine.packing.PACKINGS, engine.uploader.UPLOADERS), not by
+(engine.scheduler.registry.SCHEDULERS, engine.packing.PACKINGS,
+engine.uploader.UPLOADERS), not by
 reflection on a class name; Heron's class names stay accepted as aliases where a cluster
 directory names them (engine.cluster.config).
 """

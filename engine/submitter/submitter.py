@@ -31,6 +31,7 @@ from engine.launch import LaunchSpec, StateManagerSpec, Submission
 from engine.packing import PackingError, pack
 from engine.process import read_pid_file
 from engine.scheduler.kubernetes import KubernetesScheduler, KubernetesSchedulerError
+from engine.scheduler.registry import runs_as_service
 from engine.security.keys import TopologyKeys, keys_belong_in, plaintext_requested
 from engine.statemgr import StateError
 from engine.statemgr.zookeeper import read_digest_file
@@ -123,10 +124,9 @@ class Submitter:
         """Hand the topology to the cluster's launcher; undo the submission if it fails."""
         name = spec.topology_name
         try:
-            if self.cluster.scheduler == "kubernetes":
-                KubernetesLauncher(self.cluster).launch(spec, state)
-            else:
-                ServiceLauncher().launch(spec, state)
+            launcher = (ServiceLauncher() if runs_as_service(self.cluster.scheduler)
+                        else KubernetesLauncher(self.cluster))
+            launcher.launch(spec, state)
         except SchedulerStartError as exc:
             self._withdraw(spec, state)
             raise SubmitterError(f"{name}: {exc}", 2 if exc.returncode == 2 else 1) from None

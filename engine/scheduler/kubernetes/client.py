@@ -49,7 +49,7 @@ REQUEST_TIMEOUT_SECS = 30.0
 
 def import_kubernetes() -> Any:
     """The ``kubernetes`` package, or a clear error telling how to install it."""
-    try:
+    try:  # deferred: an optional dependency ('heron-storm-compat[kubernetes]')
         import kubernetes  # noqa: F401
         import kubernetes.client  # noqa: F401
         import kubernetes.config  # noqa: F401

@@ -10,8 +10,10 @@ import pytest
 from engine.launch import LaunchSpec, Submission
 from engine.packing import (PACKINGS, FirstFitDecreasingPacking, PackingError,
                             RoundRobinPacking, packing_for)
-from engine.scheduler import (SCHEDULERS, KubernetesScheduler, LocalScheduler, SlurmScheduler,
-                              runs_as_service, scheduler_for)
+from engine.scheduler.kubernetes import KubernetesScheduler
+from engine.scheduler.local import LocalScheduler
+from engine.scheduler.registry import SCHEDULERS, runs_as_service, scheduler_for
+from engine.scheduler.slurm import SlurmScheduler
 from engine.spi import KillOnce, Packing, Scheduler, ServiceScheduler, StateManager, Uploader
 from engine.statemgr import open_state_manager
 from engine.uploader import UPLOADERS, HttpUploader, LocalFsUploader
