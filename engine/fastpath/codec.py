@@ -9,7 +9,7 @@ the pending table, a bolt's anchors' roots, the key hashes), encoding the rows i
 ``Tuple`` objects a bolt receives, and a spout's table of pending trees
 (``PendingTable``: settling the roots an ack batch names, expiring the old ones).
 Batching policy, validation, errors and routing stay
-with their owners (``engine.instance.collector``, ``engine.instance.executor``).
+with their owners (``engine.instance.collector``, ``engine.instance.bolt_loop``).
 """
 
 from __future__ import annotations

@@ -21,15 +21,17 @@ from typing import Any
 import zmq
 
 from compat.storm_api.config import reliability, tick_frequency, with_defaults
-from compat.storm_api.local.layout import SYSTEM_COMPONENT, SYSTEM_TASK_ID, TaskLayout, build_context
-from compat.storm_api.local.logs import task_logger
-from compat.storm_api.local.stats import TaskStats
+from engine.runtime.layout import SYSTEM_COMPONENT, SYSTEM_TASK_ID, TaskLayout, build_context
+from engine.runtime.logs import task_logger
+from engine.runtime.stats import TaskStats
 from compat.storm_api.updatable import Updatable
 from engine.grouping import build_grouping
 from engine.instance.capture import InstanceCapture
 from engine.instance.collector import InstanceCollector, StreamOut
-from engine.instance.executor import BoltLoop, SpoutLoop, TaskGaveUp
+from engine.instance.bolt_loop import BoltLoop
 from engine.instance.gateway import PIPE_HWM, Gateway, metrics_pipe_endpoint
+from engine.instance.loop import ASSIGNMENT, TaskGaveUp
+from engine.instance.spout_loop import SpoutLoop
 from engine.launch import (LaunchSpec, instance_id, local_socket_name, metrics_socket_name,
                            stmgr_id)
 from engine.messages import metrics_pb2, physical_plan_pb2
@@ -174,7 +176,6 @@ def _run_task(spec: LaunchSpec, loaded: Any, plan: Any, comp: Any, task: TaskInf
     if first is None:
         pipe.send_multipart([b"X"])
         return 0
-    from engine.instance.executor import ASSIGNMENT
     if first[0].bytes != ASSIGNMENT:
         log.error("expected the physical plan first, got %r", first[0].bytes[:60])
         pipe.send_multipart([b"X"])

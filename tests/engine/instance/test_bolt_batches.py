@@ -13,9 +13,9 @@ import pytest
 
 from compat.storm_api import Bolt
 from compat.storm_api.hosting import host_component
-from compat.storm_api.local.stats import TaskStats
+from engine.runtime.stats import TaskStats
+from engine.instance.bolt_loop import BoltLoop
 from engine.instance.collector import CONTROL_BATCH, InstanceCollector, StreamOut
-from engine.instance.executor import BoltLoop
 from engine.messages import tuple_pb2
 from engine.serialization import serializer_for_config
 

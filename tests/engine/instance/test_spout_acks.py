@@ -10,9 +10,9 @@ from types import SimpleNamespace
 
 from compat.storm_api import Spout
 from compat.storm_api.hosting import host_component
-from compat.storm_api.local.stats import TaskStats
+from engine.runtime.stats import TaskStats
 from engine.instance.collector import InstanceCollector
-from engine.instance.executor import SpoutLoop
+from engine.instance.spout_loop import SpoutLoop
 from engine.messages import tuple_pb2
 from engine.serialization import MsgpackSerializer
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from engine.instance.executor import BoltLoop, SpoutLoop
+from engine.instance.bolt_loop import BoltLoop
+from engine.instance.spout_loop import SpoutLoop
 from engine.messages import stmgr_pb2, topology_pb2
 
 
