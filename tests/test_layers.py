@@ -1,0 +1,175 @@
+"""The import graph points one way (DESIGN "Layout", docs/architecture.md).
+
+``compat/`` is the API users import: it imports nothing from ``engine/`` or
+``conformance/``, except Summingbird's streaming platform, which (as Summingbird's own
+``summingbird-storm`` does) runs on an engine through the engines' public entry points.
+Nothing in ``engine/`` imports ``conformance/``, and no two modules import each other in
+a circle. The graph is read from the source with ``ast``; nothing is imported.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+PACKAGES = ("compat", "engine", "conformance", "migrate")
+
+#: The only modules of ``compat`` allowed to import an engine: Summingbird's platform
+#: that plans a job into a topology and runs it on either engine.
+ENGINE_PLATFORMS = ("compat.summingbird.platforms.streaming",)
+
+#: What those platforms may import from the engines: their public entry points.
+ENGINE_ENTRY_POINTS = ("engine.entry",)
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for package in PACKAGES:
+        for path in (REPO / package).rglob("*.py"):
+            parts = path.relative_to(REPO).with_suffix("").parts
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            found[".".join(parts)] = path
+    return found
+
+
+def _targets(module: str, path: Path, node: ast.AST, known: dict[str, Path]) -> list[str]:
+    """The project modules an import statement names (the deepest that exists)."""
+    if isinstance(node, ast.Import):
+        names = [alias.name for alias in node.names]
+    else:
+        assert isinstance(node, ast.ImportFrom)
+        base = node.module or ""
+        if node.level:
+            parts = module.split(".")
+            if path.name != "__init__.py":
+                parts = parts[:-1]
+            parts = parts[: len(parts) - (node.level - 1)]
+            base = ".".join([*parts, base] if base else parts)
+        names = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base
+                 for alias in node.names]
+    resolved = []
+    for name in names:
+        while name and name not in known:
+            name = name.rpartition(".")[0]
+        if name:
+            resolved.append(name)
+    return resolved
+
+
+def _edges() -> list[tuple[str, str, str]]:
+    """(importer, imported, "file:line") for every import of one project module by another."""
+    known = _modules()
+    edges = []
+    for module, path in known.items():
+        tree = ast.parse(path.read_text(), filename=str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                where = f"{path.relative_to(REPO)}:{node.lineno}"
+                for target in _targets(module, path, node, known):
+                    if target != module:
+                        edges.append((module, target, where))
+    return edges
+
+
+def _within(module: str, prefixes: tuple[str, ...]) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in prefixes)
+
+
+def _layer(module: str) -> str:
+    return module.split(".")[0]
+
+
+def test_the_api_imports_no_engine_and_no_conformance_suite():
+    wrong = []
+    for importer, imported, where in _edges():
+        if _layer(importer) != "compat" or _layer(imported) not in ("engine", "conformance"):
+            continue
+        if (_within(importer, ENGINE_PLATFORMS) and _within(imported, ENGINE_ENTRY_POINTS)):
+            continue
+        wrong.append(f"{where}: {importer} imports {imported}")
+    assert not wrong, "the API (compat/) reaches into an engine or the suite:\n" + "\n".join(wrong)
+
+
+def test_the_engine_never_imports_the_conformance_suite():
+    wrong = [f"{where}: {importer} imports {imported}" for importer, imported, where in _edges()
+             if _layer(importer) == "engine" and _layer(imported) == "conformance"]
+    assert not wrong, "engine/ imports its own test harness:\n" + "\n".join(wrong)
+
+
+def test_nothing_imports_the_migrator_or_the_suite_but_themselves():
+    wrong = [f"{where}: {importer} imports {imported}" for importer, imported, where in _edges()
+             if _layer(imported) in ("conformance", "migrate")
+             and _layer(importer) in ("compat", "engine")]
+    assert not wrong, "\n".join(wrong)
+
+
+def _circles(edges: list[tuple[str, str, str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan, iterative)."""
+    graph: dict[str, set[str]] = defaultdict(set)
+    for importer, imported, _ in edges:
+        graph[importer].add(imported)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found = []
+    counter = 0
+    for root in sorted(set(graph) | {b for _, b, _ in edges}):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            for child in children:
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                    break
+                if child in on_stack:
+                    low[node] = min(low[node], index[child])
+            else:
+                work.pop()
+                if work:
+                    parent = work[-1][0]
+                    low[parent] = min(low[parent], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        found.append(sorted(component))
+    return found
+
+
+def test_no_modules_import_each_other_in_a_circle():
+    edges = _edges()
+    circles = _circles(edges)
+    lines = []
+    for circle in circles:
+        members = set(circle)
+        ties = sorted({f"  {where}: {a} -> {b}" for a, b, where in edges
+                       if a in members and b in members})
+        lines.append(" <-> ".join(circle) + "\n" + "\n".join(ties))
+    assert not circles, "modules that import each other in a circle:\n" + "\n".join(lines)
+
+
+def test_the_walker_sees_a_circle_and_an_import_that_runs_back_up():
+    """The checks above would pass on an empty graph: prove the walker reads real edges."""
+    edges = _edges()
+    assert any(a.startswith("engine.") and b.startswith("compat.storm_api") for a, b, _ in edges)
+    assert _circles([("a", "b", "x"), ("b", "c", "y"), ("c", "a", "z"), ("c", "d", "w")]) == [
+        ["a", "b", "c"]]
