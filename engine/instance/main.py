@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-import signal
+import shlex
 import sys
 import threading
 from pathlib import Path
@@ -21,9 +21,8 @@ from typing import Any
 import zmq
 
 from compat.storm_api.config import reliability, tick_frequency, with_defaults
-from engine.runtime.layout import SYSTEM_COMPONENT, SYSTEM_TASK_ID, TaskLayout, build_context
-from engine.runtime.logs import task_logger
-from engine.runtime.stats import TaskStats
+from compat.storm_api.exceptions import ComponentFailure
+from compat.storm_api.hosting import handle_component_exception, host_component
 from compat.storm_api.updatable import Updatable
 from engine.grouping import build_grouping
 from engine.instance.capture import InstanceCapture
@@ -34,11 +33,16 @@ from engine.instance.loop import ASSIGNMENT, TaskGaveUp
 from engine.instance.spout_loop import SpoutLoop
 from engine.launch import (LaunchSpec, instance_id, local_socket_name, metrics_socket_name,
                            stmgr_id)
-from engine.messages import metrics_pb2, physical_plan_pb2
+from engine.messages import metrics_pb2, physical_plan_pb2, stmgr_pb2
+from engine.multilang import host_shell_component
 from engine.network import ipc_endpoint
 from engine.network.inflight import batching
 from engine.process.profiling import profiled
+from engine.process.startup import launch_parser, start
 from engine.process.restart_policy import RestartPolicy
+from engine.runtime.layout import SYSTEM_COMPONENT, SYSTEM_TASK_ID, TaskLayout, build_context
+from engine.runtime.logs import task_logger
+from engine.runtime.stats import TaskStats
 from engine.serialization import serializer_for_config
 
 log = logging.getLogger("heron.instance")
@@ -53,38 +57,20 @@ class TaskInfo:
         self.upstream_tasks: set[int] = set()
 
 
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="heron-instance")
-    parser.add_argument("--launch", required=True)
-    parser.add_argument("--container", type=int, required=True)
-    parser.add_argument("--task", type=int, required=True)
-    return parser.parse_args(argv)
+def parser() -> argparse.ArgumentParser:
+    result = launch_parser("heron-instance", container="")
+    result.add_argument("--task", type=int, required=True)
+    return result
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = parse_args(argv)
-    _watch_parent()
-    logging.basicConfig(stream=sys.stderr, level=logging.INFO,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    from engine.fastpath import log_tuple_path  # the first log line: which tuple path
-    log_tuple_path()
-    stopping = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stopping.set())
-    signal.signal(signal.SIGINT, lambda *_: stopping.set())
+    started = start(parser(), argv)
     try:
-        code = run(args, stopping)
+        code = run(started.args, started.stopping)
     except TaskGaveUp as exc:
         log.error("%s", exc)
         code = 1
     sys.exit(code)
-
-
-def _watch_parent() -> None:
-    try:
-        from engine.process import die_with_parent
-    except ImportError:  # pragma: no cover - started by hand
-        return
-    die_with_parent()
 
 
 def run(args: argparse.Namespace, stopping: threading.Event) -> int:
@@ -180,7 +166,6 @@ def _run_task(spec: LaunchSpec, loaded: Any, plan: Any, comp: Any, task: TaskInf
         log.error("expected the physical plan first, got %r", first[0].bytes[:60])
         pipe.send_multipart([b"X"])
         return 1
-    from engine.messages import stmgr_pb2
     pplan = stmgr_pb2.NewInstanceAssignmentMessage.FromString(first[1].bytes).pplan
     tasks_by_component, container_of = _layout(pplan)
     for inp in comp.inputs:
@@ -244,8 +229,6 @@ def _run_task(spec: LaunchSpec, loaded: Any, plan: Any, comp: Any, task: TaskInf
         hosted = loop.hosted
         component = getattr(hosted, "component", None)
         if isinstance(component, Updatable):
-            from compat.storm_api.exceptions import ComponentFailure
-            from compat.storm_api.hosting import handle_component_exception
             try:
                 try:
                     component.update(_context(plan, comp, task, new_tasks))
@@ -328,8 +311,6 @@ def record_failure(spec: LaunchSpec, task: TaskInfo, text: str) -> None:
 
 def _shell_command(spec: LaunchSpec, loaded: Any, comp: Any) -> tuple[str, str] | None:
     """(command, script) when the component runs as a multi-lang subprocess."""
-    import shlex
-
     in_process = comp.name in loaded.compiled.component_classes
     if in_process and not (spec.multilang and comp.shell):
         return None
@@ -349,14 +330,10 @@ def _factory(spec: LaunchSpec, loaded: Any, comp: Any, conf: dict, context: dict
         cls = loaded.compiled.component_classes[comp.name]
 
         def make() -> Any:
-            from compat.storm_api.hosting import host_component
-
             return host_component(cls, dict(conf), context, collector, logger)
         return make
 
     def make_shell() -> Any:
-        from compat.storm_api.multilang import host_shell_component
-
         cwd = Path(spec.shell_cwd) if spec.shell_cwd else Path.cwd()
         return host_shell_component(comp.kind, shell[0], shell[1], dict(conf), context,
                                     collector, logger, cwd=cwd,
