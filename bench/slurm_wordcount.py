@@ -176,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--kills", type=int, default=3)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    from tests.slurm_cluster import SlurmCluster, missing_requirements
+    from tests.slurm import SlurmCluster, missing_requirements
     from tests.zookeeper_server import ZooKeeperServer
 
     why = missing_requirements()

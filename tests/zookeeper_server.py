@@ -97,7 +97,7 @@ class ZooKeeperServer:
     """One standalone ZooKeeper on 127.0.0.1 at a free port; ``hosts`` is "127.0.0.1:PORT".
 
     ``host`` picks another address of this machine to listen on (only that one), e.g. the
-    bridge address of a tests.slurm_cluster.SlurmCluster, so processes in its nodes'
+    bridge address of a tests.slurm.SlurmCluster, so processes in its nodes'
     network namespaces can reach the server."""
 
     def __init__(self, *, host: str = "127.0.0.1", start_timeout: float = 30.0,

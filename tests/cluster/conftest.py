@@ -1,5 +1,5 @@
 """Fixtures for tests that need a real cluster manager: a three-node Slurm cluster
-(tests/slurm_cluster.py) and a ZooKeeper server its nodes can reach.
+(tests/slurm/) and a ZooKeeper server its nodes can reach.
 
 Both are module-scoped: a module that asks for them gets its own cluster (~1 s to build),
 and a test that breaks a node returns it to service before it ends, so the next test of
@@ -21,11 +21,11 @@ from tests.conftest import SESSION_SERVICE_PIDS
 
 @contextlib.contextmanager
 def running_slurm_cluster():
-    """A started three-node ``tests.slurm_cluster.SlurmCluster`` (node1..node3, 4 CPUs
+    """A started three-node ``tests.slurm.SlurmCluster`` (node1..node3, 4 CPUs
     each, every node idle), stopped afterwards and checked to leave nothing behind
     (namespace, link, mount, process, file). Skips the test without root, network
     namespaces or the Slurm packages."""
-    from tests.slurm_cluster import SlurmCluster, missing_requirements
+    from tests.slurm import SlurmCluster, missing_requirements
 
     why = missing_requirements()
     if why:

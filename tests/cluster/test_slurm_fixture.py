@@ -1,4 +1,4 @@
-"""The Slurm test cluster (tests/slurm_cluster.py) is real and usable: three nodes, each a
+"""The Slurm test cluster (tests/slurm/) is real and usable: three nodes, each a
 network, hostname and mount namespace of its own; jobs land where they are sent, reach
 the host on the bridge, write privately and read the shared directory; scancel, node
 death and network partitions behave as on a real cluster; and nothing is left behind.
@@ -24,8 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.slurm_cluster import (
-    SlurmCluster, SlurmClusterError, remove_stale_runs, run_leftovers)
+from tests.slurm import SlurmCluster, SlurmClusterError, remove_stale_runs, run_leftovers
 from tests.zookeeper_server import four_letter_word
 
 pytestmark = pytest.mark.slow
@@ -408,7 +407,7 @@ def test_zookeeper_on_the_bridge_address_answers_every_node(slurm_cluster,
 
 @pytest.mark.timeout(120)
 def test_stop_leaves_nothing_behind_and_is_idempotent():
-    from tests.slurm_cluster import missing_requirements
+    from tests.slurm import missing_requirements
     why = missing_requirements()
     if why:
         pytest.skip(f"no Slurm cluster on this machine: {why}")
@@ -438,7 +437,7 @@ def test_stop_leaves_nothing_behind_and_is_idempotent():
 
 @pytest.mark.timeout(60)
 def test_a_start_that_fails_half_way_cleans_up():
-    from tests.slurm_cluster import missing_requirements
+    from tests.slurm import missing_requirements
     why = missing_requirements()
     if why:
         pytest.skip(f"no Slurm cluster on this machine: {why}")
@@ -456,7 +455,7 @@ def test_a_start_that_fails_half_way_cleans_up():
 CRASHING_RUN = """
 import sys, time
 sys.path.insert(0, {repo!r})
-from tests.slurm_cluster import SlurmCluster
+from tests.slurm import SlurmCluster
 cluster = SlurmCluster(nodes=2).start()
 job = cluster.sbatch("--nodelist=node1", "--output=/dev/null",
                      "--chdir=" + str(cluster.local_dir), script="#!/bin/sh\\nexec sleep 600\\n")
@@ -470,7 +469,7 @@ time.sleep(600)
 
 @pytest.mark.timeout(120)
 def test_what_a_killed_test_run_left_is_removed_by_the_next_start():
-    from tests.slurm_cluster import missing_requirements
+    from tests.slurm import missing_requirements
     why = missing_requirements()
     if why:
         pytest.skip(f"no Slurm cluster on this machine: {why}")
