@@ -19,6 +19,7 @@ from engine.healthmgr.policies.config import HEALTHMGR_MODE, healthmgr_enabled
 from engine.healthmgr.store import KIND, records_of
 from engine.healthmgr.view import topology_config
 from engine.process.restart_policy import LAST_ERROR_METRIC, crash_loop_error
+from engine.scheduler.slurm.scheduler import STATUS_FILE
 from engine.tracker import models
 from engine.tracker.errors import NotFound
 from engine.tracker.history import parse_value
@@ -252,9 +253,6 @@ def restarts(record: TopologyRecord, component: str | None) -> models.RestartsMo
 def scheduler_status(record: TopologyRecord) -> models.SchedulerStatusModel:
     """The cluster scheduler's view: jobs, nodes, recoveries (NotFound for a topology
     whose scheduler keeps no such status, e.g. ``local``)."""
-    # deferred: start-up time; the Slurm scheduler's module brings ~150 modules for one name
-    from engine.scheduler.slurm.scheduler import STATUS_FILE
-
     wd = record.working_dir
     try:
         status = json.loads((wd / STATUS_FILE).read_text()) if wd is not None else None
