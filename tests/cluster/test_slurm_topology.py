@@ -1,4 +1,4 @@
-"""Topologies on a real three-node Slurm cluster (tests/slurm_cluster.py): `heron submit
+"""Topologies on a real three-node Slurm cluster (tests/slurm/): `heron submit
 slurm` runs each container as its own job on whichever nodes Slurm picks, over TCP with
 CurveZMQ between network namespaces, and the scheduler keeps them running when a node
 dies. What ran where is read from the processes' network namespaces and from squeue, not
