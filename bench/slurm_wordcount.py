@@ -4,7 +4,7 @@ time a topology takes to process again after a node dies.
     python bench/slurm_wordcount.py [--words N] [--kills K] [--json]
 
 Needs root, network namespaces and Debian's Slurm packages (``bash scripts/test.sh``
-installs them): it builds the same cluster the tests use (tests/slurm_cluster.py: three
+installs them): it builds the same cluster the tests use (tests/slurm/: three
 ``slurmd`` in their own network namespaces on a bridge, a ZooKeeper on the bridge), so
 every tuple between containers crosses a real network stack, encrypted with CurveZMQ.
 

@@ -85,7 +85,7 @@ if [ ! -f /usr/share/java/zookeeper.jar ] || ! dpkg -s zookeeper >/dev/null 2>&1
 fi
 
 # The cluster tests (tests/cluster/) build a real three-node Slurm cluster with Debian's
-# daemons, started by hand by tests/slurm_cluster.py. --no-install-recommends keeps out
+# daemons, started by hand by tests/slurm/. --no-install-recommends keeps out
 # ~40 unrelated packages. Never slurm-wlm-emulator: it switches the slurmd/slurmstepd
 # alternatives to a front-end build on which multi-node steps hang.
 if ! dpkg -s slurmctld slurmd slurm-client munge >/dev/null 2>&1; then

@@ -46,7 +46,7 @@ PROCESS_MODULES = (
     "engine.submitter", "engine.healthmgr.main", "compat.spark_session",
     "compat.summingbird.platforms.batch", "conformance.engines", "conformance.runner",
     "conformance.cli", "conformance.spark_cluster", "conformance.diff",
-    "tests.zookeeper_server", "tests.slurm_cluster", "tests.slurm", "tests.browser",
+    "tests.zookeeper_server", "tests.slurm", "tests.browser",
 )
 
 #: Attribute uses that start processes whatever module they come from.

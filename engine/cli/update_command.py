@@ -92,11 +92,12 @@ def update_command(name: str, parallelism: tuple[str, ...], container_number: in
 
 def _runtime_config(env: Env, name: str, values: tuple[str, ...], dry_run: bool) -> None:
     # deferred: CLI start-up time
-    from engine.submitter.update import UpdateError, parse_runtime_config, set_runtime_config
+    from engine.healthmgr.runtime_config import (RuntimeConfigError, parse_runtime_config,
+                                                 set_runtime_config)
 
     try:
         toggles = parse_runtime_config(values)
-    except UpdateError as exc:
+    except RuntimeConfigError as exc:
         raise BadInput(str(exc)) from None
     if dry_run:
         for key, value in toggles.items():
@@ -105,7 +106,7 @@ def _runtime_config(env: Env, name: str, values: tuple[str, ...], dry_run: bool)
     state = env.open_state()
     try:
         set_runtime_config(state, name, toggles)
-    except UpdateError as exc:
+    except RuntimeConfigError as exc:
         raise BadInput(f"cannot update {name!r}: {exc}") from None
     finally:
         state.close()

@@ -36,7 +36,7 @@ from engine.healthmgr.view import topology_config
 from engine.launch import LaunchSpec, executor_name, stmgr_id
 from engine.packing import PackingPlan
 from engine.process import Supervisor
-from engine.process.startup import launch_parser, run_with_state, start
+from engine.startup import launch_parser, run_with_state, start
 from engine.process.progress import mark_progress
 from engine.security.guard import ConnectionGuard
 from engine.shell.server import ContainerShell

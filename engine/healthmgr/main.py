@@ -34,10 +34,9 @@ from engine.healthmgr.source import SnapshotHistory
 from engine.healthmgr.store import HealthStore
 from engine.healthmgr.view import build_view, topology_config
 from engine.launch import LaunchSpec
-from engine.process.startup import launch_parser, run_with_state, start
+from engine.startup import launch_parser, run_with_state, start
 from engine.security.guard import SocketSecurity
-from engine.tracker.errors import Unavailable
-from engine.tracker.tmanager_client import TManagerClient
+from engine.tmanager.client import TManagerClient, TManagerUnavailable
 
 log = logging.getLogger("heron.healthmgr")
 
@@ -135,7 +134,7 @@ class MetricsPoller:
         try:
             location = self.state.get("tmanagers", self.name)
             if location is None or not location.controller_endpoint:
-                raise Unavailable("the Topology Master has not published its location")
+                raise TManagerUnavailable("the Topology Master has not published its location")
             snapshot = TManagerClient(self.name, location.controller_endpoint,
                                       METRICS_TIMEOUT_SECS, security=self.security).metrics()
         except Exception as exc:

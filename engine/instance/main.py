@@ -38,7 +38,7 @@ from engine.multilang import host_shell_component
 from engine.network import ipc_endpoint
 from engine.network.inflight import batching
 from engine.process.profiling import profiled
-from engine.process.startup import launch_parser, start
+from engine.startup import launch_parser, start
 from engine.process.restart_policy import RestartPolicy
 from engine.runtime.layout import SYSTEM_COMPONENT, SYSTEM_TASK_ID, TaskLayout, build_context
 from engine.runtime.logs import task_logger

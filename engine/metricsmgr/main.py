@@ -9,7 +9,7 @@ from typing import Any
 
 from engine.launch import LaunchSpec
 from engine.metricsmgr.manager import MetricsManager
-from engine.process.startup import launch_parser, run_with_state, start
+from engine.startup import launch_parser, run_with_state, start
 
 log = logging.getLogger("heron.metricsmgr")
 

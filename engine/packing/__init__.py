@@ -8,10 +8,10 @@ produce the same :class:`PackingPlan`, which converts to and from Heron's
 
 from typing import Any, Mapping
 
-from engine.packing.errors import PackingError
+from engine.spi.packing_errors import PackingError
 from engine.packing.ffd import FirstFitDecreasingPacking, pack_first_fit_decreasing
-from engine.packing.plan import ContainerPlan, InstancePlan, PackingPlan
-from engine.packing.resources import Resource, component_resources
+from engine.spi.packing_plan import ContainerPlan, InstancePlan, PackingPlan
+from engine.spi.resources import Resource, component_resources
 from engine.packing.round_robin import RoundRobinPacking, pack_round_robin
 from engine.spi import Packing
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 import uuid
 from typing import Any, Mapping
 
-from engine.packing.errors import PackingError
-from engine.packing.plan import ContainerPlan, InstancePlan, PackingPlan
-from engine.packing.resources import (
+from engine.spi.packing_errors import PackingError
+from engine.spi.packing_plan import ContainerPlan, InstancePlan, PackingPlan
+from engine.spi.resources import (
     DEFAULT_INSTANCE_CPU, DEFAULT_INSTANCE_DISK, DEFAULT_INSTANCE_RAM, Resource,
     component_resources)
 from engine.packing.tasks import assign_task_ids

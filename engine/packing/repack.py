@@ -18,9 +18,9 @@ from __future__ import annotations
 import uuid
 from typing import Any, Mapping
 
-from engine.packing.errors import PackingError
-from engine.packing.plan import ContainerPlan, InstancePlan, PackingPlan
-from engine.packing.resources import Resource, component_resources
+from engine.spi.packing_errors import PackingError
+from engine.spi.packing_plan import ContainerPlan, InstancePlan, PackingPlan
+from engine.spi.resources import Resource, component_resources
 from engine.packing.round_robin import padding
 
 

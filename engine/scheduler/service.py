@@ -35,8 +35,8 @@ from engine.security.guard import ConnectionGuard
 from engine.security.keys import KeysError
 from engine.network import MalformedMessage, bind_router, decode, encode
 from engine.process import write_pid_file
-from engine.packing.plan import PackingPlan
-from engine.process.startup import launch_parser, load_launch, open_state, start
+from engine.spi.packing_plan import PackingPlan
+from engine.startup import launch_parser, load_launch, open_state, start
 from engine.scheduler.registry import scheduler_for
 from engine.spi import ServiceScheduler
 

@@ -3,14 +3,13 @@ and how big each container is."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping, Protocol, runtime_checkable
+from typing import Any, Mapping, Protocol, runtime_checkable
 
-if TYPE_CHECKING:  # types only: the interfaces import no implementation
-    from engine.packing.plan import PackingPlan
+from engine.spi.packing_plan import PackingPlan
 
 
 @runtime_checkable
 class Packing(Protocol):
-    def pack(self, plan: Any, conf: Mapping[str, Any]) -> "PackingPlan":
+    def pack(self, plan: Any, conf: Mapping[str, Any]) -> PackingPlan:
         """The packing plan of the logical plan ``plan`` under the topology config
         ``conf``; PackingError naming the key when it cannot be made."""

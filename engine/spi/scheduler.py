@@ -19,9 +19,10 @@ import logging
 import threading
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-if TYPE_CHECKING:  # types only: the interfaces import no implementation
+from engine.spi.packing_plan import PackingPlan
+
+if TYPE_CHECKING:  # types only: the launch spec sits above the interfaces
     from engine.launch import LaunchSpec
-    from engine.packing.plan import PackingPlan
 
 
 @runtime_checkable

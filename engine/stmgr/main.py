@@ -11,7 +11,7 @@ from typing import Any
 from engine.launch import LaunchSpec, instance_id
 from engine.plan import LogicalPlan
 from engine.process.profiling import profiled
-from engine.process.startup import launch_parser, run_with_state, start
+from engine.startup import launch_parser, run_with_state, start
 from engine.stmgr.manager import StreamManager
 
 log = logging.getLogger("heron.stmgr")

@@ -6,13 +6,14 @@
 - ``routes.py``: the endpoints, Heron's tracker names (``/topologies/logicalplan``...);
 - ``service.py``: the ``Tracker`` (state reads, Topology Master requests, the poller);
 - ``answers.py``: what each endpoint returns, built from one topology's record;
-- ``tmanager_client.py``: metric and exception requests to a Topology Master;
 - ``history.py``: the snapshot ring buffer that time windows are computed from;
 - ``dag.py``: the logical plan laid out for the page's SVG;
 - ``logs.py``: finding and tailing a topology's log files;
 - ``models.py``: the response shapes; ``errors.py``: 404/422/503 as exceptions.
 
-The web page lives in ``engine.ui`` and is mounted on the same app.
+The web page lives in ``engine.ui`` and is mounted on the same app. Metric and exception
+requests to a Topology Master go through its client, ``engine.tmanager.client`` (the Health
+Manager uses it too); a Topology Master that does not answer becomes a 503.
 """
 
 from engine.tracker.app import create_app

@@ -24,7 +24,8 @@ from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
 from engine.tracker import routes
-from engine.tracker.errors import TrackerError
+from engine.tmanager.client import TManagerUnavailable
+from engine.tracker.errors import TrackerError, Unavailable
 from engine.tracker.service import Tracker, TrackerSettings
 
 log = logging.getLogger("heron.tracker")
@@ -86,6 +87,10 @@ def create_app(state_spec: Any, settings: TrackerSettings | None = None, *,
         if exc.status >= 500:
             log.warning("%s %s: %s", request.method, request.url.path, exc)
         return JSONResponse({"detail": str(exc)}, status_code=exc.status)
+
+    @app.exception_handler(TManagerUnavailable)
+    async def tmanager_unavailable(request: Request, exc: TManagerUnavailable) -> JSONResponse:
+        return await tracker_error(request, Unavailable(str(exc)))
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:

@@ -23,7 +23,7 @@ from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from engine.tracker.tmanager_client import MetricsSnapshot
+from engine.tmanager.client import MetricsSnapshot
 
 #: cumulative metrics that are not named "...-count" or "...-ms"
 _COUNTERS = frozenset({"__tuples-received", "__tuples-sent", "__tuples-dropped",

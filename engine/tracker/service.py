@@ -26,9 +26,9 @@ from engine.security.keys import KeysError, keys_from_state
 from engine.shell.client import ShellClient, container_shells
 from engine.statemgr import StateError
 from engine.tracker import dag, logs, models
+from engine.tmanager.client import MetricsSnapshot, TManagerClient, TManagerUnavailable
 from engine.tracker.errors import BadParameter, NotFound, TrackerError, Unavailable
 from engine.tracker.history import MetricsHistory, Window
-from engine.tracker.tmanager_client import MetricsSnapshot, TManagerClient
 
 log = logging.getLogger("heron.tracker")
 
@@ -337,7 +337,7 @@ class Tracker:
                                           security=self.security(name)).metrics()
                 snapshot.parallelism = parallelism_of(self.read("pplans", name))
                 self.history.record(name, location.topology_id, snapshot)
-            except Unavailable as exc:
+            except (Unavailable, TManagerUnavailable) as exc:
                 log.debug("no metrics of %s: %s", name, exc)
 
 

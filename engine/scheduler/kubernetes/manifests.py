@@ -75,7 +75,7 @@ import jinja2
 import yaml
 
 from engine.packing import PackingPlan, Resource
-from engine.packing.resources import GIB
+from engine.spi.resources import GIB
 from engine.scheduler.kubernetes import names
 from engine.scheduler.kubernetes.errors import KubernetesConfigError
 from engine.scheduler.kubernetes.quantities import bytes_quantity, cpu_quantity

@@ -23,7 +23,8 @@ from engine.healthmgr.view import build_view, topology_config
 from engine.launch import StateManagerSpec, Submission
 from engine.messages import physical_plan_pb2, topology_pb2
 from engine.submission import load_topology
-from engine.submitter.update import UpdateError, parse_runtime_config, set_runtime_config
+from engine.healthmgr.runtime_config import RuntimeConfigError as UpdateError
+from engine.healthmgr.runtime_config import parse_runtime_config, set_runtime_config
 
 pytestmark = pytest.mark.timeout(60)
 

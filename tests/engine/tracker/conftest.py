@@ -114,8 +114,8 @@ class RunningTopology:
 
 
 def spout_emitted(state_spec: StateManagerSpec, name: str) -> int:
-    from engine.tracker.errors import Unavailable
-    from engine.tracker.tmanager_client import TManagerClient
+    from engine.tmanager.client import TManagerClient
+    from engine.tmanager.client import TManagerUnavailable as Unavailable
 
     from engine.security.guard import SocketSecurity
     from engine.security.keys import KeysError, keys_from_state

@@ -13,7 +13,7 @@ from engine.tracker.history import (
     parse_value,
     window,
 )
-from engine.tracker.tmanager_client import MetricsSnapshot
+from engine.tmanager.client import MetricsSnapshot
 
 
 def snap(t: float, **values: dict[str, str]) -> MetricsSnapshot:

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 from engine.messages import packing_plan_pb2
-from engine.packing.resources import Resource
+from engine.spi.resources import Resource
 
 
 @dataclass(frozen=True)

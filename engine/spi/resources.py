@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
-from engine.packing.errors import PackingError
+from engine.spi.packing_errors import PackingError
 
 GIB = 1024 ** 3
 DEFAULT_INSTANCE_RAM = GIB

@@ -3,7 +3,8 @@
 The Topology Master keeps only the latest value of every metric, per instance; this
 client asks for them with ``MetricRequest`` / ``ExceptionLogRequest`` over its
 controller socket (zmq + protobuf, as the CLI does), bounded by a timeout, and turns a
-silent or absent Topology Master into :class:`~engine.tracker.errors.Unavailable`.
+silent or absent Topology Master into :class:`TManagerUnavailable`. The tracker and the
+Health Manager both ask through it; the tracker answers 503 for that error.
 """
 
 from __future__ import annotations
@@ -17,7 +18,11 @@ import zmq
 
 from engine.messages import common_pb2, tmanager_pb2
 from engine.network.sockets import RequestTimeout, request
-from engine.tracker.errors import Unavailable
+
+
+class TManagerUnavailable(Exception):
+    """The Topology Master is not there, does not answer within the bound, or refuses;
+    the message names the topology and the endpoint. Retrying later may work."""
 
 
 @dataclass
@@ -52,14 +57,14 @@ class TManagerClient:
         try:
             response = request(self.endpoint, message, self.timeout, security=self.security)
         except RequestTimeout:
-            raise Unavailable(f"the Topology Master of {self.topology!r} did not answer within "
+            raise TManagerUnavailable(f"the Topology Master of {self.topology!r} did not answer within "
                               f"{self.timeout:g}s ({self.endpoint})") from None
         except zmq.ZMQError as exc:  # a malformed endpoint, an unreachable host
-            raise Unavailable(f"the Topology Master of {self.topology!r} at {self.endpoint} "
+            raise TManagerUnavailable(f"the Topology Master of {self.topology!r} at {self.endpoint} "
                               f"cannot be reached: {exc}") from None
         status = getattr(response, "status", None)
         if status is not None and status.HasField("status") and status.status != common_pb2.OK:
-            raise Unavailable(f"the Topology Master of {self.topology!r} refused the request: "
+            raise TManagerUnavailable(f"the Topology Master of {self.topology!r} refused the request: "
                               f"{status.message or common_pb2.StatusCode.Name(status.status)}")
         return response
 
@@ -69,7 +74,7 @@ class TManagerClient:
         response = self._ask(tmanager_pb2.MetricRequest(
             component_name=component or "", instance_id=list(instances), metric=list(names)))
         if not isinstance(response, tmanager_pb2.MetricResponse):
-            raise Unavailable(f"the Topology Master of {self.topology!r} answered a metrics "
+            raise TManagerUnavailable(f"the Topology Master of {self.topology!r} answered a metrics "
                               f"request with {response.DESCRIPTOR.name}")
         snapshot = MetricsSnapshot(time=time.time())
         for task_metric in response.metric:
@@ -87,7 +92,7 @@ class TManagerClient:
         response = self._ask(tmanager_pb2.ExceptionLogRequest(
             component_name=component or "", instances=list(instances)))
         if not isinstance(response, tmanager_pb2.ExceptionLogResponse):
-            raise Unavailable(f"the Topology Master of {self.topology!r} answered an exceptions "
+            raise TManagerUnavailable(f"the Topology Master of {self.topology!r} answered an exceptions "
                               f"request with {response.DESCRIPTOR.name}")
         wanted = set(instances)
         return [e for e in response.exceptions if not wanted or e.instance_id in wanted]
