@@ -27,7 +27,7 @@ from engine.fastpath.selection import PURE_ENV, TuplePathError, select
 from engine.launch import Submission
 from engine.local_run import HeronLocalRun
 from engine.runtime.layout import assign_tasks, build_context
-from engine.stmgr.backpressure import watermarks
+from engine.network.watermarks import watermarks
 from engine.storm import LocalCluster, OutputCapture
 from engine.submission import load_topology
 

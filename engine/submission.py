@@ -12,7 +12,7 @@ from engine.network.inflight import InflightConfigError, batching
 from engine.plan.compiler import compile_topology
 from engine.plan.discovery import load_topology_class
 from engine.plan.errors import InvalidConfigError
-from engine.stmgr.backpressure import BackpressureConfigError, wait_watermarks, watermarks
+from engine.network.watermarks import BackpressureConfigError, wait_watermarks, watermarks
 
 
 @dataclass

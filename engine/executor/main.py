@@ -30,11 +30,10 @@ import zmq
 
 from engine.executor.commands import HEALTHMGR, container_processes, stop_stages
 from engine.executor.packing_wait import PackingPlanMissing, wait_for_packing_plan
-from engine.healthmgr.errors import HealthConfigError
-from engine.healthmgr.policies.config import healthmgr_enabled
-from engine.healthmgr.view import topology_config
 from engine.launch import LaunchSpec, executor_name, stmgr_id
 from engine.packing import PackingPlan
+from engine.plan.topology_config import (HEALTHMGR_MODE, HealthModeError, healthmgr_mode_on,
+                                         topology_config)
 from engine.process import Supervisor
 from engine.startup import launch_parser, run_with_state, start
 from engine.process.progress import mark_progress
@@ -91,9 +90,9 @@ def wants_healthmgr(state: Any, name: str) -> bool:
     if topology is None:
         return False
     try:
-        return healthmgr_enabled(topology_config(topology))
-    except HealthConfigError as exc:
-        log.error("%s; starting the Health Manager to report it", exc)
+        return healthmgr_mode_on(topology_config(topology))
+    except HealthModeError as exc:
+        log.error("%s: %s; starting the Health Manager to report it", HEALTHMGR_MODE, exc)
         return True
 
 

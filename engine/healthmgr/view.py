@@ -5,23 +5,11 @@ appear), the packing plan (what should run) and the Topology Master's physical p
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from engine.healthmgr.topology import ComponentView, TopologyView
 from engine.messages import topology_pb2
-
-
-def topology_config(topology: Any) -> dict[str, Any]:
-    """The topology-wide config of a stored ``Topology`` as Python values (each value is
-    JSON text; a value that is not JSON is kept as its text)."""
-    out: dict[str, Any] = {}
-    for kv in topology.topology_config.kvs:
-        try:
-            out[kv.key] = json.loads(kv.value)
-        except (TypeError, ValueError):
-            out[kv.key] = kv.value
-    return out
+from engine.plan.topology_config import topology_config
 
 
 def _fields_grouped(topology: Any) -> set[str]:

@@ -19,8 +19,8 @@ from engine.network import (DATA_HWM, SOCKET_BUFFER_BYTES, MalformedMessage, bin
                             connect_dealer, decode, encode, ipc_endpoint, type_frame)
 from compat.storm_api.config import reliability, with_defaults
 from engine.stmgr.acking import AckTracker
-from engine.stmgr.backpressure import (Backpressure, InstanceBackpressure, wait_watermarks,
-                                      watermarks)
+from engine.network.watermarks import wait_watermarks, watermarks
+from engine.stmgr.backpressure import Backpressure, InstanceBackpressure
 from engine.stmgr.outbox import Outbox
 from engine.stmgr.routing import build_routes, rebatch, split_batch
 

@@ -20,6 +20,7 @@ from engine.messages import topology_pb2
 from engine.packing import PackingError
 from engine.spi.packing_plan import PackingPlan
 from engine.packing.repack import moved_tasks, repack
+from engine.plan.topology_config import topology_config
 from engine.plan.validation import PARALLELISM_CONFIG_KEY
 
 
@@ -110,7 +111,7 @@ def plan_update(state: Any, name: str, parallelism: Mapping[str, int],
                           "and/or --container-number N")
     before = component_parallelism(topology)
     current = PackingPlan.from_proto(stored)
-    conf = {kv.key: _config_value(kv) for kv in topology.topology_config.kvs}
+    conf = topology_config(topology)
     try:
         proposed = repack(current, name, before, parallelism, conf, containers)
     except PackingError as exc:
@@ -122,13 +123,6 @@ def plan_update(state: Any, name: str, parallelism: Mapping[str, int],
     changed = {c for c in after if after[c] != before[c]}
     return UpdatePlan(name, current, proposed, updated, before, after,
                       moved_tasks(current, proposed), _fields_consumers(topology, changed))
-
-
-def _config_value(kv: Any) -> Any:
-    try:
-        return json.loads(kv.value)
-    except (TypeError, ValueError):
-        return kv.value
 
 
 def apply_update(state: Any, plan: UpdatePlan) -> None:

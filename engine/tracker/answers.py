@@ -17,7 +17,7 @@ from urllib.parse import urlencode
 from engine.healthmgr.errors import HealthConfigError
 from engine.healthmgr.policies.config import HEALTHMGR_MODE, healthmgr_enabled
 from engine.healthmgr.store import KIND, records_of
-from engine.healthmgr.view import topology_config
+from engine.plan.topology_config import topology_config
 from engine.process.restart_policy import LAST_ERROR_METRIC, crash_loop_error
 from engine.scheduler.slurm.scheduler import STATUS_FILE
 from engine.tracker import models

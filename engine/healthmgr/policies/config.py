@@ -24,10 +24,10 @@ from engine.healthmgr.detectors.wait_queue import DEFAULT_GROWTH_LIMIT, DEFAULT_
 from engine.healthmgr.errors import HealthConfigError
 from engine.healthmgr.resolvers.scale_down import DEFAULT_HEADROOM
 from engine.healthmgr.sensors import DEFAULT_DURATION_SECS
+from engine.plan.topology_config import HEALTHMGR_MODE, HealthModeError, healthmgr_mode_on
 
 # -- topology-level keys ------------------------------------------------------------------
 #: Heron's switch: ``cluster`` runs a Health Manager in container 0, ``disabled`` does not
-HEALTHMGR_MODE = "heron.topology.healthmgr.mode"
 #: Heron's list of policy ids
 POLICIES = "heron.class.health.policies"
 #: guard rail: no component is scaled above this many instances
@@ -296,11 +296,10 @@ def parse_policy(config: Mapping[str, Any], policy_id: str) -> PolicyConfig:
 
 def healthmgr_enabled(config: Mapping[str, Any]) -> bool:
     """Whether ``heron.topology.healthmgr.mode`` asks for a Health Manager (``cluster``)."""
-    raw = config.get(HEALTHMGR_MODE, "disabled")
-    text = str(raw).strip().lower()
-    if text not in ("cluster", "disabled"):
-        raise HealthConfigError(HEALTHMGR_MODE, f"must be cluster or disabled, got {raw!r}")
-    return text == "cluster"
+    try:
+        return healthmgr_mode_on(config)
+    except HealthModeError as exc:
+        raise HealthConfigError(HEALTHMGR_MODE, str(exc)) from None
 
 
 def parse_health_config(config: Mapping[str, Any]) -> HealthConfig:

@@ -9,9 +9,9 @@ from __future__ import annotations
 import pytest
 import zmq
 
-from engine.stmgr.backpressure import (HIGH_MS_KEY, LOW_MS_KEY, Backpressure,
-                                       BackpressureConfigError, InstanceBackpressure,
+from engine.network.watermarks import (HIGH_MS_KEY, LOW_MS_KEY, BackpressureConfigError,
                                        wait_watermarks)
+from engine.stmgr.backpressure import Backpressure, InstanceBackpressure
 from engine.stmgr.outbox import Outbox
 
 
