@@ -173,3 +173,28 @@ def test_the_walker_sees_a_circle_and_an_import_that_runs_back_up():
     assert any(a.startswith("engine.") and b.startswith("compat.storm_api") for a, b, _ in edges)
     assert _circles([("a", "b", "x"), ("b", "c", "y"), ("c", "a", "z"), ("c", "d", "w")]) == [
         ["a", "b", "c"]]
+
+
+def _role(module: str) -> str:
+    """The folder (Heron role) or top-level module of ``engine`` a module belongs to,
+    ``compat`` and the other layers as one each."""
+    parts = module.split(".")
+    return ".".join(parts[:2]) if parts[0] == "engine" and len(parts) > 1 else parts[0]
+
+
+def test_no_two_roles_of_the_engine_import_each_other():
+    """Folder by folder (the Stream Manager, the executor, the scheduler...), the engine
+    is layered too: a role that imports another is never imported back by it, through
+    any chain. The API's one way into the engines (``engine.entry``) is left out: it is
+    the door Summingbird's engine platforms use, and runs only down from there."""
+    edges = [(_role(a), _role(b), where) for a, b, where in _edges()
+             if _role(a) != _role(b)
+             and not (_within(a, ENGINE_PLATFORMS) and _within(b, ENGINE_ENTRY_POINTS))]
+    circles = _circles(edges)
+    lines = []
+    for circle in circles:
+        members = set(circle)
+        ties = sorted({f"  {where}: {a} -> {b}" for a, b, where in edges
+                       if a in members and b in members})
+        lines.append(" <-> ".join(circle) + "\n" + "\n".join(ties[:12]))
+    assert not circles, "engine roles that import each other:\n" + "\n".join(lines)
