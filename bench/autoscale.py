@@ -62,6 +62,11 @@ from matplotlib.ticker import MaxNLocator
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from engine.healthmgr.store import KIND, records_of  # noqa: E402
+from engine.launch import StateManagerSpec  # noqa: E402
+from engine.tracker.errors import TrackerError  # noqa: E402
+from engine.tracker.service import Tracker, TrackerSettings  # noqa: E402
+
 PROJECT = ROOT / "tests" / "e2e" / "heron" / "projects" / "autoscale"
 NAME = "e2e_autoscale"
 COMPONENT = "slow"
@@ -132,9 +137,6 @@ def heron(home: Path, *args: str, timeout: float = 120) -> subprocess.CompletedP
 
 class Sampler:
     def __init__(self, home: Path, out: Path, rate_file: Path) -> None:
-        from engine.launch import StateManagerSpec
-        from engine.tracker.service import Tracker, TrackerSettings
-
         self.rate_file = rate_file
         self.tracker = Tracker(StateManagerSpec(kind="local", root=str(home / "state")),
                                TrackerSettings(poll_interval=0, tm_timeout=2.0, home=home))
@@ -149,9 +151,6 @@ class Sampler:
         self.tracker.stop()
 
     def sample(self) -> Sample:
-        from engine.healthmgr.store import KIND, records_of
-        from engine.tracker.errors import TrackerError
-
         now = time.time()
         dt = max(now - self.last_time, 1e-3)
         self.last_time = now

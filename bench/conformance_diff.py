@@ -80,6 +80,7 @@ def _worker(args: argparse.Namespace) -> None:
         sys.path.insert(0, args.old_tree)
     sys.path.insert(1, str(REPO))
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    # deferred: after the sys.path set-up above (--path old: conformance from --old-tree)
     from compat.spark_session import spark_session
     from conformance.model import Comparison
 
@@ -87,6 +88,7 @@ def _worker(args: argparse.Namespace) -> None:
                           conf={"spark.driver.memory": "2g"})
     began = time.monotonic()
     if args.path == "old":
+        # deferred: the old differ, from the --old-tree put first on sys.path above
         from conformance.capture import read_capture
         from conformance.diff import diff_outputs
 
@@ -94,6 +96,7 @@ def _worker(args: argparse.Namespace) -> None:
         right = list(read_capture(Path(args.right)))
         result = diff_outputs(spark, left, right, Comparison(), left="storm", right="heron")
     else:
+        # deferred: the new differ, from the repo put on sys.path above
         from conformance.diff import diff_captures
 
         result = diff_captures(spark, [args.left], [args.right], Comparison(),
@@ -166,12 +169,14 @@ def main(argv: list[str] | None = None) -> int:
         cluster = None
         masters = ["local[2]"]
         if args.cluster:
+            # deferred: this script imports no project module at module level (see _worker)
             from conformance.spark_cluster import StandaloneCluster
 
             cluster = StandaloneCluster(Path(tmp) / "cluster", workers=2)
             cluster.start()
             masters.append(cluster.master_url)
         try:
+            # deferred: this script imports no project module at module level (see _worker)
             from conformance.synthetic import write_synthetic, write_synthetic_tasks
 
             for rows in counts:

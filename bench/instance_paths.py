@@ -32,9 +32,11 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 import tempfile
 import time
+from collections import namedtuple
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
@@ -50,6 +52,20 @@ from rich.table import Table  # noqa: E402
 from bench.wordcount_figures import (BOLT, SPOUT, TOPOLOGY, TOPOLOGY_ALO,  # noqa: E402
                                      bench_options)
 from bench.wordcount_runs import load, local_hosting  # noqa: E402
+from compat.storm_api.hosting import host_component  # noqa: E402
+from compat.storm_api.tuple import Tuple  # noqa: E402
+from engine.fastpath import selected, tuple_codec  # noqa: E402
+from engine.instance.bolt_loop import BoltLoop  # noqa: E402
+from engine.instance.capture import InstanceCapture  # noqa: E402
+from engine.instance.collector import InstanceCollector, StreamOut  # noqa: E402
+from engine.instance.spout_loop import SpoutLoop  # noqa: E402
+from engine.messages import tuple_pb2  # noqa: E402
+from engine.runtime.layout import build_context  # noqa: E402
+from engine.runtime.stats import TaskStats  # noqa: E402
+from engine.serialization import MsgpackSerializer, serializer_for_config  # noqa: E402
+from engine.stmgr.acking import AckTracker  # noqa: E402
+from engine.stmgr.manager import CONTROL_BATCH  # noqa: E402
+from engine.stmgr.routing import build_routes, rebatch, split_batch  # noqa: E402
 
 RELIABILITIES = ("at-most-once", "at-least-once")
 
@@ -83,17 +99,6 @@ class _Pipeline:
     """One spout task and the counting tasks, wired through the engine's classes."""
 
     def __init__(self, loaded: Any, capture_dir: Path, acking: bool, max_pending: int | None):
-        from compat.storm_api.hosting import host_component
-        from engine.runtime.layout import build_context
-        from engine.runtime.stats import TaskStats
-        from engine.instance.capture import InstanceCapture
-        from engine.instance.collector import InstanceCollector, StreamOut
-        from engine.instance.bolt_loop import BoltLoop
-        from engine.instance.spout_loop import SpoutLoop
-        from engine.serialization import serializer_for_config
-        from engine.stmgr.acking import AckTracker
-        from engine.stmgr.routing import build_routes
-
         plan = loaded.plan
         classes = loaded.compiled.component_classes
         layout, conf_of = local_hosting(loaded)
@@ -151,10 +156,6 @@ class _Pipeline:
 def measure(loaded: Any, words: int, reliability: str, max_pending: int) -> PathFigures:
     """Run every word through the pipeline once, timing each path with the process's CPU
     clock."""
-    from engine.messages import tuple_pb2
-    from engine.stmgr.manager import CONTROL_BATCH
-    from engine.stmgr.routing import rebatch, split_batch
-
     acking = reliability == "at-least-once"
     figures = PathFigures(reliability, words)
     seconds = figures.seconds
@@ -253,13 +254,6 @@ def measure_floor(loaded: Any, words: int, seed: int) -> FloorFigures:
     """Time each step word count cannot do without, with the engine's own libraries
     (its serializer, CRC-32 of the packed key, the ``Tuple`` type), on the benchmark's
     words: what is left of a word's cost if every line of engine code cost nothing."""
-    import os
-    from collections import namedtuple
-
-    from compat.storm_api.tuple import Tuple
-    from engine.fastpath import tuple_codec
-    from engine.serialization import MsgpackSerializer
-
     spout_module = sys.modules[loaded.compiled.component_classes[SPOUT].__module__]
     vocabulary = spout_module.vocabulary(int(loaded.plan.config["bench.vocabulary"]))
     choice = spout_module.task_rng(seed, 0).choice
@@ -380,8 +374,6 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from engine.fastpath import selected
-
     args = parse_args(argv)
     reliabilities = RELIABILITIES if args.reliability == "both" else (args.reliability,)
     console = Console(stderr=args.json)

@@ -38,10 +38,15 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from click.testing import CliRunner  # noqa: E402
 from rich.console import Console  # noqa: E402
 from rich.live import Live  # noqa: E402
 from rich.table import Table  # noqa: E402
 from rich.text import Text  # noqa: E402
+
+from engine.cli.main import main as heron_main  # noqa: E402
+from tests.slurm import SlurmCluster, missing_requirements  # noqa: E402
+from tests.zookeeper_server import ZooKeeperServer  # noqa: E402
 
 WORDCOUNT = ROOT / "examples" / "wordcount"
 DURABLE = ROOT / "tests" / "cluster" / "projects" / "durable"
@@ -51,11 +56,7 @@ SMALL = ["-o", "heron.resources.instance.ram=134217728", "-o", "heron.resources.
 
 
 def cli(*args: str) -> tuple[int, str]:
-    from click.testing import CliRunner
-
-    from engine.cli.main import main
-
-    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    result = CliRunner().invoke(heron_main, list(args), catch_exceptions=False)
     return result.exit_code, result.output
 
 
@@ -120,7 +121,8 @@ def throughput(home: Path, scheduler: str, words: int, status) -> dict:
 
 def recovery(home: Path, cluster, kills: int, status) -> list[dict]:
     sys.path.insert(0, str(ROOT))
-    from tests.cluster.test_slurm_topology import NAME, container_of, job_of, SlurmTopology
+    # deferred: a pytest test module (pytest is the test extra), needed only for recovery
+    from tests.cluster.test_slurm_topology import container_of, job_of, SlurmTopology
 
     out = []
     for k in range(kills):
@@ -176,9 +178,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--kills", type=int, default=3)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    from tests.slurm import SlurmCluster, missing_requirements
-    from tests.zookeeper_server import ZooKeeperServer
-
     why = missing_requirements()
     if why:
         print(f"cannot build a Slurm cluster here: {why}", file=sys.stderr)

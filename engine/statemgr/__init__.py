@@ -11,14 +11,12 @@ tree in a ZooKeeper ensemble, for topologies whose processes span machines.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from engine.security.private import private_dir
 from engine.statemgr.base import NodeExistsError, NoNodeError, StateError, StateManager
 from engine.statemgr.local_fs import LocalFileSystemStateManager
-
-if TYPE_CHECKING:
-    from engine.statemgr.zookeeper import ZooKeeperStateManager
+from engine.statemgr.zookeeper import ZooKeeperStateManager, read_digest_file
 
 __all__ = [
     "DEFAULT_LOCAL_ROOT",
@@ -36,15 +34,6 @@ __all__ = [
 STATE_MANAGER_KINDS = ("local", "zookeeper")
 #: Where the local state manager keeps its tree unless told otherwise.
 DEFAULT_LOCAL_ROOT = Path("~/.heron/state")
-
-
-def __getattr__(name: str) -> Any:
-    # The ZooKeeper manager is imported on first use so that importing the package (for
-    # the local manager) does not pull in kazoo and its threading machinery.
-    if name == "ZooKeeperStateManager":
-        from engine.statemgr.zookeeper import ZooKeeperStateManager
-        return ZooKeeperStateManager
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def open_state_manager(kind: str, *, root: str | Path | None = None,
@@ -72,7 +61,6 @@ def open_state_manager(kind: str, *, root: str | Path | None = None,
     if kind == "zookeeper":
         if not zk_hosts:
             raise StateError("the zookeeper state manager needs an address: --zk HOST:PORT")
-        from engine.statemgr.zookeeper import ZooKeeperStateManager, read_digest_file
         zk_kwargs: dict[str, Any] = {}
         if zk_session_timeout is not None:
             zk_kwargs["session_timeout"] = zk_session_timeout

@@ -8,7 +8,8 @@ from typing import Any
 
 import zmq
 
-from engine.launch import SUPERSEDED, TMANAGER, LaunchSpec, split_peer_identity, stmgr_id
+from engine.launch import (SUPERSEDED, TMANAGER, LaunchSpec, instance_id, split_peer_identity,
+                           stmgr_id)
 from engine.messages import (common_pb2, physical_plan_pb2, stmgr_pb2, tmanager_pb2,
                              topology_pb2)
 from engine.network import MalformedMessage, bind_router, decode, encode
@@ -200,7 +201,6 @@ class TopologyMaster:
 
     @staticmethod
     def _live_instance_ids(packing: Any) -> set[str]:
-        from engine.launch import instance_id
         return {instance_id(c.id, i.component_name, i.task_id)
                 for c in packing.container_plans for i in c.instance_plans}
 

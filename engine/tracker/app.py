@@ -27,6 +27,7 @@ from engine.tracker import routes
 from engine.tmanager.client import TManagerUnavailable
 from engine.tracker.errors import TrackerError, Unavailable
 from engine.tracker.service import Tracker, TrackerSettings
+from engine.ui.pages import mount_pages
 
 log = logging.getLogger("heron.tracker")
 
@@ -99,8 +100,6 @@ def create_app(state_spec: Any, settings: TrackerSettings | None = None, *,
                             status_code=422)
 
     if ui:
-        from engine.ui.pages import mount_pages
-
         mount_pages(app)
     else:
         @app.get("/", include_in_schema=False)

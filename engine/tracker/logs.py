@@ -20,6 +20,7 @@ from typing import Any, Callable
 from engine.shell.logfiles import (LOG_NAME, MAX_LINES, LogFile, LogFileMissing, LogNameRefused,
                                    list_logs, tail)
 from engine.shell import logfiles
+from engine.shell.client import ShellError
 from engine.tracker.errors import BadParameter, NotFound, Unavailable
 
 __all__ = ["LOG_NAME", "MAX_LINES", "LogFile", "ServedLog", "find_log", "find_served",
@@ -74,8 +75,6 @@ def served_logs(directory: Path | None, shells: dict[int, str],
     endpoint}``, that container's files (asked in parallel, so one node that does not
     answer costs one timeout, not one per container). A container that does not answer
     is left out; a local file that a container also serves is the container's."""
-    from engine.shell.client import ShellError
-
     def ask(item: tuple[int, str]) -> list[ServedLog]:
         container, endpoint = item
         client = client_for(container, endpoint)
@@ -121,8 +120,6 @@ def find_served(topology: str, directory: Path | None, files: list[ServedLog],
 
 def read_tail(log: ServedLog, lines: int) -> str:
     """The last ``lines`` lines of a served file, from this machine or its container."""
-    from engine.shell.client import ShellError
-
     if log.client is None:
         assert log.path is not None
         return tail(log.path, lines)
