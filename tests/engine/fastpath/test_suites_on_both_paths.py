@@ -1,7 +1,9 @@
 """The existing tests of the code the tuple path serves (instances, Stream Manager,
-groupings, the Storm API and its serializers) pass on the pure-Python path too. In the
-main run they use the process's own selection: the compiled path where it is built
-(``scripts/test.sh`` requires it), so together the two runs cover both paths."""
+groupings, the Storm API and its serializers, the storm engine and the multi-lang bridge,
+which lived under tests/compat until they moved beside the heron engine) pass on the
+pure-Python path too. In the main run they use the process's own selection: the compiled
+path where it is built (``scripts/test.sh`` requires it), so together the two runs cover
+both paths."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[3]
 SUITES = ["tests/engine/instance", "tests/engine/stmgr", "tests/engine/grouping",
-          "tests/compat"]
+          "tests/compat", "tests/engine/storm", "tests/engine/multilang"]
 
 
 @pytest.mark.slow
