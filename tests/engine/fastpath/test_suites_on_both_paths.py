@@ -1,9 +1,8 @@
 """The existing tests of the code the tuple path serves (instances, Stream Manager,
-groupings, the Storm API and its serializers, the storm engine and the multi-lang bridge,
-which lived under tests/compat until they moved beside the heron engine) pass on the
-pure-Python path too. In the main run they use the process's own selection: the compiled
-path where it is built (``scripts/test.sh`` requires it), so together the two runs cover
-both paths."""
+groupings, the Storm API and its serializers, and the storm engine, whose tests lived under
+tests/compat until it moved beside the heron engine) pass on the pure-Python path too. In
+the main run they use the process's own selection: the compiled path where it is built
+(``scripts/test.sh`` requires it), so together the two runs cover both paths."""
 
 from __future__ import annotations
 
@@ -15,8 +14,10 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[3]
+#: the multi-lang bridge (tests/engine/multilang) is not here: it speaks JSON or msgpack to
+#: its subprocesses and never touches the tuple path
 SUITES = ["tests/engine/instance", "tests/engine/stmgr", "tests/engine/grouping",
-          "tests/compat", "tests/engine/storm", "tests/engine/multilang"]
+          "tests/compat", "tests/engine/storm"]
 
 
 @pytest.mark.slow
