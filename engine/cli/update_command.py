@@ -5,6 +5,8 @@ Manager policy without restarting anything."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 from rich.table import Table
 
@@ -41,25 +43,27 @@ def update_command(name: str, parallelism: tuple[str, ...], container_number: in
     except UpdateError as exc:
         raise BadInput(str(exc)) from None
     state = env.open_state()
-    library = endpoint = runtime = None
     try:
         try:
             plan = plan_update(state, name, wanted, container_number)
         except UpdateError as exc:
             raise BadInput(f"cannot update {name!r}: {exc}") from None
-        if not dry_run:
-            runtime = RuntimeManager(state, name, home=env.home,
-                                     working_dir=env.working_dir(name),
-                                     security=topology_security(state, name,
-                                                                env.working_dir(name)))
-            endpoint = runtime.scheduler_endpoint()
-            library = runtime.store_update(plan)
+        _print_plan(name, plan)
+        if dry_run:
+            make_console().print("dry run: nothing changed")
+            return
+        runtime = RuntimeManager(state, name, home=env.home, working_dir=env.working_dir(name),
+                                 security=topology_security(state, name, env.working_dir(name)))
+        answer = runtime.update(plan, UPDATE_TIMEOUT_SECS)
     finally:
         state.close()
+    click.echo(f"updated {name!r}: {answer}")
 
+
+def _print_plan(name: str, plan: Any) -> None:
     console = make_console()
-    table = Table(title=f"{name}: {'proposed' if dry_run else 'new'} packing plan "
-                        f"{plan.proposed.id}", title_justify="left")
+    table = Table(title=f"{name}: proposed packing plan {plan.proposed.id}",
+                  title_justify="left")
     for column in ("container", "instances"):
         table.add_column(column, overflow="fold")
     for container in plan.proposed.containers:
@@ -79,15 +83,6 @@ def update_command(name: str, parallelism: tuple[str, ...], container_number: in
     for consumer in plan.rekeyed:
         console.print(f"note: {consumer!r} is fields-grouped: its keys move between tasks "
                       "(state kept per key does not follow; see compat.storm_api.updatable)")
-    if dry_run:
-        console.print("dry run: nothing changed")
-        return
-    if library is not None:
-        click.echo(f"updated {name!r}: the executors' StatefulSet now has "
-                   f"{len(plan.proposed.containers)} pods")
-        return
-    assert runtime is not None and endpoint is not None
-    click.echo(f"updated {name!r}: {runtime.send_update(endpoint, plan, UPDATE_TIMEOUT_SECS)}")
 
 
 def _runtime_config(env: Env, name: str, values: tuple[str, ...], dry_run: bool) -> None:

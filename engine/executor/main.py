@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
 def _run(spec: LaunchSpec, container: int, state: object, stop: threading.Event) -> int:
     try:
         packing = wait_for_packing_plan(state, spec.topology_name, where=spec.state.describe(),
-                                        cancel=stop)
+                                        cancel=stop, container=container)
     except PackingPlanMissing as exc:
         log.error("%s", exc)
         return 1

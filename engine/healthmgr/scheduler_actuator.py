@@ -3,9 +3,10 @@ update --component-parallelism`` and ``heron restart NAME C`` make, from the Hea
 Manager in container 0.
 
 Scaling repacks from the stored packing plan (surviving instances keep their task ids
-and containers, engine/submitter/update.py), stores the topology and the proposed plan, and sends
-the proposed plan to the topology's scheduler service, exactly as ``heron update`` does;
-so an at-least-once topology replays whatever the moved instances had in flight.
+and containers, engine/submitter/update.py), sends the proposed plan to the topology's
+scheduler service and, once it accepted, stores the topology and the proposed plan,
+exactly as ``heron update`` does (a refusal leaves the stored plan as it was); so an
+at-least-once topology replays whatever the moved instances had in flight.
 Restarting sends the scheduler's ``RestartTopologyRequest`` for one container. Both
 return once the scheduler accepted and raise :class:`ActuatorError`, whose text the loop
 records with the action, when anything refused.
@@ -62,11 +63,22 @@ class SchedulerActuator:
             plan = plan_update(self.state, self.name, {component: parallelism})
         except UpdateError as exc:
             raise ActuatorError(f"cannot scale {component!r} to {parallelism}: {exc}") from None
-        apply_update(self.state, plan)
+        what = f"update of {component!r} to parallelism {parallelism}"
         self._send(endpoint, scheduler_pb2.UpdateTopologyRequest(
             topology_name=self.name, current_packing_plan=plan.current.to_proto(),
-            proposed_packing_plan=plan.proposed.to_proto()),
-            f"update of {component!r} to parallelism {parallelism}")
+            proposed_packing_plan=plan.proposed.to_proto()), what)
+        try:
+            apply_update(self.state, plan)
+        except Exception as exc:  # take the scheduler back, so plan and containers agree
+            try:
+                self._send(endpoint, scheduler_pb2.UpdateTopologyRequest(
+                    topology_name=self.name, current_packing_plan=plan.proposed.to_proto(),
+                    proposed_packing_plan=plan.current.to_proto()), f"undoing the {what}")
+            except ActuatorError as undo:
+                raise ActuatorError(f"the scheduler accepted the {what} but storing the "
+                                    f"plan failed ({exc}), and {undo}") from None
+            raise ActuatorError(f"cannot store the plan of the {what} ({exc}); the "
+                                "scheduler went back to the old plan") from None
 
     def restart_container(self, container: int) -> None:
         self._send(self._scheduler_endpoint(), scheduler_pb2.RestartTopologyRequest(

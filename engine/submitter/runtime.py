@@ -174,33 +174,56 @@ class RuntimeManager:
         return response.status.message or f"restarted {self.name!r}"
 
     # -- update ----------------------------------------------------------------------------
-    def store_update(self, plan: UpdatePlan) -> KubernetesScheduler | None:
-        """Store the new parallelism and packing plan; on Kubernetes scale the executors'
-        StatefulSet first (refused, with nothing changed, when the largest container
-        grew). Returns the Kubernetes scheduler, or None when a scheduler service is to
-        be told (:meth:`send_update`)."""
+    def update(self, plan: UpdatePlan, timeout: float) -> str:
+        """Move the topology to ``plan``: the scheduler first (a scheduler service, or the
+        Kubernetes StatefulSet), and only once it accepted, the new parallelism and
+        packing plan in the state manager. A refusal leaves the stored plan as it was;
+        a plan that cannot be stored after the scheduler accepted it is undone at the
+        scheduler, so the two never disagree. Returns the scheduler's answer."""
         library = self.kubernetes_scheduler()
         if library is not None:
+            # refused, with nothing changed, when the largest container grew
             library.update(plan.proposed)
-            apply_update(self.state, plan)
-            return library
-        self._require_service("; `heron update` works on topologies started with "
-                              "`heron submit`")
-        apply_update(self.state, plan)
-        return None
+            self._store_accepted(plan, lambda: library.update(plan.current))
+            return f"the executors' StatefulSet now has {len(plan.proposed.containers)} pods"
+        endpoint = self._require_service("; `heron update` works on topologies started with "
+                                         "`heron submit`")
+        message = self.send_update(endpoint, plan.current, plan.proposed, timeout)
+        self._store_accepted(plan, lambda: self.send_update(endpoint, plan.proposed,
+                                                            plan.current, timeout))
+        return message
 
-    def send_update(self, endpoint: str, plan: UpdatePlan, timeout: float) -> str:
-        """Send the stored plan to the scheduler service; its answer."""
+    def _store_accepted(self, plan: UpdatePlan, undo: Callable[[], object]) -> None:
+        try:
+            apply_update(self.state, plan)
+        except Exception as exc:  # the store failed: take the scheduler back to the old plan
+            try:
+                undo()
+            except Exception as undo_exc:
+                raise SubmitterError(
+                    f"the scheduler of {self.name!r} moved to packing plan "
+                    f"{plan.proposed.id} but storing it failed ({exc}), and moving the "
+                    f"scheduler back failed too ({undo_exc}); run `heron update` again "
+                    "once the state manager answers") from None
+            raise SubmitterError(f"cannot store the new packing plan of {self.name!r} "
+                                 f"({exc}); the scheduler went back to packing plan "
+                                 f"{plan.current.id}, nothing changed") from None
+
+    def send_update(self, endpoint: str, current: Any, proposed: Any, timeout: float) -> str:
+        """Ask the scheduler service to move from packing plan ``current`` to
+        ``proposed``; its answer. Raises :class:`SubmitterError` when it refuses or does
+        not answer (nothing is stored either way)."""
         try:
             response = request(endpoint, scheduler_pb2.UpdateTopologyRequest(
-                topology_name=self.name, current_packing_plan=plan.current.to_proto(),
-                proposed_packing_plan=plan.proposed.to_proto()), timeout=timeout,
+                topology_name=self.name, current_packing_plan=current.to_proto(),
+                proposed_packing_plan=proposed.to_proto()), timeout=timeout,
                 security=self.security)
         except RequestTimeout:
             raise SubmitterError(f"the scheduler of {self.name!r} did not answer within "
-                                 f"{timeout:g}s; the new packing plan is stored and the "
-                                 "running containers follow it") from None
+                                 f"{timeout:g}s; the stored packing plan is unchanged (the "
+                                 "scheduler may still act: see `heron status`)") from None
         if response.status.status != common_pb2.OK:
             raise SubmitterError(f"the scheduler of {self.name!r} refused the update: "
-                                 f"{response.status.message}")
+                                 f"{response.status.message}; the stored packing plan is "
+                                 "unchanged")
         return response.status.message
