@@ -138,3 +138,28 @@ def test_a_missing_stream_manager_build_gives_the_pure_path_for_all(tree: Path) 
     assert required.returncode != 0
     assert "ExtensionMissingError: HERON_REQUIRE_COMPILED=1" in required.stderr
     assert "engine.fastpath._stmgr" in required.stderr
+
+
+def test_heron_says_in_one_line_that_a_required_compiled_path_is_stale(tmp_path: Path,
+                                                                        compiled) -> None:
+    """The ``heron`` console script under HERON_REQUIRE_COMPILED=1 with a stale build:
+    the refusal, not a traceback from the import of the tuple path."""
+    shutil.copytree(REPO / "engine", tmp_path / "engine",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(REPO / "compat", tmp_path / "compat",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    stale(tmp_path)
+    child = {k: v for k, v in os.environ.items()
+             if k not in ("PYTHONPATH", "HERON_PURE_PYTHON", "HERON_REQUIRE_COMPILED")}
+    child.update(PYTHONPATH=str(tmp_path), HERON_REQUIRE_COMPILED="1")
+    out = subprocess.run([sys.executable, "-m", "engine.cli.entry_point", "list"],
+                         cwd=tmp_path, env=child, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 1
+    (line,) = out.stderr.splitlines()
+    assert line.startswith("heron: error: the compiled tuple path ")
+    assert "rebuild it with `python3 -m pip install -e .`" in line
+    assert "unset HERON_REQUIRE_COMPILED" in line
+    child.pop("HERON_REQUIRE_COMPILED")
+    fine = subprocess.run([sys.executable, "-m", "engine.cli.entry_point", "--help"],
+                          cwd=tmp_path, env=child, capture_output=True, text=True, timeout=60)
+    assert fine.returncode == 0 and "Usage: " in fine.stdout
