@@ -53,7 +53,8 @@ from engine.runtime.capture_format import (
 )
 
 __all__ = ["CAPTURE_SUFFIX", "CaptureFormatError", "CaptureWriter", "TaskCaptures",
-           "capture_files", "capture_line", "open_task_file", "parse_line", "read_capture",
+           "capture_files", "capture_line", "ends_cut_short", "first_unreadable_line",
+           "open_task_file", "parse_line", "read_capture",
            "task_file_stem", "write_records"]
 
 
@@ -244,6 +245,41 @@ def read_capture(path: Path, *, typed: bool = False) -> Iterator[dict[str, Any]]
             else:
                 yield {**{f: record[f] for f in CAPTURE_FIELDS},
                        "values": json_view(record["values"])}
+
+
+def ends_cut_short(path: Path) -> bool:
+    """Whether the file's last line is what a writer killed mid-line leaves: no newline
+    after it and not a capture record (read from the end: a capture can be large)."""
+    with open(path, "rb") as fh:
+        end = fh.seek(0, os.SEEK_END)
+        if end == 0:
+            return False
+        fh.seek(end - 1)
+        if fh.read(1) == b"\n":
+            return False
+        tail, position = b"", end
+        while position > 0 and b"\n" not in tail:
+            step = min(65536, position)
+            position -= step
+            fh.seek(position)
+            tail = fh.read(step) + tail
+    last = tail.rsplit(b"\n", 1)[-1].decode("utf-8", errors="replace")
+    try:
+        parse_line(last)
+    except ValueError:
+        return True
+    return False
+
+
+def first_unreadable_line(path: Path) -> CaptureFormatError | None:
+    """The error naming ``path:line`` of the first line that is not a capture record
+    and not a cut-short last line; None when there is none."""
+    try:
+        for _ in read_capture(path):
+            pass
+    except CaptureFormatError as exc:
+        return exc
+    return None
 
 
 def capture_size(paths: Iterable[Path]) -> int:

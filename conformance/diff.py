@@ -26,8 +26,9 @@ cluster master the files must be where every executor reads them (a shared path)
 Records already in memory (a case's expected rows, tests, the Summingbird catalogue) are
 written as the same lines and handed to Spark as a parallelized collection.
 
-A line that does not parse (a writer killed mid-line leaves one at the end of its file)
-is dropped and noted; more than one in a file is a :class:`CaptureFormatError`.
+A line that does not parse is dropped and noted when it is what a writer killed mid-line
+leaves: the file's last line, without a newline after it. Any other (one in the middle,
+or a second) is a :class:`CaptureFormatError` naming the file and the line.
 """
 
 from __future__ import annotations
@@ -45,6 +46,8 @@ from conformance.capture import (
     capture_files,
     capture_line,
     capture_size,
+    ends_cut_short,
+    first_unreadable_line,
 )
 from conformance.model import Comparison, DiffCounts, DiffResult, DiffRow, SemanticClass
 from conformance.spark_progress import stage_progress
@@ -248,8 +251,9 @@ def _compare(spark: SparkSession, a: DataFrame, b: DataFrame, *, left: str, righ
 
 def _check_unreadable(joined: DataFrame, bad: list[Any],
                       sides: tuple[_Side | None, _Side | None]) -> list[str]:
-    """Notes on dropped lines; a :class:`CaptureFormatError` when a file has more than
-    the one cut-short line a killed writer can leave."""
+    """Notes on dropped lines; a :class:`CaptureFormatError` naming the file and line when
+    a file holds an unreadable line other than the one cut-short last line (no newline
+    after it) a killed writer can leave."""
     if not bad:
         return []
     rows = joined.where(joined["stream"] == diff_rows.BAD_STREAM).collect()
@@ -260,13 +264,16 @@ def _check_unreadable(joined: DataFrame, bad: list[Any],
             if side is None or not n:
                 continue
             where = side.describe(source)
-            if n > 1 or not side.files:
-                raise CaptureFormatError(
-                    f"{where}: {n} line(s) are not capture records (a killed writer "
-                    "leaves at most one cut-short last line); read it with "
-                    "conformance.capture.read_capture to see the first")
-            notes.append(f"{where}: 1 cut-short line dropped (a writer was killed "
-                         "mid-line)")
+            if n == 1 and side.files and ends_cut_short(Path(where)):
+                notes.append(f"{where}: 1 cut-short line dropped (a writer was killed "
+                             "mid-line)")
+                continue
+            first = first_unreadable_line(Path(where)) if side.files else None
+            detail = f"; the first: {first}" if first is not None else \
+                "; read it with conformance.capture.read_capture to see the first"
+            raise CaptureFormatError(
+                f"{where}: {n} line(s) are not capture records (a killed writer leaves "
+                f"at most one cut-short last line, without a newline){detail}")
     return notes
 
 

@@ -16,7 +16,8 @@ over one at a time; nothing holds a partition) and applies the canonical rules o
 
 A line that is not a capture record is not an error here: it comes out as a row of the
 pseudo-stream :data:`BAD_STREAM` counting it against its source file, and the driver
-decides (a killed writer leaves at most one cut-short line per file; more is an error).
+decides (a killed writer leaves at most one cut-short last line per file, without its
+newline; any other is an error).
 """
 
 from __future__ import annotations

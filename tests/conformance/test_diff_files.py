@@ -73,6 +73,17 @@ def test_more_than_one_bad_line_in_a_file_is_an_error_naming_it(spark, tmp_path)
         diff_captures(spark, [left], [right], Comparison(), left="storm", right="heron")
 
 
+def test_one_unreadable_line_in_the_middle_is_an_error_naming_the_line(spark, tmp_path):
+    """Not a cut-short last line: a line with records after it (and its newline) means
+    the file was damaged, and diffing without it would hide a lost row."""
+    left = write(tmp_path / "l.jsonl", [["a", 1], ["b", 2], ["c", 3]])
+    right = write(tmp_path / "r.jsonl", [["a", 1], ["b", 2], ["c", 3]], engine="heron")
+    lines = right.read_text().splitlines(keepends=True)
+    right.write_text(lines[0] + lines[1][:25] + "\n" + lines[2])
+    with pytest.raises(CaptureFormatError, match=f"^{right}: 1 line.*the first: {right}:2: "):
+        diff_captures(spark, [left], [right], Comparison(), left="storm", right="heron")
+
+
 def test_the_result_carries_inputs_and_the_spark_time_for_the_report(spark, tmp_path):
     left = write(tmp_path / "l.jsonl", [["a", 1], ["b", 2]])
     right = write(tmp_path / "r.jsonl", [["a", 1]], engine="heron")
