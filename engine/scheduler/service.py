@@ -12,9 +12,14 @@ port, records ``schedulers/<name>`` (ephemeral: it vanishes with this process) a
 Each must name the topology this service runs: one with an empty or another
 ``topology_name`` is answered INVALID_TOPOLOGY_NAME and does nothing.
 
-Malformed messages are logged with their sender and dropped. SIGTERM/SIGINT kill the
-topology as a KillTopologyRequest would. SIGKILL leaves nothing behind either: the
-executors die with this process (die_with_parent) and their children with them.
+Malformed messages are logged with their sender and dropped. A request the scheduler
+cannot carry out (a ``SlurmError`` from sbatch included) is answered NOTOK with the
+cluster manager's one-line message, the old state in force; the service never dies of
+it. SIGTERM/SIGINT kill the topology as a KillTopologyRequest would. SIGKILL of the
+local scheduler leaves nothing behind either: the executors die with this process
+(die_with_parent) and their children with them. The Slurm scheduler's service runs
+under a supervisor (engine/scheduler/supervise.py) that starts it again when it dies;
+the new one adopts the running jobs.
 """
 
 from __future__ import annotations
@@ -34,10 +39,12 @@ from engine.messages import common_pb2, scheduler_pb2
 from engine.security.guard import ConnectionGuard
 from engine.security.keys import KeysError
 from engine.network import MalformedMessage, bind_router, decode, encode
-from engine.process import write_pid_file
+from engine.process import die_with_parent, write_pid_file
 from engine.spi.packing_plan import PackingPlan
 from engine.startup import launch_parser, load_launch, open_state, start
 from engine.scheduler.registry import scheduler_for
+from engine.scheduler.supervise import SERVING_MARKER, mark_serving, supervise, supervised
+from engine.statemgr.base import NodeExistsError
 from engine.spi import ServiceScheduler
 
 log = logging.getLogger("heron.scheduler")
@@ -49,33 +56,62 @@ def main(argv: list[str] | None = None) -> int:
     def on_signal(_args: argparse.Namespace, signum: int) -> None:
         log.info("received %s; killing the topology", signal.Signals(signum).name)
 
+    parser = launch_parser("python -m engine.scheduler", "Run a topology's scheduler service.")
+    parser.add_argument("--serve", action="store_true",
+                        help="serve under a supervisor (engine/scheduler/supervise.py)")
     # detached: no parent to watch, and a closing terminal is no reason to stop
-    started = start(launch_parser("python -m engine.scheduler",
-                                  "Run a topology's local scheduler service."),
-                    argv, watch_parent=False, on_signal=on_signal, ignore_hangup=True)
+    started = start(parser, argv, watch_parent=False, on_signal=on_signal, ignore_hangup=True)
     spec = load_launch(started.args.launch, log)
     if spec is None:
         return 1
-    write_pid_file(spec.pid_dir / PID_FILE, os.getpid())
+    orphaned = threading.Event()
+    if started.args.serve:
+        _die_with_supervisor(started.stopping, orphaned)
+    else:
+        write_pid_file(spec.pid_dir / PID_FILE, os.getpid())
+        if supervised(spec.scheduler):
+            try:
+                return supervise(spec, started.stopping)
+            finally:
+                (spec.pid_dir / PID_FILE).unlink(missing_ok=True)
     state = open_state(spec, log)
     if state is None:
         return 1
     try:
-        return SchedulerService(spec, state, started.stopping).run()
+        return SchedulerService(spec, state, started.stopping, orphaned=orphaned,
+                                supervised=started.args.serve).run()
     finally:
         state.close()
-        (spec.pid_dir / PID_FILE).unlink(missing_ok=True)
+        if not started.args.serve:
+            (spec.pid_dir / PID_FILE).unlink(missing_ok=True)
+
+
+def _die_with_supervisor(stopping: threading.Event, orphaned: threading.Event) -> None:
+    """A supervised service stops when its supervisor dies, but leaves the jobs running
+    (SIGUSR1, not SIGTERM, which kills the topology): a new service adopts them, and
+    ``heron kill`` finds them without one."""
+    def handler(_signum: int, _frame: object) -> None:
+        orphaned.set()
+        stopping.set()
+
+    signal.signal(signal.SIGUSR1, handler)
+    die_with_parent(signal.SIGUSR1)
 
 
 class SchedulerService:
     """The request loop around a :class:`~engine.spi.ServiceScheduler` (the local or the
     Slurm scheduler, :func:`engine.scheduler.registry.scheduler_for`)."""
 
-    def __init__(self, spec: LaunchSpec, state: Any, stop: threading.Event) -> None:
+    def __init__(self, spec: LaunchSpec, state: Any, stop: threading.Event, *,
+                 orphaned: threading.Event | None = None, supervised: bool = False,
+                 scheduler: ServiceScheduler | None = None) -> None:
         self.spec = spec
         self.state = state
         self.stop = stop
-        self.scheduler: ServiceScheduler = scheduler_for(spec, state)
+        #: set when the supervisor died: stop serving, leave the containers running
+        self.orphaned = orphaned or threading.Event()
+        self.supervised = supervised
+        self.scheduler: ServiceScheduler = scheduler or scheduler_for(spec, state)
 
     def run(self) -> int:
         name = self.spec.topology_name
@@ -92,24 +128,46 @@ class SchedulerService:
                 self.scheduler.launch()
             except Exception as exc:
                 log.error("cannot launch %s: %s", name, exc)
-                self.scheduler.stop()
+                if not self._restarted():
+                    self.scheduler.stop()  # a first launch leaves nothing queued
                 # a request the cluster can never satisfy is the submitter's to fix
                 return 2 if getattr(exc, "unsatisfiable", False) else 1
             location = scheduler_pb2.SchedulerLocation(
                 topology_name=name, http_endpoint=endpoint,
                 job_page_link=[self.spec.home.resolve().as_uri()])
             try:
-                self.state.create("schedulers", name, location, ephemeral=True)
+                self._record_location(location)
             except Exception as exc:
                 log.error("cannot record schedulers/%s: %s", name, exc)
-                self.scheduler.stop()
+                if not self._restarted():
+                    self.scheduler.stop()
                 return 1
+            if self.supervised:
+                mark_serving(self.spec)
             log.info("scheduler of %s serving on %s", name, endpoint)
             return self._serve(sock)
         finally:
             sock.close(linger=1000)
             guard.stop()
             ctx.term()
+
+    def _restarted(self) -> bool:
+        """Whether this service replaces one that served (its supervisor restarted it):
+        then the containers it failed to adopt are not its to cancel."""
+        return self.supervised and (self.spec.pid_dir / SERVING_MARKER).exists()
+
+    def _record_location(self, location: Any) -> None:
+        """``schedulers/NAME``, ephemeral; a dead predecessor's node (its ZooKeeper
+        session not yet expired) is replaced."""
+        name = self.spec.topology_name
+        try:
+            self.state.create("schedulers", name, location, ephemeral=True)
+        except NodeExistsError:
+            if not self.supervised:
+                raise
+            log.info("replacing schedulers/%s of the previous scheduler service", name)
+            self.state.delete("schedulers", name)
+            self.state.create("schedulers", name, location, ephemeral=True)
 
     def _serve(self, sock: zmq.Socket) -> int:
         reported: dict[str, str] = {}
@@ -144,6 +202,11 @@ class SchedulerService:
                 self._reply(sock, sender, _response(common_pb2.NOTOK,
                                                     f"unsupported request "
                                                     f"{message.DESCRIPTOR.full_name}"))
+        if self.orphaned.is_set():
+            log.warning("the supervisor is gone: stopping without touching the containers "
+                        "(a new scheduler service adopts them; heron kill cancels them)")
+            self.scheduler.close()
+            return 1
         log.info("stopping: killing %s", self.spec.topology_name)
         self.scheduler.kill()
         return 0
@@ -182,9 +245,8 @@ class SchedulerService:
         log.info("kill requested")
         try:
             self.scheduler.kill()
-        except Exception as exc:
-            log.exception("kill failed")
-            return _response(common_pb2.NOTOK, f"kill failed: {exc}")
+        except Exception as exc:  # noqa: BLE001 - any scheduler error is a refusal
+            return _refusal(f"kill of {name}", exc)
         return _response(common_pb2.OK, f"killed {name}")
 
     def _restart(self, request: scheduler_pb2.RestartTopologyRequest
@@ -193,8 +255,8 @@ class SchedulerService:
         index = request.container_index if request.HasField("container_index") else -1
         try:
             self.scheduler.restart(index)
-        except (ValueError, RuntimeError) as exc:
-            return _response(common_pb2.NOTOK, str(exc))
+        except Exception as exc:  # noqa: BLE001 - any scheduler error is a refusal
+            return _refusal(f"restart of {name}", exc)
         what = "every container" if index == -1 else f"container {index}"
         return _response(common_pb2.OK, f"restarted {what} of {name}")
 
@@ -202,11 +264,11 @@ class SchedulerService:
                 ) -> scheduler_pb2.SchedulerResponse:
         if not request.HasField("proposed_packing_plan"):
             return _response(common_pb2.NOTOK, "an update needs the proposed packing plan")
-        proposed = PackingPlan.from_proto(request.proposed_packing_plan)
         try:
+            proposed = PackingPlan.from_proto(request.proposed_packing_plan)
             added, removed = self.scheduler.update(proposed)
-        except (ValueError, RuntimeError) as exc:
-            return _response(common_pb2.NOTOK, str(exc))
+        except Exception as exc:  # noqa: BLE001 - any scheduler error is a refusal
+            return _refusal(f"update of {self.spec.topology_name}", exc)
         return _response(common_pb2.OK, f"packing plan {proposed.id}: containers added "
                                         f"{added or 'none'}, removed {removed or 'none'}")
 
@@ -221,6 +283,18 @@ class SchedulerService:
 #: requests that act on the topology, refused unless their topology_name is this one's
 _NAMED_REQUESTS = (scheduler_pb2.KillTopologyRequest, scheduler_pb2.RestartTopologyRequest,
                    scheduler_pb2.UpdateTopologyRequest)
+
+
+def _refusal(what: str, exc: BaseException) -> scheduler_pb2.SchedulerResponse:
+    """NOTOK with the scheduler's (or cluster manager's) one-line message; the service
+    goes on serving, the old state in force."""
+    message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if isinstance(exc, (ValueError, RuntimeError)) or getattr(exc, "unsatisfiable", None) \
+            is not None:
+        log.warning("%s refused: %s", what, message)
+    else:
+        log.exception("%s failed", what)
+    return _response(common_pb2.NOTOK, message)
 
 
 def _response(code: int, message: str = "") -> scheduler_pb2.SchedulerResponse:

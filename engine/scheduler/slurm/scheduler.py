@@ -36,11 +36,6 @@ from __future__ import annotations
 
 import json
 import logging
-import math
-import os
-import shlex
-import subprocess
-import sys
 import threading
 import time
 from dataclasses import asdict, dataclass, field
@@ -48,11 +43,16 @@ from typing import Any
 
 from engine.launch import LaunchSpec
 from engine.packing import PackingPlan
+from engine.plan.topology_config import topology_config
 from engine.process.restart_policy import RestartTracker
-from engine.process.spawn import with_code_root
+from engine.scheduler.slurm.cleanup import cancel_topology_jobs
+from engine.scheduler.slurm.commands import (ENDED_JOB_STATES, SlurmCommands, SlurmError,
+                                             SlurmUnsatisfiable)
+from engine.scheduler.slurm.jobscript import (job_comment, job_script, parse_comment,
+                                              topology_comment_prefix)
+from engine.scheduler.slurm.sizing import container_resources, grew, placement_hint
 from engine.security.private import write_private_file
 from engine.spi import KillOnce, ServiceScheduler
-from engine.statemgr.zookeeper import read_digest_file
 from engine.uploader import delete_package
 
 log = logging.getLogger("heron.scheduler.slurm")
@@ -61,31 +61,9 @@ log = logging.getLogger("heron.scheduler.slurm")
 UNHEALTHY_NODE_STATES = ("down", "drain", "drained", "draining", "fail", "failing",
                          "not_responding", "no_respond", "unknown", "future", "power_down",
                          "powered_down", "reboot")
-#: job states that mean "not running and will not run by itself"
-ENDED_JOB_STATES = ("BOOT_FAIL", "CANCELLED", "COMPLETED", "DEADLINE", "FAILED", "NODE_FAIL",
-                    "OUT_OF_MEMORY", "PREEMPTED", "TIMEOUT", "SPECIAL_EXIT", "REVOKED")
-
 
 #: the scheduler's status beside the launch file (``heron list`` reads it)
 STATUS_FILE = "scheduler-status.json"
-
-
-class SlurmError(Exception):
-    """A Slurm command failed or did not answer; the text names the command and why.
-    ``unsatisfiable``: Slurm says the request can never run (no node that big, no such
-    partition), so retrying is pointless and the submitter must change it."""
-
-    unsatisfiable = False
-
-
-class SlurmUnsatisfiable(SlurmError):
-    unsatisfiable = True
-
-
-#: what sbatch says when no node of the cluster could ever run the job
-_NEVER = ("Requested node configuration is not available", "Invalid partition",
-          "More processors requested than permitted", "Node count specification invalid",
-          "Memory required by task is not available", "invalid partition specified")
 
 
 @dataclass
@@ -110,85 +88,6 @@ class SchedulerEvent:
     what: str
     detail: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
-
-
-class SlurmCommands:
-    """The Slurm client commands, bounded in time, their failures as SlurmError."""
-
-    def __init__(self, *, conf: str | None = None, timeout: float = 30.0) -> None:
-        self.env = dict(os.environ)
-        if conf:
-            self.env["SLURM_CONF"] = conf
-        self.timeout = timeout
-
-    def run(self, argv: list[str], *, stdin: str | None = None) -> str:
-        try:
-            done = subprocess.run(argv, input=stdin, capture_output=True, text=True,
-                                  timeout=self.timeout, env=self.env)
-        except FileNotFoundError:
-            raise SlurmError(f"{argv[0]}: not found; install Slurm's client commands "
-                             f"(Debian: slurm-client) on this machine") from None
-        except subprocess.TimeoutExpired:
-            raise SlurmError(f"{' '.join(argv[:2])}: the Slurm controller did not answer "
-                             f"within {self.timeout:g}s") from None
-        if done.returncode != 0:
-            message = (done.stderr or done.stdout).strip().splitlines()
-            raise SlurmError(f"{' '.join(argv[:2])} failed (exit {done.returncode}): "
-                             f"{message[-1] if message else 'no output'}")
-        return done.stdout
-
-    def sbatch(self, script: str, options: list[str]) -> str:
-        try:
-            out = self.run(["sbatch", "--parsable", *options], stdin=script).strip()
-        except SlurmError as exc:
-            if any(text.lower() in str(exc).lower() for text in _NEVER):
-                raise SlurmUnsatisfiable(f"{exc} (options: {' '.join(options)})") from None
-            raise
-        job_id = out.split(";")[0]
-        if not job_id.isdigit():
-            raise SlurmError(f"sbatch answered {out!r}, not a job id")
-        return job_id
-
-    def scancel(self, job_ids: list[str]) -> None:
-        if job_ids:
-            self.run(["scancel", *job_ids])
-
-    def jobs(self, job_ids: list[str]) -> dict[str, tuple[str, str, str]]:
-        """job id -> (state, node list, reason) for the jobs Slurm still lists."""
-        if not job_ids:
-            return {}
-        out = self.run(["squeue", "--noheader", "--states=all", f"--jobs={','.join(job_ids)}",
-                        "--format=%i|%T|%N|%r"]) if job_ids else ""
-        found = {}
-        for line in out.splitlines():
-            parts = line.strip().split("|")
-            if len(parts) == 4:
-                found[parts[0]] = (parts[1], parts[2], parts[3])
-        return found
-
-    def set_excluded(self, job_id: str, nodes: list[str]) -> None:
-        """Change a pending job's excluded nodes."""
-        self.run(["scontrol", "update", f"JobId={job_id}", f"ExcNodeList={','.join(nodes)}"])
-
-    def job_state(self, job_id: str) -> tuple[str, str]:
-        """(state, node) of a job squeue no longer lists, from the controller's memory
-        (``scontrol show job``); ("GONE", "") when it forgot it too."""
-        try:
-            out = self.run(["scontrol", "--oneliner", "show", "job", job_id])
-        except SlurmError:
-            return "GONE", ""
-        fields = dict(item.split("=", 1) for item in out.split() if "=" in item)
-        return fields.get("JobState", "GONE"), fields.get("NodeList", "")
-
-    def node_states(self) -> dict[str, str]:
-        """node -> its state (lower case, flags such as '*' for not responding kept)."""
-        out = self.run(["sinfo", "--noheader", "--Node", "--format=%N|%t"])
-        states = {}
-        for line in out.splitlines():
-            parts = line.strip().split("|")
-            if len(parts) == 2:
-                states[parts[0]] = parts[1].lower()
-        return states
 
 
 def node_down(state: str) -> bool:
@@ -236,6 +135,8 @@ class SlurmScheduler(KillOnce, ServiceScheduler):
         #: container -> (monotonic time, reason) of a resubmission waiting for its backoff
         self.due: dict[int, tuple[float, str]] = {}
         self._incarnations: dict[int, int] = {}
+        #: the topology's own keys (container 0's padding), read at launch
+        self.topology_config: dict[str, Any] = {}
         self._lock = threading.RLock()
         self._stop = threading.Event()
         self._monitor: threading.Thread | None = None
@@ -248,23 +149,31 @@ class SlurmScheduler(KillOnce, ServiceScheduler):
     # -- the contract ---------------------------------------------------------------------
     @property
     def containers(self) -> list[int]:
-        if self.packing is None:
+        return self._containers_of(self.packing)
+
+    @staticmethod
+    def _containers_of(packing: PackingPlan | None) -> list[int]:
+        if packing is None:
             return []
-        return list(range(0, max((c.id for c in self.packing.containers), default=0) + 1))
+        return list(range(0, max((c.id for c in packing.containers), default=0) + 1))
 
     def launch(self) -> list[int]:
-        """Submit one job per container, then watch them."""
+        """Adopt the jobs of this submission Slurm still runs (a restarted service), submit
+        one for every other container, then watch them. Nothing is left half-queued: a
+        failure cancels what this call submitted."""
         if self.packing is None:
             stored = self.state.get("packingplans", self.spec.topology_name)
             if stored is None:
                 raise SlurmError(f"no packing plan for {self.spec.topology_name}")
             self.packing = PackingPlan.from_proto(stored)
+        self._load_topology_config()
+        adopted = self._adopt()
         submitted: list[str] = []
         try:
             for c in self.containers:
-                submitted.append(self._submit(c, "launch").job_id)
+                if c not in adopted:
+                    submitted.append(self._submit(c, "launch").job_id)
         except SlurmError:
-            # nothing half-queued: what was submitted before the failure goes too
             self._cancel_quietly(submitted)
             raise
         self.write_status()
@@ -272,30 +181,93 @@ class SlurmScheduler(KillOnce, ServiceScheduler):
         self._monitor.start()
         return self.containers
 
+    def _load_topology_config(self) -> None:
+        """The topology's keys that size container 0 (its padding)."""
+        try:
+            topology = self.state.get("topologies", self.spec.topology_name)
+        except Exception as exc:  # a state manager that does not answer: default padding
+            log.warning("cannot read the topology's config: %s", exc)
+            return
+        if topology is not None:
+            self.topology_config = topology_config(topology)
+
+    def _adopt(self) -> set[int]:
+        """Take over the running or pending jobs of this submission (their comments name
+        the container and incarnation); cancel duplicates and containers no longer
+        planned. Returns the containers adopted."""
+        found = self.commands.topology_jobs(topology_comment_prefix(self.spec.topology_id))
+        best: dict[int, ContainerJob] = {}
+        extra: list[str] = []
+        for job_id, (state, node, comment) in sorted(found.items()):
+            parsed = parse_comment(comment, self.spec.topology_id)
+            if parsed is None or state in ENDED_JOB_STATES:
+                continue
+            container, incarnation = parsed
+            if container not in self.containers:
+                extra.append(job_id)
+                continue
+            job = ContainerJob(container, job_id, incarnation, time.time(), node=node,
+                               state=state)
+            kept = best.get(container)
+            if kept is None or incarnation > kept.incarnation:
+                if kept is not None:
+                    extra.append(kept.job_id)
+                best[container] = job
+            else:
+                extra.append(job_id)
+        with self._lock:
+            for c, job in best.items():
+                self.jobs[c] = job
+                self._incarnations[c] = max(self._incarnations.get(c, 0), job.incarnation)
+                self._record(c, job.job_id, "adopted", f"{job.state} on {job.node or '?'}",
+                             incarnation=job.incarnation)
+        if extra:
+            log.info("cancelling jobs of %s no container needs: %s", self.spec.topology_name,
+                     " ".join(extra))
+            self._cancel_quietly(extra)
+        return set(best)
+
     def restart(self, container: int = -1) -> None:
+        """Replace the jobs of ``container`` (-1: all): every new job is submitted before
+        any old one is cancelled, so a failed sbatch leaves the old jobs running."""
         targets = self.containers if container == -1 else [container]
         for c in targets:
             if c not in self.containers:
                 raise ValueError(f"no container {c} in {self.spec.topology_name}; containers "
                                  f"are 0..{self.containers[-1]} (-1 for all)")
         with self._lock:
-            for c in targets:
-                self._replace(c, "restart requested")
+            started = self._submit_all(targets, "restart requested", self.packing)
+            old = [self.jobs[c].job_id for c in targets if c in self.jobs]
+            self._commit(started)
+            self._cancel_quietly(old)
 
     def update(self, proposed: PackingPlan) -> tuple[list[int], list[int]]:
+        """Move to ``proposed``: submit the added containers' jobs and new, larger jobs
+        for containers whose resources grow, and only once all of them were accepted
+        cancel the jobs they replace and those of removed containers. Any failure
+        cancels what this update submitted and leaves the old plan in force."""
         with self._lock:
             before = set(self.containers)
-            self.packing = proposed
-            after = set(self.containers)
+            after = set(self._containers_of(proposed))
             added, removed = sorted(after - before), sorted(before - after, reverse=True)
+            grown = [c for c in sorted(after & before) if c in self.jobs and c not in self.due
+                     and grew(self._resources(c, self.packing), self._resources(c, proposed))]
+            try:
+                started = self._submit_all(added + grown, "heron update", proposed)
+            except SlurmError as exc:
+                raise type(exc)(f"update to packing plan {proposed.id} refused, the old plan "
+                                f"stays in force: {exc}") from None
+            replaced = [self.jobs[c].job_id for c in grown]
+            self.packing = proposed
+            self._commit(started)
+            self._cancel_quietly(replaced)
             for c in removed:
                 self.due.pop(c, None)
                 job = self.jobs.pop(c, None)
                 if job is not None:
                     self._record(c, job.job_id, "removed", "heron update")
                     self._cancel_quietly([job.job_id])
-            for c in added:
-                self._submit(c, "added by heron update")
+        self.write_status()
         return added, removed
 
     def crash_looping(self) -> dict[str, str]:
@@ -319,16 +291,12 @@ class SlurmScheduler(KillOnce, ServiceScheduler):
         with self._lock:
             ids = [job.job_id for job in self.jobs.values()]
         self._cancel_quietly(ids)
-        deadline = time.monotonic() + 30
-        while ids and time.monotonic() < deadline:
-            try:
-                live = {j for j, (state, _, _) in self.commands.jobs(ids).items()
-                        if state not in ENDED_JOB_STATES}
-            except SlurmError:
-                break
-            if not live:
-                break
-            time.sleep(0.5)
+        # and any job of this submission it did not know of (an sbatch whose answer was
+        # lost), waiting (bounded) until Slurm lists none of them as live
+        try:
+            cancel_topology_jobs(self.commands, self.spec.topology_id, wait_secs=30)
+        except SlurmError as exc:
+            log.warning("%s", exc)
 
     # kill(): KillOnce's (stop, clean the state, then _after_kill), as every scheduler
     def _after_kill(self) -> None:
@@ -339,89 +307,76 @@ class SlurmScheduler(KillOnce, ServiceScheduler):
         self._stop.set()
 
     # -- jobs -----------------------------------------------------------------------------
-    def _resources(self, container: int) -> tuple[int, int]:
-        """(CPUs, MiB) for a container's job: what its packing plan asks, container 0 the
-        Topology Master's own (1 CPU, 1 GiB), never below the configured minimums."""
-        cpus, mem_mb = 1, 1024
-        if self.packing is not None:
-            for plan in self.packing.containers:
-                if plan.id == container:
-                    resource = plan.required
-                    cpus = max(1, math.ceil(resource.cpu))
-                    mem_mb = max(256, math.ceil(resource.ram / (1 << 20)))
-        cpus = max(cpus, int(self.config.get("heron.slurm.container.cpus", 1)))
-        mem_mb = max(mem_mb, int(self.config.get("heron.slurm.container.memory.mb", 0)))
-        return cpus, mem_mb
+    def _resources(self, container: int, packing: PackingPlan | None = None) -> tuple[int, int]:
+        """(CPUs, MiB) for a container's job (engine/scheduler/slurm/sizing.py)."""
+        return container_resources(packing if packing is not None else self.packing,
+                                   container, self.topology_config, self.config)
 
     def job_script(self, container: int, incarnation: int) -> str:
-        """The batch script of one container's job. The ZooKeeper digest travels inside
-        it (Slurm keeps a batch script readable by its owner and Slurm's administrators
-        only) and is written owner-only on the node: never on a command line, never in the
-        job's environment, never in the package."""
-        spec = self.spec
-        python = str(self.config.get("heron.slurm.python") or sys.executable)
-        work_root = self.config.get("heron.slurm.work.root")
-        argv = [python, "-m", "engine.executor.remote", "--topology", spec.topology_name,
-                "--topology-id", spec.topology_id, "--container", str(container),
-                "--package", spec.package_url, "--sha256", spec.package_sha256,
-                "--zk", spec.state.zk_hosts or "", "--zk-root", spec.state.zk_root,
-                "--incarnation", str(incarnation)]
-        digest = None
-        if spec.state.zk_auth_file:
-            digest = read_digest_file(spec.state.zk_auth_file)
-            argv += ["--zk-auth-file", "$HERON_JOB_DIR/zk-auth"]
-        if self.config.get("heron.network.bind.interface"):
-            argv += ["--bind-interface", str(self.config["heron.network.bind.interface"])]
-        if work_root:
-            argv += ["--work-root", str(work_root)]
-        log_dir = f"{work_root or '${TMPDIR:-/tmp}'}/heron-$(id -u)/{spec.topology_id}"
-        code_root = with_code_root({})["PYTHONPATH"]  # this engine, installed or not
-        # the job's own output (what the bootstrap says, then the executor's log) stays on
-        # the node, in the container's logs folder, which its shell serves (heron logs)
-        container_logs = f"{log_dir}/container-{container}/logs"
-        quoted = " ".join('"$HERON_JOB_DIR/zk-auth"' if a == "$HERON_JOB_DIR/zk-auth"
-                          else shlex.quote(a) for a in argv)
-        lines = ["#!/bin/sh", "umask 077",
-                 f"mkdir -p \"{log_dir}\" && chmod 700 \"{log_dir}\" || exit 1",
-                 f"HERON_JOB_DIR=\"{log_dir}/job-$SLURM_JOB_ID\"",
-                 'mkdir -p "$HERON_JOB_DIR" || exit 1',
-                 f"mkdir -p \"{container_logs}\" || exit 1"]
-        if digest is not None:
-            lines += ['cat > "$HERON_JOB_DIR/zk-auth" <<\'HERON_DIGEST_END\'', digest,
-                      "HERON_DIGEST_END"]
-        lines += [f"export PYTHONPATH=\"${{PYTHONPATH:+$PYTHONPATH:}}{code_root}\"",
-                  f"exec {quoted} >> \"{container_logs}/executor-{container}.log\" 2>&1",
-                  ""]
-        return "\n".join(lines)
+        """The batch script of one container's job (engine/scheduler/slurm/jobscript.py)."""
+        return job_script(self.spec, self.config, container, incarnation)
 
     def _submit(self, container: int, reason: str) -> ContainerJob:
         with self._lock:
-            incarnation = self._incarnations.get(container, 0) + 1
-            self._incarnations[container] = incarnation
-            cpus, mem_mb = self._resources(container)
-            options = [f"--job-name=heron-{self.spec.topology_name}-{container}",
-                       "--nodes=1", "--ntasks=1", f"--cpus-per-task={cpus}", f"--mem={mem_mb}M",
-                       "--output=/dev/null", "--no-requeue", "--kill-on-invalid-dep=yes"]
-            limit = self.config.get("heron.slurm.job.time.limit")
-            if limit not in (None, "", "0", 0, "unlimited"):
-                options.append(f"--time={limit}")
-            if self.config.get("heron.slurm.partition"):
-                options.append(f"--partition={self.config['heron.slurm.partition']}")
-            if self.excluded:
-                options.append(f"--exclude={','.join(sorted(self.excluded))}")
-            job_id = self.commands.sbatch(self.job_script(container, incarnation), options)
-            job = ContainerJob(container, job_id, incarnation, time.time(),
-                               excluded=sorted(self.excluded))
+            job = self._sbatch(container, reason, self.packing)
             self.jobs[container] = job
-            self._record(container, job_id, "submitted", reason,
-                         incarnation=incarnation, excluded=sorted(self.excluded))
             return job
 
+    def _submit_all(self, containers: list[int], reason: str,
+                    packing: PackingPlan | None) -> list[ContainerJob]:
+        """New jobs for ``containers``, none recorded yet; on a failure the ones already
+        submitted are cancelled and the error raised."""
+        started: list[ContainerJob] = []
+        try:
+            for c in containers:
+                started.append(self._sbatch(c, reason, packing))
+        except SlurmError:
+            for job in started:
+                self._record(job.container, job.job_id, "withdrawn", "a later sbatch failed")
+            self._cancel_quietly([job.job_id for job in started])
+            raise
+        return started
+
+    def _commit(self, started: list[ContainerJob]) -> None:
+        for job in started:
+            self.jobs[job.container] = job
+            self.due.pop(job.container, None)
+
+    def _sbatch(self, container: int, reason: str, packing: PackingPlan | None) -> ContainerJob:
+        """Submit one job for ``container`` sized by ``packing``; it is not recorded as
+        the container's job yet (the caller decides)."""
+        incarnation = self._incarnations.get(container, 0) + 1
+        self._incarnations[container] = incarnation
+        cpus, mem_mb = self._resources(container, packing)
+        options = [f"--job-name=heron-{self.spec.topology_name}-{container}",
+                   f"--comment={job_comment(self.spec.topology_id, container, incarnation)}",
+                   "--nodes=1", "--ntasks=1", f"--cpus-per-task={cpus}", f"--mem={mem_mb}M",
+                   "--output=/dev/null", "--no-requeue", "--kill-on-invalid-dep=yes"]
+        limit = self.config.get("heron.slurm.job.time.limit")
+        if limit not in (None, "", "0", 0, "unlimited"):
+            options.append(f"--time={limit}")
+        if self.config.get("heron.slurm.partition"):
+            options.append(f"--partition={self.config['heron.slurm.partition']}")
+        if self.excluded:
+            options.append(f"--exclude={','.join(sorted(self.excluded))}")
+        try:
+            job_id = self.commands.sbatch(self.job_script(container, incarnation), options)
+        except SlurmUnsatisfiable as exc:
+            raise SlurmUnsatisfiable(f"{exc}; {placement_hint(container, cpus, mem_mb)}"
+                                     ) from None
+        job = ContainerJob(container, job_id, incarnation, time.time(),
+                           excluded=sorted(self.excluded))
+        self._record(container, job_id, "submitted", reason,
+                     incarnation=incarnation, excluded=sorted(self.excluded))
+        return job
+
     def _replace(self, container: int, reason: str) -> None:
+        """A new job for ``container``, then the old one cancelled (the monitor's move
+        off an unhealthy node)."""
         old = self.jobs.get(container)
+        self._submit(container, reason)
         if old is not None:
             self._cancel_quietly([old.job_id])
-        self._submit(container, reason)
 
     def _cancel_quietly(self, job_ids: list[str]) -> None:
         try:
@@ -488,9 +443,10 @@ class SlurmScheduler(KillOnce, ServiceScheduler):
             unhealthy = {n for n, since in self.unhealthy_since.items()
                          if node_down(nodes.get(n, "")) or now - since >= self.node_lost_secs}
             self.excluded = unhealthy
-            listed = self.commands.jobs([j.job_id for j in self.jobs.values()])
+            listed = self.commands.topology_jobs(topology_comment_prefix(self.spec.topology_id))
+            self._cancel_strays(listed)
             for c, job in sorted(self.jobs.items()):
-                state, node, reason = listed.get(job.job_id, ("", "", ""))
+                state, node, _ = listed.get(job.job_id, ("", "", ""))
                 if not state:
                     state, node = self.commands.job_state(job.job_id)
                 job.state, job.node = state, node or job.node
@@ -528,6 +484,17 @@ class SlurmScheduler(KillOnce, ServiceScheduler):
                 if at <= now and c in self.containers:
                     del self.due[c]
                     self._submit(c, why)
+
+    def _cancel_strays(self, listed: dict[str, tuple[str, str, str]]) -> None:
+        """Cancel live jobs of this submission that are no container's job: an sbatch
+        that timed out but reached the controller, a job a failed step could not cancel."""
+        known = {job.job_id for job in self.jobs.values()}
+        for job_id, (state, _, comment) in sorted(listed.items()):
+            if job_id in known or state in ENDED_JOB_STATES or state == "COMPLETING":
+                continue
+            parsed = parse_comment(comment, self.spec.topology_id)
+            self._record(parsed[0] if parsed else -1, job_id, "stray", f"{state}; cancelled")
+            self._cancel_quietly([job_id])
 
     def recovery_times(self) -> list[dict[str, Any]]:
         """For each replacement: how long from the loss being noticed to the new job

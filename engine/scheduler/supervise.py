@@ -1,0 +1,97 @@
+"""The scheduler service's own supervisor, for schedulers whose containers outlive it (Slurm).
+
+``python -m engine.scheduler --launch PATH`` for such a scheduler is this small loop: it
+runs the service proper (``--serve``) as its child, in a session of its own watching
+this process, and starts it again when it dies after it served, under the engine's
+restart policy (engine/process/restart_policy.py: at once after a good run, with backoff
+when it keeps failing). The new service adopts the jobs it finds instead of submitting
+duplicates (SlurmScheduler.launch). A child that never served (its launch failed) is not
+started again: its status is this process's, so ``heron submit`` reports it. SIGTERM or
+SIGINT here is passed on (the child kills the topology, then both exit).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import subprocess
+import sys
+import threading
+
+from engine.executor.commands import resolve_modules
+from engine.launch import LaunchSpec
+from engine.process import PARENT_PID_ENV
+from engine.process.restart_policy import RestartTracker
+from engine.process.spawn import with_code_root
+
+log = logging.getLogger("heron.scheduler")
+
+#: written by the service once it serves (its pid), in the working dir's pids/
+SERVING_MARKER = "scheduler-service.pid"
+#: the schedulers whose service is supervised (their jobs survive the service; it adopts)
+SUPERVISED = ("slurm",)
+
+
+def supervised(scheduler: str) -> bool:
+    return scheduler in SUPERVISED
+
+
+def mark_serving(spec: LaunchSpec) -> None:
+    """Called by the service once it serves: from now on a death of it is restarted."""
+    path = spec.pid_dir / SERVING_MARKER
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"{os.getpid()}\n")
+
+
+def supervise(spec: LaunchSpec, stopping: threading.Event) -> int:
+    """Run the service as a child until it exits for good; its final status."""
+    marker = spec.pid_dir / SERVING_MARKER
+    marker.unlink(missing_ok=True)
+    tracker = RestartTracker("scheduler", spec.restart_policy)
+    try:
+        while True:
+            child = _start_child(spec)
+            tracker.started()
+            code = _wait(child, stopping)
+            if stopping.is_set() or code == 0:
+                return code
+            if not marker.exists():
+                return code  # it never served: the launch failed, submit says why
+            delay = tracker.failed(f"exited with status {code}")
+            log.error("the scheduler service (pid %d) exited with status %d; starting it "
+                      "again in %.1fs (it adopts the running jobs)", child.pid, code, delay)
+            if stopping.wait(delay):
+                return 0
+    finally:
+        marker.unlink(missing_ok=True)
+
+
+def _start_child(spec: LaunchSpec) -> subprocess.Popen:
+    env = with_code_root(dict(os.environ))
+    env[PARENT_PID_ENV] = str(os.getpid())
+    module = resolve_modules()["scheduler"]
+    # stdout/stderr inherited: the child logs into this process's scheduler.log
+    return subprocess.Popen([spec.python or sys.executable, "-m", module, "--launch",
+                             str(spec.path), "--serve"], stdin=subprocess.DEVNULL,
+                            cwd=spec.working_dir, env=env, start_new_session=True)
+
+
+def _wait(child: subprocess.Popen, stopping: threading.Event) -> int:
+    """The child's exit status (a signal as 128+N); SIGTERM passed on when stopping."""
+    forwarded = False
+    while True:
+        try:
+            code = child.wait(timeout=0.2)
+            return 128 - code if code < 0 else code
+        except subprocess.TimeoutExpired:
+            pass
+        if stopping.is_set() and not forwarded:
+            forwarded = True
+            try:
+                child.send_signal(signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+
+
+__all__ = ["SERVING_MARKER", "mark_serving", "supervise", "supervised"]
