@@ -1,6 +1,7 @@
 """What ``heron tracker``, ``heron ui`` and ``heron open`` share: the servers bind to
-loopback unless told otherwise (they have no authentication and serve log files, so
-another address needs ``--host ADDR --allow-remote``), and errors print as one line,
+loopback unless told otherwise (they speak plain HTTP, so the access token and the log
+files they serve would cross the network in the clear: another address needs ``--host
+ADDR --allow-remote``), the link with the access token, and errors print as one line,
 ``heron: error: ...``: exit 2 for bad input (an unknown topology, a remote address
 without ``--allow-remote``), 1 when something does not answer or a port cannot be bound.
 """
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import ipaddress
 import logging
+import re
 import signal
 import socket
 import sys
@@ -50,9 +52,10 @@ def is_loopback(host: str) -> bool:
 
 def check_host(host: str, allow_remote: bool) -> None:
     if not is_loopback(host) and not allow_remote:
-        raise BadInput(f"refusing to serve on {host}: the tracker and the UI have no "
-                       "authentication and serve log files; add --allow-remote to serve on "
-                       "an address other than loopback")
+        raise BadInput(f"refusing to serve on {host}: the tracker and the UI speak plain "
+                       "HTTP, so the access token and the log files they serve would cross "
+                       "the network in the clear; add --allow-remote to serve on an address "
+                       "other than loopback")
 
 
 def bind_socket(host: str, port: int) -> socket.socket:
@@ -81,9 +84,40 @@ def server_url(sock: socket.socket) -> str:
     return f"http://{shown}:{port}"
 
 
+def link(url: str, path: str, token: str) -> str:
+    """The one-time link to ``path`` that sets the browser's cookie (engine.ui.auth)."""
+    from urllib.parse import quote  # deferred: CLI start-up time
+
+    return f"{url}{path}{'&' if '?' in path else '?'}token={quote(token, safe='')}"
+
+
+class ScrubTokens(logging.Filter):
+    """Replaces ``token=...`` in a record's text: whatever a server library logs of a
+    URL (the link's query), the token never reaches a log. (uvicorn's access log is off
+    as well.)"""
+
+    PATTERN = re.compile(r"(token=)[^&\s\"']+")
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        text = record.getMessage()
+        if "token=" in text:
+            record.msg, record.args = self.PATTERN.sub(r"\1<redacted>", text), ()
+        return True
+
+
+def scrub_server_logs() -> None:
+    """A filter on each logger uvicorn logs to (a logger's filter sees only its own
+    records, hence each by name)."""
+    for name in ("uvicorn", "uvicorn.error", "uvicorn.access", "uvicorn.asgi"):
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, ScrubTokens) for f in logger.filters):
+            logger.addFilter(ScrubTokens())
+
+
 def configure_logging() -> None:
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
+    handler.addFilter(ScrubTokens())  # on the handler: it sees every heron.* record
     logger = logging.getLogger("heron")
     logger.handlers[:] = [handler]
     logger.setLevel(logging.INFO)
@@ -95,6 +129,7 @@ def serve(app: Any, sock: socket.socket, *, open_url: str | None = None) -> None
     import uvicorn  # deferred: CLI start-up time (the server loads only when one runs)
 
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
+    scrub_server_logs()  # after uvicorn.Config, which sets up its loggers
     server = uvicorn.Server(config)
     if open_url is not None:
         def open_when_started() -> None:

@@ -1,5 +1,7 @@
 """``heron tracker``: the tracker's REST API (``engine.tracker``) over the state manager
-and the Topology Masters, and the page (``engine.ui``) on the same port."""
+and the Topology Masters, and the page (``engine.ui``) on the same port. Every request
+needs the access token of the Heron home (``HOME/access-token``, made on first use); the
+command prints the page's link with it, which sets the browser's cookie once."""
 
 from __future__ import annotations
 
@@ -11,8 +13,8 @@ import click
 from engine.cli import env as cli_env
 from engine.cli.env import ZK_AUTH_HELP
 from engine.cli.serving import (DEFAULT_TRACKER_PORT, BadInput, CommandError, bind_socket,
-                                check_host, configure_logging, run_reporting_errors, serve,
-                                server_url)
+                                check_host, configure_logging, link, run_reporting_errors,
+                                serve, server_url)
 from engine.security.private import private_dir
 
 
@@ -23,7 +25,8 @@ from engine.security.private import private_dir
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to serve on; other than loopback needs --allow-remote.")
 @click.option("--allow-remote", is_flag=True,
-              help="Allow serving on a non-loopback address (no authentication!).")
+              help="Allow serving on a non-loopback address (plain HTTP: the access token "
+                   "crosses the network in the clear).")
 @click.option("--home", envvar="HERON_HOME", default="~/.heron", show_default=True,
               type=click.Path(path_type=Path),
               help="Where topology working dirs (and local state) live. Env: HERON_HOME.")
@@ -67,6 +70,7 @@ def _tracker(*, port: int, host: str, allow_remote: bool, home: Path, state_root
              cluster_name: str | None, poll_interval: float, history_secs: float,
              tm_timeout: float, no_ui: bool, open_name: str | None) -> None:
     # deferred: CLI start-up time (every command module loads for `heron --help`)
+    from engine.security.access_token import load_or_create
     from engine.statemgr import StateError
     from engine.tracker import Tracker, TrackerSettings, create_app
     from engine.ui.pages import topology_path
@@ -79,6 +83,7 @@ def _tracker(*, port: int, host: str, allow_remote: bool, home: Path, state_root
         spec = _state_spec(home, state_kind, zk_hosts, zk_root, zk_auth, state_root)
     if open_name and no_ui:
         raise BadInput("--open needs the page: drop --no-ui")
+    token = load_or_create(home)
     settings = TrackerSettings(poll_interval=poll_interval, history_secs=history_secs,
                                tm_timeout=tm_timeout, home=home)
     tracker = Tracker(spec, settings)
@@ -90,10 +95,13 @@ def _tracker(*, port: int, host: str, allow_remote: bool, home: Path, state_root
     url = server_url(sock)
     configure_logging()
     click.echo(f"heron tracker serving on {url} (state: {spec.describe()})", err=True)
-    click.echo(f"  API docs: {url}/docs" + ("" if no_ui else f"   page: {url}/ui/"), err=True)
+    # the link on stdout, apart from the log lines on stderr: the token is in no log
+    click.echo(f"  open: {link(url, '/ui/' if not no_ui else '/docs', token)}")
+    click.echo(f"  API: send 'Authorization: Bearer TOKEN', TOKEN in {home / 'access-token'}",
+               err=True)
     try:
-        serve(create_app(spec, settings, ui=not no_ui, tracker=tracker), sock,
-              open_url=url + topology_path(open_name) if open_name else None)
+        serve(create_app(spec, settings, ui=not no_ui, tracker=tracker, token=token), sock,
+              open_url=link(url, topology_path(open_name), token) if open_name else None)
     finally:
         tracker.stop()
         sock.close()

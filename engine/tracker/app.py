@@ -8,6 +8,10 @@ the parameter. The web page (``engine.ui``) is served by the same app unless
 ``ui=False``; OpenAPI is at ``/openapi.json`` and ``/docs``, whose Swagger UI assets
 come from the ``swagger-ui-bundle`` package rather than a CDN (the tracker runs on
 machines without internet access).
+
+Every request needs the user's access token (``engine.ui.auth``: a bearer header, or the
+cookie of the link ``heron tracker`` prints); a request without it is a 401 with no data,
+counted in ``/health``'s ``requests_refused``.
 """
 
 from __future__ import annotations
@@ -23,10 +27,12 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
+from engine.security.access_token import default_home, load_or_create
 from engine.tracker import routes
 from engine.tmanager.client import TManagerUnavailable
 from engine.tracker.errors import TrackerError, Unavailable
 from engine.tracker.service import Tracker, TrackerSettings
+from engine.ui.auth import require_token
 from engine.ui.pages import mount_pages
 
 log = logging.getLogger("heron.tracker")
@@ -58,10 +64,15 @@ def describe_validation(errors: list[dict[str, Any]]) -> str:
 
 
 def create_app(state_spec: Any, settings: TrackerSettings | None = None, *,
-               ui: bool = True, tracker: Tracker | None = None) -> FastAPI:
+               ui: bool = True, tracker: Tracker | None = None,
+               token: str | None = None) -> FastAPI:
     """The tracker app over the state manager ``state_spec`` (an
     ``engine.launch.StateManagerSpec``). ``tracker`` may be given already started (the
-    CLI opens the state manager first to report a bad address cleanly)."""
+    CLI opens the state manager first to report a bad address cleanly). ``token`` is
+    the access token every request must carry; by default the one of the settings' Heron
+    home (made there on first use), so an app is never served without one."""
+    if token is None:
+        token = load_or_create((settings.home if settings else None) or default_home())
     tracker = tracker or Tracker(state_spec, settings)
 
     @asynccontextmanager
@@ -80,6 +91,7 @@ def create_app(state_spec: Any, settings: TrackerSettings | None = None, *,
                     "backpressure and log files, from the state manager "
                     f"({state_spec.describe()}) and the Topology Masters.")
     app.state.tracker = tracker
+    refusals = require_token(app, token)
     app.include_router(routes.router)
     _mount_api_docs(app)
 
@@ -108,8 +120,8 @@ def create_app(state_spec: Any, settings: TrackerSettings | None = None, *,
                     "openapi": "/openapi.json", "topologies": "/topologies"}
 
     @app.get("/health", include_in_schema=False)
-    def health() -> dict[str, str]:
-        return {"status": "ok"}
+    def health() -> dict[str, str | int]:
+        return {"status": "ok", "requests_refused": refusals.count}
 
     return app
 

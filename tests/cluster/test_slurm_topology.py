@@ -301,10 +301,11 @@ def tracker_scheduler_status(topology: SlurmTopology) -> dict:
 
     from engine.cluster.config import load_cluster
     from engine.submitter.upload import cluster_state_spec
-    from tests.engine.tracker.conftest import tracker_app
+    from tests.engine.tracker.conftest import TOKEN, tracker_app
 
     spec = cluster_state_spec(load_cluster(topology.home, "slurm"))
-    with TestClient(tracker_app(spec, home=topology.home)) as http:
+    with TestClient(tracker_app(spec, home=topology.home),
+                    headers={"Authorization": f"Bearer {TOKEN}"}) as http:
         answer = http.get("/topologies/scheduler", params={"topology": NAME})
     assert answer.status_code == 200, answer.text
     return answer.json()

@@ -12,6 +12,7 @@ from engine.tracker.app import create_app
 from engine.tracker.service import TrackerSettings
 from tests.e2e.heron.helpers import PROJECTS, wait_until
 from tests.engine.cli.conftest import heron
+from tests.engine.tracker.conftest import TOKEN
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -42,7 +43,8 @@ def test_a_crash_looping_spout_is_shown_by_metrics_list_and_the_tracker(real_eng
 
         spec = StateManagerSpec(kind="local", root=str(real_engine / "state"))
         with TestClient(create_app(spec, TrackerSettings(poll_interval=60, tm_timeout=5),
-                                   ui=False)) as client:
+                                   ui=False, token=TOKEN),
+                        headers={"Authorization": f"Bearer {TOKEN}"}) as client:
             answer = client.get("/topologies/restarts", params={"topology": NAME})
             assert answer.status_code == 200, answer.text
             body = answer.json()

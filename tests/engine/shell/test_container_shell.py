@@ -245,11 +245,12 @@ def test_following_reads_what_a_remote_container_appends(home, nodes, keys):
 def test_the_tracker_lists_and_serves_remote_containers_files(home, nodes):
     from fastapi.testclient import TestClient
 
+    from engine.security.access_token import auth_header, load_or_create
     from engine.tracker import TrackerSettings, create_app
 
     spec = StateManagerSpec(kind="local", root=str(home / "state"))
     app = create_app(spec, TrackerSettings(poll_interval=0.5, tm_timeout=1.5, home=home))
-    with TestClient(app) as http:
+    with TestClient(app, headers=auth_header(load_or_create(home))) as http:
         listed = http.get("/topologies/logfiles", params={"topology": NAME})
         assert listed.status_code == 200, listed.text
         by_name = {f["name"]: f for f in listed.json()}

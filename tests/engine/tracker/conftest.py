@@ -31,6 +31,8 @@ COMPONENTS = ("sentence_spout", "split_bolt", "count_bolt")
 #: what tests give the tracker: fast polls, a short Topology Master timeout
 POLL_INTERVAL = 0.5
 TM_TIMEOUT = 1.5
+#: the access token of the apps ``tracker_app`` makes (engine/security/access_token.py)
+TOKEN = "test-access-token-0123456789abcdefghijklmnop"
 
 
 def wait_until(predicate: Callable[[], Any], timeout: float, interval: float = 0.2) -> Any:
@@ -86,8 +88,10 @@ def serve() -> Iterator[Callable[[Any], ServedApp]]:
         served.close()
 
 
-def client(url: str) -> httpx.Client:
-    return httpx.Client(base_url=url, timeout=30.0, trust_env=False)
+def client(url: str, token: str | None = TOKEN) -> httpx.Client:
+    """An HTTP client of ``url`` sending ``token`` as a bearer token (None: no token)."""
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    return httpx.Client(base_url=url, timeout=30.0, trust_env=False, headers=headers)
 
 
 @dataclass
@@ -177,8 +181,15 @@ def local_topology() -> Iterator[RunningTopology]:
             del sys.modules[name]
 
 
+def page_link(url: str, path: str, token: str = TOKEN) -> str:
+    """The one-time link to a page, as `heron tracker` prints it (sets the cookie)."""
+    from engine.cli.serving import link
+
+    return link(url, path, token)
+
+
 def tracker_app(state_spec: StateManagerSpec, **settings: Any) -> Any:
     from engine.tracker import TrackerSettings, create_app
 
     options = {"poll_interval": POLL_INTERVAL, "tm_timeout": TM_TIMEOUT, **settings}
-    return create_app(state_spec, TrackerSettings(**options))
+    return create_app(state_spec, TrackerSettings(**options), token=TOKEN)

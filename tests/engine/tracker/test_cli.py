@@ -20,7 +20,9 @@ from click.testing import CliRunner
 from engine.cli.main import main
 from engine.cli.serving import is_loopback
 from engine.ui.app import create_ui_app
-from tests.engine.tracker.conftest import NAME, client, tracker_app, wait_until
+from engine.security.private import write_private_file
+from tests.engine.tracker.conftest import (NAME, TOKEN, client, page_link, tracker_app,
+                                          wait_until)
 
 pytestmark = pytest.mark.timeout(90)
 REPO = Path(__file__).resolve().parents[3]
@@ -28,6 +30,12 @@ REPO = Path(__file__).resolve().parents[3]
 
 def heron(*args: str):
     return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+def home_with_token(home: Path) -> Path:
+    """A Heron home whose access token is the tests' TOKEN."""
+    write_private_file(home / "access-token", (TOKEN + "\n").encode())
+    return home
 
 
 def free_port() -> int:
@@ -41,7 +49,10 @@ def tracker_process(tmp_path: Path, *args: str):
     """`heron tracker --port 0 ARGS` in its own process group: yields (process, its URL,
     its stderr file), and is killed at the end if the test did not stop it."""
     log = tmp_path / "tracker.err"
-    env = {**os.environ, "HERON_HOME": str(tmp_path / "home"), "PYTHONPATH": str(REPO)}
+    home = tmp_path / "home"
+    if not (home / "access-token").exists():
+        home_with_token(home)
+    env = {**os.environ, "HERON_HOME": str(home), "PYTHONPATH": str(REPO)}
     with open(log, "w") as err:
         proc = subprocess.Popen([sys.executable, "-m", "engine.cli.main", "tracker", "--port", "0",
                                  *args], cwd=REPO, env=env,
@@ -97,7 +108,7 @@ def test_a_port_in_use_is_a_clear_error(tmp_path):
 
 def test_heron_ui_forwards_to_the_tracker_and_names_a_tracker_that_is_down(local_topology, serve):
     tracker = serve(tracker_app(local_topology.state_spec))
-    ui = serve(create_ui_app(tracker.url, timeout=5))
+    ui = serve(create_ui_app(tracker.url, token=TOKEN, timeout=5))
     with client(ui.url) as http:
         page = http.get(f"/ui/topologies/{NAME}")
         assert page.status_code == 200 and "content-security-policy" in page.headers
@@ -109,22 +120,26 @@ def test_heron_ui_forwards_to_the_tracker_and_names_a_tracker_that_is_down(local
         assert bad.status_code == 422 and "parameter 'interval'" in bad.json()["detail"]
         assert http.get("/topologies/info", params={"topology": "nope"}).status_code == 404
     dead = f"http://127.0.0.1:{free_port()}"
-    orphan = serve(create_ui_app(dead, timeout=2))
+    orphan = serve(create_ui_app(dead, token=TOKEN, timeout=2))
     with client(orphan.url) as http:
         answer = http.get("/topologies")
         assert answer.status_code == 502 and f"the tracker at {dead} did not answer" in answer.text
         assert http.get("/ui/").status_code == 200  # the page itself still loads
 
 
-def test_heron_open_names_the_page_of_a_running_topology(local_topology, serve):
+def test_heron_open_names_the_page_of_a_running_topology(local_topology, serve, tmp_path):
     tracker = serve(tracker_app(local_topology.state_spec))
-    result = heron("open", NAME, "--url", tracker.url, "--print-only")
+    home = str(home_with_token(tmp_path / "home"))
+    result = heron("open", NAME, "--url", tracker.url, "--print-only", "--home", home)
     assert result.exit_code == 0, result.output
-    assert result.output.strip() == f"{tracker.url}/ui/topologies/{NAME}"
-    unknown = heron("open", "nope", "--url", tracker.url, "--print-only")
+    assert result.output.strip() == page_link(tracker.url, f"/ui/topologies/{NAME}")
+    unknown = heron("open", "nope", "--url", tracker.url, "--print-only", "--home", home)
     assert unknown.exit_code == 2 and "no topology named 'nope'" in unknown.output
+    other = heron("open", NAME, "--url", tracker.url, "--home", str(tmp_path / "other"))
+    assert other.exit_code == 1 and "refused the access token" in other.output
     began = time.monotonic()
-    nobody = heron("open", NAME, "--url", f"http://127.0.0.1:{free_port()}", "--print-only")
+    nobody = heron("open", NAME, "--url", f"http://127.0.0.1:{free_port()}", "--print-only",
+                   "--home", home)
     assert nobody.exit_code == 1 and "no tracker answers at" in nobody.output
     assert "heron tracker" in nobody.output and time.monotonic() - began < 15
 

@@ -20,7 +20,9 @@ import pytest
 
 from engine.ui.app import create_ui_app
 from tests.browser import Chromium, find_chromium, png_size, wait_for
-from tests.engine.tracker.conftest import COMPONENTS, NAME, tracker_app, wait_until
+from tests.engine.tracker.conftest import (COMPONENTS, NAME, TOKEN, page_link, tracker_app,
+                                          wait_until)
+from tests.unavailable import unavailable
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
 
@@ -29,7 +31,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
 def browser(tmp_path):
     path = find_chromium()
     if path is None:
-        pytest.skip("Debian's chromium is not installed (scripts/test.sh installs it: "
+        unavailable("Debian's chromium is not installed (scripts/test.sh installs it: "
                     "apt-get install chromium); the page's browser test is skipped")
     chrome = Chromium(path, tmp_path / "chromium")
     try:
@@ -73,7 +75,7 @@ def emitted(browser: Chromium, session: str) -> int:
 def test_the_topology_page_shows_the_dag_and_live_counts(local_topology, serve, browser,
                                                          tmp_path, record_property):
     served = serve(tracker_app(local_topology.state_spec))
-    session = browser.open_page(f"{served.url}/ui/topologies/{NAME}")
+    session = browser.open_page(page_link(served.url, f"/ui/topologies/{NAME}"))
     browser.evaluate(session, "window.__sameDocument = true")
 
     wait_for(browser, session, "document.querySelectorAll('svg.dag g.dag-node').length === 3")
@@ -163,8 +165,8 @@ def test_the_topology_page_shows_the_dag_and_live_counts(local_topology, serve, 
 
 def test_the_topology_list_through_heron_ui(local_topology, serve, browser, tmp_path):
     tracker = serve(tracker_app(local_topology.state_spec))
-    ui = serve(create_ui_app(tracker.url))
-    session = browser.open_page(f"{ui.url}/ui/")
+    ui = serve(create_ui_app(tracker.url, token=TOKEN))
+    session = browser.open_page(page_link(ui.url, "/ui/"))
     wait_for(browser, session, f"!!document.querySelector('tr[data-topology=\"{NAME}\"]')")
     row = json.loads(browser.evaluate(session, f"""JSON.stringify((() => {{
         const r = document.querySelector('tr[data-topology="{NAME}"]');
@@ -195,7 +197,7 @@ def test_the_page_shows_a_cluster_schedulers_jobs_and_recoveries(local_topology,
                         "seconds": 16.4}]}))
     try:
         served = serve(tracker_app(local_topology.state_spec))
-        session = browser.open_page(f"{served.url}/ui/topologies/{NAME}")
+        session = browser.open_page(page_link(served.url, f"/ui/topologies/{NAME}"))
         wait_for(browser, session, "!document.getElementById('cluster').hidden")
         card = json.loads(browser.evaluate(session, """JSON.stringify({
             jobs: [...document.querySelectorAll('#cluster-jobs tbody tr')].map(

@@ -17,7 +17,7 @@ import time
 import pytest
 
 from tests.browser import png_size, wait_for
-from tests.engine.tracker.conftest import COMPONENTS, NAME, tracker_app
+from tests.engine.tracker.conftest import COMPONENTS, NAME, page_link, tracker_app
 from tests.engine.tracker.test_ui_browser import artifact, browser  # noqa: F401 (fixture)
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
@@ -70,7 +70,7 @@ def path_points(d: str) -> list[tuple[float, float]]:
 def test_every_component_has_charts_that_draw_its_history(local_topology, serve, browser,
                                                           tmp_path, record_property):
     served = serve(tracker_app(local_topology.state_spec))
-    session = browser.open_page(f"{served.url}/ui/topologies/{NAME}?window=60")
+    session = browser.open_page(page_link(served.url, f"/ui/topologies/{NAME}?window=60"))
 
     expected = {(c, m) for c in COMPONENTS
                 for m in (SPOUT_CHARTS if c == "sentence_spout" else BOLT_CHARTS)}
@@ -155,7 +155,7 @@ def test_the_health_timeline_lists_records_and_marks_the_charts(local_topology, 
         HealthStore(state, NAME, topology_id).save(LoopState(), events)
         try:
             served = serve(tracker_app(local_topology.state_spec))
-            session = browser.open_page(f"{served.url}/ui/topologies/{NAME}?window=600")
+            session = browser.open_page(page_link(served.url, f"/ui/topologies/{NAME}?window=600"))
             wait_for(browser, session,
                      "document.querySelectorAll('#health-records tr[data-type]').length === 4")
             rows = json.loads(browser.evaluate(session, """JSON.stringify(
