@@ -13,6 +13,7 @@ import psutil
 import pytest
 
 from tests.slow_lane import is_slow
+from tests.unavailable import unavailable
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -103,7 +104,7 @@ def zookeeper():
 
     why = missing_requirements()
     if why:
-        pytest.skip(f"no ZooKeeper server available: {why}")
+        unavailable(f"no ZooKeeper server available: {why}")
     server = ZooKeeperServer()
     try:
         server.start()

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import SESSION_SERVICE_PIDS
+from tests.unavailable import unavailable
 
 
 @contextlib.contextmanager
@@ -29,7 +30,7 @@ def running_slurm_cluster():
 
     why = missing_requirements()
     if why:
-        pytest.skip(f"no Slurm cluster on this machine: {why}")
+        unavailable(f"no Slurm cluster on this machine: {why}")
     unseen = nodes_cannot_see()
     if unseen:
         pytest.fail(f"the Slurm nodes cannot run this checkout: {unseen}")
@@ -64,7 +65,7 @@ def zookeeper_on(host: str):
 
     why = missing_requirements()
     if why:
-        pytest.skip(f"no ZooKeeper server available: {why}")
+        unavailable(f"no ZooKeeper server available: {why}")
     server = ZooKeeperServer(host=host)
     try:
         server.start()

@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 
 from tests.slurm import SlurmCluster, SlurmClusterError, remove_stale_runs, run_leftovers
+from tests.unavailable import unavailable
 from tests.zookeeper_server import four_letter_word
 
 pytestmark = pytest.mark.slow
@@ -410,7 +411,7 @@ def test_stop_leaves_nothing_behind_and_is_idempotent():
     from tests.slurm import missing_requirements
     why = missing_requirements()
     if why:
-        pytest.skip(f"no Slurm cluster on this machine: {why}")
+        unavailable(f"no Slurm cluster on this machine: {why}")
     from tests.conftest import SESSION_SERVICE_PIDS
     cluster = SlurmCluster(nodes=3, service_pids=SESSION_SERVICE_PIDS)
     daemons: set[int] = set()
@@ -440,7 +441,7 @@ def test_a_start_that_fails_half_way_cleans_up():
     from tests.slurm import missing_requirements
     why = missing_requirements()
     if why:
-        pytest.skip(f"no Slurm cluster on this machine: {why}")
+        unavailable(f"no Slurm cluster on this machine: {why}")
 
     class Broken(SlurmCluster):
         def _start_slurmctld(self) -> None:
@@ -472,7 +473,7 @@ def test_what_a_killed_test_run_left_is_removed_by_the_next_start():
     from tests.slurm import missing_requirements
     why = missing_requirements()
     if why:
-        pytest.skip(f"no Slurm cluster on this machine: {why}")
+        unavailable(f"no Slurm cluster on this machine: {why}")
     proc = subprocess.Popen([sys.executable, "-c", CRASHING_RUN.format(repo=str(REPO))],
                             stdout=subprocess.PIPE, text=True, cwd=REPO)
     try:

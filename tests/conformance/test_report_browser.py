@@ -15,6 +15,7 @@ import pytest
 from conformance.report import write_report
 from tests.browser import Chromium, find_chromium, png_size
 from tests.conformance.test_report import HOSTILE, sample_suite
+from tests.unavailable import unavailable
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -23,7 +24,7 @@ pytestmark = pytest.mark.timeout(90)
 def chromium_path() -> str:
     path = find_chromium()
     if path is None:
-        pytest.skip("Debian's chromium is not installed (scripts/test.sh installs it: "
+        unavailable("Debian's chromium is not installed (scripts/test.sh installs it: "
                     "apt-get install chromium); the browser check of the report is skipped")
     return path
 

@@ -20,6 +20,7 @@ from engine.statemgr import (
     open_state_manager,
 )
 from tests.zookeeper_server import ZooKeeperServer, free_port, missing_requirements
+from tests.unavailable import unavailable
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -114,7 +115,7 @@ def own_server():
     """A server of this test's own, so stopping it does not disturb the shared one."""
     why = missing_requirements()
     if why:
-        pytest.skip(f"no ZooKeeper server available: {why}")
+        unavailable(f"no ZooKeeper server available: {why}")
     server = ZooKeeperServer()
     server.start()
     yield server
