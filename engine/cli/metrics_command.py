@@ -8,6 +8,9 @@ Prometheus text format, and the table ends with those endpoints. Instances that 
 crash-looping (restarted again and again with no progress, engine.process.restart_policy)
 are counted in the ``crash-looping`` column and listed under the table with their last
 error.
+
+The Prometheus endpoints answer only requests carrying the user's access token as a
+bearer token (engine/security/access_token.py); the table says where it is.
 """
 
 from __future__ import annotations
@@ -171,6 +174,10 @@ def metrics_command(name: str, component: str | None, instances: bool, as_json: 
         console.print(bp)
     for endpoint in endpoints:
         console.print(f"Prometheus {endpoint}")
+    if endpoints:
+        console.print("  (they answer requests with 'Authorization: Bearer TOKEN', TOKEN in "
+                      f"{env.home / 'access-token'}: Prometheus's credentials_file)",
+                      highlight=False, markup=False)
     if refused and component is None:
         console.print("connections refused (peers without the topology's keys): "
                       + ", ".join(f"{who} {n:,}" for who, n in sorted(refused.items())))

@@ -22,6 +22,8 @@ import zmq
 from engine.launch import LaunchSpec, metrics_socket_name, metricsmgr_id, peer_identity
 from engine.messages import metrics_pb2, tmanager_pb2
 from engine.metricsmgr.prometheus import LatestMetricsCollector, PrometheusEndpoint
+from engine.security.access_token import (AccessTokenError, home_of_working_dir,
+                                          load_or_create)
 from engine.security.guard import SocketSecurity
 from engine.network import MalformedMessage, bind_router, connect_dealer, decode, encode, ipc_endpoint
 from engine.process.restart_policy import PROCESS_CRASH_LOOPING_METRIC, PROCESS_LAST_ERROR_METRIC
@@ -65,6 +67,18 @@ def restart_statuses(directory: Path, container: int) -> Iterator[tuple[str, dic
             continue
 
 
+def endpoint_token(working_dir: str | Path) -> str | None:
+    """The access token the Prometheus endpoint asks for: the one of the user's Heron
+    home, found as the CLI finds it (``home_of_working_dir``). A token file that cannot
+    be used is logged in one line and the endpoint refuses everyone (None) rather than
+    serve without it or stop the topology."""
+    try:
+        return load_or_create(home_of_working_dir(working_dir))
+    except AccessTokenError as exc:
+        log.error("the Prometheus endpoint refuses every request: %s", exc)
+        return None
+
+
 class MetricsManager:
     def __init__(self, spec: LaunchSpec, container: int, state: Any) -> None:
         self.spec = spec
@@ -78,11 +92,14 @@ class MetricsManager:
             self.ctx, ipc_endpoint(spec.topology_id, metrics_socket_name(container)), mandatory=False)
         self.publishers: dict[bytes, Any] = {}
         self.latest: dict[bytes, dict[str, str]] = {}
+        #: when each publisher last published (unix s): the timestamp its forwarded values
+        #: carry, so a dead publisher's frozen figures read as old, not as now
+        self.published_at: dict[bytes, int] = {}
         self.exceptions: dict[bytes, list[Any]] = {}
         self.tm: zmq.Socket | None = None
         self.tm_endpoint: str | None = None
         self.prometheus = PrometheusEndpoint(LatestMetricsCollector(
-            spec.topology_name, container, self._snapshot))
+            spec.topology_name, container, self._snapshot), endpoint_token(spec.working_dir))
         self.url_file = self._publish_url()
         log.info("Prometheus metrics at %s", self.prometheus.url)
 
@@ -138,6 +155,7 @@ class MetricsManager:
                     pass
             elif isinstance(message, metrics_pb2.MetricPublisherPublishMessage):
                 values = self.latest.setdefault(sender, {})
+                self.published_at[sender] = int(time.time())
                 for datum in message.metrics:
                     values[datum.name] = datum.value
                 if message.exceptions:
@@ -174,9 +192,10 @@ class MetricsManager:
             publisher = self.publishers.get(sender)
             component = publisher.component_name if publisher is not None else component_of(sender)
             instance = sender.decode(errors="replace")
+            published = self.published_at.get(sender, now)
             for name, value in values.items():
                 message.metrics.add(component_name=component, instance_id=instance, name=name,
-                                    value=value, timestamp=now)
+                                    value=value, timestamp=published)
             for exc in self.exceptions.get(sender, ()):
                 message.exceptions.add(component_name=component, instance_id=instance,
                                        hostname="127.0.0.1", stacktrace=exc.stacktrace,

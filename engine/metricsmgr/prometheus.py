@@ -8,17 +8,29 @@ manager's own ``__prometheus-port`` metric), so a Prometheus server, ``curl`` or
 ``__emit-count`` becomes ``heron_emit_count``, a user's ``report_metric("hits", n)``
 becomes ``heron_user_hits``; labels say which topology, component, instance and
 container. Values that are not numbers (``__last-error``) are not exported.
+
+Another local user can open a loopback port too, so the endpoint answers only requests
+with the user's access token as a bearer token (engine/security/access_token.py; what a
+Prometheus scrape config's ``authorization: {credentials_file: ~/.heron/access-token}``
+sends), and anything else with a 401 and no metrics. prometheus_client's own server has
+no such check, hence the small server here.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Iterable
 
-from prometheus_client import start_http_server
 from prometheus_client.core import CollectorRegistry, GaugeMetricFamily
+from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
 from prometheus_client.registry import Collector
+
+from engine.security.access_token import bearer, matches
+
+log = logging.getLogger("heron.metricsmgr")
 
 _INVALID = re.compile(r"[^a-zA-Z0-9_]")
 
@@ -71,18 +83,81 @@ class LatestMetricsCollector(Collector):
         return list(families.values())
 
 
-class PrometheusEndpoint:
-    """A loopback HTTP server exposing one Metrics Manager's metrics."""
+class _Handler(BaseHTTPRequestHandler):
+    """GET (or HEAD) of any path: the metrics with the token, else 401."""
 
-    def __init__(self, collector: LatestMetricsCollector, host: str = "127.0.0.1") -> None:
+    server: "_Server"
+    protocol_version = "HTTP/1.1"
+
+    def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+        self._answer(body=True)
+
+    def do_HEAD(self) -> None:  # noqa: N802
+        self._answer(body=False)
+
+    def _answer(self, body: bool) -> None:
+        endpoint = self.server.endpoint
+        token = endpoint.token
+        if token is None or not matches(token, bearer(self.headers.get("Authorization"))):
+            endpoint.refused += 1
+            if endpoint.refused == 1 or endpoint.refused % 100 == 0:
+                log.warning("Prometheus endpoint refused a request without a valid access "
+                            "token from %s (%d refused so far)", self.client_address[0],
+                            endpoint.refused)
+            self._send(401, b"missing or wrong access token (Authorization: Bearer TOKEN, "
+                            b"TOKEN in HOME/access-token)\n", "text/plain; charset=utf-8",
+                       body, {"WWW-Authenticate": 'Bearer realm="heron"'})
+            return
+        try:
+            payload = generate_latest(endpoint.registry)
+        except Exception as exc:  # a collector failing is the scrape's 500, not a crash
+            log.warning("Prometheus scrape failed: %s", exc)
+            self._send(500, b"collecting metrics failed\n", "text/plain; charset=utf-8", body)
+            return
+        self._send(200, payload, CONTENT_TYPE_LATEST, body)
+
+    def _send(self, status: int, payload: bytes, content_type: str, body: bool,
+              extra: dict[str, str] | None = None) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(payload)))
+        self.send_header("Cache-Control", "no-store")
+        for key, value in (extra or {}).items():
+            self.send_header(key, value)
+        self.end_headers()
+        if body:
+            self.wfile.write(payload)
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        pass  # no access log: nothing of a request (its headers) reaches the logs
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    endpoint: "PrometheusEndpoint"
+
+
+class PrometheusEndpoint:
+    """A loopback HTTP server exposing one Metrics Manager's metrics to requests that
+    carry ``token`` (None: the token could not be read, and every request is refused)."""
+
+    def __init__(self, collector: LatestMetricsCollector, token: str | None,
+                 host: str = "127.0.0.1") -> None:
         self.registry = CollectorRegistry(auto_describe=False)
         self.registry.register(collector)
-        self._server, self._thread = start_http_server(0, addr=host, registry=self.registry)
+        self.token = token
+        #: requests answered 401 since start
+        self.refused = 0
+        self._server = _Server((host, 0), _Handler)
+        self._server.endpoint = self
+        self._thread = threading.Thread(target=self._server.serve_forever,
+                                        kwargs={"poll_interval": 0.2},
+                                        name="prometheus-endpoint", daemon=True)
+        self._thread.start()
         self.port: int = self._server.server_port
         self.url = f"http://{host}:{self.port}/metrics"
 
     def close(self) -> None:
         self._server.shutdown()
         self._server.server_close()
-        if isinstance(self._thread, threading.Thread):
-            self._thread.join(2)
+        self._thread.join(2)
