@@ -178,6 +178,48 @@ def test_the_topology_list_through_heron_ui(local_topology, serve, browser, tmp_
     assert browser.problems(session) == [], browser.log_tail()
 
 
+def test_the_link_heron_tracker_prints_opens_the_page(local_topology, browser, tmp_path):
+    """A real `heron tracker` (its own home, so its own token): the link it prints loads
+    the list, which no longer shows the token, and the topology's page after it, with
+    the token in an HttpOnly cookie script cannot read; a tab without it gets a 401."""
+    import signal
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parents[3]
+    out, err = tmp_path / "tracker.out", tmp_path / "tracker.err"
+    with open(out, "w") as stdout, open(err, "w") as stderr:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "engine.cli.main", "tracker", "--port", "0",
+             "--home", str(tmp_path / "home"), "--state-root",
+             str(local_topology.state_spec.root), "--poll-interval", "1"],
+            cwd=repo, env={**os.environ, "PYTHONPATH": str(repo)}, stdout=stdout,
+            stderr=stderr, start_new_session=True)
+    try:
+        found = wait_until(lambda: re.search(r"open: (\S+)", out.read_text()), 30)
+        assert found, (out.read_text(), err.read_text())
+        link = found.group(1)
+        token = (tmp_path / "home" / "access-token").read_text().strip()
+        assert link.endswith(f"/ui/?token={token}")
+        base = link.split("/ui/")[0]
+        bare = browser.open_page(f"{base}/topologies")  # no cookie yet: refused
+        assert "missing or wrong access token" in browser.evaluate(bare, "document.body.innerText")
+        session = browser.open_page(link)
+        wait_for(browser, session, f"!!document.querySelector('tr[data-topology=\"{NAME}\"]')")
+        assert browser.evaluate(session, "location.href") == f"{base}/ui/"
+        assert browser.evaluate(session, "document.cookie") == ""  # HttpOnly
+        browser.evaluate(session, f"location.href = '/ui/topologies/{NAME}'")
+        wait_for(browser, session, "document.querySelectorAll('svg.dag g.dag-node').length === 3")
+        assert browser.problems(bare) and browser.problems(session) == [], browser.log_tail()
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=15) == 0, err.read_text()
+        assert token not in err.read_text()
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(10)
+
+
 def test_the_page_shows_a_cluster_schedulers_jobs_and_recoveries(local_topology, serve,
                                                                   browser, tmp_path):
     """What /topologies/scheduler answers for a cluster topology (checked on real Slurm in
