@@ -7,14 +7,13 @@ from __future__ import annotations
 import json
 import urllib.error
 import urllib.request
-import webbrowser
 from pathlib import Path
 from urllib.parse import urlencode
 
 import click
 
 from engine.cli.serving import (DEFAULT_TRACKER_URL, BadInput, CommandError, link,
-                                run_reporting_errors)
+                                open_link, run_reporting_errors)
 
 
 # -- heron open ---------------------------------------------------------------------------------
@@ -70,5 +69,5 @@ def _open(*, name: str, base_url: str, print_only: bool, home: Path) -> None:
                            f"`heron tracker` (or give --url)") from None
     page = link(base, topology_path(name), token)
     click.echo(page)
-    if not print_only and not webbrowser.open(page):
+    if not print_only and not open_link(page):
         click.echo("no browser could be started here; open the URL above", err=True)

@@ -91,6 +91,23 @@ def link(url: str, path: str, token: str) -> str:
     return f"{url}{path}{'&' if '?' in path else '?'}token={quote(token, safe='')}"
 
 
+def open_link(url: str) -> bool:
+    """Open ``url`` (a link with the token) in a browser without putting it on a command
+    line, where ``ps`` shows it to every user: the browser is given an owner-only page
+    in the runtime root that forwards to it (as Jupyter does). False when no browser
+    could be started."""
+    import html  # deferred: CLI start-up time
+
+    from engine.security.private import runtime_root, write_private_file
+
+    quoted = html.escape(url, quote=True)
+    page = write_private_file(runtime_root() / "open-page.html", (
+        f'<!DOCTYPE html><meta charset="utf-8"><meta name="referrer" content="no-referrer">'
+        f'<meta http-equiv="refresh" content="0;url={quoted}">'
+        f'<title>heron</title><a href="{quoted}">open the page</a>\n').encode())
+    return webbrowser.open(page.as_uri())
+
+
 class ScrubTokens(logging.Filter):
     """Replaces ``token=...`` in a record's text: whatever a server library logs of a
     URL (the link's query), the token never reaches a log. (uvicorn's access log is off
@@ -135,7 +152,7 @@ def serve(app: Any, sock: socket.socket, *, open_url: str | None = None) -> None
         def open_when_started() -> None:
             for _ in range(300):
                 if server.started:
-                    webbrowser.open(open_url)
+                    open_link(open_url)
                     return
                 if server.should_exit:
                     return

@@ -198,3 +198,22 @@ def test_another_user_can_neither_read_the_token_nor_get_data(tmp_path, state_sp
         status, body = seen[name]
         assert status == 401 and json.loads(body) == {"detail": REFUSED_DETAIL}, seen
         assert SECRET_NAME not in body
+
+
+def test_a_browser_is_given_the_link_through_an_owner_only_page_not_argv(tmp_path,
+                                                                        monkeypatch):
+    """A command line is visible to every user (ps): the browser gets a file:// page."""
+    import webbrowser
+
+    from engine.cli.serving import link, open_link
+
+    opened: list[str] = []
+    monkeypatch.setattr(webbrowser, "open", lambda url: opened.append(url) or True)
+    monkeypatch.setenv("HERON_RUNTIME_DIR", str(tmp_path / "runtime"))
+    target = link("http://127.0.0.1:8888", "/ui/topologies/wc", TOKEN)
+    assert open_link(target) is True
+    [url] = opened
+    assert url.startswith("file://") and TOKEN not in url
+    page = Path(url.removeprefix("file://"))
+    assert os.stat(page).st_mode & 0o777 == 0o600
+    assert f'content="0;url={target}"' in page.read_text()
