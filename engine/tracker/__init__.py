@@ -11,7 +11,9 @@
 - ``logs.py``: finding and tailing a topology's log files;
 - ``models.py``: the response shapes; ``errors.py``: 404/422/503 as exceptions.
 
-The web page lives in ``engine.ui`` and is mounted on the same app. Metric and exception
+Every request needs the user's access token (``engine.ui.auth``,
+``engine.security.access_token``; docs/security.md). The web page lives in ``engine.ui``
+and is mounted on the same app. Metric and exception
 requests to a Topology Master go through its client, ``engine.tmanager.client`` (the Health
 Manager uses it too); a Topology Master that does not answer becomes a 503.
 """

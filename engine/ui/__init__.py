@@ -8,6 +8,8 @@ another origin) that reads the tracker's REST API and refreshes itself.
   own app, so ``heron tracker`` alone serves the page.
 - ``app.py`` is ``heron ui``: the same page on its own port, with the API requests
   forwarded to a tracker (``--tracker URL``), as Heron's UI talks to its tracker.
+- ``auth.py`` puts either app behind the user's access token (bearer header, or the
+  HttpOnly cookie of the one-time link the commands print).
 
 The DAG is laid out by the tracker (``engine.tracker.dag``) and drawn by the script as
 inline SVG with DOM calls, the charts over time by uPlot on canvases; every value from the API is set as text, never as markup, and

@@ -20,7 +20,7 @@ import logging
 from collections.abc import Awaitable, Callable, MutableMapping
 from http.cookies import SimpleCookie
 from typing import Any
-from urllib.parse import parse_qsl, urlencode
+from urllib.parse import parse_qsl, quote, urlencode
 
 from engine.security.access_token import COOKIE, QUERY, bearer, matches
 
@@ -81,7 +81,9 @@ class TokenGuard:
     async def _redirect_setting_cookie(self, scope: Scope, query: list[tuple[str, str]],
                                        send: Send) -> None:
         rest = urlencode([(k, v) for k, v in query if k != QUERY])
-        location = (scope.get("root_path", "") + scope["path"]) + (f"?{rest}" if rest else "")
+        raw = scope.get("raw_path")  # as the client sent it, still percent-encoded
+        path = raw.decode("latin-1") if raw else quote(scope["path"])
+        location = scope.get("root_path", "") + path + (f"?{rest}" if rest else "")
         cookie = (f"{cookie_name(scope)}={self._token}; Path=/; HttpOnly; SameSite=Lax")
         await send({"type": "http.response.start", "status": 303, "headers": [
             (b"location", location.encode("latin-1", "replace")),

@@ -75,6 +75,8 @@ def test_the_link_sets_an_httponly_cookie_and_redirects_to_the_clean_url(state_s
         cookie = answer.headers["set-cookie"]
         assert cookie.startswith("heron_token_")
         assert "HttpOnly" in cookie and "SameSite=Lax" in cookie and "Path=/" in cookie
+        odd = http.get("/ui/topologies/a%20b%2Fc", params={"token": TOKEN})
+        assert odd.status_code == 303 and odd.headers["location"] == "/ui/topologies/a%20b%2Fc"
         name, _, value = cookie.split(";")[0].partition("=")
         fresh = TestClient(http.app, follow_redirects=False)
         page = fresh.get(f"/ui/topologies/{SECRET_NAME}", headers={"Cookie": f"{name}={value}"})
