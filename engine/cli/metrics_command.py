@@ -7,7 +7,9 @@ Metrics Managers forward them each second); each Metrics Manager also serves the
 Prometheus text format, and the table ends with those endpoints. Instances that are
 crash-looping (restarted again and again with no progress, engine.process.restart_policy)
 are counted in the ``crash-looping`` column and listed under the table with their last
-error.
+error. Instances whose figures are stale (not reported for more than five seconds:
+dead, stuck or unreachable, engine/tmanager/staleness.py) are counted in the ``stale``
+column and listed under the table with their age, since their values are frozen.
 
 The Prometheus endpoints answer only requests carrying the user's access token as a
 bearer token (engine/security/access_token.py); the table says where it is.
@@ -20,12 +22,14 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 import click
+from rich.measure import Measurement
 from rich.table import Table
 
 from engine.cli.display import make_console
 from engine.cli.env import (CommandError, Env, ask_topology_master,
                             common_options)
 from engine.process.restart_policy import crash_loop_error
+from engine.tmanager.staleness import STALE_AFTER_SECS, stale_age
 from engine.messages import tmanager_pb2
 
 #: (metric, column, how instances combine)
@@ -51,12 +55,17 @@ class Row:
 
     #: instances crash-looping, with their last error
     crash_looping: dict[str, str] = field(default_factory=dict)
+    #: instances whose figures are stale, with their age in seconds
+    stale: dict[str, float] = field(default_factory=dict)
 
     def add(self, metrics: dict[str, str], instance: str = "") -> None:
         self.instances += 1
         error = crash_loop_error(metrics)
         if error is not None:
             self.crash_looping[instance] = error
+        age = stale_age(metrics)
+        if age is not None:
+            self.stale[instance] = age
         for metric, _, _ in COLUMNS:
             try:
                 self.values[metric].append(float(metrics[metric]))
@@ -142,24 +151,35 @@ def metrics_command(name: str, component: str | None, instances: bool, as_json: 
         key = instance if instances else comp
         rows.setdefault(key, Row(key)).add(values, instance)
     console = make_console()
-    if not console.is_terminal:
-        console.width = max(console.width, 150)  # piped: room for every column
     table = Table(title=f"{name}: metrics", title_justify="left")
     table.add_column("instance" if instances else "component", overflow="fold", min_width=12)
     table.add_column("tasks", justify="right")
     for _, column, _ in COLUMNS:
         table.add_column(column, justify="right")
     table.add_column("crash-looping", justify="right")
+    table.add_column("stale", justify="right")
     for key in sorted(rows):
         row = rows[key]
         table.add_row(key, str(row.instances),
                       *(_fmt(row.cell(metric, how), metric) for metric, _, how in COLUMNS),
-                      f"[bold red]{len(row.crash_looping)}[/]" if row.crash_looping else "0")
+                      f"[bold red]{len(row.crash_looping)}[/]" if row.crash_looping else "0",
+                      f"[bold yellow]{len(row.stale)}[/]" if row.stale else "0")
+    needed = Measurement.get(console, console.options.update_width(10_000), table).maximum
+    if not console.is_terminal:
+        console.width = max(console.width, needed)  # piped: room for every column
     console.print(table)
+    if needed > console.width:
+        console.print(f"(the terminal is narrower than the table, so columns are squeezed: "
+                      f"`heron metrics {name} --json` has every figure)", highlight=False)
     for key in sorted(rows):
         for instance, error in rows[key].crash_looping.items():
             console.print(f"[bold red]crash-looping[/] {instance}: {error}", highlight=False,
                           markup=True)
+    for key in sorted(rows):
+        for instance, age in rows[key].stale.items():
+            console.print(f"[bold yellow]stale[/] {instance}: last reported {age:.0f} s ago "
+                          f"(more than {STALE_AFTER_SECS:.0f} s: dead, stuck or unreachable; "
+                          "its figures above are its last ones)", highlight=False, markup=True)
     if managers and component is None:
         bp = Table(title="stream managers", title_justify="left")
         for column in ("stream manager", "backpressure", "spouts paused s", "caused s",

@@ -15,6 +15,7 @@ from engine.messages import (common_pb2, physical_plan_pb2, stmgr_pb2, tmanager_
 from engine.network import MalformedMessage, bind_router, decode, encode
 from engine.security.guard import ConnectionGuard
 from engine.statemgr import NodeExistsError
+from engine.tmanager.staleness import REPORT_AGE_METRIC
 
 log = logging.getLogger("heron.tmanager")
 
@@ -61,6 +62,9 @@ class TopologyMaster:
         self.pplan: Any = None
         #: (component, instance id) -> {metric: value}; exceptions per instance
         self.metrics: dict[tuple[str, str], dict[str, str]] = {}
+        #: (component, instance id) -> unix time of its newest figures (the time its
+        #: process published them, as its Metrics Manager stamps them): REPORT_AGE_METRIC
+        self.reported_at: dict[tuple[str, str], float] = {}
         self.exceptions: dict[tuple[str, str], list[Any]] = {}
 
     # -- startup -----------------------------------------------------------------------
@@ -195,6 +199,7 @@ class TopologyMaster:
         for key in [k for k in self.metrics if k[1] not in self._live_instance_ids(stored)
                     and k[0] not in ("__stmgr__", "__metricsmgr__", TMANAGER_COMPONENT)]:
             del self.metrics[key]
+            self.reported_at.pop(key, None)
         self.absent = expected - set(self.stmgrs)
         if not self.absent:
             self._make_pplan()
@@ -322,8 +327,14 @@ class TopologyMaster:
                  topology_pb2.TopologyState.Name(self.pplan.topology.state))
 
     def _store_metrics(self, message: Any) -> None:
+        now = time.time()
         for datum in message.metrics:
-            self.metrics.setdefault((datum.component_name, datum.instance_id), {})[datum.name] = datum.value
+            key = (datum.component_name, datum.instance_id)
+            self.metrics.setdefault(key, {})[datum.name] = datum.value
+            # unstamped (0) or stamped ahead of this clock: as of now
+            stamped = min(float(datum.timestamp), now) if datum.timestamp else now
+            if stamped > self.reported_at.get(key, 0.0):
+                self.reported_at[key] = stamped
         for exc in message.exceptions:
             key = (exc.component_name, exc.instance_id)
             entries = self.exceptions.setdefault(key, [])
@@ -391,6 +402,7 @@ class TopologyMaster:
         self.metrics.setdefault((TMANAGER_COMPONENT, TMANAGER), {})[
             "__connections-refused"] = str(self.guard.refused)
         wanted = set(request.metric)
+        now = time.time()
         for (component, instance), values in sorted(self.metrics.items()):
             if request.component_name and component != request.component_name:
                 continue
@@ -400,6 +412,10 @@ class TopologyMaster:
             for name, value in sorted(values.items()):
                 if not wanted or name in wanted:
                     task_metric.metric.add(name=f"{component}/{name}", value=value)
+            reported = self.reported_at.get((component, instance))
+            if reported is not None and (not wanted or REPORT_AGE_METRIC in wanted):
+                task_metric.metric.add(name=f"{component}/{REPORT_AGE_METRIC}",
+                                       value=f"{max(0.0, now - reported):.0f}")
         return response
 
     def close(self) -> None:

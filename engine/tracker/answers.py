@@ -24,6 +24,7 @@ from engine.tracker import models
 from engine.tracker.errors import NotFound
 from engine.tracker.history import parse_value
 from engine.tracker.service import TopologyRecord
+from engine.tmanager.staleness import stale_age
 
 #: the component name the Stream Managers' own metrics are listed under
 STMGR_COMPONENT = "__stmgr__"
@@ -158,6 +159,7 @@ def metrics(record: TopologyRecord, component: str | None, names: list[str],
     wanted_names, wanted_instances = set(names), set(instances)
     out: dict[str, dict[str, Any]] = {}
     components: dict[str, str] = {}
+    stale: dict[str, float] = {}
     for instance, values in win.values.items():
         owner = win.components.get(instance, "")
         if component is not None and owner != component:
@@ -165,12 +167,15 @@ def metrics(record: TopologyRecord, component: str | None, names: list[str],
         if wanted_instances and instance not in wanted_instances:
             continue
         components[instance] = owner
+        age = stale_age(values)
+        if age is not None:
+            stale[instance] = age
         for name, value in values.items():
             if not wanted_names or name in wanted_names:
                 out.setdefault(name, {})[instance] = value
     return models.MetricsModel(topology=record.name, component=component, interval=interval,
                                starttime=win.start, endtime=win.end, metrics=out,
-                               components=components)
+                               components=components, stale=stale)
 
 
 def timeline(record: TopologyRecord, component: str | None, names: list[str],

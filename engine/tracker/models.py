@@ -245,6 +245,11 @@ class MetricsModel(BaseModel):
         description="metric -> instance id -> value: counters as their increase over the "
                     "window (cumulative for all time), gauges as their latest value")
     components: dict[str, str] = Field(description="instance id -> component")
+    stale: dict[str, float] = Field(
+        default_factory=dict,
+        description="instance id -> seconds since it last reported, for each instance whose "
+                    "figures are older than 5 s (dead, stuck or unreachable: its values "
+                    "here are its last ones, frozen)")
 
 
 class InstanceRestartsModel(BaseModel):

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import collections
 import json
+import signal
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -70,6 +72,10 @@ def test_reported_counts_equal_what_happened_and_prometheus_serves_them(tmp_path
                     ("heron_complete_latency", "source")} <= names
         assert wait_until(latencies_seen, timeout=20), sorted(latencies)
         assert all(v >= 0 for v in latencies.values())
+        # without the access token: a 401 and no metrics, counted by the Metrics Manager
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(urls[0], timeout=10)
+        assert refused.value.code == 401 and b"heron_" not in refused.value.read()
         # heron metrics, while it runs: per component and per instance, and as JSON
         cli = CliRunner()
         state = ["--state-root", str(run.working_dir / "state")]
@@ -79,12 +85,38 @@ def test_reported_counts_equal_what_happened_and_prometheus_serves_them(tmp_path
         assert table and table.exit_code == 0, table
         for expected in ("source", "relay", "sink", "stream managers", "Prometheus"):
             assert expected in table.output
+
+        def refusals() -> int:
+            raw = json.loads(cli.invoke(main, ["metrics", "e2e_recovery", "--json",
+                                               *state]).output)
+            return sum(int(v.get("__prometheus-refused", 0)) for v in raw.values())
+        assert wait_until(lambda: refusals() == 1, timeout=10)
         per_instance = cli.invoke(main, ["metrics", "e2e_recovery", "relay", "--instances",
                                          *state])
         assert per_instance.exit_code == 0, per_instance.output
         assert per_instance.output.count("container_") == 2
         unknown = cli.invoke(main, ["metrics", "e2e_recovery", "nosuch", *state])
         assert unknown.exit_code == 1 and "nosuch" in unknown.output
+        # a stuck instance (stopped, so it neither dies nor publishes): its figures are
+        # marked stale, with their age, until it publishes again
+        stuck_name = next(n for n in sorted(run.record_processes()) if "_relay_" in n)
+        stuck = run.processes[stuck_name]
+        stuck.send_signal(signal.SIGSTOP)
+        try:
+            marked = wait_until(lambda: (r := cli.invoke(main, [
+                "metrics", "e2e_recovery", "relay", "--instances", *state]))
+                and f"stale {stuck_name}: last reported" in r.output and r, timeout=20)
+            assert marked, f"{stuck_name} never shown stale"
+            as_json = json.loads(cli.invoke(main, ["metrics", "e2e_recovery", "relay", "--json",
+                                                   *state]).output)
+            ages = {k.split("/", 1)[1]: float(v["__report-age"]) for k, v in as_json.items()}
+            assert ages[stuck_name] > 5 and all(
+                age <= 5 for name, age in ages.items() if name != stuck_name), ages
+        finally:
+            stuck.send_signal(signal.SIGCONT)
+        assert wait_until(lambda: f"stale {stuck_name}:" not in cli.invoke(main, [
+            "metrics", "e2e_recovery", "relay", "--instances", *state]).output,
+            timeout=20), "the instance's figures stayed stale"
         result = run.finish(time_limit=120)
     finally:
         run.close()

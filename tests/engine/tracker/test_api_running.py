@@ -255,3 +255,25 @@ def test_a_stopped_topology_master_is_a_503_and_the_server_keeps_serving(local_t
     assert wait_until(lambda: api.get("/topologies/metrics", params={
         "topology": NAME}).status_code == 200, 20), "the tracker did not recover"
     api.close()
+
+
+def test_a_stuck_instance_s_figures_are_marked_stale_until_it_reports_again(api, running):
+    """An instance that neither dies nor publishes (stopped): the Topology Master still
+    holds its last figures, and the answer marks them stale with their age."""
+    from engine.process.spawn import read_pid_file
+
+    bolts = get(api, "/topologies/metrics", component="count_bolt", metricname="__execute-count")
+    assert bolts["stale"] == {}
+    victim = min(bolts["components"])
+    proc = read_pid_file(running.working_dir / "pids" / f"{victim}.pid")
+    assert proc is not None, f"no pid file for {victim} in {running.working_dir / 'pids'}"
+    proc.send_signal(signal.SIGSTOP)
+    try:
+        marked = wait_until(lambda: get(api, "/topologies/metrics",
+                                        component="count_bolt")["stale"], 20, 0.5)
+        assert set(marked) == {victim} and marked[victim] > 5, marked
+    finally:
+        proc.send_signal(signal.SIGCONT)
+    assert wait_until(lambda: not get(api, "/topologies/metrics",
+                                      component="count_bolt")["stale"], 20, 0.5), \
+        "the instance's figures stayed stale after it reported again"

@@ -1,0 +1,45 @@
+"""``heron metrics``'s table from the Topology Master's answer (canned here): stale
+figures counted and listed with their age; a terminal narrower than the table told that
+``--json`` has every figure; piped output never cut."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from click.testing import CliRunner
+from rich.console import Console
+
+from engine.cli import metrics_command
+from engine.cli.main import main
+
+ANSWER = {
+    ("count", "container_1_count_1"): {"__execute-count": "90", "__report-age": "1"},
+    ("count", "container_2_count_2"): {"__execute-count": "40", "__report-age": "17"},
+    ("split", "container_1_split_3"): {"__emit-count": "300", "__report-age": "0"},
+}
+
+
+@pytest.fixture
+def answer(monkeypatch):
+    monkeypatch.setattr(metrics_command, "fetch", lambda *_args, **_kw: dict(ANSWER))
+
+
+def test_stale_instances_are_counted_and_listed_with_their_age(answer):
+    result = CliRunner().invoke(main, ["metrics", "wordcount"])
+    assert result.exit_code == 0, result.output
+    (count_row,) = [line for line in result.output.splitlines() if line.startswith("│ count")]
+    assert count_row.rstrip(" │").endswith("1")          # the stale column: one of two
+    assert "stale container_2_count_2: last reported 17 s ago" in result.output
+    assert "container_1_count_1: last reported" not in result.output
+    assert "--json" not in result.output                   # piped: nothing was cut
+
+
+def test_a_narrow_terminal_is_told_where_every_figure_is(answer, monkeypatch):
+    screen = io.StringIO()
+    monkeypatch.setattr(metrics_command, "make_console", lambda: Console(
+        file=screen, force_terminal=True, width=80, color_system=None))
+    result = CliRunner().invoke(main, ["metrics", "wordcount"])
+    assert result.exit_code == 0, result.output
+    shown = " ".join(screen.getvalue().split())
+    assert "columns are squeezed: `heron metrics wordcount --json` has every figure" in shown
