@@ -188,6 +188,10 @@ class MetricsManager:
         message.metrics.add(component_name="__metricsmgr__", instance_id=self.id,
                             name="__prometheus-port", value=str(self.prometheus.port),
                             timestamp=now)
+        # requests its endpoint refused for want of the access token (docs/security.md)
+        message.metrics.add(component_name="__metricsmgr__", instance_id=self.id,
+                            name="__prometheus-refused", value=str(self.prometheus.refused),
+                            timestamp=now)
         for sender, values in self.latest.items():
             publisher = self.publishers.get(sender)
             component = publisher.component_name if publisher is not None else component_of(sender)

@@ -61,8 +61,12 @@ def load_or_create(home: Path | str) -> str:
         return read_token(path)
     except FileNotFoundError:
         pass
-    staged = write_private_file(path.parent / f".{TOKEN_FILE}.{secrets.token_hex(8)}",
-                                (secrets.token_urlsafe(32) + "\n").encode())
+    try:
+        staged = write_private_file(path.parent / f".{TOKEN_FILE}.{secrets.token_hex(8)}",
+                                    (secrets.token_urlsafe(32) + "\n").encode())
+    except OSError as exc:
+        raise AccessTokenError(f"{path}: cannot create the access token: "
+                               f"{exc.strerror or exc}") from None
     try:
         os.link(staged, path)
     except FileExistsError:
