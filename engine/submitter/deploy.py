@@ -13,6 +13,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from engine.cluster.config import ClusterRef
 from engine.launch import LaunchSpec, StateManagerSpec, Submission
 from engine.messages import execution_state_pb2, topology_pb2
 from engine.packing import pack
@@ -51,10 +52,15 @@ def deploy(loaded: Any, *, state: Any, state_spec: StateManagerSpec, working_dir
     keys.save(spec.home)
     topology = plan.to_proto(topology_id=topology_id)
     topology.state = topology_pb2.PAUSED if deactivated else topology_pb2.RUNNING
+    role, environ = getpass.getuser(), loaded.env or ""
+    if cluster != "local":
+        # the submit's CLUSTER/ROLE/ENV says where it runs, not the project's config.json
+        # env (which chose the topology's options)
+        ref = ClusterRef.parse(cluster)
+        role, environ = ref.role, ref.environ
     execution = execution_state_pb2.ExecutionState(
         topology_name=name, topology_id=topology_id, submission_time=int(time.time()),
-        submission_user=getpass.getuser(), cluster=cluster, environ=loaded.env or "",
-        role=getpass.getuser())
+        submission_user=getpass.getuser(), cluster=cluster, environ=environ, role=role)
     written: list[str] = []
     try:
         nodes = [("topologies", topology), ("packingplans", packing.to_proto()),
