@@ -18,6 +18,7 @@ bounded (``MAX_LINES`` lines, ``MAX_READ_BYTES`` bytes).
 from __future__ import annotations
 
 import logging
+import os
 import socket
 import threading
 from pathlib import Path
@@ -42,6 +43,13 @@ def _status(code: int, message: str = "") -> common_pb2.Status:
     return common_pb2.Status(status=code, message=message)
 
 
+def node_name() -> str:
+    """The name of the node this container runs on: Slurm's name for it inside a job
+    (several slurmd can share one host, and only Slurm's name tells them apart), else
+    the host name."""
+    return os.environ.get("SLURMD_NODENAME") or socket.gethostname()
+
+
 class ContainerShell:
     """Serves one container's log files until :meth:`stop`."""
 
@@ -52,7 +60,7 @@ class ContainerShell:
         self.topology_id = topology_id
         self.container = container
         self.working_dir = Path(working_dir)
-        self.host = socket.gethostname()
+        self.host = node_name()
         self._sock, self.endpoint = bind_router(ctx, f"tcp://{bind_host}:0", guard=guard,
                                                 kind=SOCKET_KIND)
         self._stop = threading.Event()

@@ -108,6 +108,19 @@ def heron(home: Path, *args: str):
                               catch_exceptions=False)
 
 
+def test_a_shell_in_a_slurm_job_names_slurm_s_node(keys, tmp_path, monkeypatch):
+    """Several slurmd on one host share its host name; the job's SLURMD_NODENAME is the
+    node `heron logs` must name."""
+    monkeypatch.setenv("SLURMD_NODENAME", "node7")
+    node = Node(tmp_path, 1, keys)
+    try:
+        node.write("stmgr-1.log", "started\n")
+        client = ShellClient(1, node.shell.endpoint, TOPOLOGY_ID, SocketSecurity(keys))
+        assert {f.host for f in client.list_logs()} == {"node7"}
+    finally:
+        node.close()
+
+
 def test_the_shells_are_found_through_the_state(home, nodes):
     with StateManagerSpec(kind="local", root=str(home / "state")).open() as state:
         assert container_shells(state, NAME) == {0: nodes[0].shell.endpoint,
