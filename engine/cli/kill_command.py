@@ -1,5 +1,7 @@
 """``heron kill NAME``: deactivate, drain, stop every process, remove its state
-(engine/submitter/runtime.py does it on whichever cluster runs the topology)."""
+(engine/submitter/runtime.py does it on whichever cluster runs the topology), then,
+whether or not the topology's scheduler answered, cancel its cluster jobs and remove its
+package and secrets (engine/submitter/cleanup.py)."""
 
 from __future__ import annotations
 
@@ -18,24 +20,31 @@ KILL_TIMEOUT_SECS = 60.0
 @common_options
 def kill_command(name: str, wait_secs: float, env: Env) -> None:
     """Kill topology NAME: deactivate, drain, stop every process, remove its state."""
-    from engine.submitter.runtime import RuntimeManager  # deferred: CLI start-up time
+    # deferred: CLI start-up time
+    from engine.submitter.cleanup import clean_cluster, cluster_of
+    from engine.submitter.runtime import RuntimeManager
 
     state = env.open_state()
     try:
         topology = require_topology(state, name)
+        execution = state.get("executionstate", name)
         runtime = RuntimeManager(state, name, home=env.home, working_dir=env.working_dir(name),
                                  security=topology_security(state, name, env.working_dir(name)),
                                  notify=lambda line: click.echo(line, err=True))
         runtime.deactivate_and_drain(topology, wait_secs)
         how = runtime.kill(topology, KILL_TIMEOUT_SECS)
-        if how == "kubernetes":
-            click.echo(f"killed topology {name!r}")
-            return
-        if how == "pid files":
-            click.echo(f"the scheduler of {name!r} did not answer; stopped its processes "
-                       f"from their pid files and removed its state")
     finally:
         state.close()
-    # the submission's copy of the ZooKeeper digest goes with the topology (logs stay)
-    (env.working_dir(name) / "secrets" / "zk-auth").unlink(missing_ok=True)
+    if how == "kubernetes":
+        click.echo(f"killed topology {name!r}")
+        return
+    if how == "pid files":
+        click.echo(f"the scheduler of {name!r} did not answer; stopped its processes "
+                   f"from their pid files and removed its state")
+    # whether or not the scheduler answered: its cluster jobs, its package and the
+    # working directory's secrets go with the topology (logs stay)
+    cancelled = clean_cluster(cluster_of(env.home, execution), name, topology.id,
+                              env.working_dir(name))
+    if cancelled:
+        click.echo(f"cancelled Slurm jobs {' '.join(cancelled)} of {name!r}")
     click.echo(f"killed topology {name!r}")

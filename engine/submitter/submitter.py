@@ -27,7 +27,7 @@ from typing import Any, Callable
 from engine.cluster.config import ClusterConfig, ClusterRef
 from engine.cluster.package import build_package
 from engine.executor.remote import launch_manifest
-from engine.launch import LaunchSpec, StateManagerSpec, Submission
+from engine.launch import LAUNCH_FILE, LaunchSpec, StateManagerSpec, Submission
 from engine.packing import PackingError, pack
 from engine.process import read_pid_file
 from engine.scheduler.kubernetes import KubernetesScheduler, KubernetesSchedulerError
@@ -35,6 +35,7 @@ from engine.scheduler.registry import runs_as_service
 from engine.security.keys import TopologyKeys, keys_belong_in, plaintext_requested
 from engine.statemgr import StateError
 from engine.statemgr.zookeeper import read_digest_file
+from engine.submitter.cleanup import scrub_working_dir
 from engine.submitter.deploy import TopologyExistsError, deploy
 from engine.submitter.errors import SubmitterError, refused
 from engine.submitter.launcher import (KubernetesLauncher, SchedulerStartError, ServiceLauncher,
@@ -79,29 +80,49 @@ class Submitter:
                multilang: bool = False, multilang_serializer: str = "json") -> Submitted:
         name = loaded.plan.name
         working_dir = self.working_dir(name)
-        state_spec = None if self.cluster.is_local else cluster_state_spec(self.cluster,
-                                                                           working_dir)
-        state = self._open_state(state_spec)
+        fresh = not (working_dir / LAUNCH_FILE).exists()
+        try:
+            state_spec = None if self.cluster.is_local else cluster_state_spec(self.cluster,
+                                                                               working_dir)
+            state = self._open_state(state_spec)
+        except BaseException:
+            if fresh and not self.cluster.is_local:
+                scrub_working_dir(working_dir)  # the digest's copy it just wrote
+            raise
         try:
             self._refuse_running(state, name)
-            if state_spec is None:
-                assert self.local is not None
-                prepare_working_dir(working_dir, name)
-                state_spec = self.local.spec_for(working_dir)
             try:
-                spec = deploy(loaded, state=state, state_spec=state_spec,
-                              working_dir=working_dir, submission=submission,
-                              deactivated=deactivated, multilang=multilang,
-                              multilang_serializer=multilang_serializer,
-                              **({} if self.cluster.is_local else {"cluster": str(self.ref)}))
-            except (TopologyExistsError, PackingError) as exc:
-                raise refused(str(exc)) from None
-            if not self.cluster.is_local:
-                package_and_upload(self.cluster, spec, loaded, state)
-            self._launch(spec, state)
-            return Submitted(spec, state.get("packingplans", name), keys_belong_in(state))
+                return self._submit(loaded, submission, state, state_spec, working_dir,
+                                    deactivated=deactivated, multilang=multilang,
+                                    multilang_serializer=multilang_serializer)
+            except BaseException:
+                if not self.cluster.is_local:
+                    scrub_working_dir(working_dir)  # keys, digest, package; logs stay
+                raise
         finally:
             state.close()
+
+    def _submit(self, loaded: Any, submission: Submission, state: Any,
+                state_spec: StateManagerSpec | None, working_dir: Path, *, deactivated: bool,
+                multilang: bool, multilang_serializer: str) -> Submitted:
+        """Steps 2-4 for a name that is free; a failure undoes what they wrote."""
+        name = loaded.plan.name
+        if state_spec is None:
+            assert self.local is not None
+            prepare_working_dir(working_dir, name)
+            state_spec = self.local.spec_for(working_dir)
+        try:
+            spec = deploy(loaded, state=state, state_spec=state_spec,
+                          working_dir=working_dir, submission=submission,
+                          deactivated=deactivated, multilang=multilang,
+                          multilang_serializer=multilang_serializer,
+                          **({} if self.cluster.is_local else {"cluster": str(self.ref)}))
+        except (TopologyExistsError, PackingError) as exc:
+            raise refused(str(exc)) from None
+        if not self.cluster.is_local:
+            package_and_upload(self.cluster, spec, loaded, state)
+        self._launch(spec, state)
+        return Submitted(spec, state.get("packingplans", name), keys_belong_in(state))
 
     def _open_state(self, state_spec: StateManagerSpec | None) -> Any:
         if state_spec is None:

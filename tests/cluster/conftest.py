@@ -21,10 +21,11 @@ from tests.unavailable import unavailable
 
 
 @contextlib.contextmanager
-def running_slurm_cluster():
+def running_slurm_cluster(**options):
     """A started three-node ``tests.slurm.SlurmCluster`` (node1..node3, 4 CPUs
     each, every node idle), stopped afterwards and checked to leave nothing behind
-    (namespace, link, mount, process, file). Skips the test without root, network
+    (namespace, link, mount, process, file). ``options`` go to SlurmCluster (e.g.
+    ``real_memory_mb=1000`` for small nodes). Skips the test without root, network
     namespaces or the Slurm packages."""
     from tests.slurm import SlurmCluster, missing_requirements
 
@@ -34,7 +35,7 @@ def running_slurm_cluster():
     unseen = nodes_cannot_see()
     if unseen:
         pytest.fail(f"the Slurm nodes cannot run this checkout: {unseen}")
-    cluster = SlurmCluster(nodes=3, service_pids=SESSION_SERVICE_PIDS)
+    cluster = SlurmCluster(**{"nodes": 3, **options}, service_pids=SESSION_SERVICE_PIDS)
     try:
         cluster.start()
         yield cluster

@@ -29,7 +29,13 @@ temporary directory), ``heron.slurm.python`` (the Python on the nodes; default t
 ``heron.slurm.conf`` (a ``slurm.conf`` for the client commands, as ``SLURM_CONF``),
 ``heron.network.bind.interface`` (else each node binds the address its hostname resolves
 to), ``heron.slurm.container.cpus`` / ``.memory.mb`` (minimums when the packing plan
-asks for less).
+asks for less; sizing.py sizes every container, container 0 included).
+
+Restart and update submit new jobs before they cancel the ones replaced, and cancel what
+they submitted when a later step fails, so a refused request leaves the old jobs in
+force. Each job's comment names the submission, container and incarnation (jobscript.py):
+a restarted service adopts the jobs it finds, and ``heron kill`` cancels them without
+the service (cleanup.py).
 """
 
 from __future__ import annotations

@@ -1,0 +1,89 @@
+"""What ``heron kill`` (and a failed ``heron submit``) removes besides the state, whether
+or not the topology's scheduler service answered.
+
+* Slurm: every job of the submission, found by the comment each carries
+  (engine/scheduler/slurm/cleanup.py), is cancelled directly, and the kill waits until
+  Slurm lists none. Each job's script removes the node's copies of the secrets as it
+  ends (engine/scheduler/slurm/jobscript.py).
+* The uploaded package, wherever the cluster's uploader put it.
+* On this machine: the working directory's secrets (the digest's copy, the topology's
+  keys) and the package built there. Logs stay (docs/clusters.md, "Logs").
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+from engine.cluster.config import ClusterConfigError, ClusterRef, load_cluster
+from engine.launch import LaunchError, LaunchSpec
+from engine.scheduler.slurm.cleanup import cancel_topology_jobs
+from engine.scheduler.slurm.commands import SlurmCommands, SlurmError
+from engine.submitter.errors import SubmitterError
+from engine.uploader import delete_package, uploader_for
+
+#: what the working directory holds that must not outlive the topology
+SECRET_ENTRIES = ("secrets", "package")
+#: how long a kill waits for Slurm to list none of the topology's jobs
+SLURM_KILL_WAIT_SECS = 60.0
+
+
+def scrub_working_dir(working_dir: Path) -> None:
+    """Remove the working directory's secrets and built package; logs stay."""
+    for entry in SECRET_ENTRIES:
+        path = Path(working_dir) / entry
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+        elif path.exists() or path.is_symlink():
+            path.unlink(missing_ok=True)
+
+
+def cluster_of(home: Path, execution: Any) -> Any | None:
+    """The cluster a topology was submitted to (its execution state names it), or None
+    for ``local`` or a cluster this machine does not describe."""
+    if execution is None or not execution.cluster or execution.cluster == "local":
+        return None
+    try:
+        return load_cluster(home, ClusterRef.parse(execution.cluster).cluster)
+    except ClusterConfigError:
+        return None
+
+
+def clean_cluster(cluster: Any, name: str, topology_id: str, working_dir: Path) -> list[str]:
+    """Cancel the submission's Slurm jobs, delete its package, scrub the working dir.
+    Returns the job ids cancelled here (the service may have cancelled them already).
+    Raises :class:`SubmitterError` naming what could not be removed, after removing the
+    rest."""
+    problems: list[str] = []
+    cancelled: list[str] = []
+    if cluster is not None and cluster.scheduler == "slurm":
+        values = cluster.values
+        commands = SlurmCommands(conf=values.get("heron.slurm.conf"),
+                                 timeout=float(values.get("heron.slurm.submit.timeout.secs", 30)))
+        try:
+            cancelled = cancel_topology_jobs(commands, topology_id,
+                                             wait_secs=SLURM_KILL_WAIT_SECS)
+        except SlurmError as exc:
+            problems.append(f"cannot cancel its Slurm jobs: {exc}")
+    try:
+        _delete_package(cluster, name, topology_id, working_dir)
+    except Exception as exc:  # noqa: BLE001 - named in the one-line error below
+        problems.append(f"cannot delete its package: {exc}")
+    scrub_working_dir(working_dir)
+    if problems:
+        raise SubmitterError(f"killed {name!r} but {'; '.join(problems)}")
+    return cancelled
+
+
+def _delete_package(cluster: Any, name: str, topology_id: str, working_dir: Path) -> None:
+    try:
+        spec = LaunchSpec.load(working_dir)
+    except LaunchError:
+        spec = None
+    if spec is not None and spec.topology_id == topology_id and spec.package_url:
+        delete_package(spec)
+    elif cluster is not None and not cluster.is_local:
+        # submitted from another machine: the uploader names the package the same way
+        uploader = uploader_for(cluster)
+        uploader.delete(uploader.url_for(f"{name}-{topology_id}"))
