@@ -55,6 +55,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -122,6 +123,7 @@ class Soak:
         self.resubmits: list[float] = []
         self.notes: list[str] = []
         self.down_since: float | None = None
+        self.resubmitting: threading.Thread | None = None
         self.next_resources = 0.0
         self.start = self.monkey_end = 0.0
 
@@ -134,14 +136,27 @@ class Soak:
             raise RuntimeError(f"heron submit failed: {done.stdout}{done.stderr}")
 
     def resubmit(self, now: float) -> None:
-        self.status.line("nothing of the topology is running: heron kill, heron submit again",
-                         "bold red")
-        heron(self.home, "kill", NAME)
-        self.submit()
+        """``heron kill`` and ``heron submit`` in a thread, so that sampling goes on (the
+        chart shows the gap) while the monkey waits."""
         self.resubmits.append(now)
         for k in self.kills:
             if k.open:
                 k.resubmitted = True
+
+        def run() -> None:
+            try:
+                heron(self.home, "kill", NAME)
+                self.submit()
+            except (RuntimeError, subprocess.SubprocessError) as exc:
+                self.notes.append(f"resubmitting failed: {exc}")
+
+        self.resubmitting = threading.Thread(target=run, name="resubmit", daemon=True)
+        self.resubmitting.start()
+
+    def busy(self) -> bool:
+        """The topology is down or being submitted again: the monkey waits."""
+        return self.down_since is not None or (self.resubmitting is not None
+                                               and self.resubmitting.is_alive())
 
     # -- one poll ----------------------------------------------------------------------
     def tick(self, now: float) -> None:
@@ -156,6 +171,8 @@ class Soak:
         for k in self.kills:
             if k.open:
                 self._follow(k, now, named)
+        if self.resubmitting is not None and self.resubmitting.is_alive():
+            return
         if not any(p is not None for p in named.values()):
             self.down_since = self.down_since or now
             if (self.args.resubmit and now - self.down_since >= 3.0
@@ -222,7 +239,7 @@ class Soak:
             if now >= self.monkey_end:
                 break
             self.tick(now)
-            if now >= monkey.next_at and not self.down_since:
+            if now >= monkey.next_at and not self.busy():
                 picked = monkey.pick(self.processes.live())
                 if picked is None:  # that kind is being restarted: try again in a second
                     monkey.next_at = now + 1.0
@@ -284,6 +301,8 @@ class Soak:
             text += f" (last: {last.kind} {last.name}, {state})"
         if self.resubmits:
             text += f"  resubmitted {len(self.resubmits)}x"
+        if self.busy():
+            text += "  [nothing of the topology running: heron kill, heron submit again]"
         self.status.line(text)
 
     # -- figures -----------------------------------------------------------------------
@@ -424,6 +443,8 @@ def main(argv: list[str] | None = None) -> int:
         error = str(exc)
     finally:
         status.line("stopping the topology")
+        if soak.resubmitting is not None:  # never submit after the cleanup
+            soak.resubmitting.join(timeout=180)
         left = cleanup(home)
     if error is not None and not soak.kills:
         console.print(f"error: {error}", style="bold red")
