@@ -408,6 +408,7 @@
           if (LATENCY_METRICS.has(metric)) (c.latencies[metric] = c.latencies[metric] || []).push(num(value));
           else if (metric === "__last-error") { if (value) c.errors.push(String(value)); }
           else if (metric === "__process-last-error") { /* read with the crash-loop flag */ }
+          else if (metric === "__report-age") { /* read from the answer's "stale" */ }
           else if (CRASH_LOOPING.has(metric)) {
             if (num(value) === 1 && !c.looping.has(instance)) {
               const error = value === null ? "" : (metric === "__crash-looping"
@@ -460,10 +461,15 @@
         setCell(row, "restarts", fmtInt(restarts === null ? null
           : (a.sums["__restart-count"] || 0) + (a.sums["__process-restarts"] || 0)));
         const looping = [...a.looping.entries()];
+        // figures not reported for over 5 s: their process is dead, stuck or unreachable
+        const stale = Object.entries(all.stale || {}).filter(([i]) => all.components[i] === c);
         if (row) row.classList.toggle("crash-looping", looping.length > 0);
+        if (row) row.classList.toggle("stale", stale.length > 0 && looping.length === 0);
         setCell(row, "last-error", looping.length
           ? `crash-looping (${looping.map(([i]) => i).join(", ")}): ${looping[0][1]}`
-          : (a.errors[0] || ""));
+          : stale.length
+            ? `stale (${stale.map(([i, age]) => `${i}: last reported ${Math.round(age)} s ago`).join(", ")}): its figures are its last ones`
+            : (a.errors[0] || ""));
         const node = dagBox.querySelector(`g.dag-node[data-component="${CSS.escape(c)}"]`);
         if (node) {
           const emitted = a.sums["__emit-count"] || 0;
@@ -487,6 +493,9 @@
         for (const [metric, cls, , , kind] of LATENCIES) {
           setCell(row, cls, (kind === "spout") === spout ? fmtMs(value(all, metric, id)) : "–");
         }
+        const age = (all.stale || {})[id];
+        row.classList.toggle("stale", age !== undefined);
+        row.title = age !== undefined ? `stale: last reported ${Math.round(age)} s ago (dead, stuck or unreachable)` : "";
         const b = bp.instances[id];
         if (b) {
           const label = b.throttled ? "spout throttled" : (b.stmgr_initiated ? "stmgr initiated" : "none");

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 from pathlib import Path
 
 import pytest
@@ -160,6 +161,38 @@ def test_the_topology_page_shows_the_dag_and_live_counts(local_topology, serve, 
     record_property("screenshot", str(shot))
     width, height = png_size(shot.read_bytes())
     assert width >= 800 and height >= 600 and shot.stat().st_size > 20_000
+    assert browser.problems(session) == [], browser.log_tail()
+
+
+def test_a_stuck_instance_is_marked_stale_on_the_page(local_topology, serve, browser):
+    """An instance that stops reporting (stopped: neither dead nor publishing) shows its
+    frozen figures as stale, on its component's row and its own, until it reports again."""
+    from engine.process.spawn import read_pid_file
+
+    served = serve(tracker_app(local_topology.state_spec))
+    session = browser.open_page(page_link(served.url, f"/ui/topologies/{NAME}"))
+    wait_for(browser, session, "document.querySelectorAll('#containers tr[data-instance]')"
+                               ".length === 5")
+    victim = browser.evaluate(session, """[...document.querySelectorAll(
+        '#containers tr[data-instance]')].map(r => r.dataset.instance)
+        .filter(i => i.includes('_count_bolt_')).sort()[0]""")
+    proc = read_pid_file(local_topology.working_dir / "pids" / f"{victim}.pid")
+    assert proc is not None, victim
+    component_row = "#components tr[data-component=\"count_bolt\"]"
+    proc.send_signal(signal.SIGSTOP)
+    try:
+        wait_for(browser, session, f"""document.querySelector('{component_row}')
+            .classList.contains('stale')""", timeout=25)
+        marks = json.loads(browser.evaluate(session, f"""JSON.stringify({{
+            note: document.querySelector('{component_row} .last-error').textContent,
+            rows: [...document.querySelectorAll('#containers tr[data-instance].stale')]
+                .map(r => r.dataset.instance)}})"""))
+        assert marks["rows"] == [victim], marks
+        assert marks["note"].startswith(f"stale ({victim}: last reported "), marks
+    finally:
+        proc.send_signal(signal.SIGCONT)
+    wait_for(browser, session, f"""!document.querySelector('{component_row}')
+        .classList.contains('stale')""", timeout=25)
     assert browser.problems(session) == [], browser.log_tail()
 
 
