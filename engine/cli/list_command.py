@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.table import Table
@@ -82,8 +83,19 @@ def _cluster_status(working_dir: Path) -> list[str]:
         lines.append(f"nodes excluded (down): {', '.join(status['excluded'])}")
     for recovery in status.get("recoveries", [])[-5:]:
         lines.append(f"recovered container {recovery['container']} in {recovery['seconds']:.1f} s "
-                     f"after {recovery['cause']}")
+                     f"after {recovery['cause']}{_recovery_detail(recovery)}")
     return lines
+
+
+def _recovery_detail(recovery: dict[str, Any]) -> str:
+    """Where the time starts, and when the loss was noticed and the job ran again."""
+    if recovery.get("measured_from") != "last report":
+        return " (timed from the loss being noticed: its last report is unknown)"
+    steps = [f"{label} after {recovery[key]:.1f} s" for key, label in
+             (("detected_after", "noticed"), ("running_after", "running"))
+             if recovery.get(key) is not None]
+    return f" (timed from its last report; {', '.join(steps)})" if steps else \
+        " (timed from its last report)"
 
 
 #: how long `heron list` waits for each Topology Master's metrics

@@ -282,7 +282,15 @@ class ContainerJobModel(BaseModel):
 class RecoveryModel(BaseModel):
     container: int
     cause: str = Field(description="why it was replaced (a node lost, a job that ended)")
-    seconds: float = Field(description="from noticing the loss to the new job running")
+    seconds: float = Field(description="from the failure (the container's last report, "
+                                       "else the loss being noticed) to its replacement "
+                                       "reporting again")
+    measured_from: str = Field("detection", description="'last report' or 'detection': "
+                                                        "where `seconds` starts")
+    detected_after: float | None = Field(None, description="seconds from the failure to "
+                                                           "the scheduler noticing it")
+    running_after: float | None = Field(None, description="seconds from the failure to "
+                                                          "the new job running")
 
 
 class SchedulerStatusModel(BaseModel):

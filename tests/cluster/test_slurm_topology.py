@@ -341,10 +341,18 @@ def test_the_containers_of_a_dead_node_come_back_on_the_others(slurm_cluster, sl
         assert wait_until(lambda: len(topology.acked()) == topology.n, 240), \
             (len(topology.acked()), topology.status())
         topology.check_counts()
-        recoveries = topology.status()["recoveries"]
-        assert any(r["container"] == container for r in recoveries), recoveries
+        recoveries = wait_until(lambda: [r for r in topology.status()["recoveries"]
+                                         if r["container"] == container], 30)
+        assert recoveries, topology.status()
+        # timed from the container's last report (about when the node died), not from
+        # Slurm noticing it seconds later, and to its replacement reporting again
+        (recovery,) = recoveries
+        assert recovery["measured_from"] == "last report", recovery
+        assert recovery["seconds"] >= recovered_in - 4.0, (recovery, recovered_in)
+        assert 0 < recovery["detected_after"] < recovery["running_after"] <= recovery["seconds"]
         listed = topology.heron("list").output
         assert f"recovered container {container} in" in listed, listed
+        assert "timed from its last report; noticed after" in listed, listed
         tracked = tracker_scheduler_status(topology)
         assert any(r["container"] == container and r["seconds"] > 0
                    for r in tracked["recoveries"]), tracked

@@ -18,8 +18,10 @@ A monitor thread keeps every container running, on whichever nodes are alive:
   a Stream Manager of an older one, so a container cut off by a partition never rejoins
   once it has been replaced.
 
-Every decision is logged and kept in :attr:`events` (time, container, job, reason),
-which is what ``heron list`` and the tracker show as the time to recover.
+Every decision is logged and kept in :attr:`events` (time, container, job, reason).
+``heron list`` and the tracker show each recovery's time from the container's failure
+(its last report to the Topology Master) to its replacement reporting again, with when
+the loss was noticed and the new job ran on the way (recovery.py).
 
 Keys (``scheduler.yaml``): ``heron.slurm.partition``, ``heron.slurm.job.time.limit``
 (``sbatch --time``; default unlimited), ``heron.slurm.poll.secs`` (2),
@@ -56,7 +58,9 @@ from engine.scheduler.slurm.commands import (ENDED_JOB_STATES, SlurmCommands, Sl
                                              SlurmUnsatisfiable)
 from engine.scheduler.slurm.jobscript import (job_comment, job_script, parse_comment,
                                               topology_comment_prefix)
+from engine.scheduler.slurm.recovery import LastSeen, ask_topology_master, recovery_times
 from engine.scheduler.slurm.sizing import container_resources, grew, placement_hint
+from engine.security.guard import SocketSecurity
 from engine.security.private import write_private_file
 from engine.spi import KillOnce, ServiceScheduler
 from engine.uploader import delete_package
@@ -141,6 +145,11 @@ class SlurmScheduler(KillOnce, ServiceScheduler):
         #: container -> (monotonic time, reason) of a resubmission waiting for its backoff
         self.due: dict[int, tuple[float, str]] = {}
         self._incarnations: dict[int, int] = {}
+        #: each container's last sign of life, the clock recoveries are timed on
+        self.last_seen = LastSeen(ask_topology_master(
+            state, spec.topology_name, lambda: SocketSecurity.for_launch(spec)))
+        #: containers replaced and not yet reporting again
+        self._rejoining: set[int] = set()
         #: the topology's own keys (container 0's padding), read at launch
         self.topology_config: dict[str, Any] = {}
         self._lock = threading.RLock()
@@ -410,6 +419,8 @@ class SlurmScheduler(KillOnce, ServiceScheduler):
 
     def check_once(self) -> None:
         """One look at the jobs and nodes; replace what is lost."""
+        if self.jobs:  # outside the lock: the Topology Master may take a second
+            self.last_seen.poll(self.containers)
         try:
             self._check()
         finally:
@@ -469,7 +480,9 @@ class SlurmScheduler(KillOnce, ServiceScheduler):
                 if state in ENDED_JOB_STATES or state == "GONE":
                     ran = 1 if job.running_at is not None else 0
                     detail = f"{state} on {job.node or '?'}"
-                    self._record(c, job.job_id, "ended", detail, ran=ran)
+                    self._record(c, job.job_id, "ended", detail, ran=ran,
+                                 failed_at=self.last_seen.last(c))
+                    self._rejoining.add(c)
                     # a job that never ran, or ran briefly, backs off like any process
                     delay = tracker.failed(f"job {job.job_id} {detail}",
                                            progressed=state in ("NODE_FAIL", "PREEMPTED",
@@ -477,7 +490,9 @@ class SlurmScheduler(KillOnce, ServiceScheduler):
                     self.due[c] = (time.monotonic() + delay, f"job {job.job_id} ended {state}")
                 elif state in ("RUNNING", "COMPLETING", "CONFIGURING") and job.node in unhealthy:
                     self._record(c, job.job_id, "node lost",
-                                 f"{job.node} is {nodes.get(job.node, '?')}")
+                                 f"{job.node} is {nodes.get(job.node, '?')}",
+                                 failed_at=self.last_seen.last(c))
+                    self._rejoining.add(c)
                     self._replace(c, f"node {job.node} is {nodes.get(job.node, '?')}")
                 elif state == "PENDING" and set(job.excluded) - self.excluded:
                     # it excludes a node that is healthy again: let it go there too
@@ -485,6 +500,7 @@ class SlurmScheduler(KillOnce, ServiceScheduler):
                     self._record(c, job.job_id, "exclusions updated",
                                  ",".join(sorted(self.excluded)) or "none")
                     job.excluded = sorted(self.excluded)
+            self._note_rejoined()
             now = time.monotonic()
             for c, (at, why) in sorted(self.due.items()):
                 if at <= now and c in self.containers:
@@ -502,16 +518,21 @@ class SlurmScheduler(KillOnce, ServiceScheduler):
             self._record(parsed[0] if parsed else -1, job_id, "stray", f"{state}; cancelled")
             self._cancel_quietly([job_id])
 
+    def _note_rejoined(self) -> None:
+        """A replaced container whose processes report after its new job started running
+        is counted again: its recovery ends there (recovery.py)."""
+        for c in sorted(self._rejoining):
+            job = self.jobs.get(c)
+            if job is None or c not in self.containers:
+                self._rejoining.discard(c)
+                continue
+            last = self.last_seen.last(c)
+            if job.running_at is not None and last is not None and last > job.running_at:
+                self._record(c, job.job_id, "rejoined", "its processes report again",
+                             reported_at=last)
+                self._rejoining.discard(c)
+
     def recovery_times(self) -> list[dict[str, Any]]:
-        """For each replacement: how long from the loss being noticed to the new job
-        running (what ``heron list`` shows)."""
-        out = []
-        pending: dict[int, SchedulerEvent] = {}
-        for event in self.events:
-            if event.what in ("node lost", "ended"):
-                pending.setdefault(event.container, event)
-            elif event.what == "running" and event.container in pending:
-                lost = pending.pop(event.container)
-                out.append({"container": event.container, "cause": lost.detail,
-                            "seconds": round(event.time - lost.time, 2)})
-        return out
+        """For each replacement: how long from the container's failure (its last report)
+        to its replacement counted again (what ``heron list`` and the tracker show)."""
+        return recovery_times(self.events)

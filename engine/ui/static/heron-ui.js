@@ -352,9 +352,14 @@
           el("td", { text: j.node || "–" }), el("td", { text: j.state }),
           el("td", { class: "num", text: String(j.incarnation) }))));
       const recoveries = status.recoveries.length
-        ? table("cluster-recoveries", [["container", "num"], ["cause"], ["recovered in", "num"]],
+        ? table("cluster-recoveries", [["container", "num"], ["cause"], ["noticed after", "num"],
+          ["running after", "num"], ["recovered in", "num"], ["measured from"]],
           status.recoveries.map((r) => el("tr", {}, el("td", { class: "num", text: String(r.container) }),
-            el("td", { text: r.cause }), el("td", { class: "num", text: r.seconds.toFixed(1) + " s" }))))
+            el("td", { text: r.cause }),
+            el("td", { class: "num", text: r.detected_after == null ? "–" : r.detected_after.toFixed(1) + " s" }),
+            el("td", { class: "num", text: r.running_after == null ? "–" : r.running_after.toFixed(1) + " s" }),
+            el("td", { class: "num", text: r.seconds.toFixed(1) + " s" }),
+            el("td", { text: r.measured_from === "last report" ? "its last report" : "the loss noticed" }))))
         : el("p", { class: "muted", text: "no container has been replaced" });
       clusterBox.replaceChildren(
         el("p", { class: "muted", text: `${status.scheduler} scheduler · excluded nodes: ${status.excluded_nodes.join(", ") || "none"}` }),

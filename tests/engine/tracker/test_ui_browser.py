@@ -269,7 +269,9 @@ def test_the_page_shows_a_cluster_schedulers_jobs_and_recoveries(local_topology,
                   "incarnation": 1}],
         "excluded": ["node2"],
         "recoveries": [{"container": 1, "cause": "node node2 lost (not responding)",
-                        "seconds": 16.4}]}))
+                        "seconds": 16.4, "measured_from": "last report",
+                        "detected_after": 7.2, "running_after": 11.0},
+                       {"container": 0, "cause": "NODE_FAIL on node1", "seconds": 9.0}]}))
     try:
         served = serve(tracker_app(local_topology.state_spec))
         session = browser.open_page(page_link(served.url, f"/ui/topologies/{NAME}"))
@@ -282,7 +284,10 @@ def test_the_page_shows_a_cluster_schedulers_jobs_and_recoveries(local_topology,
             note: document.querySelector('#cluster-status p').textContent})"""))
         assert card["jobs"] == [["0", "41", "node1", "RUNNING", "0"],
                                 ["1", "57", "node3", "RUNNING", "1"]]
-        assert card["recoveries"] == [["1", "node node2 lost (not responding)", "16.4 s"]]
+        assert card["recoveries"] == [
+            ["1", "node node2 lost (not responding)", "7.2 s", "11.0 s", "16.4 s",
+             "its last report"],
+            ["0", "NODE_FAIL on node1", "–", "–", "9.0 s", "the loss noticed"]]
         assert "slurm scheduler" in card["note"] and "excluded nodes: node2" in card["note"]
         browser.screenshot(session, artifact(tmp_path, "tracker-ui-cluster.png"))
         assert browser.problems(session) == [], browser.log_tail()
