@@ -119,6 +119,17 @@ class SlurmCommands:
         fields = dict(item.split("=", 1) for item in out.split() if "=" in item)
         return fields.get("JobState", "GONE"), fields.get("NodeList", "")
 
+    def exit_code(self, job_id: str) -> int | None:
+        """The exit code of an ended job's script (``scontrol show job``'s ExitCode
+        ``CODE:SIGNAL``), None when the controller no longer knows the job."""
+        try:
+            out = self.run(["scontrol", "--oneliner", "show", "job", job_id])
+        except SlurmError:
+            return None
+        fields = dict(item.split("=", 1) for item in out.split() if "=" in item)
+        code, _, _ = fields.get("ExitCode", "").partition(":")
+        return int(code) if code.isdigit() else None
+
     def node_states(self) -> dict[str, str]:
         """node -> its state (lower case, flags such as '*' for not responding kept)."""
         out = self.run(["sinfo", "--noheader", "--Node", "--format=%N|%t"])

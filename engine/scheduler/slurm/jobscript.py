@@ -28,6 +28,10 @@ from engine.launch import LaunchSpec
 from engine.process.spawn import with_code_root
 from engine.statemgr.zookeeper import read_digest_file
 
+#: the script's exit code when it refuses the node's work directory (sysexits'
+#: EX_CONFIG): the job's output goes nowhere, so the scheduler reads this code instead
+UNSAFE_WORK_DIR_EXIT = 78
+
 COMMENT_PREFIX = "heron:"
 
 
@@ -82,13 +86,13 @@ def job_script(spec: LaunchSpec, config: Mapping[str, Any], container: int,
         'if [ -L "$base" ] || [ ! -d "$base" ] || [ ! -O "$base" ]; then',
         '  echo "heron: $base is not a directory owned by user $(id -u); refusing to write '
         'the topology\'s secrets there" >&2',
-        "  exit 2",
+        f"  exit {UNSAFE_WORK_DIR_EXIT}",
         "fi",
         'mode=$(stat -c %a "$base")',
         'if [ "$mode" != 700 ]; then',
         '  echo "heron: $base has mode $mode, not 700 (owner-only); refusing to write the '
         'topology\'s secrets there" >&2',
-        "  exit 2",
+        f"  exit {UNSAFE_WORK_DIR_EXIT}",
         "fi",
         f"topo=\"$base\"/{shlex.quote(spec.topology_id)}",
         f"container=\"$topo\"/container-{container}",

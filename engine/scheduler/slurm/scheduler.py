@@ -56,8 +56,8 @@ from engine.process.restart_policy import RestartTracker
 from engine.scheduler.slurm.cleanup import cancel_topology_jobs
 from engine.scheduler.slurm.commands import (ENDED_JOB_STATES, SlurmCommands, SlurmError,
                                              SlurmUnsatisfiable)
-from engine.scheduler.slurm.jobscript import (job_comment, job_script, parse_comment,
-                                              topology_comment_prefix)
+from engine.scheduler.slurm.jobscript import (UNSAFE_WORK_DIR_EXIT, job_comment, job_script,
+                                              parse_comment, topology_comment_prefix)
 from engine.scheduler.slurm.recovery import LastSeen, ask_topology_master, recovery_times
 from engine.scheduler.slurm.sizing import container_resources, grew, placement_hint
 from engine.security.guard import SocketSecurity
@@ -479,7 +479,7 @@ class SlurmScheduler(KillOnce, ServiceScheduler):
                     continue  # ended already; waiting for its backoff
                 if state in ENDED_JOB_STATES or state == "GONE":
                     ran = 1 if job.running_at is not None else 0
-                    detail = f"{state} on {job.node or '?'}"
+                    detail = f"{state} on {job.node or '?'}{self._why_failed(job, state)}"
                     self._record(c, job.job_id, "ended", detail, ran=ran,
                                  failed_at=self.last_seen.last(c))
                     self._rejoining.add(c)
@@ -517,6 +517,15 @@ class SlurmScheduler(KillOnce, ServiceScheduler):
             parsed = parse_comment(comment, self.spec.topology_id)
             self._record(parsed[0] if parsed else -1, job_id, "stray", f"{state}; cancelled")
             self._cancel_quietly([job_id])
+
+    def _why_failed(self, job: ContainerJob, state: str) -> str:
+        """What the job script said, when it refused to run (its output goes nowhere)."""
+        if state != "FAILED" or self.commands.exit_code(job.job_id) != UNSAFE_WORK_DIR_EXIT:
+            return ""
+        root = self.config.get("heron.slurm.work.root") or "${TMPDIR:-/tmp}"
+        return (f": the job script refused {root}/heron-UID on {job.node or 'the node'}: it "
+                "must be a directory of this user with mode 700 (it would hold the "
+                "topology's secrets); fix it there or set heron.slurm.work.root")
 
     def _note_rejoined(self) -> None:
         """A replaced container whose processes report after its new job started running

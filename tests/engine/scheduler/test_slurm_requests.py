@@ -20,7 +20,7 @@ from engine.messages import common_pb2, scheduler_pb2
 from engine.network import decode, encode
 from engine.scheduler.service import SchedulerService
 from engine.scheduler.slurm.commands import SlurmError, SlurmUnsatisfiable
-from engine.scheduler.slurm.jobscript import job_comment
+from engine.scheduler.slurm.jobscript import UNSAFE_WORK_DIR_EXIT, job_comment
 from engine.scheduler.slurm.scheduler import SlurmScheduler
 from engine.spi.packing_plan import ContainerPlan, InstancePlan, PackingPlan
 from engine.spi.resources import Resource
@@ -41,6 +41,7 @@ class FakeSlurm:
         self.live: dict[str, tuple[str, str, str]] = {}
         self.next_id = 100
         self.fail_sbatch: tuple[int, Exception] | None = None
+        self.exit_codes: dict[str, int] = {}
 
     def sbatch(self, script: str, options: list[str]) -> str:
         if self.fail_sbatch is not None:
@@ -66,6 +67,9 @@ class FakeSlurm:
 
     def job_state(self, job_id: str) -> tuple[str, str]:
         return "GONE", ""
+
+    def exit_code(self, job_id: str) -> int | None:
+        return self.exit_codes.get(job_id)
 
     def node_states(self) -> dict[str, str]:
         return {"node1": "idle"}
@@ -112,6 +116,21 @@ def test_restart_submits_the_new_job_before_cancelling_the_old_one(slurm):
     new = scheduler.jobs[1].job_id
     assert fake.order() == [f"sbatch {new}", f"scancel {old[1]}"]
     assert scheduler.jobs[1].incarnation == 2
+
+
+def test_a_job_whose_script_refused_the_work_directory_says_so(slurm, monkeypatch):
+    """The job's output goes nowhere, so its exit code is how the refusal is told: the
+    event and the crash-loop error name the directory and the fix."""
+    scheduler, fake = slurm
+    job_id = scheduler.jobs[1].job_id
+    fake.live[job_id] = ("FAILED", "node3", fake.live[job_id][2])
+    fake.exit_codes[job_id] = UNSAFE_WORK_DIR_EXIT
+    scheduler.check_once()
+    (ended,) = [e for e in scheduler.events if e.what == "ended"]
+    assert ended.detail.startswith("FAILED on node3: the job script refused "
+                                   "${TMPDIR:-/tmp}/heron-UID on node3: it must be a "
+                                   "directory of this user with mode 700")
+    assert "heron.slurm.work.root" in ended.detail
 
 
 def test_a_failed_sbatch_during_restart_leaves_every_old_job_running(slurm):
@@ -259,7 +278,7 @@ def test_the_job_script_refuses_a_work_directory_others_can_read(tmp_path):
     base.mkdir(parents=True, mode=0o755)
     base.chmod(0o755)
     done = run_script(tmp_path, root)
-    assert done.returncode == 2
+    assert done.returncode == UNSAFE_WORK_DIR_EXIT
     assert f"{base} has mode 755, not 700 (owner-only); refusing" in done.stderr
     assert not list(base.rglob("*"))
 
