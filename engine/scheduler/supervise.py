@@ -1,13 +1,17 @@
-"""The scheduler service's own supervisor, for schedulers whose containers outlive it (Slurm).
+"""The scheduler service's own supervisor.
 
-``python -m engine.scheduler --launch PATH`` for such a scheduler is this small loop: it
-runs the service proper (``--serve``) as its child, in a session of its own watching
-this process, and starts it again when it dies after it served, under the engine's
-restart policy (engine/process/restart_policy.py: at once after a good run, with backoff
-when it keeps failing). The new service adopts the jobs it finds instead of submitting
-duplicates (SlurmScheduler.launch). A child that never served (its launch failed) is not
-started again: its status is this process's, so ``heron submit`` reports it. SIGTERM or
-SIGINT here is passed on (the child kills the topology, then both exit).
+``python -m engine.scheduler --launch PATH`` is this small loop: it runs the service
+proper (``--serve``) as its child, in a session of its own watching this process, and
+starts it again when it dies after it served, under the engine's restart policy
+(engine/process/restart_policy.py: at once after a good run, with backoff when it keeps
+failing). On Slurm the containers outlive the service and the new one adopts the jobs it
+finds instead of submitting duplicates (SlurmScheduler.launch). The local scheduler's
+executors are the service's children and die with it (nothing may outlive a killed
+topology on one machine), so the new service starts them again: the topology runs again
+from its stored plans, and an at-least-once topology replays what was in flight. A child
+that never served (its launch failed) is not started again: its status is this
+process's, so ``heron submit`` reports it. SIGTERM or SIGINT here is passed on (the child
+kills the topology, then both exit).
 """
 
 from __future__ import annotations
@@ -29,8 +33,9 @@ log = logging.getLogger("heron.scheduler")
 
 #: written by the service once it serves (its pid), in the working dir's pids/
 SERVING_MARKER = "scheduler-service.pid"
-#: the schedulers whose service is supervised (their jobs survive the service; it adopts)
-SUPERVISED = ("slurm",)
+#: the schedulers whose service is supervised: Slurm's jobs survive the service and are
+#: adopted; the local scheduler's executors die with it and are started again
+SUPERVISED = ("slurm", "local")
 
 
 def supervised(scheduler: str) -> bool:
@@ -60,7 +65,9 @@ def supervise(spec: LaunchSpec, stopping: threading.Event) -> int:
                 return code  # it never served: the launch failed, submit says why
             delay = tracker.failed(f"exited with status {code}")
             log.error("the scheduler service (pid %d) exited with status %d; starting it "
-                      "again in %.1fs (it adopts the running jobs)", child.pid, code, delay)
+                      "again in %.1fs (%s)", child.pid, code, delay,
+                      "it starts the containers again" if spec.scheduler == "local"
+                      else "it adopts the running jobs")
             if stopping.wait(delay):
                 return 0
     finally:

@@ -125,3 +125,42 @@ def test_a_zookeeper_that_does_not_answer_is_a_clear_error(real_engine, sweep):
     assert f"127.0.0.1:{port}" in result.output and "did not answer" in result.output
     assert "Traceback" not in result.output
     assert time.monotonic() - began < 30
+
+
+def test_a_killed_scheduler_service_is_started_again_and_so_is_the_topology(
+        real_engine, sweep, live_processes, isolated_imports):
+    """kill -9 of a local topology's scheduler service: its executors follow it out (no
+    process may outlive it), its supervisor starts it again, and the new service starts
+    the containers again from the stored plans; `heron kill` then stops everything."""
+    import os
+    import signal
+
+    from engine.process import read_pid_file
+    from engine.scheduler.supervise import SERVING_MARKER
+
+    pids = real_engine / "topologies" / "wordcount" / "pids"
+    with open_state_manager("local", root=real_engine / "state") as state:
+        result = heron("submit", "local", str(WORDCOUNT), "-o", "wordcount.seed=7")
+        assert result.exit_code == 0, result.output
+        try:
+            assert wait_until(lambda: spout_emitted(state, "wordcount") > 1000)
+            service = read_pid_file(pids / SERVING_MARKER)
+            old_tm = state.get("tmanagers", "wordcount").controller_endpoint
+            assert service is not None
+            os.kill(service.pid, signal.SIGKILL)
+            again = wait_until(lambda: (p := read_pid_file(pids / SERVING_MARKER))
+                               and p.pid != service.pid and p, timeout=60)
+            assert again, "the scheduler service was not started again"
+            assert wait_until(lambda: (tm := state.get("tmanagers", "wordcount"))
+                              and tm.controller_endpoint != old_tm, timeout=60), \
+                "no new Topology Master"
+            assert wait_until(lambda: spout_emitted(state, "wordcount") > 1000, timeout=60), \
+                "the topology did not run again"
+            assert "wordcount" in heron("list").output
+        finally:
+            killed = heron("kill", "wordcount")
+        assert killed.exit_code == 0, killed.output
+        assert "did not answer" not in killed.output  # the new service answered the kill
+        assert state.topologies() == []
+    assert wait_until(lambda: not live_processes(), timeout=15), \
+        f"processes outlived heron kill: {[p.pid for p in live_processes()]}"

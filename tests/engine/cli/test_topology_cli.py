@@ -102,8 +102,10 @@ def test_deploy_deactivated_and_kill_when_the_scheduler_does_not_answer(
     assert "PAUSED" in heron("list").output
     working = heron_home / "topologies" / "wordcount"
     assert wait_for(lambda: len(live_processes()) >= 1 + 2 + 1 + 2)
-    scheduler_pid = int((working / "pids" / "scheduler.pid").read_text().split()[0])
-    os.kill(scheduler_pid, signal.SIGSTOP)  # alive but deaf
+    # the service that answers (its supervisor only restarts it): alive but deaf
+    assert wait_for(lambda: (working / "pids" / "scheduler-service.pid").exists())
+    scheduler_pid = int((working / "pids" / "scheduler-service.pid").read_text().split()[0])
+    os.kill(scheduler_pid, signal.SIGSTOP)
     monkeypatch.setattr(topology_commands, "KILL_TIMEOUT_SECS", 1.0)
     killed = heron("kill", "wordcount", "--wait", "0")
     assert killed.exit_code == 0, killed.output

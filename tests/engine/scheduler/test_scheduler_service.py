@@ -61,7 +61,8 @@ def test_service_serves_restart_and_kill(launch_spec, sweep, topology_processes)
         assert loc.topology_name == "wc"
         assert loc.http_endpoint.startswith("tcp://127.0.0.1:")
         assert loc.job_page_link[0].startswith("file://")
-        assert wait_for(lambda: len(topology_processes()) == 1 + 3 + 1 + 8)
+        # the supervisor and its service, 3 executors, 1 + 8 of the topology's processes
+        assert wait_for(lambda: len(topology_processes()) == 2 + 3 + 1 + 8)
         security = SocketSecurity.for_launch(launch_spec)
 
         # Malformed input from a client holding the keys is dropped; the service keeps
@@ -92,7 +93,7 @@ def test_service_serves_restart_and_kill(launch_spec, sweep, topology_processes)
         assert empty.status.status == common_pb2.INVALID_TOPOLOGY_NAME
         assert "names no topology" in empty.status.message
         assert proc.poll() is None  # (container 2 may still be coming back from its restart)
-        assert wait_for(lambda: len(topology_processes()) == 13)
+        assert wait_for(lambda: len(topology_processes()) == 14)
 
         done = request(loc.http_endpoint, scheduler_pb2.KillTopologyRequest(topology_name="wc"),
                        timeout=60, security=security)
@@ -113,7 +114,7 @@ def test_sigterm_kills_the_topology(launch_spec, sweep, topology_processes):
     proc = start_service(launch_spec)
     try:
         wait_location(launch_spec, proc)
-        assert wait_for(lambda: len(topology_processes()) == 13)
+        assert wait_for(lambda: len(topology_processes()) == 14)
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(30) == 0
         assert wait_for(lambda: topology_processes() == [], 10)
@@ -129,7 +130,7 @@ def test_sigkill_leaves_no_orphans(launch_spec, sweep, topology_processes):
     proc = start_service(launch_spec)
     try:
         wait_location(launch_spec, proc)
-        assert wait_for(lambda: len(topology_processes()) == 13)
+        assert wait_for(lambda: len(topology_processes()) == 14)
         everything = [p.pid for p in topology_processes()]
         proc.kill()
         proc.wait()

@@ -34,7 +34,7 @@ def test_outsiders_cannot_kill_restart_or_update(launch_spec, sweep, topology_pr
     proc = start_service(launch_spec)
     try:
         loc = wait_location(launch_spec, proc)
-        assert wait_for(lambda: len(topology_processes()) == 1 + 3 + 1 + 8)
+        assert wait_for(lambda: len(topology_processes()) == 2 + 3 + 1 + 8)  # supervisor, service
         before = sorted(p.pid for p in topology_processes())
         keys = TopologyKeys.load(launch_spec.home)
         own_public, own_secret = zmq.curve_keypair()
