@@ -27,7 +27,7 @@ SPOUT_COMPONENT = "sentences"
 
 #: every kind, in the order tables list them
 KINDS = ["spout instance", "bolt instance", "stream manager", "metrics manager",
-         "topology master", "executor", "scheduler", "health manager"]
+         "topology master", "executor", "scheduler", "scheduler service", "health manager"]
 
 _MODULE_KINDS = {"engine.scheduler": "scheduler", "engine.executor": "executor",
                  "engine.tmanager": "topology master", "engine.healthmgr": "health manager",
@@ -37,8 +37,10 @@ _MODULE_KINDS = {"engine.scheduler": "scheduler", "engine.executor": "executor",
 
 def kind_of(name: str) -> str:
     """The kind of the process a pid file ``<name>.pid`` names."""
-    if name == "scheduler":
+    if name == "scheduler":  # the supervisor, when the service is supervised
         return "scheduler"
+    if name == "scheduler-service":  # the service proper, under its supervisor
+        return "scheduler service"
     if name.startswith("executor-"):
         return "executor"
     if name == "heron-tmanager":
@@ -56,6 +58,8 @@ def kind_of(name: str) -> str:
 
 
 def kind_of_cmdline(cmdline: list[str]) -> str | None:
+    if "--serve" in cmdline:
+        return "scheduler service"
     for i, arg in enumerate(cmdline):
         if arg == "-m" and i + 1 < len(cmdline):
             return _MODULE_KINDS.get(cmdline[i + 1], cmdline[i + 1])
@@ -155,6 +159,9 @@ class Monkey:
     hits every kind), then a kind at random, and a random live process of that kind.
     Kills with SIGKILL."""
 
+    #: seconds a kind keeps its turn while none of its processes is live
+    PENDING_LIMIT = 60.0
+
     def __init__(self, rng: random.Random, kinds: list[str], interval: tuple[float, float]):
         self.rng = rng
         self.kinds = list(kinds)
@@ -164,6 +171,7 @@ class Monkey:
         self.next_at = 0.0
         #: the kind whose turn it is, until one of its processes is live to be killed
         self.pending: str | None = None
+        self.pending_since = 0.0
 
     def schedule(self, now: float) -> None:
         self.next_at = now + self.rng.uniform(*self.interval)
@@ -175,9 +183,13 @@ class Monkey:
         by_kind: dict[str, list[str]] = {}
         for name in sorted(live):
             by_kind.setdefault(kind_of(name), []).append(name)
+        now = time.monotonic()
+        if self.pending is not None and now - self.pending_since > self.PENDING_LIMIT:
+            self.pending = None  # none of that kind came back for a long time: move on
         if self.pending is None:
             self.pending = (self.first_round.pop(0) if self.first_round
                             else self.rng.choice(self.kinds))
+            self.pending_since = now
         kind = self.pending
         if not by_kind.get(kind):
             return None

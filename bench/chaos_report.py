@@ -157,7 +157,7 @@ def print_summary(console: Console, figures: dict) -> None:
 #: a colour per kind for the kill markers
 COLOURS = {"spout instance": "#e8590c", "bolt instance": "#f59f00", "stream manager": "#1c7ed6",
            "metrics manager": "#ae3ec9", "topology master": "#7048e8", "executor": "#d6336c",
-           "scheduler": "#212529", "health manager": "#15aabf"}
+           "scheduler": "#212529", "scheduler service": "#868e96", "health manager": "#15aabf"}
 RECORDED = "#2f9e44"
 
 

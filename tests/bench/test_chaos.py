@@ -28,6 +28,7 @@ from chaos_parts import sentence, sentence_id, split_id  # noqa: E402
 
 def test_pid_file_names_map_to_kinds():
     assert kind_of("scheduler") == "scheduler"
+    assert kind_of("scheduler-service") == "scheduler service"
     assert kind_of("executor-0") == "executor"
     assert kind_of("heron-tmanager") == "topology master"
     assert kind_of("heron-healthmgr") == "health manager"
@@ -45,7 +46,7 @@ class _Proc:
 
 def test_the_monkey_hits_every_kind_first_and_waits_for_a_kind_being_restarted():
     monkey = Monkey(random.Random(3), KINDS, (3, 8))
-    live = {"scheduler": _Proc(1), "executor-1": _Proc(2), "heron-tmanager": _Proc(3),
+    live = {"scheduler": _Proc(1), "scheduler-service": _Proc(9), "executor-1": _Proc(2), "heron-tmanager": _Proc(3),
             "heron-healthmgr": _Proc(4), "stmgr-1": _Proc(5), "metricsmgr-1": _Proc(6),
             "container_1_sentences_1": _Proc(7), "container_1_split_3": _Proc(8)}
     first = monkey.first_round[0]
