@@ -55,6 +55,7 @@ import json
 import os
 import random
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -439,6 +440,11 @@ def main(argv: list[str] | None = None) -> int:
     else:
         home = Path(tempfile.mkdtemp(prefix="bench-chaos-"))
     console = Console(stderr=args.json, width=None if sys.stdout.isatty() else 140)
+
+    def terminated(signum, frame):  # SIGTERM stops the run as Ctrl-C does: cleanup, figures
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, terminated)
     status = Status()
     soak = Soak(args, home, status)
     drained = False

@@ -171,44 +171,47 @@ def moving_average(values: list[float], n: int) -> list[float]:
 
 def draw(path: Path, t0: float, per_second: Sequence[tuple[float, float]], rate: float,
          kills: Sequence[Kill], monkey_end: float, resubmits: Sequence[float], title: str,
-         size: tuple[int, int] = (1100, 460)) -> None:
-    """Distinct ids recorded per second (thin) and its 5 s mean over time, the offered rate
-    (dashed), a vertical line per kill coloured by kind, and where the monkey stopped."""
+         size: tuple[int, int] = (1100, 580)) -> None:
+    """Top: distinct ids recorded per second (thin) and its 5 s mean over time, the offered
+    rate (dashed), each resubmission by the bench (dotted) and where the monkey stopped.
+    Below, on the same time axis, one row per kind with a tick at each of its kills."""
     fig = Figure(figsize=(size[0] / 100, size[1] / 100), dpi=100, layout="constrained")
     FigureCanvasAgg(fig)
-    ax = fig.add_subplot()
+    kinds = [k for k in KINDS if any(x.kind == k for x in kills)]
+    kinds += sorted({x.kind for x in kills} - set(kinds))
+    ax, rug = fig.subplots(2, 1, sharex=True, height_ratios=[3, 0.25 * max(len(kinds), 2)])
     ts = [t - t0 for t, _ in per_second]
     values = [v for _, v in per_second]
     ax.plot(ts, values, color="#adb5bd", linewidth=0.6)
-    ax.plot(ts, moving_average(values, 5), color=RECORDED, linewidth=2.0)
+    ax.plot(ts, moving_average(values, 5), color=RECORDED, linewidth=1.6)
     ax.axhline(rate, color="#495057", linewidth=1, linestyle=(0, (4, 4)))
-    seen = []
-    for k in kills:
-        colour = COLOURS.get(k.kind, "#868e96")
-        ax.axvline(k.t - t0, color=colour, linewidth=0.9, alpha=0.8)
-        if k.kind not in seen:
-            seen.append(k.kind)
     for t in resubmits:
-        ax.axvline(t - t0, color="#e03131", linewidth=2.0, linestyle=(0, (1, 1)))
-    ax.axvline(monkey_end - t0, color="#000000", linewidth=1.5, linestyle=(0, (6, 3)))
+        ax.axvline(t - t0, color="#e03131", linewidth=1.2, linestyle=(0, (1, 1)))
+    for a in (ax, rug):
+        a.axvline(monkey_end - t0, color="#000000", linewidth=1.5, linestyle=(0, (6, 3)))
+    for row, kind in enumerate(kinds):
+        xs = [k.t - t0 for k in kills if k.kind == kind]
+        rug.scatter(xs, [row] * len(xs), marker="|", s=90, linewidths=1.6,
+                    color=COLOURS.get(kind, "#868e96"))
+    rug.set_yticks(range(len(kinds)), [f"{k} ({sum(x.kind == k for x in kills)})"
+                                       for k in kinds], fontsize=8)
+    rug.set_ylim(len(kinds) - 0.5, -0.5)
+    rug.grid(axis="y", color="#f1f3f5")
+    rug.set_xlabel("time (s)")
     ax.set_xlim(0, max(ts[-1] if ts else 1.0, 1.0))
     ax.set_ylim(bottom=0, top=max([rate * 1.6, *values]) if values else rate * 1.6)
     ax.grid(axis="y", color="#e1e5ea")
     ax.set_title(title, loc="left", fontsize=11)
-    ax.set_xlabel("time (s)")
     ax.set_ylabel("distinct ids recorded / s")
-    handles = [Line2D([], [], color=RECORDED, linewidth=2.0, label="recorded/s (5 s mean)"),
+    handles = [Line2D([], [], color=RECORDED, linewidth=1.6, label="recorded/s (5 s mean)"),
+               Line2D([], [], color="#adb5bd", linewidth=0.6, label="recorded/s"),
                Line2D([], [], color="#495057", linewidth=1, linestyle=(0, (4, 4)),
                       label="offered/s"),
-               *(Line2D([], [], color=COLOURS.get(k, "#868e96"), linewidth=1.5,
-                        label=f"kill: {k}") for k in KINDS if k in seen),
-               *(Line2D([], [], color="#868e96", linewidth=1.5, label=f"kill: {k}")
-                 for k in seen if k not in KINDS),
                Line2D([], [], color="#000000", linewidth=1.5, linestyle=(0, (6, 3)),
                       label="monkey stops")]
     if resubmits:
-        handles.append(Line2D([], [], color="#e03131", linewidth=2, linestyle=(0, (1, 1)),
-                              label="resubmitted by the bench"))
-    fig.legend(handles=handles, loc="outside lower center", ncols=min(6, len(handles)),
+        handles.append(Line2D([], [], color="#e03131", linewidth=1.2, linestyle=(0, (1, 1)),
+                              label="topology resubmitted by the bench"))
+    fig.legend(handles=handles, loc="outside lower center", ncols=len(handles),
                frameon=False, fontsize=8)
     fig.savefig(path)
