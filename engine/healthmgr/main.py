@@ -34,6 +34,7 @@ from engine.healthmgr.source import SnapshotHistory
 from engine.healthmgr.store import HealthStore
 from engine.healthmgr.view import build_view, topology_config
 from engine.launch import LaunchSpec
+from engine.process.progress import mark_progress
 from engine.startup import launch_parser, run_with_state, start
 from engine.security.guard import SocketSecurity
 from engine.tmanager.client import TManagerClient, TManagerUnavailable
@@ -105,7 +106,8 @@ def run(spec: LaunchSpec, state: Any, stop: threading.Event,
              if previous is not None and previous.last_action_time is not None else "")
     poller = MetricsPoller(state, name, security)
     while not stop.wait(POLL_SECS):
-        poller.poll_into(history, clock)
+        if poller.poll_into(history, clock):
+            mark_progress()  # it watches the topology: a later death is not a crash loop
         view = _view(state, name)
         if view is None:
             continue

@@ -21,6 +21,7 @@ import zmq
 
 from engine.launch import LaunchSpec, metrics_socket_name, metricsmgr_id, peer_identity
 from engine.messages import metrics_pb2, tmanager_pb2
+from engine.process.progress import mark_progress
 from engine.metricsmgr.prometheus import LatestMetricsCollector, PrometheusEndpoint
 from engine.security.access_token import (AccessTokenError, home_of_working_dir,
                                           load_or_create)
@@ -216,7 +217,8 @@ class MetricsManager:
         try:
             self.tm.send_multipart(encode(message), zmq.NOBLOCK)
         except zmq.Again:
-            pass
+            return
+        mark_progress()  # it forwards: a later death of this process is not a crash loop
 
     def close(self) -> None:
         self.prometheus.close()

@@ -15,6 +15,7 @@ from engine.launch import (SUPERSEDED, LaunchSpec, local_socket_name, metrics_so
 from engine.messages import (metrics_pb2, stmgr_pb2, tmanager_pb2,
                              topology_pb2, tuple_pb2)
 from engine.security.guard import ConnectionGuard
+from engine.process.progress import mark_progress
 from engine.network import (DATA_HWM, SOCKET_BUFFER_BYTES, MalformedMessage, bind_router,
                             connect_dealer, decode, encode, ipc_endpoint, type_frame)
 from compat.storm_api.config import reliability, with_defaults
@@ -435,6 +436,7 @@ class StreamManager:
                     continue
                 self.tm_registered = True
                 log.info("registered with the topology master")
+                mark_progress()  # a later death of this process is not a crash loop
                 if message.HasField("pplan"):
                     self._new_pplan(message.pplan)
             elif isinstance(message, stmgr_pb2.NewPhysicalPlanMessage):

@@ -13,6 +13,7 @@ from engine.launch import (SUPERSEDED, TMANAGER, LaunchSpec, instance_id, split_
 from engine.messages import (common_pb2, physical_plan_pb2, stmgr_pb2, tmanager_pb2,
                              topology_pb2)
 from engine.network import MalformedMessage, bind_router, decode, encode
+from engine.process.progress import mark_progress
 from engine.security.guard import ConnectionGuard
 from engine.statemgr import NodeExistsError
 from engine.tmanager.staleness import REPORT_AGE_METRIC
@@ -325,6 +326,8 @@ class TopologyMaster:
             self._reply(self.server, self.senders.get(sid, sid.encode()), message)
         log.info("physical plan sent to %d stream managers (%s)", len(self.stmgrs),
                  topology_pb2.TopologyState.Name(self.pplan.topology.state))
+        # the topology runs: a later death of this process is not a crash loop
+        mark_progress()
 
     def _store_metrics(self, message: Any) -> None:
         now = time.time()

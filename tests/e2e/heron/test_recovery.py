@@ -9,6 +9,7 @@ and the XOR ack bookkeeping) also runs with ``HERON_PURE_PYTHON=1`` in every pro
 from __future__ import annotations
 
 import collections
+import json
 import signal
 import time
 import uuid
@@ -18,6 +19,7 @@ import psutil
 import pytest
 
 from engine.launch import StateManagerSpec
+from engine.process import read_pid_file
 from tests.e2e.heron.helpers import PROJECTS, HeronRun, json_lines, leaf_tuples, wait_until
 from tests.e2e.heron.test_acking import assert_pure_python
 
@@ -131,3 +133,48 @@ def test_on_zookeeper_a_killed_topology_master_recreates_its_location_and_reuses
     for task, counts in acked_ids(out).items():
         assert set(counts) == set(range(LIMIT)), task
     assert run.alive() == []
+
+
+@pytest.mark.parametrize("kind", ["topology master", "stream manager"])
+def test_a_role_killed_again_and_again_after_it_served_is_not_crash_looping(
+        kind, tmp_path, isolated_imports):
+    """A Topology Master or Stream Manager killed from outside after it served (the
+    physical plan sent; registered) made progress: each kill is restarted at once, never
+    backed off nor reported crash-looping, however soon the next kill comes."""
+    out = tmp_path / "ledger"
+    run = HeronRun(ACKING, "e2e_recovery", tmp_path / "run",
+                   options={"e2e.limit": 100_000, "e2e.out": str(out), "e2e.rate": RATE})
+    try:
+        run.start()
+
+        def acked() -> int:
+            return sum(sum(c.values()) for c in acked_ids(out).values())
+        assert wait_until(lambda: acked() > 100, timeout=30), "the topology did not get going"
+        name = victim(run, kind)
+        # what the role logs once it served (the Topology Master: the physical plan sent;
+        # a Stream Manager: registered), each kill coming only after that
+        served_line = {"topology master": "physical plan sent to",
+                       "stream manager": "registered with the topology master"}[kind]
+        log = run.log_dir / f"{name}.log"
+
+        def served() -> int:
+            return log.read_text().count(served_line) if log.exists() else 0
+        pid_file = run.working_dir / "pids" / f"{name}.pid"
+        for _ in range(3):
+            assert wait_until(lambda: read_pid_file(pid_file) is not None, timeout=30), name
+            proc = read_pid_file(pid_file)
+            seen = served()
+            proc.send_signal(signal.SIGKILL)
+            psutil.wait_procs([proc], timeout=5)
+            assert wait_until(lambda: served() > seen, timeout=60), \
+                f"{name} did not serve again after its kill"
+        before = acked()
+        assert wait_until(lambda: acked() > before + 50, timeout=60), "no progress after"
+        status = json.loads((run.working_dir / "restarts" / f"{name}.json").read_text())
+        assert status["attempts"] == 3 and status["crash_looping"] is False, status
+        assert status["failures_in_a_row"] == 0, status
+        assert [r["progressed"] for r in status["records"]] == [True, True, True], status
+    finally:
+        run.close()
+    executor_log = "\n".join(p.read_text() for p in run.log_dir.glob("executor-*.log"))
+    assert f"{name} is crash-looping" not in executor_log
