@@ -23,6 +23,8 @@ from pathlib import Path
 
 import psutil
 
+from engine.process import read_pid_file
+
 SPOUT_COMPONENT = "sentences"
 
 #: every kind, in the order tables list them
@@ -73,26 +75,6 @@ def read_json_file(path: Path) -> dict:
         return {}
 
 
-def read_pid(path: Path) -> psutil.Process | None:
-    """The live process a pid file names (its start time must match), or None."""
-    try:
-        lines = path.read_text().split()
-        pid, started = int(lines[0]), float(lines[1]) if len(lines) > 1 else 0.0
-    except (OSError, ValueError, IndexError):
-        return None
-    if pid <= 1 or pid == os.getpid():
-        return None
-    try:
-        proc = psutil.Process(pid)
-        if started and abs(proc.create_time() - started) > 0.05:
-            return None
-        if proc.status() == psutil.STATUS_ZOMBIE:
-            return None
-        return proc
-    except psutil.Error:
-        return None
-
-
 class Processes:
     """The topology's engine processes, by name (pid file stem), read on demand."""
 
@@ -104,7 +86,7 @@ class Processes:
     def by_name(self) -> dict[str, psutil.Process | None]:
         out: dict[str, psutil.Process | None] = {}
         for path in sorted(self.pid_dir.glob("*.pid")):
-            out[path.stem] = read_pid(path)
+            out[path.stem] = read_pid_file(path)
         return out
 
     def live(self) -> dict[str, psutil.Process]:
