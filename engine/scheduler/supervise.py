@@ -22,6 +22,7 @@ import signal
 import subprocess
 import sys
 import threading
+from pathlib import Path
 
 from engine.executor.commands import resolve_modules
 from engine.launch import LaunchSpec
@@ -54,6 +55,7 @@ def supervise(spec: LaunchSpec, stopping: threading.Event) -> int:
     marker = spec.pid_dir / SERVING_MARKER
     marker.unlink(missing_ok=True)
     tracker = RestartTracker("scheduler", spec.restart_policy)
+    served_once = False
     try:
         while True:
             child = _start_child(spec)
@@ -61,9 +63,13 @@ def supervise(spec: LaunchSpec, stopping: threading.Event) -> int:
             code = _wait(child, stopping)
             if stopping.is_set() or code == 0:
                 return code
-            if not marker.exists():
+            # this child served (the marker names it): its death is no crash loop, and it
+            # is started again at once; one that died before serving backs off
+            served = _marked_pid(marker) == child.pid
+            served_once = served_once or served
+            if not served_once:
                 return code  # it never served: the launch failed, submit says why
-            delay = tracker.failed(f"exited with status {code}")
+            delay = tracker.failed(f"exited with status {code}", progressed=served)
             log.error("the scheduler service (pid %d) exited with status %d; starting it "
                       "again in %.1fs (%s)", child.pid, code, delay,
                       "it starts the containers again" if spec.scheduler == "local"
@@ -72,6 +78,13 @@ def supervise(spec: LaunchSpec, stopping: threading.Event) -> int:
                 return 0
     finally:
         marker.unlink(missing_ok=True)
+
+
+def _marked_pid(marker: Path) -> int | None:
+    try:
+        return int(marker.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def _start_child(spec: LaunchSpec) -> subprocess.Popen:
