@@ -66,6 +66,7 @@ from engine.healthmgr.store import KIND, records_of  # noqa: E402
 from engine.launch import StateManagerSpec  # noqa: E402
 from engine.tracker.errors import TrackerError  # noqa: E402
 from engine.tracker.service import Tracker, TrackerSettings  # noqa: E402
+from bench.series import moving_average  # noqa: E402
 
 PROJECT = ROOT / "tests" / "e2e" / "heron" / "projects" / "autoscale"
 NAME = "e2e_autoscale"
@@ -219,14 +220,6 @@ def settle(sampler: Sampler, phase: Phase, quiet: float, timeout: float,
                                  if quiet_since is not None else None)
             return
         time.sleep(max(0.0, 1.0 - (time.monotonic() - began)))
-
-
-def moving_average(values: list[float], n: int) -> list[float]:
-    out = []
-    for i in range(len(values)):
-        window = values[max(0, i - n + 1):i + 1]
-        out.append(sum(window) / len(window))
-    return out
 
 
 #: the chart's colours: offered rate and load steps, counted rate, parallelism, actions

@@ -17,6 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from bench.chaos_monkey import KINDS, Kill, ResourceSample
+from bench.series import moving_average
 
 
 def percentile(values: Sequence[float], q: float) -> float | None:
@@ -159,14 +160,6 @@ COLOURS = {"spout instance": "#e8590c", "bolt instance": "#f59f00", "stream mana
            "metrics manager": "#ae3ec9", "topology master": "#7048e8", "executor": "#d6336c",
            "scheduler": "#212529", "scheduler service": "#868e96", "health manager": "#15aabf"}
 RECORDED = "#2f9e44"
-
-
-def moving_average(values: list[float], n: int) -> list[float]:
-    out = []
-    for i in range(len(values)):
-        window = values[max(0, i - n + 1):i + 1]
-        out.append(sum(window) / len(window))
-    return out
 
 
 def draw(path: Path, t0: float, per_second: Sequence[tuple[float, float]], rate: float,
