@@ -52,6 +52,8 @@ class Reliability:
     message_timeout_secs: float
     max_spout_pending: int | None
     timeouts_enabled: bool
+    #: Heron's EFFECTIVELY_ONCE: acking off, state checkpointed and rolled back together
+    effectively_once: bool = False
 
     @property
     def acking(self) -> bool:
@@ -90,12 +92,11 @@ def reliability(conf: Mapping[str, Any]) -> Reliability:
         elif mode == "ATLEAST_ONCE":
             ackers = max(1, ackers_value or 1)
         elif mode == "EFFECTIVELY_ONCE":
-            raise ConfigError(
-                f"{RELIABILITY_MODE_KEY}: EFFECTIVELY_ONCE (stateful checkpoints) is not "
-                "supported; use ATLEAST_ONCE or ATMOST_ONCE")
+            ackers = 0  # as in Heron: checkpoints, not tuple trees, make it reliable
         else:
             raise ConfigError(
-                f"{RELIABILITY_MODE_KEY} must be ATMOST_ONCE or ATLEAST_ONCE, got {mode!r}")
+                f"{RELIABILITY_MODE_KEY} must be ATMOST_ONCE, ATLEAST_ONCE or "
+                f"EFFECTIVELY_ONCE, got {mode!r}")
     else:
         ackers = 1 if ackers_value is None else ackers_value
     timeout = conf.get("topology.message.timeout.secs", STORM_DEFAULTS["topology.message.timeout.secs"])
@@ -106,7 +107,70 @@ def reliability(conf: Mapping[str, Any]) -> Reliability:
         message_timeout_secs=float(timeout),
         max_spout_pending=_positive_or_none(conf, "topology.max.spout.pending") or None,
         timeouts_enabled=bool(conf.get("topology.enable.message.timeouts", True)),
+        effectively_once=mode == "EFFECTIVELY_ONCE",
     )
+
+
+#: Heron's keys for stateful topologies, and our defaults
+CHECKPOINT_INTERVAL_KEY = "topology.stateful.checkpoint.interval.seconds"
+START_CLEAN_KEY = "topology.stateful.start.clean"
+#: beyond Heron: a checkpoint not complete this long after it started is abandoned
+CHECKPOINT_TIMEOUT_KEY = "topology.stateful.checkpoint.timeout.secs"
+#: Heron's bound on what a Stream Manager holds back while it aligns markers
+ALIGNMENT_BUFFER_KEY = "heron.streammgr.stateful.buffer.size.mb"
+STORAGE_CLASS_KEY = "heron.statefulstorage.classname"
+STORAGE_ROOT_KEY = "heron.statefulstorage.localfs.root.path"
+RETENTION_KEY = "heron.statefulstorage.localfs.max.checkpoints"
+
+
+@dataclass(frozen=True)
+class Checkpointing:
+    """How an EFFECTIVELY_ONCE topology checkpoints (docs/stateful.md)."""
+
+    interval_secs: float = 5.0
+    start_clean: bool = False
+    timeout_secs: float = 30.0
+    buffer_bytes: int = 100 * 1024 * 1024
+    storage: str = "localfs"
+    #: None: the engine's default place (the topology's own state tree)
+    root: str | None = None
+    retained: int = 5
+
+
+def _positive(conf: Mapping[str, Any], key: str, default: float) -> float:
+    value = conf.get(key, default)
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        raise ConfigError(f"{key} must be a positive number, got {value!r}")
+    return float(value)
+
+
+def checkpointing(conf: Mapping[str, Any]) -> Checkpointing:
+    """The checkpoint settings of a topology's config, checked (a bad value names its key)."""
+    clean = conf.get(START_CLEAN_KEY, False)
+    if isinstance(clean, str):
+        if clean.lower() not in ("true", "false"):
+            raise ConfigError(f"{START_CLEAN_KEY} must be true or false, got {clean!r}")
+        clean = clean.lower() == "true"
+    elif not isinstance(clean, bool):
+        raise ConfigError(f"{START_CLEAN_KEY} must be true or false, got {clean!r}")
+    storage = str(conf.get(STORAGE_CLASS_KEY) or "localfs")
+    if storage.rsplit(".", 1)[-1] in ("LocalFileSystemStorage", "localfs"):
+        storage = "localfs"
+    else:
+        raise ConfigError(f"{STORAGE_CLASS_KEY}: {storage!r} is not a state storage this engine "
+                          "has (localfs: a directory, shared by every node on a cluster)")
+    root = conf.get(STORAGE_ROOT_KEY)
+    if root is not None and not isinstance(root, str):
+        raise ConfigError(f"{STORAGE_ROOT_KEY} must be a directory path, got {root!r}")
+    return Checkpointing(
+        interval_secs=_positive(conf, CHECKPOINT_INTERVAL_KEY, Checkpointing.interval_secs),
+        start_clean=clean,
+        timeout_secs=_positive(conf, CHECKPOINT_TIMEOUT_KEY, Checkpointing.timeout_secs),
+        buffer_bytes=int(_positive(conf, ALIGNMENT_BUFFER_KEY, 100) * 1024 * 1024),
+        storage=storage, root=root,
+        retained=max(1, int(_positive(conf, RETENTION_KEY, Checkpointing.retained))))
 
 
 def tick_frequency(conf: Mapping[str, Any]) -> float | None:

@@ -48,6 +48,7 @@ from .collector import OutputCollector, dispatch_message
 from .component import Component, component_identity
 from .exceptions import ComponentFailure, StormWentAwayError
 from .spout import Spout
+from .state import HashMapState, StatefulComponent
 from .tuple import Tuple, source_tuple_types
 
 __all__ = ["host_component", "HostedBolt", "HostedSpout", "handle_component_exception"]
@@ -496,8 +497,12 @@ def _construct_pystorm(component_cls: type) -> Any:
 # -- entry point -------------------------------------------------------------
 
 def host_component(component_cls: type, storm_conf: dict, context: dict, collector: OutputCollector,
-                   logger: logging.Logger) -> HostedSpout | HostedBolt:
+                   logger: logging.Logger, state: Any = None) -> HostedSpout | HostedBolt:
     """Construct, bind and initialize a component for in-process use.
+
+    A ``StatefulComponent`` gets ``init_state(state)`` before ``initialize``, as heronpy
+    orders them: ``state`` is the task's restored state, or a fresh empty one when the
+    engine gives none (the reliability modes that save nothing).
 
     Raises ``TypeError`` for a class that is neither a spout nor a bolt, and
     ``ComponentFailure`` when the constructor or ``initialize`` raises (no
@@ -519,6 +524,8 @@ def host_component(component_cls: type, storm_conf: dict, context: dict, collect
             component = component_cls(input_stream=io.BytesIO(), output_stream=io.BytesIO(), rdb_signal=None)
             component._bind(storm_conf, context, collector, logger)
             hosted = HostedBolt(component) if kind == "bolt" else HostedSpout(component)
+        if isinstance(component, StatefulComponent):
+            component.init_state(HashMapState() if state is None else state)
         component.initialize(storm_conf, context)
     except Exception as exc:
         if hosted is not None:

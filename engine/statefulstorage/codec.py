@@ -1,0 +1,41 @@
+"""A task's ``State`` as bytes, with the topology's serializer (heronpy pickles it with
+the topology's serializer too).
+
+The bytes are the serializer's encoding of ``[keys, values]``. msgpack has no tuples, so
+a tuple key comes back as a list; lists in keys are turned back into tuples so that
+keys stay hashable and equal to what was stored (values come back as the serializer
+gives them, as tuple values do).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from compat.storm_api.state import HashMapState, State
+from engine.serialization import SerializationError, TupleSerializer
+
+
+class StateNotSerializable(ValueError):
+    """A key or value in a task's state cannot be encoded; the message names the task."""
+
+
+def _hashable(key: Any) -> Any:
+    if isinstance(key, list):
+        return tuple(_hashable(k) for k in key)
+    return key
+
+
+def encode_state(state: State, serializer: TupleSerializer, *, component: str,
+                 task: int) -> bytes:
+    keys = list(state.keys())
+    values = [state[k] for k in keys]
+    try:
+        return serializer.dumps([keys, values])
+    except (SerializationError, TypeError, ValueError, OverflowError) as exc:
+        raise StateNotSerializable(
+            f"the state of {component} task {task} cannot be saved: {exc}") from exc
+
+
+def decode_state(data: bytes, serializer: TupleSerializer) -> HashMapState:
+    keys, values = serializer.loads(data)
+    return HashMapState(zip(map(_hashable, keys), values))
