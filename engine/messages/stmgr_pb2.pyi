@@ -78,20 +78,22 @@ class StopBackPressureMessage(_message.Message):
     def __init__(self, topology_name: _Optional[str] = ..., topology_id: _Optional[str] = ..., stmgr: _Optional[str] = ..., message_id: _Optional[str] = ...) -> None: ...
 
 class TupleStreamMessage(_message.Message):
-    __slots__ = ("task_id", "src_task_id", "num_tuples", "data", "control", "done")
+    __slots__ = ("task_id", "src_task_id", "num_tuples", "restore_txid", "data", "control", "done")
     TASK_ID_FIELD_NUMBER: _ClassVar[int]
     SRC_TASK_ID_FIELD_NUMBER: _ClassVar[int]
     NUM_TUPLES_FIELD_NUMBER: _ClassVar[int]
+    RESTORE_TXID_FIELD_NUMBER: _ClassVar[int]
     DATA_FIELD_NUMBER: _ClassVar[int]
     CONTROL_FIELD_NUMBER: _ClassVar[int]
     DONE_FIELD_NUMBER: _ClassVar[int]
     task_id: int
     src_task_id: int
     num_tuples: int
+    restore_txid: int
     data: bytes
     control: bytes
     done: bytes
-    def __init__(self, task_id: _Optional[int] = ..., src_task_id: _Optional[int] = ..., num_tuples: _Optional[int] = ..., data: _Optional[bytes] = ..., control: _Optional[bytes] = ..., done: _Optional[bytes] = ...) -> None: ...
+    def __init__(self, task_id: _Optional[int] = ..., src_task_id: _Optional[int] = ..., num_tuples: _Optional[int] = ..., restore_txid: _Optional[int] = ..., data: _Optional[bytes] = ..., control: _Optional[bytes] = ..., done: _Optional[bytes] = ...) -> None: ...
 
 class EndOfStream(_message.Message):
     __slots__ = ("sender", "src_task_id", "batches_sent", "tuples_sent")

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.messages import (metrics_pb2, physical_plan_pb2, scheduler_pb2, shell_pb2,
-                             stmgr_pb2, tmanager_pb2, tuple_pb2)
+from engine.messages import (ckptmgr_pb2, metrics_pb2, physical_plan_pb2, scheduler_pb2,
+                             shell_pb2, stmgr_pb2, tmanager_pb2, tuple_pb2)
 
-_MODULES = (metrics_pb2, physical_plan_pb2, scheduler_pb2, shell_pb2, stmgr_pb2, tmanager_pb2,
-            tuple_pb2)
+_MODULES = (ckptmgr_pb2, metrics_pb2, physical_plan_pb2, scheduler_pb2, shell_pb2, stmgr_pb2,
+            tmanager_pb2, tuple_pb2)
 
 #: type frame -> message class, for every top-level message of the wire protos
 TYPES: dict[bytes, Any] = {}
