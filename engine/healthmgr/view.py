@@ -10,6 +10,7 @@ from typing import Any
 from engine.healthmgr.topology import ComponentView, TopologyView
 from engine.messages import topology_pb2
 from engine.plan.topology_config import topology_config
+from engine.submitter.stateful_guard import frozen_components, refusal_message
 
 
 def _fields_grouped(topology: Any) -> set[str]:
@@ -37,8 +38,11 @@ def build_view(topology: Any, packing: Any, pplan: Any) -> TopologyView:
         component = inst.info.component_name
         container = planned.get(task, (component, -1))[1]
         instances.setdefault(component, {})[inst.instance_id] = container
+    frozen = frozen_components(topology)
     components = {name: ComponentView(name, members, spout=name in spouts,
-                                       fields_grouped=name in keyed)
+                                       fields_grouped=name in keyed,
+                                       scaling_refused=refusal_message(name)
+                                       if name in frozen else "")
                   for name, members in instances.items()}
     active = pplan.topology.state != topology_pb2.PAUSED
     return TopologyView(topology.name, components, active=active, updating=updating,

@@ -23,6 +23,9 @@ is a Python component, runnable in process, when it has the kind's entry point
 (``next_tuple`` for spouts, ``process`` for bolts); streamparse's bare
 ``ShellBolt``/``ShellSpout`` markers have none and run only through the shell.
 Java components and Java custom groupings are rejected: the engines run Python.
+A Python component whose class mixes in ``compat.storm_api.StatefulComponent`` gets
+``topology.component.stateful: true`` in its config, so the roles that read only the
+stored topology (``heron update``, the Health Manager) know it keeps state.
 """
 
 from __future__ import annotations
@@ -32,6 +35,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from compat.storm_api.state import StatefulComponent
+
+from .constants import STATEFUL_CONFIG_KEY
 from .errors import (
     InvalidComponentError,
     InvalidConfigError,
@@ -160,11 +166,15 @@ def _compile_spec(spec: Any, topology_cls: type, env: str | None) -> tuple[Compo
             f"or ShellSpout/ShellBolt.spec(command=..., script=...).",
             component=name,
         )
+    config = _spec_config(kind, name, getattr(spec, "config", None))
+    if python_cls is not None and issubclass(python_cls, StatefulComponent):
+        # recorded for the roles that read only the stored topology (heron update)
+        config = {**config, STATEFUL_CONFIG_KEY: True}
     definition = ComponentDef(
         name=name,
         kind=kind,
         parallelism=resolve_parallelism(name, getattr(spec, "par", None), component_cls, env),
-        config=_spec_config(kind, name, getattr(spec, "config", None)),
+        config=config,
         outputs=_outputs(name, getattr(spec, "outputs", None)),
         inputs=tuple(
             _input(name, stream_id, grouping)

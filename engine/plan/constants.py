@@ -11,6 +11,7 @@ __all__ = [
     "KINDS",
     "PARALLELISM_CONFIG_KEY",
     "SPOUT",
+    "STATEFUL_CONFIG_KEY",
     "SYSTEM_PREFIX",
 ]
 
@@ -27,3 +28,8 @@ SYSTEM_PREFIX = "__"
 #: Heron keeps a component's parallelism in its config under this key, so the plan
 #: does too; user configuration must not set it.
 PARALLELISM_CONFIG_KEY = "topology.component.parallelism"
+#: Set (to true) in a component's config by the compiler when the component's class mixes
+#: in ``compat.storm_api.StatefulComponent``. It is recorded because the roles that change
+#: a running topology's parallelism (``heron update``, the Health Manager) read the stored
+#: topology and cannot import the user's classes; engine/submitter/stateful_guard.py reads it.
+STATEFUL_CONFIG_KEY = "topology.component.stateful"

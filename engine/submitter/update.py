@@ -8,6 +8,8 @@ instances (restarting its Stream Manager so it registers its new instance set); 
 Topology Master watches it too and builds the new physical plan once every Stream Manager
 has registered again. Only containers whose instances change restart anything but the
 Stream Manager; under at-least-once, trees cut by those restarts time out and replay.
+Under effectively-once, a change that would change a stateful component's task ids is
+refused before anything is stored (engine/submitter/stateful_guard.py).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from engine.spi.packing_plan import PackingPlan
 from engine.packing.repack import moved_tasks, repack
 from engine.plan.topology_config import topology_config
 from engine.plan.validation import PARALLELISM_CONFIG_KEY
+from engine.submitter.stateful_guard import refusal
 
 
 class UpdateError(Exception):
@@ -116,6 +119,10 @@ def plan_update(state: Any, name: str, parallelism: Mapping[str, int],
         proposed = repack(current, name, before, parallelism, conf, containers)
     except PackingError as exc:
         raise UpdateError(str(exc)) from None
+    # before anything is stored or any scheduler asked: state does not move with its keys
+    refused = refusal(topology, current, proposed, parallelism)
+    if refused is not None:
+        raise UpdateError(refused)
     after = {c: parallelism.get(c, n) for c, n in before.items()}
     updated = type(topology)()
     updated.CopyFrom(topology)

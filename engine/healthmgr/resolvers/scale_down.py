@@ -38,6 +38,9 @@ class ScaleDownResolver:
     def resolve(self, diagnosis: Diagnosis, view: ComponentView) -> Action | Note:
         assert diagnosis.kind is DiagnosisKind.OVER_PROVISIONING
         n = view.parallelism
+        if view.scaling_refused:  # before any action: the scheduler is never asked
+            return Note(diagnosis.time, f"{view.name} is over-provisioned but not scaled: "
+                        f"{view.scaling_refused}", component=view.name)
         if view.fields_grouped and not self.allow_key_moves:
             return Note(diagnosis.time, f"{view.name} is over-provisioned but fields-grouped, "
                         "and the policy does not allow keys to move "

@@ -35,6 +35,9 @@ class ScaleUpResolver:
 
     def resolve(self, diagnosis: Diagnosis, view: ComponentView) -> Action | Note:
         assert diagnosis.kind is DiagnosisKind.UNDER_PROVISIONING
+        if view.scaling_refused:  # before any action: the scheduler is never asked
+            return Note(diagnosis.time, f"{view.name} is under-provisioned but not scaled: "
+                        f"{view.scaling_refused}", component=view.name)
         bp = float(diagnosis.detail.get("ms_per_s", 0.0))
         n = view.parallelism
         target = scale_up_parallelism(bp, n, self.max_parallelism)
