@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the test suite needs, or fails naming the one it could not
-# install: gcc and the Python headers (the compiled tuple path), ZooKeeper, Slurm,
-# iproute2 (the Slurm nodes' network namespaces) and Chromium (the pages' browser tests).
+# install: gcc and the Python headers (the compiled tuple path), ZooKeeper, Redis (the
+# connectors' tests), Slurm, iproute2 (the Slurm nodes' network namespaces) and Chromium
+# (the pages' browser tests).
 # scripts/test.sh runs it first; the suite then fails, never skips, a test for want of
 # one of them (HERON_TEST_REQUIRE_ALL=1, tests/unavailable.py).
 # Usage: bash scripts/install-test-deps.sh
@@ -90,6 +91,13 @@ fi
 # (tests/zookeeper_server.py starts its own on a free port).
 if [ ! -f /usr/share/java/zookeeper.jar ] || ! installed zookeeper; then
     require ZooKeeper zookeeper
+fi
+
+# The Redis connectors' tests (compat.connectors: RedisStreamSpout, RedisSink) run a real
+# server from Debian's redis-server (tests/redis_server.py starts its own on a free port;
+# apt_install's no-services policy keeps the package's own service from starting).
+if ! command -v redis-server >/dev/null 2>&1 || ! installed redis-server; then
+    require Redis redis-server
 fi
 
 # The cluster tests (tests/cluster/) build a real three-node Slurm cluster with Debian's

@@ -1,0 +1,323 @@
+"""Redis in and out: :class:`RedisStreamSpout` (a replayable source over a Redis stream)
+and :class:`RedisSink` (an exactly-once sink: buffered writes applied with a checkpoint
+fence in one ``MULTI``/``EXEC``).
+
+Both need the ``redis`` client (``pip install 'heron-storm-compat[redis]'``), imported
+only when a component starts, so the rest of ``compat.connectors`` works without it.
+Both read ``heron.connectors.redis.url`` (default ``redis://127.0.0.1:6379/0``; a
+``rediss://`` URL, a password or a database number go in it as redis-py's ``from_url``
+takes them) and ``heron.connectors.redis.timeout.secs`` (default 10: a socket operation
+slower than this fails the task, which the restore then repeats).
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from compat.storm_api.spout import Spout
+from compat.storm_api.state import HashMapState, State, StatefulComponent, TwoPhaseCommitBolt
+from compat.storm_api.tuple import Tuple
+
+from .config import ConnectorConfigError, checkpoint_number, setting, task_slice
+
+__all__ = ["RedisStreamSpout", "RedisSink", "connect"]
+
+DEFAULT_URL = "redis://127.0.0.1:6379/0"
+
+
+def connect(component: Any) -> Any:
+    """A redis-py client for the component's ``heron.connectors.redis.url``, answering str
+    (UTF-8). The connection is made on first use."""
+    url = setting(component, "heron.connectors.redis.url", "str", DEFAULT_URL)
+    timeout = setting(component, "heron.connectors.redis.timeout.secs", "int", 10, minimum=1)
+    try:
+        import redis
+    except ImportError:
+        raise RuntimeError(f"{type(component).__name__} needs the redis client: "
+                           "pip install 'heron-storm-compat[redis]'") from None
+    try:
+        return redis.Redis.from_url(url, decode_responses=True, socket_timeout=timeout,
+                                    socket_connect_timeout=timeout)
+    except ValueError as exc:
+        raise ConnectorConfigError(f"{type(component).__name__}: config key "
+                                   f"'heron.connectors.redis.url': {exc}") from exc
+
+
+def _output_names(outputs: Any) -> list[str]:
+    """The default stream's field names of a streamparse ``outputs`` attribute."""
+    names: list[str] = []
+    for output in outputs or []:
+        if isinstance(output, str):
+            names.append(output)
+        elif getattr(output, "name", "default") == "default":
+            names.extend(output.fields)
+    return names
+
+
+class RedisStreamSpout(StatefulComponent, Spout):
+    """Emits the entries of a Redis stream, in id order, once each.
+
+    Guarantee: under ``EFFECTIVELY_ONCE`` every entry is reflected exactly once in the
+    topology's state and two-phase-commit sinks: the id of the last entry emitted lives in
+    this task's state, and a restored task reads on from the entry after it (``XREAD``
+    ``COUNT``-bounded, never consuming: the stream is left as it is, so a replay finds the
+    entries again; trim it only behind the position of the newest consistent checkpoint).
+    In the other modes nothing is saved: a restarted task starts again from
+    ``heron.connectors.redis.stream.start``.
+
+    What is emitted: the class's ``outputs`` name the fields (default ``["entry_id",
+    "fields"]``). An output field named like a field of the entry gets that field's value
+    (None when the entry lacks it); otherwise ``entry_id`` gets the entry's id and
+    ``fields`` a dict of all its fields. A subclass sets ``outputs = ["word"]`` to emit
+    one field, or overrides ``entry_values(entry_id, fields)`` (return None to skip an
+    entry). Values are str (entries must be UTF-8).
+
+    Config keys (and ``heron.connectors.redis.url`` / ``.timeout.secs``, above):
+
+    * ``heron.connectors.redis.stream.key`` (required): the stream. With more than one
+      task it must contain ``{task_index}`` (0, 1, ...): each task reads its own stream, as
+      a stream has no partitions to share out.
+    * ``heron.connectors.redis.stream.start`` (default ``0``): where a task with no saved
+      position starts: ``0`` the beginning, ``$`` after the newest entry there now (taken
+      once and saved, so a restore is exact), or an entry id to start after.
+    * ``heron.connectors.redis.stream.count`` (default 100): most entries per read.
+    * ``heron.connectors.redis.stream.block.ms`` (default 0: do not block): wait up to this
+      long (at most 1000, ``next_tuple`` must return soon) for new entries.
+    * ``heron.connectors.redis.stream.finite`` (default false): when true, the spout is
+      exhausted (``is_exhausted()``) the first time a read finds no new entry.
+    * ``heron.connectors.redis.stream.end.field`` (default none): an entry having this field
+      marks the end of the stream; it is not emitted and the spout is exhausted from then
+      on (also after a restore).
+    """
+
+    outputs = ["entry_id", "fields"]
+
+    #: where the position lives in the task's state: {"last_id": id, "ended": bool}
+    POSITION_KEY = "heron.connectors.redis.stream.position"
+
+    state: State
+
+    def init_state(self, stateful_state: State) -> None:
+        """Keep the state; the position is read in ``initialize``."""
+        self.state = stateful_state
+
+    def initialize(self, storm_conf: dict, context: dict) -> None:
+        if not hasattr(self, "state"):
+            self.state = HashMapState()
+        key = setting(self, "heron.connectors.redis.stream.key", "str")
+        index, count = task_slice(self)
+        if count > 1 and "{task_index}" not in key:
+            raise ConnectorConfigError(
+                f"{type(self).__name__}: config key 'heron.connectors.redis.stream.key' must "
+                f"contain {{task_index}} when the component has {count} tasks (each task "
+                f"reads its own stream), not {key!r}")
+        self._key = key.replace("{task_index}", str(index))
+        self._count = setting(self, "heron.connectors.redis.stream.count", "int", 100,
+                              minimum=1)
+        block = setting(self, "heron.connectors.redis.stream.block.ms", "int", 0, minimum=0)
+        if block > 1000:
+            raise ConnectorConfigError(
+                f"{type(self).__name__}: config key 'heron.connectors.redis.stream.block.ms' "
+                f"must be at most 1000 (next_tuple must return soon), not {block}")
+        self._block = block or None  # redis-py: block=0 would wait forever
+        self._finite = setting(self, "heron.connectors.redis.stream.finite", "bool", False)
+        self._end_field = setting(self, "heron.connectors.redis.stream.end.field", "str", None)
+        start = setting(self, "heron.connectors.redis.stream.start", "str", "0")
+        self._names = _output_names(self.outputs)
+        self._client = connect(self)
+        position = self.state.get(self.POSITION_KEY)
+        if position:
+            self._last_id = str(position["last_id"])
+            self._ended = bool(position.get("ended", False))
+        else:
+            self._last_id = self._start_id(start)
+            self._ended = False
+        self._drained = False
+        self._save_position()
+
+    def _start_id(self, start: str) -> str:
+        if start != "$":
+            return "0-0" if start == "0" else start
+        newest = self._client.xrevrange(self._key, "+", "-", count=1)
+        return newest[0][0] if newest else "0-0"
+
+    def _save_position(self) -> None:
+        self.state[self.POSITION_KEY] = {"last_id": self._last_id, "ended": self._ended}
+
+    def entry_values(self, entry_id: str, fields: dict[str, str]) -> list | None:
+        """The values to emit for one entry (None: emit nothing for it)."""
+        values: list[Any] = []
+        for name in self._names:
+            if name in fields:
+                values.append(fields[name])
+            elif name == "entry_id":
+                values.append(entry_id)
+            elif name == "fields":
+                values.append(dict(fields))
+            else:
+                values.append(None)
+        return values
+
+    def next_tuple(self) -> None:
+        if self._ended or self._drained:
+            return
+        answer = self._client.xread({self._key: self._last_id}, count=self._count,
+                                    block=self._block)
+        entries = answer[0][1] if answer else []
+        if not entries:
+            self._drained = self._finite
+            return
+        for entry_id, fields in entries:
+            self._last_id = entry_id
+            if self._end_field is not None and self._end_field in fields:
+                self._ended = True
+                break
+            values = self.entry_values(entry_id, fields)
+            if values is not None:
+                self.emit(values)
+        self._save_position()
+
+    def pre_save(self, checkpoint_id: str) -> None:
+        self._save_position()
+
+    def is_exhausted(self) -> bool:
+        return self._ended or self._drained
+
+    def _close(self) -> None:
+        client = getattr(self, "_client", None)
+        if client is not None:
+            client.close()
+
+
+#: the write kinds RedisSink knows
+SINK_KINDS = ("list", "hash", "hincrby")
+
+
+class RedisSink(TwoPhaseCommitBolt):
+    """Writes each input tuple to Redis, exactly once, in one transaction per checkpoint.
+
+    Guarantee: under ``EFFECTIVELY_ONCE`` every tuple the topology's consistent checkpoints
+    account for is written exactly once, whatever fails. The writes of one checkpoint
+    interval are buffered in this bolt (then kept in its state as the prepared
+    transaction, so a restore finds them); when the checkpoint is consistent across the
+    topology ``commit`` applies them together with a fence, the hash
+    ``fence:<sink>:<task>`` (fields ``checkpoint``: the last committed checkpoint id,
+    ``number``: its number, ``records``), in one ``MULTI``/``EXEC`` under ``WATCH`` of the
+    fence. A commit whose checkpoint the fence already covers changes nothing, so the
+    re-commit a restore runs is harmless, and readers see a transaction's writes all at
+    once or not at all. Aborted transactions write nothing. The writes to commit stay in
+    this bolt's state until then, so state grows with the tuples of one checkpoint interval.
+    Two cases escape: a command Redis rejects inside the ``EXEC`` (the key holds another
+    type) fails the task after the other commands applied (Redis has no rollback), and a
+    restore that falls back past a committed checkpoint skips the replayed one's writes.
+    Checkpoint ids must end in a growing number (``ckpt-<n>``), as engines make them.
+
+    Config keys (and ``heron.connectors.redis.url`` / ``.timeout.secs``, above):
+
+    * ``heron.connectors.redis.sink.key`` (required): the key written to.
+    * ``heron.connectors.redis.sink.kind`` (default ``list``): ``list`` appends each tuple
+      (``RPUSH``, the JSON of its values); ``hash`` sets a field (``HSET key values[0]
+      values[1]``: the last write of a field wins); ``hincrby`` adds to a field
+      (``HINCRBY key values[0] values[1]``, 1 when there is no second value: a count).
+    * ``heron.connectors.redis.sink.name`` (default the component's name): names the
+      fence; two sinks writing the same Redis need two names.
+
+    A subclass changes what is written by overriding ``to_write(tup)``: a list of
+    arguments for the kind's command after the key (``[value]`` for ``list``, ``[field,
+    value]`` for ``hash``, ``[field, amount]`` for ``hincrby``), str or int.
+    """
+
+    def _setup(self) -> None:
+        if getattr(self, "_client", None) is not None:
+            return
+        self._kind = setting(self, "heron.connectors.redis.sink.kind", "str", "list",
+                             choices=SINK_KINDS)
+        self._key = setting(self, "heron.connectors.redis.sink.key", "str")
+        name = setting(self, "heron.connectors.redis.sink.name", "str",
+                       self.component_name or type(self).__name__)
+        self._fence = f"fence:{name}:{self.task_id if self.task_id is not None else 0}"
+        self._ops: list[list[Any]] = []
+        self._client = connect(self)
+
+    def to_write(self, tup: Tuple) -> list[Any]:
+        """The command arguments after the key for ``tup`` (see the class docstring)."""
+        values = list(tup.values)
+        if self._kind == "list":
+            return [json.dumps(values, ensure_ascii=False, separators=(",", ":"))]
+        if not values:
+            raise ValueError(f"{type(self).__name__} ({self._kind}): a tuple with no values")
+        field = values[0] if isinstance(values[0], str) else json.dumps(values[0])
+        if self._kind == "hash":
+            if len(values) < 2:
+                raise ValueError(f"{type(self).__name__} (hash): needs (field, value), "
+                                 f"got {values!r}")
+            value = values[1]
+            return [field, value if isinstance(value, (str, int, float)) and not
+                    isinstance(value, bool) else json.dumps(value)]
+        amount = values[1] if len(values) > 1 else 1
+        if isinstance(amount, bool) or not isinstance(amount, int):
+            raise ValueError(f"{type(self).__name__} (hincrby): the amount must be an "
+                             f"integer, got {amount!r}")
+        return [field, amount]
+
+    def begin(self) -> None:
+        self._setup()
+        self._ops = []
+
+    def process(self, tup: Tuple) -> None:
+        self._ops.append(list(self.to_write(tup)))
+
+    def pre_commit(self, checkpoint_id: str) -> Any:
+        """The buffered writes, with where they go: {"kind", "key", "ops"} (kept in state
+        until committed), or None when there are none."""
+        if not self._ops:
+            return None
+        prepared = {"kind": self._kind, "key": self._key, "ops": self._ops}
+        self._ops = []
+        return prepared
+
+    def commit(self, checkpoint_id: str, prepared: Any) -> None:
+        """Apply the writes and move the fence in one MULTI/EXEC, unless the fence shows
+        this checkpoint committed already."""
+        if not prepared:
+            return
+        self._setup()
+        number = checkpoint_number(checkpoint_id)
+        if number is None:
+            raise ValueError(f"{type(self).__name__}: checkpoint id {checkpoint_id!r} does "
+                             "not end in a number; the fence cannot order it")
+        import redis
+
+        kind, key, ops = prepared["kind"], prepared["key"], prepared["ops"]
+        with self._client.pipeline(transaction=True) as pipe:
+            for _attempt in range(100):
+                try:
+                    pipe.watch(self._fence)
+                    done = pipe.hget(self._fence, "number")
+                    if done is not None and int(done) >= number:
+                        pipe.unwatch()
+                        return
+                    pipe.multi()
+                    for op in ops:
+                        if kind == "list":
+                            pipe.rpush(key, op[0])
+                        elif kind == "hash":
+                            pipe.hset(key, op[0], op[1])
+                        else:
+                            pipe.hincrby(key, op[0], int(op[1]))
+                    pipe.hset(self._fence, mapping={"checkpoint": checkpoint_id,
+                                                    "number": number, "records": len(ops)})
+                    pipe.execute()
+                    return
+                except redis.WatchError:
+                    continue
+        raise RuntimeError(f"{type(self).__name__}: the fence {self._fence} kept changing "
+                           "under the commit (another writer uses this sink's name)")
+
+    def abort(self) -> None:
+        self._ops = []
+
+    def _close(self) -> None:
+        client = getattr(self, "_client", None)
+        if client is not None:
+            client.close()
