@@ -28,7 +28,7 @@ from typing import Any
 from .bolt import Bolt
 
 __all__ = ["State", "HashMapState", "StatefulComponent", "TwoPhaseCommitBolt",
-           "PENDING_TRANSACTIONS_KEY"]
+           "PENDING_TRANSACTIONS_KEY", "checkpoint_order"]
 
 
 class State(MutableMapping):
@@ -148,7 +148,7 @@ class TwoPhaseCommitBolt(StatefulComponent, Bolt):
     def init_state(self, stateful_state: State) -> None:
         self.state = stateful_state
         pending = dict(stateful_state.get(PENDING_TRANSACTIONS_KEY) or {})
-        for checkpoint_id in sorted(pending, key=_checkpoint_order):
+        for checkpoint_id in sorted(pending, key=checkpoint_order):
             self.commit(checkpoint_id, pending[checkpoint_id])
         stateful_state[PENDING_TRANSACTIONS_KEY] = {}
         self.begin()
@@ -162,8 +162,8 @@ class TwoPhaseCommitBolt(StatefulComponent, Bolt):
 
     def post_save(self, checkpoint_id: str) -> None:
         pending = dict(self.state.get(PENDING_TRANSACTIONS_KEY) or {})
-        done = [c for c in pending if _checkpoint_order(c) <= _checkpoint_order(checkpoint_id)]
-        for cid in sorted(done, key=_checkpoint_order):
+        done = [c for c in pending if checkpoint_order(c) <= checkpoint_order(checkpoint_id)]
+        for cid in sorted(done, key=checkpoint_order):
             self.commit(cid, pending.pop(cid))
         self.state[PENDING_TRANSACTIONS_KEY] = pending
 
@@ -171,7 +171,8 @@ class TwoPhaseCommitBolt(StatefulComponent, Bolt):
         self.abort()
 
 
-def _checkpoint_order(checkpoint_id: str) -> tuple[int, str]:
-    """Checkpoint ids end in a number that grows (``ckpt-<n>``); order by it."""
+def checkpoint_order(checkpoint_id: str) -> tuple[int, str]:
+    """Checkpoint ids end in a number that grows (``ckpt-<n>``, engines make them); this
+    orders them by it (``""``, empty state, comes first)."""
     tail = str(checkpoint_id).rsplit("-", 1)[-1]
     return (int(tail), str(checkpoint_id)) if tail.isdigit() else (-1, str(checkpoint_id))

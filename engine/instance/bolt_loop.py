@@ -94,6 +94,10 @@ class BoltLoop(ExecutorLoop):
     def on_deactivate(self) -> None:
         self.collector.flush()
 
+    def reset_stream(self) -> None:
+        super().reset_stream()
+        self.upstream_done = set()
+
     def _execute(self, tup: Any) -> None:
         try:
             self.hosted.execute(tup)
@@ -303,7 +307,8 @@ class BoltLoop(ExecutorLoop):
                 elif kind == TASK_DONE:
                     self._task_done(frames[1].bytes)
                 elif kind == TUPLE_BATCH:
-                    log.warning("dropped a batch that arrived before the component started")
+                    if self.stateful is None:  # else: failed, the rollback replays it
+                        log.warning("dropped a batch that arrived before the component started")
                 elif not self.control(frames):
                     return
             else:

@@ -20,8 +20,9 @@ import zmq
 
 from compat.storm_api.exceptions import ComponentFailure
 from engine.instance.gateway import GATEWAY_FAILED, STOP, TO_METRICS, TO_STMGR
-from engine.messages import metrics_pb2, stmgr_pb2, topology_pb2, tuple_pb2
-from engine.network import type_frame
+from engine.instance.stateful import KINDS as STATEFUL_KINDS
+from engine.messages import ckptmgr_pb2, metrics_pb2, stmgr_pb2, topology_pb2, tuple_pb2
+from engine.network import encode, type_frame
 from engine.network.inflight import DEFAULT_BATCH_TIME_MS
 from engine.process.progress import mark_progress
 from engine.process.restart_policy import CRASH_LOOPING_METRIC, RestartPolicy, RestartTracker
@@ -85,6 +86,10 @@ class ExecutorLoop:
         self.metrics_pipe: zmq.Socket | None = None
         #: called with a new physical plan whose task layout changed (``heron update``)
         self.on_new_layout: Callable[[Any], None] | None = None
+        #: checkpoints and restores under EFFECTIVELY_ONCE (engine.instance.stateful), else None
+        self.stateful: Any = None
+        #: the component keeps state (a StatefulComponent): only its state is stored
+        self.component_is_stateful = False
 
     # -- plumbing ----------------------------------------------------------------------
     def send(self, frames: list[Any]) -> None:
@@ -113,16 +118,19 @@ class ExecutorLoop:
                 and _task_layout(previous) != _task_layout(message.pplan)):
             self.on_new_layout(message.pplan)
         running = message.pplan.topology.state == topology_pb2.RUNNING
-        if self.hosted is None:
+        if self.hosted is None and self.stateful is None:
             if not running and not self.starts_while_inactive:
                 return  # a spout deployed deactivated opens once the topology runs
             self.start_component()
+        # under EFFECTIVELY_ONCE the component is built by the restore that follows a plan
         if running and not self.active:
             self.active = True
-            self.on_activate()
+            if self.hosted is not None:
+                self.on_activate()
         elif not running and self.active:
             self.active = False
-            self.on_deactivate()
+            if self.hosted is not None:
+                self.on_deactivate()
 
     def start_component(self) -> None:
         """Create the component (its ``initialize``/``open`` runs), retrying with the
@@ -203,16 +211,33 @@ class ExecutorLoop:
         failure is the last tuple counted as executed. Leaves ``hosted`` None only when
         the task is stopping."""
         delay = self._failed(failure, self._progressed(executing))
-        try:
-            self.hosted.close()
-        except Exception:
-            pass
-        self.hosted = None
+        self.discard_component()
         if not self._backoff(delay):
+            return
+        if self.stateful is not None:
+            # its state is gone with it: the whole topology rolls back, and the restore
+            # builds the component again
+            reason = f"{type(failure.original).__name__}: {failure.original}"
+            self.send_data(encode(ckptmgr_pb2.InstanceFailed(task_id=self.task.task_id,
+                                                             reason=reason[:400])))
             return
         self.start_component()
         if self.active and self.hosted is not None:
             self.on_activate()
+
+    def discard_component(self) -> None:
+        """Close the component and forget it (a restart or a rollback follows)."""
+        hosted, self.hosted = self.hosted, None
+        if hosted is not None:
+            try:
+                hosted.close()
+            except Exception:
+                pass
+
+    def reset_stream(self) -> None:
+        """A rollback: the task has not finished its stream any more (it is replayed)."""
+        self.done = False
+        self.exhausted = False
 
     def on_activate(self) -> None:
         pass
@@ -257,7 +282,7 @@ class ExecutorLoop:
         for name, value in (("__emit-count", s.emitted), ("__transfer-count", s.transferred),
                             ("__execute-count", s.executed), ("__ack-count", s.acked),
                             ("__fail-count", s.failed), ("__error-count", s.errors),
-                            ("__restart-count", s.restarts), ("__done", int(self.done)),
+                            ("__restart-count", s.restarts), ("__done", int(self.finished())),
                             ("__active", int(self.active)),
                             (CRASH_LOOPING_METRIC, int(self.restart_tracker.crash_looping))):
             message.metrics.add(name=name, value=str(value))
@@ -265,6 +290,9 @@ class ExecutorLoop:
             message.metrics.add(name="__last-error", value=s.last_error)
         for name, value in self.extra_metrics():
             message.metrics.add(name=name, value=str(value))
+        if self.stateful is not None:
+            for name, value in self.stateful.metrics():
+                message.metrics.add(name=name, value=str(value))
         for name, value in self.process_metrics():
             message.metrics.add(name=name, value=str(value))
         for name, value in self.collector.user_metrics.items():
@@ -279,6 +307,11 @@ class ExecutorLoop:
             self.metrics_pipe.send_multipart(frames, zmq.NOBLOCK)
         except zmq.Again:
             pass  # the gateway has older snapshots to send; this one is dropped
+
+    def finished(self) -> bool:
+        """The task's stream is over for good: done, and under EFFECTIVELY_ONCE also
+        recorded in a consistent checkpoint (a rollback can no longer replay it)."""
+        return self.done and (self.stateful is None or self.stateful.done_checkpointed)
 
     def extra_metrics(self) -> list[tuple[str, Any]]:
         """Metrics only one kind of task has."""
@@ -302,6 +335,8 @@ class ExecutorLoop:
         kind = frames[0].bytes
         if kind == ASSIGNMENT:
             self.handle_plan(frames[1].bytes)
+        elif self.stateful is not None and kind in STATEFUL_KINDS:
+            self.stateful.handle(self, kind, frames[1].bytes)
         elif kind == GATEWAY_FAILED:
             raise TaskGaveUp(f"the gateway thread failed: {frames[1].bytes.decode(errors='replace')}")
         else:

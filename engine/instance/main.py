@@ -20,9 +20,10 @@ from typing import Any
 
 import zmq
 
-from compat.storm_api.config import reliability, tick_frequency, with_defaults
+from compat.storm_api.config import checkpointing, reliability, tick_frequency, with_defaults
 from compat.storm_api.exceptions import ComponentFailure
 from compat.storm_api.hosting import handle_component_exception, host_component
+from compat.storm_api.state import StatefulComponent
 from compat.storm_api.updatable import Updatable
 from engine.grouping import build_grouping
 from engine.instance.capture import InstanceCapture
@@ -31,6 +32,7 @@ from engine.instance.bolt_loop import BoltLoop
 from engine.instance.gateway import PIPE_HWM, Gateway, metrics_pipe_endpoint
 from engine.instance.loop import ASSIGNMENT, TaskGaveUp
 from engine.instance.spout_loop import SpoutLoop
+from engine.instance.stateful import TaskCheckpointing
 from engine.launch import (LaunchSpec, instance_id, local_socket_name, metrics_socket_name,
                            stmgr_id)
 from engine.messages import metrics_pb2, physical_plan_pb2, stmgr_pb2
@@ -44,6 +46,7 @@ from engine.runtime.layout import SYSTEM_COMPONENT, SYSTEM_TASK_ID, TaskLayout, 
 from engine.runtime.logs import task_logger
 from engine.runtime.stats import TaskStats
 from engine.serialization import serializer_for_config
+from engine.statefulstorage import open_storage
 
 log = logging.getLogger("heron.instance")
 
@@ -200,7 +203,12 @@ def _run_task(spec: LaunchSpec, loaded: Any, plan: Any, comp: Any, task: TaskInf
                                   send, batches.rows, capture, acking=rel.acking,
                                   batch_bytes=batches.bytes)
     shell = _shell_command(spec, loaded, comp)
-    factory = _factory(spec, loaded, comp, conf, context, collector, logger, shell)
+    stateful = None
+    if rel.effectively_once:
+        storage = open_storage(checkpointing(conf), topology_name=spec.topology_name,
+                               working_dir=spec.working_dir)
+        stateful = TaskCheckpointing(storage, serializer, comp.name, task.task_id)
+    factory = _factory(spec, loaded, comp, conf, context, collector, logger, shell, stateful)
 
     def running() -> bool:
         return not stopping.is_set()
@@ -218,6 +226,9 @@ def _run_task(spec: LaunchSpec, loaded: Any, plan: Any, comp: Any, task: TaskInf
                         loads_many=serializer.loads_many,
                         tick_secs=tick_frequency(conf), shell=shell is not None)
     loop.metrics_pipe = metrics_pipe
+    loop.stateful = stateful
+    loop.component_is_stateful = shell is None and issubclass(
+        loaded.compiled.component_classes[comp.name], StatefulComponent)
 
     def on_new_layout(new_pplan: Any) -> None:
         """``heron update`` changed parallelism: route direct and task-id emits to the new
@@ -325,12 +336,15 @@ def _shell_command(spec: LaunchSpec, loaded: Any, comp: Any) -> tuple[str, str] 
 
 
 def _factory(spec: LaunchSpec, loaded: Any, comp: Any, conf: dict, context: dict,
-             collector: Any, logger: logging.Logger, shell: tuple[str, str] | None) -> Any:
+             collector: Any, logger: logging.Logger, shell: tuple[str, str] | None,
+             stateful: Any = None) -> Any:
     if shell is None:
         cls = loaded.compiled.component_classes[comp.name]
 
         def make() -> Any:
-            return host_component(cls, dict(conf), context, collector, logger)
+            # under EFFECTIVELY_ONCE, the state the last restore loaded
+            state = stateful.state if stateful is not None else None
+            return host_component(cls, dict(conf), context, collector, logger, state=state)
         return make
 
     def make_shell() -> Any:

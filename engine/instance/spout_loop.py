@@ -221,7 +221,8 @@ class SpoutLoop(ExecutorLoop):
             while pipe.poll(0):
                 if not self.control(pipe.recv_multipart(copy=False)):
                     return
-            if self.hosted is None or not self.active or self.done:
+            if (self.hosted is None or not self.active or self.done
+                    or (self.stateful is not None and not self.stateful.processing)):
                 collector.flush()
                 self.publish_metrics()
                 if pipe.poll(50):

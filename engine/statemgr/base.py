@@ -5,7 +5,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Any
 
-from engine.messages import (execution_state_pb2, healthmgr_pb2, packing_plan_pb2,
+from engine.messages import (ckptmgr_pb2, execution_state_pb2, healthmgr_pb2, packing_plan_pb2,
                              physical_plan_pb2, scheduler_pb2, security_pb2, tmanager_pb2,
                              topology_pb2)
 
@@ -21,10 +21,12 @@ KINDS: dict[str, Any] = {
     "keys": security_pb2.TopologyKeys,
     #: not Heron's: the Health Manager's loop state and records (engine/healthmgr/store.py)
     "healthmgr": healthmgr_pb2.HealthState,
+    #: Heron's list of globally consistent checkpoints (engine/tmanager/stateful_controller.py)
+    "statefulcheckpoints": ckptmgr_pb2.StatefulConsistentCheckpoints,
 }
 #: Heron's kill order (RuntimeManagerRunner.cleanState).
 CLEAN_ORDER = ("tmanagers", "packingplans", "pplans", "schedulers", "executionstate",
-               "healthmgr", "topologies", "keys")
+               "healthmgr", "statefulcheckpoints", "topologies", "keys")
 
 
 class StateError(Exception):

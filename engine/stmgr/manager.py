@@ -18,12 +18,14 @@ from engine.security.guard import ConnectionGuard
 from engine.process.progress import mark_progress
 from engine.network import (DATA_HWM, SOCKET_BUFFER_BYTES, MalformedMessage, bind_router,
                             connect_dealer, decode, encode, ipc_endpoint, type_frame)
-from compat.storm_api.config import reliability, with_defaults
+from compat.storm_api.config import checkpointing, reliability, with_defaults
 from engine.stmgr.acking import AckTracker
 from engine.network.watermarks import wait_watermarks, watermarks
 from engine.stmgr.backpressure import Backpressure, InstanceBackpressure
 from engine.stmgr.outbox import Outbox
 from engine.stmgr.routing import build_routes, rebatch, split_batch
+from engine.stmgr.stateful import (DOWNSTREAM_MARKER, FROM_INSTANCE, StatefulRole,
+                                   upstream_tasks)
 
 log = logging.getLogger("heron.stmgr")
 
@@ -93,6 +95,12 @@ class StreamManager:
         #: at-least-once tracking (None when the topology does not ack)
         self.acks: AckTracker | None = None
         self._reliability = reliability(with_defaults(dict(plan.config)))
+        #: markers, alignment and restores, for an EFFECTIVELY_ONCE topology (else None)
+        self.stateful: StatefulRole | None = None
+        if self._reliability.effectively_once:
+            self.stateful = StatefulRole(self, checkpointing(with_defaults(dict(plan.config))))
+        #: task id -> component, of the physical plan in force
+        self.component_of: dict[int, str] = {}
         self.counts = {"tuples_in": 0, "tuples_out": 0, "batches_in": 0, "dropped": 0,
                        "malformed": 0}
         self._warned: set[Any] = set()
@@ -146,6 +154,8 @@ class StreamManager:
                 self._heartbeat()
             if now >= next_metrics:
                 next_metrics = now + METRICS_SECS
+                if self.stateful is not None:
+                    self.stateful.expire()
                 self._publish_metrics()
 
     def _drain(self, sock: zmq.Socket, handler: Any, limit: int = 256,
@@ -217,6 +227,17 @@ class StreamManager:
             raise MalformedMessage(f"expected [identity, type, payload], got {len(frames)} frames")
         identity = frames[0].bytes
         kind = frames[1].bytes
+        if self.stateful is not None and kind != REGISTER_INSTANCE:
+            registered = self.instances.get(identity)
+            if registered is None:
+                raise MalformedMessage(f"{identity[:60]!r} sent {kind[:60]!r} before registering")
+            task = registered[1].info.task_id
+            if kind in FROM_INSTANCE:
+                self.stateful.from_instance(task, kind, frames[2].bytes)
+                return
+            if kind in (TUPLE_BATCH, TASK_DONE) and not self.stateful.accepts_from_instance(task):
+                self.stateful.discarded += 1  # emitted before the rollback it has not seen yet
+                return
         if kind == TUPLE_BATCH:
             payload = frames[2].bytes
             if len(payload) > self.largest_batch_bytes:
@@ -293,6 +314,9 @@ class StreamManager:
     def _deliver(self, task: int, kind: bytes, payload: bytes, count: int, src: int,
                  field: str) -> None:
         owner = self.task_stmgr.get(task)
+        if owner == self.id and self.stateful is not None:
+            self.stateful.deliver(task, src, (kind, payload, count), len(payload))
+            return
         if owner == self.id:
             identity = self.task_identity.get(task)
             if identity is None:
@@ -309,6 +333,8 @@ class StreamManager:
                 return
             message = stmgr_pb2.TupleStreamMessage(task_id=task, src_task_id=src, num_tuples=count)
             setattr(message, field, payload)
+            if self.stateful is not None:
+                message.restore_txid = self.stateful.txid
             self.outbox.send(owner, peer[1], encode(message))
         self.counts["tuples_out"] += count
 
@@ -316,9 +342,15 @@ class StreamManager:
         if len(frames) == 3 and frames[1].bytes in (START_BACKPRESSURE, STOP_BACKPRESSURE):
             self._peer_backpressure(frames[1].bytes, frames[2].bytes)
             return
+        if len(frames) == 3 and frames[1].bytes == DOWNSTREAM_MARKER and self.stateful is not None:
+            self.stateful.peer_marker(frames[2].bytes)
+            return
         if len(frames) != 3 or frames[1].bytes != STREAM_MESSAGE:
             raise MalformedMessage("a peer stream manager sent something other than a TupleStreamMessage")
         message = stmgr_pb2.TupleStreamMessage.FromString(frames[2].bytes)
+        if self.stateful is not None and not self.stateful.accepts_from_peer(message.restore_txid):
+            self.stateful.discarded += 1  # sent before a rollback, or before we restored
+            return
         which = message.WhichOneof("set")
         if which == "data":
             self._deliver(message.task_id, TUPLE_BATCH, message.data, message.num_tuples,
@@ -444,6 +476,8 @@ class StreamManager:
             elif isinstance(message, tmanager_pb2.StMgrHeartbeatResponse):
                 if message.status.status != 1:
                     self._check_superseded(message.status.message)
+            elif self.stateful is not None and self.stateful.from_tm(message):
+                pass
             else:
                 log.warning("ignored %s from the topology master", message.DESCRIPTOR.name)
 
@@ -490,6 +524,11 @@ class StreamManager:
             # own container did not change is not restarted, so it must follow here)
             self.routes = build_routes(self.plan, tasks_by_component, local)
         self._tasks_by_component = tasks_by_component
+        self.component_of = {inst.info.task_id: inst.info.component_name
+                             for inst in pplan.instances}
+        if self.stateful is not None:
+            self.stateful.new_layout(upstream_tasks(self.plan, tasks_by_component, local,
+                                                    self.component_of.__getitem__))
         self.downstream = {}
         for comp in self.plan.components.values():
             targets: set[int] = set()
@@ -549,6 +588,9 @@ class StreamManager:
             message.metrics.add(name=name, value=str(value))
         for name, value in self._instance_metrics():
             message.metrics.add(name=name, value=str(value))
+        if self.stateful is not None:
+            for name, value in self.stateful.metrics():
+                message.metrics.add(name=name, value=str(value))
         if self.acks is not None:
             acks = self.acks
             for name, value in (("__trees-pending", acks.xor.pending()),
@@ -573,6 +615,52 @@ class StreamManager:
             out.append((f"__connection_buffer_by_instanceid/{instance}/bytes",
                         self.outbox.queued_bytes.get(identity, 0)))
         return out
+
+    # -- what the stateful role (engine/stmgr/stateful.py) calls -------------------------
+    def send_local(self, task: int, frames: list[Any]) -> None:
+        """A message for a local instance, in order with its data."""
+        identity = self.task_identity.get(task)
+        if identity is not None and identity in self.instances:
+            self.outbox.send(identity, self.instances[identity][0], [identity, *frames])
+
+    def send_local_data(self, task: int, item: tuple[bytes, bytes, int]) -> None:
+        kind, payload, count = item
+        identity = self.task_identity.get(task)
+        if identity is None:
+            self.counts["dropped"] += count
+            self._warn_once(("absent", task), f"task {task} has not connected to us; dropping")
+            return
+        self.outbox.send(identity, self.instances[identity][0], [identity, kind, payload])
+        self.counts["tuples_out"] += count
+
+    def send_peer(self, owner: str, frames: list[Any]) -> None:
+        peer = self.peers.get(owner)
+        if peer is not None:
+            self.outbox.send(owner, peer[1], frames)
+
+    def send_tm(self, message: Any) -> None:
+        if self.tm is None:
+            return
+        try:
+            self.tm.send_multipart(encode(message), zmq.NOBLOCK)
+        except zmq.Again:
+            log.warning("the topology master is not taking messages; %s dropped",
+                        message.DESCRIPTOR.name)
+
+    def local_tasks(self) -> set[int]:
+        return set(self.expected.values())
+
+    def local_spout_tasks(self) -> list[int]:
+        kinds = {name: comp.kind for name, comp in self.plan.components.items()}
+        return sorted(t for t in self.expected.values()
+                      if kinds.get(self.component_of.get(t, "")) == "spout")
+
+    def downstream_of(self, task: int) -> list[int]:
+        return self.downstream.get(self.component_of.get(task, ""), [])
+
+    def discard_in_flight(self) -> int:
+        """A rollback: what waits in the queues was emitted before it; dropped."""
+        return self.outbox.clear()
 
     def _warn_once(self, key: Any, text: str) -> None:
         if key not in self._warned:

@@ -106,6 +106,16 @@ class Outbox:
                 del self._sockets[key]
                 del self.queued_bytes[key]
 
+    def clear(self) -> int:
+        """Drop everything waiting (a rollback: it was emitted before it); how many
+        messages. Not counted as dropped: the rollback replays it."""
+        count = sum(len(q) for q in self._queues.values())
+        self._queues.clear()
+        self._sockets.clear()
+        self.queued_bytes.clear()
+        self.buffered_bytes = 0
+        return count
+
     def forget(self, key: Hashable) -> None:
         """A destination went away (socket replaced): its queue cannot be delivered."""
         queue = self._queues.pop(key, None)

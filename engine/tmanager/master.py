@@ -10,13 +10,17 @@ import zmq
 
 from engine.launch import (SUPERSEDED, TMANAGER, LaunchSpec, instance_id, split_peer_identity,
                            stmgr_id)
-from engine.messages import (common_pb2, physical_plan_pb2, stmgr_pb2, tmanager_pb2,
-                             topology_pb2)
+from compat.storm_api.config import checkpointing, reliability, with_defaults
+from engine.messages import (ckptmgr_pb2, common_pb2, physical_plan_pb2, stmgr_pb2,
+                             tmanager_pb2, topology_pb2)
 from engine.network import MalformedMessage, bind_router, decode, encode
 from engine.process.progress import mark_progress
 from engine.security.guard import ConnectionGuard
+from engine.plan import LogicalPlan
+from engine.statefulstorage import open_storage
 from engine.statemgr import NodeExistsError
 from engine.tmanager.staleness import REPORT_AGE_METRIC
+from engine.tmanager.stateful_controller import StatefulController
 
 log = logging.getLogger("heron.tmanager")
 
@@ -67,6 +71,10 @@ class TopologyMaster:
         #: process published them, as its Metrics Manager stamps them): REPORT_AGE_METRIC
         self.reported_at: dict[tuple[str, str], float] = {}
         self.exceptions: dict[tuple[str, str], list[Any]] = {}
+        #: checkpoints and restores, for an EFFECTIVELY_ONCE topology (else None)
+        self.stateful: StatefulController | None = None
+        #: why the next physical plan is made (the reason a restore gives)
+        self._plan_reason = "the topology started"
 
     # -- startup -----------------------------------------------------------------------
     def load(self, wait: float = 30.0) -> None:
@@ -86,11 +94,30 @@ class TopologyMaster:
                              f"not {self.spec.topology_id}: a stale launch file?")
         self.absent = {stmgr_id(c.id) for c in self.packing.container_plans if c.id != 0}
         stored = self.state.get("pplans", self.name)
-        if stored is not None and stored.topology.id == self.spec.topology_id:
+        restarted = stored is not None and stored.topology.id == self.spec.topology_id
+        if restarted:
             # A restarted Topology Master keeps the live state (RUNNING/PAUSED) it had.
             self.topology.state = stored.topology.state
+            self._plan_reason = "the topology master was restarted"
             log.info("adopted the stored physical plan (%s)",
                      topology_pb2.TopologyState.Name(stored.topology.state))
+        self._load_stateful(first_start=not restarted)
+
+    def _load_stateful(self, *, first_start: bool) -> None:
+        conf = with_defaults(LogicalPlan.from_proto(self.topology).config)
+        if not reliability(conf).effectively_once:
+            return
+        settings = checkpointing(conf)
+        storage = open_storage(settings, topology_name=self.name,
+                               working_dir=self.spec.working_dir)
+        self.stateful = StatefulController(self.name, self.state, settings, storage,
+                                           send=self._send_to_stmgr)
+        self.stateful.load(first_start=first_start)
+        log.info("effectively-once: a checkpoint every %g s into %s", settings.interval_secs,
+                 storage.describe())
+
+    def _send_to_stmgr(self, sid: str, message: Any) -> None:
+        self._reply(self.server, self.senders.get(sid, sid.encode()), message)
 
     def establish(self) -> None:
         """Create the ephemeral location, waiting while a dead predecessor's lingers."""
@@ -126,6 +153,8 @@ class TopologyMaster:
                 self._check_heartbeats(time.monotonic())
                 if not self.check_location():
                     break
+            if self.stateful is not None:
+                self.stateful.tick()
             if events.get(self.server):
                 self._drain(self.server, self._on_server)
             if events.get(self.controller):
@@ -188,6 +217,7 @@ class TopologyMaster:
         if stored is None or stored.id == self.packing.id:
             return
         log.info("new packing plan %s (was %s)", stored.id, self.packing.id)
+        self._plan_reason = f"new packing plan {stored.id}"
         self.packing = stored
         if topology is not None and topology.id == self.spec.topology_id:
             state = self.topology.state
@@ -253,6 +283,13 @@ class TopologyMaster:
             self._reply(self.server, sender, response)
         elif isinstance(message, tmanager_pb2.PublishMetrics):
             self._store_metrics(message)
+        elif self.stateful is not None and isinstance(message, ckptmgr_pb2.InstanceStateStored):
+            self.stateful.on_stored(message)
+        elif (self.stateful is not None
+              and isinstance(message, ckptmgr_pb2.RestoreTopologyStateResponse)):
+            self.stateful.on_restore_response(message)
+        elif self.stateful is not None and isinstance(message, ckptmgr_pb2.ResetTopologyState):
+            self.stateful.on_reset(message, split_peer_identity(sender)[0])
         else:
             log.warning("ignored %s from %r", message.DESCRIPTOR.name, sender[:80])
 
@@ -279,6 +316,8 @@ class TopologyMaster:
         self.senders[sid] = sender
         self.incarnations[sid] = incarnation
         again = sid in self.stmgrs
+        if again:
+            self._plan_reason = f"{sid} registered again (it or one of its instances restarted)"
         self.stmgrs[sid] = (physical_plan_pb2.StMgr(), list(request.instances))
         self.stmgrs[sid][0].CopyFrom(request.stmgr)
         self.absent.discard(sid)
@@ -313,6 +352,8 @@ class TopologyMaster:
         self.pplan = pplan
         self._store_pplan()
         self._broadcast()
+        if self.stateful is not None:
+            self.stateful.new_plan(pplan, self.packing.id, self._plan_reason)
 
     def _store_pplan(self) -> None:
         if self.state.get("pplans", self.name) is None:
@@ -402,8 +443,10 @@ class TopologyMaster:
         response = tmanager_pb2.MetricResponse()
         response.status.status = OK
         # The Topology Master's own figures, beside what the Metrics Managers forward.
-        self.metrics.setdefault((TMANAGER_COMPONENT, TMANAGER), {})[
-            "__connections-refused"] = str(self.guard.refused)
+        own = self.metrics.setdefault((TMANAGER_COMPONENT, TMANAGER), {})
+        own["__connections-refused"] = str(self.guard.refused)
+        if self.stateful is not None:
+            own.update(self.stateful.metrics())
         wanted = set(request.metric)
         now = time.time()
         for (component, instance), values in sorted(self.metrics.items()):

@@ -1,0 +1,283 @@
+"""The Topology Master's part of effectively-once (Heron's ``StatefulController``: its
+checkpointer and its restorer), for one topology.
+
+Checkpointer: on a timer, when the physical plan is in force and no restore runs, a new
+checkpoint id is sent to every Stream Manager; each task's "stored" report is counted,
+and when every task of the physical plan has reported, the checkpoint is globally
+consistent: it is recorded in the state manager (newest first, ``retained`` kept),
+every Stream Manager is told (instances then run ``post_save``), and checkpoints no
+longer kept are deleted from the storage. Beyond Heron: a checkpoint that is not
+complete within the timeout, or that a task failed to store, is abandoned and counted,
+and the next one starts on time; there is never more than one in flight.
+
+Restorer: any new physical plan (a Stream Manager registered, or registered again
+because one of its instances came back) or a reset from a Stream Manager (a component
+raised) rolls the whole topology back to the newest consistent checkpoint, under a new
+restore transaction number; a Stream Manager that cannot restore it (a checkpoint file
+unreadable) answers NOTOK and the next older checkpoint is tried, then empty state.
+Answers of an older transaction are ignored. When every Stream Manager restored,
+processing starts.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from compat.storm_api.config import Checkpointing
+from compat.storm_api.state import checkpoint_order
+from engine.messages import ckptmgr_pb2, common_pb2
+
+log = logging.getLogger("heron.tmanager")
+
+KIND = "statefulcheckpoints"
+
+
+@dataclass
+class _InFlight:
+    checkpoint_id: str
+    started: float
+    waiting: set[int]
+    bytes: int = 0
+
+
+@dataclass
+class _Restore:
+    txid: int
+    candidates: list[str]  # checkpoint ids to try, newest first; "" is empty state
+    waiting: set[str]
+    reason: str
+    started: float
+
+
+@dataclass
+class StatefulFigures:
+    completed: int = 0
+    abandoned: int = 0
+    restores: int = 0
+    last_id: str = ""
+    last_duration_secs: float = 0.0
+    last_bytes: int = 0
+    last_restore_reason: str = ""
+    last_restore_checkpoint: str = ""
+    last_restore_secs: float = 0.0
+    #: (reason, checkpoint restored) of every restore, oldest first (bounded)
+    restore_log: list[tuple[str, str]] = field(default_factory=list)
+
+
+class StatefulController:
+    def __init__(self, name: str, state: Any, settings: Checkpointing, storage: Any, *,
+                 send: Callable[[str, Any], None],
+                 clock: Callable[[], float] = time.monotonic,
+                 wall_ms: Callable[[], int] = lambda: int(time.time() * 1000)) -> None:
+        self.name = name
+        self.state = state
+        self.settings = settings
+        self.storage = storage
+        #: send(stmgr id, message)
+        self._send = send
+        self._clock = clock
+        self._wall_ms = wall_ms
+        self.consistent: list[Any] = []
+        self._last_number = 0
+        self.stmgrs: list[str] = []
+        #: task id -> component, of the physical plan in force
+        self.tasks: dict[int, str] = {}
+        self.packing_id = ""
+        self.in_flight: _InFlight | None = None
+        self.restore: _Restore | None = None
+        #: processing runs (a restore completed since the last physical plan)
+        self.running = False
+        self.next_checkpoint = 0.0
+        self.figures = StatefulFigures()
+
+    # -- startup -------------------------------------------------------------------------
+    def load(self, *, first_start: bool) -> None:
+        """Read the consistent checkpoints; ``topology.stateful.start.clean`` forgets them
+        on the topology's first start (never when a Topology Master is restarted: that
+        would throw the state away on every failure of container 0)."""
+        if first_start and self.settings.start_clean:
+            log.info("topology.stateful.start.clean: starting with empty state")
+            self._store([])
+            return
+        stored = self.state.get(KIND, self.name)
+        self.consistent = list(stored.consistent_checkpoints) if stored is not None else []
+        for record in self.consistent:
+            self._seen(record.checkpoint_id)
+        if self.consistent:
+            log.info("consistent checkpoints: %s",
+                     ", ".join(c.checkpoint_id for c in self.consistent))
+
+    # -- the physical plan and failures --------------------------------------------------
+    def new_plan(self, pplan: Any, packing_id: str, reason: str) -> None:
+        self.stmgrs = sorted({s.id for s in pplan.stmgrs})
+        self.tasks = {i.info.task_id: i.info.component_name for i in pplan.instances}
+        self.packing_id = packing_id
+        self.start_restore(reason)
+
+    def start_restore(self, reason: str) -> None:
+        if not self.stmgrs:
+            return
+        if self.in_flight is not None:
+            log.info("checkpoint %s given up: the topology rolls back", self.in_flight.checkpoint_id)
+            self.in_flight = None
+        self.running = False
+        candidates = [c.checkpoint_id for c in self.consistent] + [""]
+        self.restore = _Restore(self._next_txid(), candidates, set(self.stmgrs), reason,
+                                self._clock())
+        self._send_restore()
+
+    def _send_restore(self) -> None:
+        restore = self.restore
+        checkpoint_id = restore.candidates[0]
+        log.info("restore %d: rolling back to %s (%s)", restore.txid,
+                 checkpoint_id or "empty state", restore.reason)
+        request = ckptmgr_pb2.RestoreTopologyStateRequest(
+            checkpoint_id=checkpoint_id, restore_txid=restore.txid, reason=restore.reason)
+        for sid in self.stmgrs:
+            self._send(sid, request)
+
+    def on_restore_response(self, response: Any) -> None:
+        restore = self.restore
+        if restore is None or response.restore_txid != restore.txid:
+            return  # an answer to a restore that was superseded
+        if response.checkpoint_id != restore.candidates[0]:
+            return
+        if response.status.status != common_pb2.OK:
+            failed = restore.candidates.pop(0)
+            log.warning("restore %d: %s cannot restore %s: %s", restore.txid, response.stmgr,
+                        failed or "empty state", response.status.message)
+            if not restore.candidates:
+                restore.candidates = [""]
+            restore.txid = self._next_txid()
+            restore.waiting = set(self.stmgrs)
+            self._send_restore()
+            return
+        restore.waiting.discard(response.stmgr)
+        if restore.waiting:
+            return
+        checkpoint_id = restore.candidates[0]
+        figures = self.figures
+        figures.restores += 1
+        figures.last_restore_reason = restore.reason
+        figures.last_restore_checkpoint = checkpoint_id or "empty"
+        figures.last_restore_secs = self._clock() - restore.started
+        figures.restore_log = (figures.restore_log + [(restore.reason, checkpoint_id)])[-20:]
+        log.info("restore %d done in %.2f s: %s restored; processing starts", restore.txid,
+                 figures.last_restore_secs, checkpoint_id or "empty state")
+        start = ckptmgr_pb2.StartStmgrStatefulProcessing(checkpoint_id=checkpoint_id,
+                                                         restore_txid=restore.txid)
+        for sid in self.stmgrs:
+            self._send(sid, start)
+        self.restore = None
+        self.running = True
+        self.next_checkpoint = self._clock() + self.settings.interval_secs
+
+    def on_reset(self, message: Any, sender: str) -> None:
+        reason = message.reason or f"{sender} asked for a rollback"
+        log.warning("rollback asked by %s: %s", sender, reason)
+        self.start_restore(reason)
+
+    # -- checkpoints ---------------------------------------------------------------------
+    def tick(self) -> None:
+        now = self._clock()
+        flight = self.in_flight
+        if flight is not None and now - flight.started > self.settings.timeout_secs:
+            self.figures.abandoned += 1
+            log.warning("checkpoint %s abandoned: %d task(s) had not stored their state after "
+                        "%g s (%s)", flight.checkpoint_id, len(flight.waiting),
+                        self.settings.timeout_secs, _tasks_text(flight.waiting, self.tasks))
+            self.in_flight = None
+        if not self.running or self.in_flight is not None or now < self.next_checkpoint:
+            return
+        self.next_checkpoint = now + self.settings.interval_secs
+        checkpoint_id = f"ckpt-{self._next_number()}"
+        self.in_flight = _InFlight(checkpoint_id, now, set(self.tasks))
+        start = ckptmgr_pb2.StartStatefulCheckpoint(checkpoint_id=checkpoint_id)
+        for sid in self.stmgrs:
+            self._send(sid, start)
+
+    def on_stored(self, message: Any) -> None:
+        flight = self.in_flight
+        if flight is None or message.checkpoint_id != flight.checkpoint_id:
+            return
+        if message.error:
+            self.figures.abandoned += 1
+            log.warning("checkpoint %s abandoned: task %d (%s) could not store its state: %s",
+                        flight.checkpoint_id, message.task_id, message.component_name,
+                        message.error)
+            self.in_flight = None
+            return
+        flight.waiting.discard(message.task_id)
+        flight.bytes += message.bytes
+        if flight.waiting:
+            return
+        self._completed(flight)
+
+    def _completed(self, flight: _InFlight) -> None:
+        duration = self._clock() - flight.started
+        record = ckptmgr_pb2.StatefulConsistentCheckpoint(
+            checkpoint_id=flight.checkpoint_id, packing_plan_id=self.packing_id,
+            completed_at_ms=self._wall_ms(), duration_secs=duration, bytes=flight.bytes)
+        kept = [record] + self.consistent[:self.settings.retained - 1]
+        self.in_flight = None
+        try:
+            self._store(kept)
+        except Exception as exc:  # not recorded: it cannot be restored, so it is not done
+            self.figures.abandoned += 1
+            log.warning("checkpoint %s abandoned: recording it failed: %s",
+                        flight.checkpoint_id, exc)
+            return
+        figures = self.figures
+        figures.completed += 1
+        figures.last_id = flight.checkpoint_id
+        figures.last_duration_secs = duration
+        figures.last_bytes = flight.bytes
+        saved = ckptmgr_pb2.StatefulConsistentCheckpointSaved(consistent_checkpoint=record)
+        for sid in self.stmgrs:
+            self._send(sid, saved)
+        try:
+            self.storage.dispose({c.checkpoint_id for c in kept} | {""})
+        except OSError as exc:
+            log.warning("could not delete old checkpoints from %s: %s",
+                        self.storage.describe(), exc)
+
+    def _store(self, records: list[Any]) -> None:
+        message = ckptmgr_pb2.StatefulConsistentCheckpoints(consistent_checkpoints=records)
+        if self.state.get(KIND, self.name) is None:
+            self.state.create(KIND, self.name, message)
+        else:
+            self.state.set(KIND, self.name, message)
+        self.consistent = list(records)
+
+    def metrics(self) -> dict[str, str]:
+        f = self.figures
+        return {"__checkpoints-completed": str(f.completed),
+                "__checkpoints-abandoned": str(f.abandoned),
+                "__checkpoint-last-id": f.last_id,
+                "__checkpoint-last-duration-ms": str(round(f.last_duration_secs * 1000)),
+                "__checkpoint-last-bytes": str(f.last_bytes),
+                "__restores": str(f.restores),
+                "__restore-last-reason": f.last_restore_reason,
+                "__restore-last-checkpoint": f.last_restore_checkpoint,
+                "__restore-last-ms": str(round(f.last_restore_secs * 1000))}
+
+    # -- ids -----------------------------------------------------------------------------
+    def _seen(self, checkpoint_id: str) -> None:
+        self._last_number = max(self._last_number, checkpoint_order(checkpoint_id)[0])
+
+    def _next_number(self) -> int:
+        """Wall-clock ms, and always above any id seen: ids grow across restarts of the
+        Topology Master (the stored ones were made by its predecessors)."""
+        self._last_number = max(self._last_number + 1, self._wall_ms())
+        return self._last_number
+
+    def _next_txid(self) -> int:
+        return self._next_number()
+
+
+def _tasks_text(tasks: set[int], components: dict[int, str], limit: int = 6) -> str:
+    named = [f"{components.get(t, '?')} task {t}" for t in sorted(tasks)[:limit]]
+    return ", ".join(named) + (" ..." if len(tasks) > limit else "")

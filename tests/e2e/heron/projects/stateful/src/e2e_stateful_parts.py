@@ -1,0 +1,93 @@
+"""A stateful word count for the effectively-once tests: a replayable spout over a
+deterministic corpus (its position in state), a stateless split, a counting bolt
+keeping its counts in state, and a bolt that raises once (a flag file makes it once per
+run, across rollbacks)."""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+
+from compat.storm_api import Bolt, Spout, StatefulComponent
+
+WORDS = ["apple", "banana", "cherry", "date", "elder", "fig", "grape", "kiwi", "lemon",
+         "mango", "nut", "olive", "pear", "quince", "rye", "sage"]
+
+
+def sentence(i: int) -> str:
+    rng = random.Random(i)
+    return " ".join(rng.choice(WORDS) for _ in range(1 + i % 5))
+
+
+def expected_counts(n: int) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for i in range(n):
+        for word in sentence(i).split():
+            counts[word] = counts.get(word, 0) + 1
+    return counts
+
+
+class SentenceSpout(StatefulComponent, Spout):
+    """Emits sentences 0..n-1 (``e2e.sentences``), ``e2e.per_call`` per next_tuple, at
+    most one call every ``e2e.pause_ms``; the next sentence's index is its state."""
+
+    outputs = ["sentence"]
+
+    def init_state(self, stateful_state):
+        self.state = stateful_state
+
+    def initialize(self, conf, ctx):
+        self.n = int(conf.get("e2e.sentences", 2000))
+        self.per_call = int(conf.get("e2e.per_call", 5))
+        self.pause = float(conf.get("e2e.pause_ms", 2)) / 1000.0
+        self.state.setdefault("next", 0)
+
+    def next_tuple(self):
+        i = self.state["next"]
+        for _ in range(self.per_call):
+            if i >= self.n:
+                break
+            self.emit([sentence(i)])
+            i += 1
+        self.state["next"] = i
+        if self.pause:
+            time.sleep(self.pause)
+
+    def is_exhausted(self):
+        return self.state["next"] >= self.n
+
+
+class SplitBolt(Bolt):
+    outputs = ["word"]
+
+    def process(self, tup):
+        for word in tup.values[0].split():
+            self.emit([word])
+
+
+class CountBolt(StatefulComponent, Bolt):
+    """Counts in state; emits (word, count) after each update. With ``e2e.raise_after``
+    set, the task raises once after that many words, if ``e2e.raise_flag`` does not exist
+    yet (it creates it: once per run)."""
+
+    outputs = ["word", "count"]
+
+    def init_state(self, stateful_state):
+        self.state = stateful_state
+
+    def initialize(self, conf, ctx):
+        self.raise_after = int(conf.get("e2e.raise_after", 0))
+        self.flag = conf.get("e2e.raise_flag")
+        self.seen = 0
+
+    def process(self, tup):
+        word = tup.values[0]
+        count = self.state.get(word, 0) + 1
+        self.state[word] = count
+        self.seen += 1
+        if self.raise_after and self.seen == self.raise_after and self.flag \
+                and not os.path.exists(self.flag):
+            open(self.flag, "w").close()
+            raise RuntimeError(f"e2e: injected failure after {self.seen} words")
+        self.emit([word, count])
