@@ -218,7 +218,8 @@ class RedisSink(TwoPhaseCommitBolt):
     * ``heron.connectors.redis.sink.kind`` (default ``list``): ``list`` appends each tuple
       (``RPUSH``, the JSON of its values); ``hash`` sets a field (``HSET key values[0]
       values[1]``: the last write of a field wins); ``hincrby`` adds to a field
-      (``HINCRBY key values[0] values[1]``, 1 when there is no second value: a count).
+      (``HINCRBY key values[0] values[1]``, an int or a string of one, 1 when there is
+      no second value: a count).
     * ``heron.connectors.redis.sink.name`` (default the component's name): names the
       fence; two sinks writing the same Redis need two names.
 
@@ -255,6 +256,8 @@ class RedisSink(TwoPhaseCommitBolt):
             return [field, value if isinstance(value, (str, int, float)) and not
                     isinstance(value, bool) else json.dumps(value)]
         amount = values[1] if len(values) > 1 else 1
+        if isinstance(amount, str) and amount.strip().lstrip("-").isdigit():
+            amount = int(amount)  # what a Redis stream's entries hold
         if isinstance(amount, bool) or not isinstance(amount, int):
             raise ValueError(f"{type(self).__name__} (hincrby): the amount must be an "
                              f"integer, got {amount!r}")
