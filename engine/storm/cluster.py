@@ -7,6 +7,15 @@ ends when every spout reports it is exhausted (``is_exhausted()``, Storm's
 CompletableSpout) and nothing is left in flight. A task that raises is restarted, forever,
 under the restart policy the topology's config sets (engine.process.restart_policy); a
 run whose time limit ends while a task is crash-looping ends in error, naming it.
+
+Under ``topology.reliability.mode: EFFECTIVELY_ONCE`` a :class:`~.checkpoint.Checkpointer`
+thread takes checkpoints of every stateful task and rolls the whole topology back when a
+task fails, instead of restarting that task alone; a finite run ends with a checkpoint
+taken once everything is drained, so two-phase-commit sinks commit their last
+transaction before the run reports finished. Checkpoints go to
+``topology.stateful``'s storage root when the config names one, else to
+``<state_dir or log_dir>/checkpoints/<topology>`` (so ``heron run`` in a project finds
+them again in ``logs/`` on its next run, unless ``topology.stateful.start.clean``).
 """
 
 from __future__ import annotations
@@ -23,8 +32,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from compat.storm_api.config import reliability, tick_frequency, with_defaults
+from compat.storm_api.config import checkpointing, reliability, tick_frequency, with_defaults
 from compat.storm_api.hosting import host_component
+from compat.storm_api.state import StatefulComponent
 from engine.multilang import host_shell_component
 from engine.process.restart_policy import RestartPolicy
 from engine.runtime.capture import OutputCapture
@@ -33,6 +43,8 @@ from engine.runtime.layout import ACKER_COMPONENT, assign_tasks, build_context
 from engine.runtime.logs import close_logger, task_logger
 from engine.runtime.stats import ComponentStats, aggregate
 from engine.serialization import serializer_for_config
+from engine.statefulstorage import open_storage
+from engine.storm.checkpoint import Checkpointer, CheckpointStats
 from engine.storm.executors import (
     AckerExecutor, BoltExecutor, HostedTask, SpoutExecutor)
 from engine.storm.routing import build_routes
@@ -54,6 +66,8 @@ class RunResult:
     max_spout_pending_seen: dict[str, int] = field(default_factory=dict)
     #: what was crash-looping when the run ended ("component 'x' task 3") -> last error
     crash_looping: dict[str, str] = field(default_factory=dict)
+    #: EFFECTIVELY_ONCE only: checkpoints completed and abandoned, restores and why
+    checkpoints: CheckpointStats | None = None
 
 
 class LocalCluster:
@@ -68,7 +82,10 @@ class LocalCluster:
                  capture: OutputCapture | None = None, seed: int | None = None,
                  on_task_failure: Callable[[str], None] | None = None,
                  multilang: bool = False, shell_cwd: Path | None = None,
-                 multilang_serializer: str = "json") -> None:
+                 multilang_serializer: str = "json", state_dir: Path | None = None) -> None:
+        """``state_dir``: where EFFECTIVELY_ONCE checkpoints go when the topology's config
+        names no storage root (``<state_dir>/checkpoints/<topology>``); default the log
+        directory, so a run with the same log directory restores the last one."""
         self.plan = compiled.plan
         self.classes: Mapping[str, type] = compiled.component_classes
         self.conf = with_defaults(self.plan.config)
@@ -95,6 +112,9 @@ class LocalCluster:
         self.runtime: Runtime | None = None
         #: user metrics (report_metric): (component, task) -> {name: last value}
         self.metrics: dict[tuple[str, int], dict[str, Any]] = {}
+        self.state_dir = Path(state_dir) if state_dir else None
+        #: EFFECTIVELY_ONCE only
+        self.checkpointer: Checkpointer | None = None
 
     # -- lifecycle ---------------------------------------------------------------------
     def __enter__(self) -> "LocalCluster":
@@ -120,9 +140,10 @@ class LocalCluster:
         self.runtime = rt
         rt.metrics = self.metrics
         capacity = int(self.conf.get("topology.executor.receive.buffer.size") or 1024)
+        states = self._open_checkpoints(rt, layout) if self.reliability.effectively_once else {}
         try:
             for comp in plan.components.values():
-                self._start_component(rt, comp, layout, capacity)
+                self._start_component(rt, comp, layout, capacity, states)
             for task_id in layout.tasks_by_component.get(ACKER_COMPONENT, []):
                 inbox: queue.Queue = queue.Queue()  # bounded by tuples in flight
                 rt.task_queues[task_id] = inbox
@@ -137,6 +158,31 @@ class LocalCluster:
         for spout in self.spouts:
             spout.send(("activate",))
         self._start_ticks(rt)
+        if self.checkpointer is not None:
+            self.checkpointer.start()
+
+    def _is_stateful(self, comp: Any) -> bool:
+        """Runs in this process as a StatefulComponent (multi-lang ones cannot be)."""
+        cls = self.classes.get(comp.name)
+        return (isinstance(cls, type) and issubclass(cls, StatefulComponent)
+                and self._shell_command(comp) is None)
+
+    def _open_checkpoints(self, rt: Runtime, layout: Any) -> dict[int, Any]:
+        """EFFECTIVELY_ONCE: open the storage, make the checkpointer and return the state
+        each stateful task starts with (the newest consistent checkpoint's)."""
+        settings = checkpointing(self.conf)
+        storage = open_storage(settings, topology_name=self.plan.name,
+                               working_dir=self.state_dir or self.log_dir)
+        cp = Checkpointer(rt, settings, storage, topology=self.plan.name, quiet=self._quiet,
+                          on_fatal=self._fatal_error)
+        cp.tasks = self.tasks
+        cp.spouts = self.spouts
+        stateful = {c.name: list(layout.tasks_by_component[c.name])
+                    for c in self.plan.components.values() if self._is_stateful(c)}
+        states = cp.initial_states(stateful, settings.start_clean)
+        self.checkpointer = cp
+        rt.checkpointer = cp
+        return states
 
     def _num_tasks(self, comp: Any) -> int:
         tasks = comp.config.get("topology.tasks")
@@ -152,7 +198,8 @@ class LocalCluster:
         conf.update(comp.config)
         return conf
 
-    def _start_component(self, rt: Runtime, comp: Any, layout: Any, capacity: int) -> None:
+    def _start_component(self, rt: Runtime, comp: Any, layout: Any, capacity: int,
+                         states: Mapping[int, Any]) -> None:
         conf = self._component_conf(comp)
         task_ids = layout.tasks_by_component[comp.name]
         shell = self._shell_command(comp)
@@ -164,6 +211,7 @@ class LocalCluster:
                 inboxes[task_id] = inbox
                 rt.task_queues[task_id] = inbox
         hosted_tasks = []
+        stateful = rt.checkpointer is not None and self._is_stateful(comp)
         for task_id in task_ids:
             context = build_context(self.plan, layout, comp.name, task_id)
             logger = task_logger(conf, self.log_dir, self.plan.name, comp.name, task_id)
@@ -175,8 +223,9 @@ class LocalCluster:
             task = HostedTask(rt, comp.name, task_id, comp.kind == "spout", factory, logger,
                               self._on_task_failure, self.restart_policy)
             task.shell = shell is not None
+            task.stateful = stateful
             self.tasks.append(task)
-            task.start()
+            task.start(states.get(task_id))
             hosted_tasks.append(task)
         if comp.kind == "spout":
             for task in hosted_tasks:
@@ -188,6 +237,8 @@ class LocalCluster:
         for i in range(executors):
             mine = hosted_tasks[i::executors]
             self._threads.append(BoltExecutor(rt, mine, inboxes[mine[0].task], self._fatal_error))
+            if rt.checkpointer is not None:
+                rt.checkpointer.bolt_queues.append(inboxes[mine[0].task])
         freq = tick_frequency(conf)
         if freq:
             self._tick_plan.append((freq, [t.task for t in hosted_tasks]))
@@ -211,15 +262,15 @@ class LocalCluster:
 
     @staticmethod
     def _python_factory(cls: type, conf: dict, context: dict,
-                        logger: logging.Logger) -> Callable[[Any], Any]:
-        def factory(collector: Any) -> Any:
-            return host_component(cls, dict(conf), context, collector, logger)
+                        logger: logging.Logger) -> Callable[[Any, Any], Any]:
+        def factory(collector: Any, state: Any = None) -> Any:
+            return host_component(cls, dict(conf), context, collector, logger, state=state)
 
         return factory
 
     def _shell_factory(self, kind: str, shell: tuple[str, str], conf: dict, context: dict,
                        logger: logging.Logger, inbox: queue.Queue | None,
-                       task_id: int) -> Callable[[Any], Any]:
+                       task_id: int) -> Callable[[Any, Any], Any]:
         def wake() -> None:
             if inbox is not None:
                 try:
@@ -227,7 +278,7 @@ class LocalCluster:
                 except queue.Full:
                     pass  # the executor is busy anyway and polls between items
 
-        def factory(collector: Any) -> Any:
+        def factory(collector: Any, state: Any = None) -> Any:  # never stateful
             return host_shell_component(
                 kind, shell[0], shell[1], dict(conf), context, collector, logger,
                 cwd=self.shell_cwd or Path.cwd(), serializer=self.multilang_serializer,
@@ -246,9 +297,12 @@ class LocalCluster:
                 now = time.monotonic()
                 for i, (freq, tasks) in enumerate(plan):
                     if now >= due[i]:
-                        due[i] = now + freq
-                        for task in tasks:
-                            rt.put(task, (TICK, task, freq))
+                        with rt.tick_lock:  # the checkpointer stops ticks under it
+                            if rt.ticks_paused:
+                                continue
+                            due[i] = now + freq
+                            for task in tasks:
+                                rt.put(task, (TICK, task, freq))
 
         self._tick_thread = threading.Thread(target=loop, name="ticks", daemon=True)
         self._tick_thread.start()
@@ -312,7 +366,12 @@ class LocalCluster:
                                        and until(self.snapshot())):
                     stable += 1
                     if stable >= 2:
-                        break
+                        cp = self.checkpointer
+                        if cp is None or cp.settled():
+                            break
+                        # EFFECTIVELY_ONCE: end on a checkpoint of the drained topology
+                        cp.request_checkpoint()
+                        stable = 0
                 else:
                     stable = 0
                 if time_limit and now - began >= time_limit:
@@ -339,7 +398,8 @@ class LocalCluster:
                          capture=self.capture, log_dir=self.log_dir, error=error,
                          max_spout_pending_seen={
                              f"{s.task.component}:{s.task.task}": s.max_pending_seen
-                             for s in self.spouts}, crash_looping=looping)
+                             for s in self.spouts}, crash_looping=looping,
+                         checkpoints=self.checkpointer.stats if self.checkpointer else None)
 
     def stop(self, join_timeout: float = 5.0) -> None:
         """Stop every thread (bounded wait: a component stuck in user code is abandoned)."""
@@ -348,7 +408,8 @@ class LocalCluster:
             return
         rt.stopping.set()
         deadline = time.monotonic() + join_timeout
-        for thread in self._threads + ([self._tick_thread] if self._tick_thread else []):
+        others = [t for t in (self._tick_thread, self.checkpointer) if t is not None and t.ident]
+        for thread in others + self._threads:
             if thread.is_alive():
                 thread.join(max(0.0, deadline - time.monotonic()))
         stuck = [t.name for t in self._threads if t.is_alive()]

@@ -7,6 +7,13 @@ emitted); the acker executor does Storm's XOR bookkeeping. A task whose user cod
 is logged in one line and restarted with a fresh instance, as a Storm worker would be,
 forever, under the engines' restart policy (engine.process.restart_policy): at once after
 progress, with backoff while it makes none, crash-looping after three failures in a row.
+
+Under EFFECTIVELY_ONCE (``runtime.checkpointer`` set, :mod:`.checkpoint`) a failing task is
+not restarted alone: it stays down, its inputs are dropped, and the checkpointer rolls the
+whole topology back. Executors also obey the checkpointer's ``PARK`` requests (a bolt
+queue item, a spout control message): they stop touching their components until
+released, so the checkpointer can save or rebuild them from its own thread. Both paths sit
+off the per-tuple path, so other modes pay nothing for them.
 """
 
 from __future__ import annotations
@@ -20,11 +27,12 @@ from random import getrandbits
 from typing import Any, Callable
 
 from compat.storm_api.exceptions import ComponentFailure
+from compat.storm_api.state import HashMapState
 from engine.process.restart_policy import RestartPolicy, RestartTracker
 from engine.runtime.stats import TaskStats
 from engine.storm.collector import InputRecord, TaskCollector
 from engine.storm.rotating_map import RotatingMap
-from engine.storm.runtime import POLL, TUPLE, Runtime
+from engine.storm.runtime import PARK, PARK_SLOT, POLL, TUPLE, Runtime
 
 log = logging.getLogger("heron.storm")
 
@@ -56,12 +64,27 @@ class HostedTask:
         self._progress_base = (0, 0, 0)
         #: when the next start may be tried (monotonic), after a failure with no progress
         self._start_at = 0.0
+        #: EFFECTIVELY_ONCE: the component mixes in StatefulComponent (set by the cluster)
+        self.stateful = False
+        #: EFFECTIVELY_ONCE: the State object the running instance was given
+        self.state: Any = None
+        #: EFFECTIVELY_ONCE: failed, down until the checkpointer's rollback rebuilds it
+        self.awaiting_restore = False
+        #: EFFECTIVELY_ONCE: the instance that raised, kept for ``pre_restore`` (its abort)
+        self.failed_hosted: Any = None
 
-    def start(self) -> bool:
+    def start(self, state: Any = None) -> bool:
         """Try to create the component once (constructor and ``initialize``); on failure
-        the next try waits for the restart policy's backoff (:meth:`ensure_started`)."""
+        the next try waits for the restart policy's backoff (:meth:`ensure_started`).
+
+        ``state``: the State a StatefulComponent gets in ``init_state`` (EFFECTIVELY_ONCE;
+        the checkpointer passes the restored one). It is kept as ``self.state`` because
+        the checkpointer saves that very object."""
+        if self.stateful and self.runtime.checkpointer is not None and state is None:
+            state = HashMapState()
+        self.state = state
         try:
-            self.hosted = self._factory(self.collector)
+            self.hosted = self._factory(self.collector, state)
         except Exception as exc:  # user initialize() or constructor raised
             self.logger.exception("initialization failed")
             original = exc.original if isinstance(exc, ComponentFailure) else exc
@@ -74,6 +97,8 @@ class HostedTask:
     def ensure_started(self) -> bool:
         """(Executor thread) Start the component if it is not running, waiting out the
         backoff between tries; False only when the run is stopping."""
+        if self.awaiting_restore:
+            return False  # EFFECTIVELY_ONCE: only the checkpointer's rollback rebuilds it
         stopping = self.runtime.stopping
         while self.hosted is None:
             delay = self._start_at - time.monotonic()
@@ -109,15 +134,38 @@ class HostedTask:
         self._start_at = time.monotonic() + delay
         self.stats.last_error = error
         record = self.restart_tracker.records[-1]
+        checkpointer = self.runtime.checkpointer
+        action = ("restarting the " + ("task" if not delay else f"task in {delay:g}s")
+                  if checkpointer is None else
+                  "rolling the topology back to its last checkpoint"
+                  + ("" if not delay else f" in {delay:g}s"))
         self._report_failure(
-            f"component {self.component!r} task {self.task} {what}: {error} (restarting the "
-            + ("task" if not delay else f"task in {delay:g}s")
+            f"component {self.component!r} task {self.task} {what}: {error} ({action}"
             + ("; crash-looping" if record.crash_looping else "")
             + "; traceback in its log)")
+        if checkpointer is not None:
+            self.awaiting_restore = True
+            checkpointer.task_failed(self, f"component {self.component!r} task {self.task} "
+                                           f"{what}: {error}")
+
+    def fail_in_hook(self, exc: BaseException, hook: str) -> None:
+        """(Checkpointer thread, executors parked) A checkpoint hook raised: the task is
+        down as if it had raised on a tuple, and the topology rolls back."""
+        self.logger.error("%s failed", hook, exc_info=exc)
+        self.failed_hosted, self.hosted = self.hosted, None
+        self._failed(exc, f"raised in {hook}", self.progressed())
 
     def restart(self, failure: ComponentFailure, executing: bool = False) -> None:
         """Log one line, keep the traceback in the task's log, start a fresh instance: at
         once after progress, else after the restart policy's backoff."""
+        if self.runtime.checkpointer is not None:
+            # EFFECTIVELY_ONCE: down until the whole topology rolls back (Heron's restore)
+            self.logger.error("task failed; the topology rolls back:\n%s",
+                              failure.traceback_text)
+            self.collector.inputs.clear()
+            self.failed_hosted, self.hosted = self.hosted, None
+            self._failed(failure.original, "raised", self.progressed(executing))
+            return
         self.logger.error("task failed and is restarted:\n%s", failure.traceback_text)
         self._failed(failure.original, "raised", self.progressed(executing))
         # Inputs the dead instance held are gone with it; Storm lets their roots time out.
@@ -140,6 +188,19 @@ class BoltExecutor(threading.Thread):
         self._on_fatal = on_fatal
         #: tasks whose host must be polled (shell bolts answer asynchronously)
         self.polled = [t for t in tasks if t.shell]
+        # A PARK item names this slot instead of a task, so the checkpointer's items
+        # reach the park branch even while every task here is down, and the tuple path
+        # tests nothing for them.
+        self.tasks[PARK_SLOT] = _PARK_SLOT
+
+    def park(self, parked: threading.Event, release: threading.Event) -> None:
+        """(This thread) Stop touching the components until ``release`` (the checkpointer
+        saves or rebuilds them meanwhile), or until the run stops."""
+        parked.set()
+        stopping = self.runtime.stopping
+        while not release.wait(0.05):
+            if stopping.is_set():
+                return
 
     def _poll(self, task: HostedTask) -> None:
         if task.hosted is None and not task.ensure_started():
@@ -179,7 +240,10 @@ class BoltExecutor(threading.Thread):
                         task.collector.inputs[tup_id] = InputRecord(edge, roots)
                         hosted = task.hosted
                         tup = hosted.make_tuple(tup_id, source, stream, source_task, loads(payload))
-                    else:  # TICK
+                    else:  # TICK, or the checkpointer's PARK
+                        if item[0] == PARK:
+                            self.park(item[2], item[3])
+                            continue
                         tup_id = str(getrandbits(63))
                         task.collector.inputs[tup_id] = InputRecord(0, ())
                         hosted = task.hosted
@@ -196,6 +260,20 @@ class BoltExecutor(threading.Thread):
         except BaseException as exc:  # engine bug: never die silently
             log.exception("bolt executor crashed")
             self._on_fatal(exc)
+
+
+class _Unparked(Exception):
+    """A spout executor was released from a park with no instance (the run stops while
+    a rollback has discarded it): back to the top of its loop."""
+
+
+class _ParkSlot:
+    """Stands in for a task in a bolt executor's table, for PARK items (never down)."""
+
+    hosted = True
+
+
+_PARK_SLOT = _ParkSlot()
 
 
 class AckerExecutor(threading.Thread):
@@ -300,14 +378,25 @@ class SpoutExecutor(threading.Thread):
             while not rt.stopping.is_set():
                 if task.hosted is None:
                     if not task.ensure_started():
-                        return  # stopping
+                        if rt.stopping.is_set():
+                            return
+                        # EFFECTIVELY_ONCE: down until the rollback; obey only control
+                        while inbox:
+                            self._handle(inbox.popleft())
+                        self._wake.wait(0.05)
+                        self._wake.clear()
+                        continue
                     if self.active:
                         self._call(task.hosted.activate)
                     continue
-                while inbox:
-                    self._busy = True
-                    self._handle(inbox.popleft())
+                try:
+                    while inbox:
+                        self._busy = True
+                        self._handle(inbox.popleft())
+                        self._busy = False
+                except _Unparked:  # released with no instance: the run is stopping
                     self._busy = False
+                    continue
                 if self._timeouts:
                     now = time.monotonic()
                     if now >= next_rotation:
@@ -368,9 +457,11 @@ class SpoutExecutor(threading.Thread):
         kind = message[0]
         hosted = self.task.hosted
         stats = self.task.stats
-        if hosted is None:  # restarting (the run is stopping)
+        if hosted is None:  # restarting (the run is stopping), or down until a rollback
             if kind in ("activate", "deactivate"):
                 self.active = kind == "activate"
+            elif kind == "park":
+                self._park(message[1], message[2])
             return
         if kind == "ack":
             msg_id = self.pending.pop(message[1])
@@ -393,3 +484,38 @@ class SpoutExecutor(threading.Thread):
             if self.active:
                 self.active = False
                 self._call(hosted.deactivate)
+        elif kind == "park":
+            self._park(message[1], message[2])
+
+    def _park(self, parked: threading.Event, release: threading.Event) -> None:
+        """(This thread) Call nothing on the spout until ``release``: no ``next_tuple``
+        while the checkpointer drains, saves or rolls back. When the checkpointer rebuilt
+        the spout meanwhile, the new instance starts over: activated as the old one was,
+        not exhausted, nothing pending."""
+        before = self.task.hosted
+        self._busy = True  # not done while parked: a rollback may undo exhaustion
+        parked.set()
+        stopping = self.runtime.stopping
+        while not release.wait(0.05):
+            if stopping.is_set():
+                return
+        self._busy = False
+        hosted = self.task.hosted
+        if hosted is None:
+            if before is not None:
+                raise _Unparked  # the loop must not go on to next_tuple
+            return
+        if hosted is not before and self.active:
+            self._call(hosted.activate)
+
+    def discard_in_flight(self) -> None:
+        """(Checkpointer thread, this executor parked) Forget what was in flight before a
+        rollback: tracked roots and queued acks; activation messages stay. The rebuilt
+        spout is not exhausted until it says so again."""
+        self.exhausted = False
+        self.pending = RotatingMap(2)
+        self.task.collector.new_roots.clear()
+        for _ in range(len(self._inbox)):
+            message = self._inbox.popleft()
+            if message[0] in ("activate", "deactivate", "park"):
+                self._inbox.append(message)

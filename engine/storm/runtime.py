@@ -19,6 +19,10 @@ from engine.storm.routing import StreamRoute
 TUPLE = 0
 TICK = 1
 POLL = 2  # a shell bolt's subprocess sent something: poll its host
+#: the checkpointer asks the executor to stop until released:
+#: (PARK, PARK_SLOT, parked event, release event)
+PARK = 3
+PARK_SLOT = -2
 
 
 class Runtime:
@@ -39,6 +43,12 @@ class Runtime:
         self.spout_inboxes: dict[int, Callable[[tuple], None]] = {}
         self.acker_tasks: list[int] = []
         self.metrics: dict[tuple[str, int], dict[str, Any]] = {}
+        #: EFFECTIVELY_ONCE only: the Checkpointer (engine.storm.checkpoint); None otherwise
+        self.checkpointer: Any = None
+        #: held by the tick thread while it queues ticks; the checkpointer holds it to
+        #: stop ticks (``ticks_paused``) with no tick half-queued
+        self.tick_lock = threading.Lock()
+        self.ticks_paused = False
 
     def put(self, task: int, item: tuple) -> None:
         """Blocking put that gives up only when the run is stopping (so stop never hangs)."""

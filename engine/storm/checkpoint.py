@@ -1,0 +1,530 @@
+"""EFFECTIVELY_ONCE in the storm engine: checkpoints and whole-topology rollbacks.
+
+Heron takes a checkpoint without stopping the topology: markers flow behind the tuples
+and each Stream Manager aligns a task's inputs (DESIGN, "State (effectively-once)"). This
+engine is one process, so it reaches the same cut more simply, and with the same result
+for the components (the same hooks, in the same order, with the same guarantees):
+
+* **checkpoint** (every ``topology.stateful.checkpoint.interval.seconds``): park every
+  spout (no ``next_tuple``), stop tick tuples, wait until no tuple is queued or being
+  processed, park every bolt executor; then ``pre_save(id)`` on each stateful task, store
+  each stateful task's ``State`` (non-stateful tasks store nothing: a restore rebuilds
+  them fresh), store a marker last, which makes the checkpoint consistent, keep the
+  newest ``retained`` and dispose of older ones, ``post_save(id)`` on each stateful task,
+  release everything. A checkpoint that cannot drain within
+  ``topology.stateful.checkpoint.timeout.secs`` is abandoned and counted, never a stall.
+* **rollback** (any task raising, in user code or a hook, or failing to start): park
+  everything, drop every queued tuple, ``pre_restore(id)`` on every stateful instance
+  (the one that raised included: its open transaction is aborted), rebuild every task
+  with the state of the newest consistent checkpoint (older ones when one cannot be
+  read, empty state when none can), release. A task failing again during the rebuild
+  starts another rollback after the restart policy's backoff.
+
+The consistent checkpoints are those whose marker (component ``__consistent``, task 0)
+can be read; it is written only after every task's state, so a checkpoint cut short by a
+crash is never restored. Checkpoint ids are ``ckpt-<n>``, ``n`` milliseconds since the
+epoch and always above every id already stored.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import queue
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+from compat.storm_api.config import Checkpointing
+from compat.storm_api.state import State, StatefulComponent
+from engine.runtime.errors import LocalEngineError
+from engine.spi.statefulstorage import CheckpointUnreadable, StatefulStorage
+from engine.statefulstorage.codec import StateNotSerializable, decode_state, encode_state
+from engine.storm.executors import FatalRunError, HostedTask, SpoutExecutor
+from engine.storm.runtime import PARK, PARK_SLOT, Runtime
+
+log = logging.getLogger("heron.storm")
+
+#: the component name of the marker that makes a checkpoint consistent (written last)
+MARKER_COMPONENT = "__consistent"
+
+
+def checkpoint_number(checkpoint_id: str) -> int:
+    """The growing number at the end of a ``ckpt-<n>`` id (-1 for anything else)."""
+    tail = str(checkpoint_id).rsplit("-", 1)[-1]
+    return int(tail) if tail.isdigit() else -1
+
+
+@dataclass
+class RestoreRecord:
+    """One rollback (or the restore at start): to which checkpoint, and why."""
+
+    #: the checkpoint restored ("" when no checkpoint could be used: empty state)
+    checkpoint_id: str
+    reason: str
+    #: checkpoints skipped because they could not be read, with what was wrong
+    skipped: list[str] = field(default_factory=list)
+    at: float = field(default_factory=time.time)
+
+
+@dataclass
+class CheckpointStats:
+    """What the checkpointer did in a run, for ``RunResult.checkpoints``."""
+
+    storage: str = ""
+    completed: int = 0
+    #: abandoned for any reason (timed out, a failure came, storage error, a hook emitted)
+    abandoned: int = 0
+    timed_out: int = 0
+    last_checkpoint_id: str = ""
+    last_duration_secs: float = 0.0
+    last_bytes: int = 0
+    #: bytes of the last checkpoint per "component:task"
+    last_bytes_per_task: dict[str, int] = field(default_factory=dict)
+    restores: list[RestoreRecord] = field(default_factory=list)
+
+    @property
+    def rollbacks(self) -> int:
+        """Restores after a failure (the restore at start is not one)."""
+        return sum(1 for r in self.restores if r.reason != "start")
+
+
+class _Stop(Exception):
+    """The run is stopping: leave whatever phase the checkpointer is in."""
+
+
+class Checkpointer(threading.Thread):
+    """The storm engine's Topology Master for EFFECTIVELY_ONCE: one thread that takes
+    checkpoints on a timer and rolls the topology back after a failure."""
+
+    def __init__(self, runtime: Runtime, settings: Checkpointing, storage: StatefulStorage,
+                 *, topology: str, quiet: Callable[[], bool],
+                 on_fatal: Callable[[BaseException], None]) -> None:
+        super().__init__(name="checkpointer", daemon=True)
+        self.runtime = runtime
+        self.settings = settings
+        self.storage = storage
+        self.topology = topology
+        self._quiet = quiet
+        self._on_fatal = on_fatal
+        self.tasks: list[HostedTask] = []
+        self.spouts: list[SpoutExecutor] = []
+        #: one input queue per bolt executor (set by the cluster)
+        self.bolt_queues: list[queue.Queue] = []
+        self.stats = CheckpointStats(storage=storage.describe())
+        #: consistent checkpoint ids, oldest first
+        self.consistent: list[str] = []
+        self._last_number = -1
+        self._wake = threading.Event()
+        self._lock = threading.Lock()
+        self._failures: list[str] = []
+        self._requested = False
+        self._busy = False
+        #: released by _thaw; set while anything is parked
+        self._release: threading.Event | None = None
+        self._parked_spouts: set[int] = set()
+        #: id(queue) -> set once its executor is parked (its PARK item taken)
+        self._parked_queues: dict[int, threading.Event] = {}
+        #: (emitted total, restores) when the last checkpoint froze, if it completed
+        self._settled_mark: tuple[int, int] | None = None
+
+    # -- called from other threads ----------------------------------------------------
+    def task_failed(self, task: HostedTask, reason: str) -> None:
+        """A task is down (it raised or failed to start): roll the topology back."""
+        with self._lock:
+            self._failures.append(reason)
+        self._wake.set()
+
+    def request_checkpoint(self) -> None:
+        """Take a checkpoint as soon as possible (the final one of a finite run)."""
+        self._requested = True
+        self._wake.set()
+
+    def settled(self) -> bool:
+        """True when a checkpoint completed after which nothing was emitted and nothing
+        rolled back: a finished run may end, its two-phase-commit sinks committed."""
+        if self._busy or self._failures or self._settled_mark is None:
+            return False
+        return self._settled_mark == (self._emitted_total(), len(self.stats.restores))
+
+    # -- the restore at start ---------------------------------------------------------
+    def initial_states(self, stateful_tasks: dict[str, list[int]],
+                       start_clean: bool) -> dict[int, State]:
+        """The state every stateful task starts with: the newest consistent checkpoint's
+        (older ones when it cannot be read), none with ``start_clean``, which also
+        deletes the stored checkpoints so that no later rollback reaches them. Raises
+        ``LocalEngineError`` when the stored checkpoint has a stateful component with
+        other tasks than this run (its state cannot be split or merged yet)."""
+        if start_clean:
+            self.storage.dispose(keep=set())
+            return {}
+        self.consistent = self._stored_consistent()
+        if self.consistent:
+            self._last_number = checkpoint_number(self.consistent[-1])
+        chosen, states, skipped = self._load_newest(stateful_tasks, check_layout=True)
+        if chosen or skipped:
+            self.stats.restores.append(RestoreRecord(chosen, "start", skipped))
+            log.info("%s: restored checkpoint %s%s", self.topology, chosen or "(none: empty state)",
+                     f" (unreadable: {'; '.join(skipped)})" if skipped else "")
+        return states
+
+    def _stored_consistent(self) -> list[str]:
+        found = []
+        for cid in self.storage.checkpoints():
+            if checkpoint_number(cid) < 0:
+                continue
+            try:
+                self.storage.load(cid, MARKER_COMPONENT, 0)
+            except CheckpointUnreadable:
+                continue  # never completed (or its marker is damaged): not consistent
+            found.append(cid)
+        return sorted(found, key=checkpoint_number)
+
+    def _marker(self, cid: str) -> dict[str, Any]:
+        try:
+            return json.loads(self.storage.load(cid, MARKER_COMPONENT, 0).decode("utf-8"))
+        except (UnicodeDecodeError, ValueError) as exc:
+            raise CheckpointUnreadable(f"checkpoint {cid}: unreadable marker: {exc}") from exc
+
+    def _load_newest(self, stateful_tasks: dict[str, list[int]], check_layout: bool = False
+                     ) -> tuple[str, dict[int, State], list[str]]:
+        """(checkpoint id, task -> state, skipped) for the newest readable consistent
+        checkpoint; ("", {}, skipped) when there is none."""
+        skipped: list[str] = []
+        serializer = self.runtime.serializer
+        for cid in reversed(list(self.consistent)):
+            try:
+                marker = self._marker(cid)
+                saved = {c: sorted(int(t) for t in ts)
+                         for c, ts in (marker.get("tasks") or {}).items()}
+                if check_layout:
+                    for comp, tasks in stateful_tasks.items():
+                        if comp in saved and saved[comp] != sorted(tasks):
+                            raise LocalEngineError(
+                                f"component {comp!r} has tasks {sorted(tasks)} but checkpoint "
+                                f"{cid} ({self.storage.describe()}) holds state for tasks "
+                                f"{saved[comp]}; a stateful component's parallelism cannot "
+                                "change yet: restore it, or start clean "
+                                "(topology.stateful.start.clean: true)")
+                states: dict[int, State] = {}
+                for comp, tasks in stateful_tasks.items():
+                    for task in tasks:
+                        if task in saved.get(comp, ()):
+                            states[task] = decode_state(self.storage.load(cid, comp, task),
+                                                        serializer)
+                return cid, states, skipped
+            except CheckpointUnreadable as exc:
+                skipped.append(f"{cid}: {exc}")
+                log.warning("%s: checkpoint %s cannot be restored (%s); trying an older one",
+                            self.topology, cid, exc)
+            except LocalEngineError:
+                raise
+            except Exception as exc:  # bytes that passed the checksum but do not decode
+                skipped.append(f"{cid}: {type(exc).__name__}: {exc}")
+                log.warning("%s: checkpoint %s cannot be decoded (%s); trying an older one",
+                            self.topology, cid, exc)
+        return "", {}, skipped
+
+    # -- the thread -------------------------------------------------------------------
+    def run(self) -> None:
+        stopping = self.runtime.stopping
+        interval = self.settings.interval_secs
+        due = time.monotonic() + interval
+        try:
+            while not stopping.is_set():
+                self._wake.wait(max(0.0, min(0.1, due - time.monotonic())))
+                self._wake.clear()
+                if stopping.is_set():
+                    return
+                if self._failures:
+                    self._rollback()
+                    due = time.monotonic() + interval
+                elif self._requested or time.monotonic() >= due:
+                    self._requested = False
+                    self._checkpoint()
+                    if self._failures:
+                        self._rollback()
+                    due = time.monotonic() + interval
+        except _Stop:
+            return
+        except FatalRunError as exc:
+            self._on_fatal(exc)
+        except BaseException as exc:  # engine bug: never die silently
+            log.exception("checkpointer crashed")
+            self._on_fatal(exc)
+        finally:
+            self._thaw()
+
+    # -- parking ----------------------------------------------------------------------
+    def _wait(self, events: Iterable[threading.Event], deadline: float | None,
+              while_waiting: Callable[[], None] | None = None) -> bool:
+        """Wait for every event; False at ``deadline``; _Stop when the run stops."""
+        pending = list(events)
+        stopping = self.runtime.stopping
+        while pending:
+            if stopping.is_set():
+                raise _Stop
+            if deadline is not None and time.monotonic() >= deadline:
+                return False
+            if while_waiting is not None:
+                while_waiting()
+            pending[0].wait(0.01)
+            pending = [e for e in pending if not e.is_set()]
+        return True
+
+    def _pause_ticks(self) -> None:
+        with self.runtime.tick_lock:
+            self.runtime.ticks_paused = True
+
+    def _park_spouts(self, deadline: float | None) -> bool:
+        if self._release is None:
+            self._release = threading.Event()
+        events = []
+        for spout in self.spouts:
+            if id(spout) not in self._parked_spouts:
+                parked = threading.Event()
+                spout.send(("park", parked, self._release))
+                self._parked_spouts.add(id(spout))
+                events.append(parked)
+        return self._wait(events, deadline)
+
+    def _park_bolts(self, deadline: float | None, discard: bool) -> bool:
+        """Park every bolt executor; ``discard``: drop what is queued first (a rollback),
+        and keep dropping what running bolts still send to parked ones."""
+        if self._release is None:
+            self._release = threading.Event()
+        events = []
+        for q in self.bolt_queues:
+            if id(q) in self._parked_queues:
+                continue
+            if discard:
+                _drain(q)
+            parked = threading.Event()
+            self._put(q, (PARK, PARK_SLOT, parked, self._release), discard)
+            self._parked_queues[id(q)] = parked
+            events.append(parked)
+        return self._wait(events, deadline, self._discard_queued if discard else None)
+
+    def _discard_queued(self) -> None:
+        """Drop what is queued for parked executors (never their PARK item: a queue is
+        drained only once its executor has taken that item and parked)."""
+        for q in self.bolt_queues:
+            parked = self._parked_queues.get(id(q))
+            if parked is not None and parked.is_set():
+                _drain(q)
+
+    def _put(self, q: queue.Queue, item: tuple, discard: bool) -> None:
+        while True:
+            try:
+                q.put(item, timeout=0.05)
+                return
+            except queue.Full:
+                if self.runtime.stopping.is_set():
+                    raise _Stop from None
+                if discard:
+                    self._discard_queued()  # a rollback: what fills it is dropped anyway
+
+    def _wait_quiet(self, deadline: float | None) -> bool:
+        stopping = self.runtime.stopping
+        while not self._quiet():
+            if stopping.is_set():
+                raise _Stop
+            if deadline is not None and time.monotonic() >= deadline:
+                return False
+            if self._failures:
+                return True  # a rollback follows: no need to drain
+            time.sleep(0.002)
+        return True
+
+    def _thaw(self) -> None:
+        release = self._release
+        self._release = None
+        self._parked_spouts.clear()
+        self._parked_queues.clear()
+        with self.runtime.tick_lock:
+            self.runtime.ticks_paused = False
+        if release is not None:
+            release.set()
+
+    def _emitted_total(self) -> int:
+        return sum(t.stats.emitted for t in self.tasks)
+
+    # -- a checkpoint -----------------------------------------------------------------
+    def _next_id(self) -> str:
+        number = max(int(time.time() * 1000), self._last_number + 1)
+        self._last_number = number
+        return f"ckpt-{number}"
+
+    def _checkpoint(self) -> None:
+        """One checkpoint. Leaves everything parked when a failure came meanwhile (the
+        rollback that follows parks the rest); releases everything otherwise."""
+        began = time.monotonic()
+        deadline = began + self.settings.timeout_secs
+        stats = self.stats
+        self._busy = True
+        try:
+            ok = (self._park_spouts(deadline) and self._wait_quiet(deadline))
+            if ok and not self._failures:
+                self._pause_ticks()
+                ok = self._wait_quiet(deadline) and self._park_bolts(deadline, discard=False)
+            if self._failures:
+                stats.abandoned += 1
+                return  # stay parked: the rollback goes on from here
+            if not ok:
+                stats.abandoned += 1
+                stats.timed_out += 1
+                log.warning("%s: checkpoint abandoned: not drained within %gs", self.topology,
+                            self.settings.timeout_secs)
+                self._thaw()
+                return
+            self._save(began)
+            if not self._failures:
+                self._thaw()
+        finally:
+            self._busy = False
+
+    def _stateful(self) -> list[HostedTask]:
+        """Tasks running a StatefulComponent, spouts first (Heron: spouts save first)."""
+        tasks = [t for t in self.tasks if t.stateful and t.hosted is not None]
+        spout_tasks = {s.task.task for s in self.spouts}
+        return sorted(tasks, key=lambda t: (t.task not in spout_tasks, t.task))
+
+    def _save(self, began: float) -> None:
+        """(Everything parked and drained) pre_save, store, mark consistent, post_save."""
+        stats = self.stats
+        cid = self._next_id()
+        emitted = self._emitted_total()
+        tasks = self._stateful()
+        for task in tasks:
+            try:
+                task.hosted.component.pre_save(cid)
+            except Exception as exc:
+                task.fail_in_hook(exc, f"pre_save({cid})")
+        if self._failures:
+            stats.abandoned += 1
+            return
+        if self._emitted_total() != emitted:
+            stats.abandoned += 1
+            log.warning("%s: checkpoint %s abandoned: a component emitted in pre_save "
+                        "(emit from next_tuple/process instead)", self.topology, cid)
+            return
+        serializer = self.runtime.serializer
+        per_task: dict[str, int] = {}
+        layout: dict[str, list[int]] = {}
+        try:
+            for task in tasks:
+                data = encode_state(task.state, serializer, component=task.component,
+                                    task=task.task)
+                per_task[f"{task.component}:{task.task}"] = self.storage.store(
+                    cid, task.component, task.task, data)
+                layout.setdefault(task.component, []).append(task.task)
+            marker = json.dumps({"topology": self.topology, "tasks": layout,
+                                 "time": time.time()}).encode("utf-8")
+            self.storage.store(cid, MARKER_COMPONENT, 0, marker)
+        except StateNotSerializable as exc:
+            raise FatalRunError(str(exc)) from exc
+        except OSError as exc:
+            stats.abandoned += 1
+            log.error("%s: checkpoint %s abandoned: storing it failed: %s (%s)", self.topology,
+                      cid, exc, self.storage.describe())
+            return
+        self.consistent.append(cid)
+        keep = self.consistent[-self.settings.retained:]
+        self.consistent = list(keep)
+        try:
+            self.storage.dispose(keep=set(keep))
+        except OSError as exc:
+            log.warning("%s: could not delete old checkpoints: %s", self.topology, exc)
+        stats.completed += 1
+        stats.last_checkpoint_id = cid
+        stats.last_bytes = sum(per_task.values())
+        stats.last_bytes_per_task = per_task
+        stats.last_duration_secs = time.monotonic() - began
+        self._settled_mark = (emitted, len(stats.restores))
+        for task in tasks:
+            if task.hosted is None:
+                continue
+            try:
+                task.hosted.component.post_save(cid)
+            except Exception as exc:
+                task.fail_in_hook(exc, f"post_save({cid})")
+
+    # -- a rollback -------------------------------------------------------------------
+    def _take_failures(self) -> list[str]:
+        with self._lock:
+            failures, self._failures = self._failures, []
+        return failures
+
+    def _rollback(self) -> None:
+        """Roll the whole topology back to the newest consistent checkpoint; again while
+        tasks fail during the rebuild. Releases everything at the end."""
+        self._busy = True
+        try:
+            while self._failures:
+                reasons = self._take_failures()
+                self._park_spouts(None)
+                self._pause_ticks()
+                self._park_bolts(None, discard=True)
+                self._discard_queued()
+                for spout in self.spouts:
+                    spout.discard_in_flight()
+                for task in self.tasks:
+                    task.collector.inputs.clear()
+                stateful: dict[str, list[int]] = {}
+                for task in self.tasks:
+                    if task.stateful:
+                        stateful.setdefault(task.component, []).append(task.task)
+                cid, states, skipped = self._load_newest(stateful)
+                self._discard_instances(cid)
+                self._wait_backoff()
+                record = RestoreRecord(cid, "; ".join(reasons), skipped)
+                self.stats.restores.append(record)
+                log.warning("%s: rolled back to %s after: %s", self.topology,
+                            cid or "empty state (no readable checkpoint)", record.reason)
+                for task in self.tasks:
+                    task.start(states.get(task.task))
+            self._thaw()
+        finally:
+            self._busy = False
+
+    def _discard_instances(self, cid: str) -> None:
+        """``pre_restore(cid)`` on every stateful instance, then close every instance."""
+        for task in self.tasks:
+            for hosted in (task.hosted, task.failed_hosted):
+                if hosted is None:
+                    continue
+                component = getattr(hosted, "component", None)
+                if task.stateful and isinstance(component, StatefulComponent):
+                    try:
+                        component.pre_restore(cid)
+                    except Exception:
+                        task.logger.exception("pre_restore(%r) failed", cid)
+                try:
+                    hosted.close()
+                except Exception:
+                    pass
+            task.hosted = None
+            task.failed_hosted = None
+            task.awaiting_restore = False
+
+    def _wait_backoff(self) -> None:
+        """Wait out the restart policy's backoff of the tasks that failed (none after a
+        failure that followed progress)."""
+        delay = max((t._start_at for t in self.tasks), default=0.0) - time.monotonic()
+        if delay > 0 and self.runtime.stopping.wait(delay):
+            raise _Stop
+
+
+def _drain(q: queue.Queue) -> None:
+    """Drop every queued item (the executor holding a PARK item is parked)."""
+    while True:
+        try:
+            item = q.get_nowait()
+        except queue.Empty:
+            return
+        q.task_done()
+
+
+__all__ = ["CheckpointStats", "Checkpointer", "MARKER_COMPONENT", "RestoreRecord",
+           "checkpoint_number"]

@@ -1,0 +1,332 @@
+"""EFFECTIVELY_ONCE on the storm engine: checkpoints, whole-topology rollbacks, exactly-once
+state and two-phase-commit output despite a task that raises mid-run.
+
+The failure is placed by events, never by time: the spout holds back the second half of
+its input until a checkpoint covering the first half is consistent, and the counting bolt
+raises a few words after that; so every run restores a real checkpoint and replays.
+Components find their test's shared record (``REG``) by the ``test.run`` config key.
+"""
+
+from __future__ import annotations
+
+import collections
+import itertools
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from compat.storm_api import Bolt, Grouping, Spout, StatefulComponent, Topology, TwoPhaseCommitBolt
+from compat.storm_api.config import checkpointing
+from engine.plan.compiler import compile_topology
+from engine.serialization import serializer_for_config
+from engine.statefulstorage import open_storage
+from engine.statefulstorage.codec import decode_state
+from engine.storm import LocalCluster, OutputCapture
+from engine.storm.checkpoint import MARKER_COMPONENT, checkpoint_number
+
+pytestmark = pytest.mark.timeout(60)
+
+SENTENCES = [
+    "the cow jumped over the moon",
+    "an apple a day keeps the doctor away",
+    "four score and seven years ago",
+    "snow white and the seven dwarfs",
+    "i am at two with nature",
+] * 8
+HOLD_AT = len(SENTENCES) // 2
+
+#: per test run (conf "test.run"): what components share across their rebuilds
+REG: dict[str, dict] = {}
+_runs = itertools.count()
+
+
+def expected_counts(sentences=SENTENCES):
+    return collections.Counter(w for s in sentences for w in s.split())
+
+
+class SentenceSpout(StatefulComponent, Spout):
+    """Replayable: its position lives in state; it seeks back to it in init_state. Holds
+    the second half back until a checkpoint with the first half emitted is consistent."""
+
+    outputs = ["sentence"]
+
+    def init_state(self, state):
+        self.state = state
+        self.pos = state.get("pos", 0)
+
+    def initialize(self, conf, ctx):
+        self.reg = REG[conf["test.run"]]
+        self.reg["spout_starts"].append(self.pos)
+        self.sentences = self.reg["sentences"]
+        self.hold_at = self.reg.get("hold_at")
+
+    def next_tuple(self):
+        if self.pos >= len(self.sentences):
+            return
+        if (self.hold_at is not None and self.pos >= self.hold_at
+                and self.reg.get("saved_pos", -1) < self.hold_at):
+            return  # wait for a checkpoint that covers the first half
+        self.emit([self.sentences[self.pos]])
+        self.pos += 1
+
+    def pre_save(self, checkpoint_id):
+        self.state["pos"] = self._saving = self.pos
+
+    def post_save(self, checkpoint_id):
+        self.reg["saved_pos"] = max(self.reg.get("saved_pos", -1), self._saving)
+
+    def is_exhausted(self):
+        return self.pos >= len(self.sentences)
+
+
+class SplitBolt(Bolt):
+    outputs = ["word"]
+
+    def process(self, tup):
+        for word in tup.values.sentence.split():
+            self.emit([word])
+
+
+class CountBolt(StatefulComponent, Bolt):
+    """Counts in state. Raises once (per test run) ``fail_after`` words after the spout
+    was let go past the first half; records its counts at every consistent checkpoint."""
+
+    outputs = ["word", "count"]
+
+    def init_state(self, state):
+        self.counts = state
+
+    def initialize(self, conf, ctx):
+        self.reg = REG[conf["test.run"]]
+        self.seen = 0
+
+    def process(self, tup):
+        word = tup.values.word
+        reg = self.reg
+        fail_after = reg.get("fail_after")
+        if fail_after is not None and not reg["failed"]:
+            gate_open = reg.get("hold_at") is None or reg.get("saved_pos", -1) >= reg["hold_at"]
+            if gate_open:
+                self.seen += 1
+                if self.seen >= fail_after:
+                    reg["failed"] = True
+                    raise RuntimeError("injected failure")
+        self.counts[word] = self.counts.get(word, 0) + 1
+        self.emit([word, self.counts[word]])
+
+    def post_save(self, checkpoint_id):
+        self.reg["final"][self.task_id] = dict(self.counts)
+
+
+class WordCount(Topology):
+    sentences = SentenceSpout.spec()
+    split = SplitBolt.spec(inputs={sentences: Grouping.SHUFFLE}, par=2)
+    count = CountBolt.spec(inputs={split: Grouping.fields("word")}, par=2)
+
+
+def new_run(**extra):
+    """A fresh shared record and its config key."""
+    run_id = f"run-{next(_runs)}"
+    REG[run_id] = {"sentences": list(SENTENCES), "hold_at": HOLD_AT, "failed": False,
+                   "final": {}, "spout_starts": [], "committed": [], "prepared": {},
+                   **extra}
+    return run_id, REG[run_id]
+
+
+def eo_conf(run_id, **extra):
+    conf = {"test.run": run_id, "topology.reliability.mode": "EFFECTIVELY_ONCE",
+            "topology.stateful.checkpoint.interval.seconds": 0.05}
+    conf.update(extra)
+    return conf
+
+
+def run(topology, conf, state_dir, failures=None):
+    compiled = compile_topology(topology, config=conf)
+    capture = OutputCapture(keep_all=True)
+    lines = failures if failures is not None else []
+    with tempfile.TemporaryDirectory(prefix="storm-eo-logs-") as logs, \
+            LocalCluster(compiled, capture=capture, on_task_failure=lines.append,
+                         log_dir=Path(logs), state_dir=state_dir) as cluster:
+        return cluster.run(time_limit=30)
+
+
+def stored_counts(topology, conf, state_dir, checkpoint_id=None):
+    """The count bolt's counts in a stored checkpoint (the newest consistent one)."""
+    compiled = compile_topology(topology, config=conf)
+    storage = open_storage(checkpointing(conf), topology_name=compiled.plan.name,
+                           working_dir=state_dir)
+    if checkpoint_id is None:
+        checkpoint_id = max(storage.checkpoints(), key=checkpoint_number)
+    storage.load(checkpoint_id, MARKER_COMPONENT, 0)  # consistent
+    serializer = serializer_for_config(conf)
+    total = collections.Counter()
+    for task in compiled_tasks(storage, checkpoint_id, "count"):
+        total.update(dict(decode_state(storage.load(checkpoint_id, "count", task), serializer)))
+    return total
+
+
+def compiled_tasks(storage, checkpoint_id, component):
+    return sorted(int(p.stem) for p in (storage.root / checkpoint_id / component).glob("*.state"))
+
+
+def final_counts(reg):
+    total = collections.Counter()
+    for counts in reg["final"].values():
+        total.update(counts)
+    return total
+
+
+def test_word_count_is_exact_despite_a_bolt_failing_mid_run(tmp_path):
+    run_id, reg = new_run(fail_after=5)
+    failures = []
+    result = run(WordCount, eo_conf(run_id), tmp_path, failures)
+    assert result.reason == "finished", result.error
+    assert reg["failed"]
+    assert any("rolling the topology back" in line for line in failures), failures
+    cps = result.checkpoints
+    assert cps.rollbacks == 1
+    rollback = cps.restores[-1]
+    assert "injected failure" in rollback.reason
+    assert rollback.checkpoint_id, "a checkpoint covering the first half was restored"
+    # the spout was rebuilt at the restored position, past the first half
+    assert reg["spout_starts"][0] == 0 and reg["spout_starts"][-1] >= HOLD_AT
+    assert final_counts(reg) == expected_counts()
+    assert stored_counts(WordCount, eo_conf(run_id), tmp_path) == expected_counts()
+    # the last count each word reached in the emitted output is exact too
+    latest = result.capture.streams[("count", "default")].latest
+    assert {k[0]: v for k, v in latest.items()} == dict(expected_counts())
+    assert cps.completed >= 2 and cps.last_bytes > 0 and cps.last_duration_secs >= 0
+    # stateful tasks only: one spout, two counters
+    assert sorted(k.split(":")[0] for k in cps.last_bytes_per_task) == [
+        "count", "count", "sentences"]
+
+
+def test_at_least_once_restarts_only_the_task_and_its_counts_are_lost(tmp_path):
+    run_id, reg = new_run(fail_after=5, hold_at=None)
+    result = run(WordCount, {"test.run": run_id, "topology.reliability.mode": "ATLEAST_ONCE"},
+                 tmp_path)
+    assert result.reason == "finished", result.error
+    assert reg["failed"]
+    assert result.checkpoints is None
+    assert not (tmp_path / "checkpoints").exists()
+    assert result.components["count"].restarts == 1
+    assert reg["spout_starts"] == [0]  # nothing rolled back
+    # the restarted task starts from empty counts: what its old instance counted is lost
+    latest = result.capture.streams[("count", "default")].latest
+    assert sum(latest.values()) < sum(expected_counts().values())
+
+
+#: the sink's test run: ``commit`` runs in ``init_state``, before ``initialize`` has the conf
+SINK_RUN: list[str] = []
+
+
+class ListSink(TwoPhaseCommitBolt):
+    """Writes words to REG's "committed" list through transactions kept in REG
+    ("prepared": checkpoint id -> records), as a file sink would through files."""
+
+    outputs = []
+
+    @property
+    def reg(self):
+        return REG[SINK_RUN[-1]]
+
+    def begin(self):
+        self.open = []
+
+    def process(self, tup):
+        reg = self.reg
+        if reg.get("sink_fail_after") is not None and not reg["sink_failed"] \
+                and reg.get("saved_pos", -1) >= reg["hold_at"]:
+            reg["sink_seen"] = reg.get("sink_seen", 0) + 1
+            if reg["sink_seen"] >= reg["sink_fail_after"]:
+                reg["sink_failed"] = True
+                raise RuntimeError("injected sink failure")
+        self.open.append(tup.values.word)
+
+    def pre_commit(self, checkpoint_id):
+        name = f"{checkpoint_id}/{self.task_id}"
+        self.reg["prepared"][name] = list(self.open)
+        return name
+
+    def commit(self, checkpoint_id, prepared):
+        if prepared not in self.reg["committed_names"]:  # idempotent
+            self.reg["committed_names"].add(prepared)
+            self.reg["committed"].extend(self.reg["prepared"][prepared])
+
+    def abort(self):
+        self.reg["aborted"] += 1
+        self.open = []
+
+
+class WordSink(Topology):
+    sentences = SentenceSpout.spec()
+    split = SplitBolt.spec(inputs={sentences: Grouping.SHUFFLE}, par=2)
+    sink = ListSink.spec(inputs={split: Grouping.SHUFFLE}, par=2)
+
+
+def test_two_phase_commit_sink_writes_each_record_exactly_once(tmp_path):
+    run_id, reg = new_run(sink_fail_after=7, sink_failed=False, committed_names=set(),
+                          aborted=0)
+    SINK_RUN.append(run_id)
+    result = run(WordSink, eo_conf(run_id), tmp_path)
+    assert result.reason == "finished", result.error
+    assert reg["sink_failed"]
+    assert result.checkpoints.rollbacks == 1
+    assert reg["aborted"] >= 1  # the open transactions at the failure were aborted
+    # everything committed before the run reported finished, each word exactly once
+    assert collections.Counter(reg["committed"]) == expected_counts()
+
+
+def test_a_second_run_restores_the_last_checkpoint_unless_start_clean(tmp_path):
+    run_id, reg = new_run()
+    first = run(WordCount, eo_conf(run_id), tmp_path)
+    assert first.reason == "finished", first.error
+    assert final_counts(reg) == expected_counts()
+
+    # the same state dir: restored at the end of the input, nothing more to count
+    run_id2, reg2 = new_run(hold_at=None)
+    second = run(WordCount, eo_conf(run_id2), tmp_path)
+    assert second.reason == "finished", second.error
+    assert second.checkpoints.restores[0].reason == "start"
+    assert second.checkpoints.restores[0].checkpoint_id == first.checkpoints.last_checkpoint_id
+    assert reg2["spout_starts"] == [len(SENTENCES)]
+    assert stored_counts(WordCount, eo_conf(run_id2), tmp_path) == expected_counts()
+
+    # start clean: empty state, the input counted once more from the start
+    run_id3, reg3 = new_run(hold_at=None)
+    third = run(WordCount, eo_conf(run_id3, **{"topology.stateful.start.clean": True}),
+                tmp_path)
+    assert third.reason == "finished", third.error
+    assert third.checkpoints.restores == []
+    assert reg3["spout_starts"] == [0]
+    assert final_counts(reg3) == expected_counts()
+    assert stored_counts(WordCount, eo_conf(run_id3), tmp_path) == expected_counts()
+
+
+def test_a_corrupted_newest_checkpoint_falls_back_to_the_one_before(tmp_path):
+    run_id, reg = new_run()
+    first = run(WordCount, eo_conf(run_id), tmp_path)
+    assert first.reason == "finished", first.error
+    compiled = compile_topology(WordCount, config=eo_conf(run_id))
+    storage = open_storage(checkpointing(eo_conf(run_id)), topology_name=compiled.plan.name,
+                           working_dir=tmp_path)
+    kept = sorted(storage.checkpoints(), key=checkpoint_number)
+    assert len(kept) >= 2
+    newest, previous = kept[-1], kept[-2]
+    victim = storage.root / newest / "count" / f"{compiled_tasks(storage, newest, 'count')[0]}.state"
+    blob = bytearray(victim.read_bytes())
+    blob[-1] ^= 0xFF
+    victim.write_bytes(bytes(blob))
+    before = stored_counts(WordCount, eo_conf(run_id), tmp_path, previous)
+
+    run_id2, reg2 = new_run(hold_at=None)
+    second = run(WordCount, eo_conf(run_id2), tmp_path)
+    assert second.reason == "finished", second.error
+    start = second.checkpoints.restores[0]
+    assert start.checkpoint_id == previous
+    assert len(start.skipped) == 1 and newest in start.skipped[0]
+    assert "corrupt" in start.skipped[0]
+    # the run went on from the older checkpoint: its counts, then the rest of the input
+    assert sum(before.values()) <= sum(expected_counts().values())
+    assert final_counts(reg2) == expected_counts()
