@@ -36,6 +36,7 @@ SLOW_FOLDERS = ("e2e", "cluster")
 SERVER_FIXTURES = frozenset({
     "zookeeper", "spark", "spark_cluster", "slurm_cluster", "slurm_zookeeper",
     "running_slurm_cluster", "heron_home", "real_engine", "local_topology",
+    "redis_server", "redis_url",
 })
 
 #: Modules whose names, once used, start processes or servers.
@@ -46,7 +47,7 @@ PROCESS_MODULES = (
     "engine.submitter", "engine.healthmgr.main", "compat.spark_session",
     "compat.summingbird.platforms.batch", "conformance.engines", "conformance.runner",
     "conformance.cli", "conformance.spark_cluster", "conformance.diff",
-    "tests.zookeeper_server", "tests.slurm", "tests.browser",
+    "tests.zookeeper_server", "tests.slurm", "tests.browser", "tests.redis_server",
 )
 
 #: Attribute uses that start processes whatever module they come from.

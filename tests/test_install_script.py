@@ -51,6 +51,7 @@ def run_with_missing(tmp_path: Path, missing: str) -> subprocess.CompletedProces
     ("slurmd", "Slurm (Debian package(s): slurmctld slurmd slurm-client munge)"),
     ("iproute2", "iproute2 (Debian package(s): iproute2)"),
     ("chromium", "Chromium (Debian package(s): chromium)"),
+    ("redis-server", "Redis (Debian package(s): redis-server)"),
 ])
 def test_a_package_that_cannot_be_installed_fails_the_run_naming_it(tmp_path, missing, named):
     result = run_with_missing(tmp_path, missing)

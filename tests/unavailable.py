@@ -2,9 +2,9 @@
 
 Outside the test script it skips, saying what is missing, so a developer without root or
 Debian's packages can still run the rest. ``scripts/test.sh`` (the README's test command
-and CI's) installs Chromium, ZooKeeper, Slurm and iproute2 or fails naming the package,
+and CI's) installs Chromium, ZooKeeper, Redis, Slurm and iproute2 or fails naming the package,
 and sets ``HERON_TEST_REQUIRE_ALL=1``: there a missing requirement fails the test, so no
-browser, ZooKeeper or Slurm test can turn into a quiet skip.
+browser, ZooKeeper, Redis or Slurm test can turn into a quiet skip.
 """
 
 from __future__ import annotations

@@ -59,6 +59,7 @@ from contextlib import nullcontext
 from typing import Any, Callable, Iterable
 
 from .hosting import HostedBolt, HostedSpout, handle_component_exception, host_component
+from .state import HashMapState
 from .tuple import Tuple
 
 __all__ = ["BoltHarness", "SpoutHarness", "RecordingCollector", "Emit", "LogEntry", "Metric"]
@@ -189,7 +190,7 @@ def build_context(component_name: str, task_id: int, outputs: Iterable[Any] | No
 
 class _Harness:
     def __init__(self, component_cls: type, conf: dict | None, context: dict | None, sources: dict | None,
-                 component_name: str, task_id: int, task_ids: TaskIds) -> None:
+                 component_name: str, task_id: int, task_ids: TaskIds, state: Any = None) -> None:
         self.storm_conf = {**_DEFAULT_CONF, **(conf or {})}
         self.context = context if context is not None else build_context(
             component_name, task_id, getattr(component_cls, "outputs", None), sources)
@@ -200,7 +201,11 @@ class _Harness:
         self.logger = logging.Logger(f"{_HARNESS_LOGGER}.{component_name}.{task_id}", logging.DEBUG)
         self.logger.parent = logging.getLogger(_HARNESS_LOGGER)
         self.logger.addHandler(self._records)
-        self._hosted = host_component(component_cls, self.storm_conf, self.context, self.collector, self.logger)
+        #: what a StatefulComponent was given by ``init_state`` (pass ``state=`` to start
+        #: from a restored one, as an engine's rollback does)
+        self.state = state if state is not None else HashMapState()
+        self._hosted = host_component(component_cls, self.storm_conf, self.context, self.collector,
+                                      self.logger, state=self.state)
         self._ids = itertools.count(1)
 
     @property
@@ -248,8 +253,9 @@ class BoltHarness(_Harness):
 
     def __init__(self, bolt_cls: type, conf: dict | None = None, context: dict | None = None,
                  sources: dict | None = None, component_name: str = "bolt", task_id: int = 1,
-                 task_ids: TaskIds = None) -> None:
-        super().__init__(bolt_cls, conf, context, sources, component_name, task_id, task_ids)
+                 task_ids: TaskIds = None, state: Any = None) -> None:
+        super().__init__(bolt_cls, conf, context, sources, component_name, task_id, task_ids,
+                         state)
 
     def _default_source(self) -> str:
         sources = list(self.context.get("source->stream->fields", {}))
@@ -309,8 +315,9 @@ class SpoutHarness(_Harness):
     _hosted: HostedSpout
 
     def __init__(self, spout_cls: type, conf: dict | None = None, context: dict | None = None,
-                 component_name: str = "spout", task_id: int = 1, task_ids: TaskIds = None) -> None:
-        super().__init__(spout_cls, conf, context, None, component_name, task_id, task_ids)
+                 component_name: str = "spout", task_id: int = 1, task_ids: TaskIds = None,
+                 state: Any = None) -> None:
+        super().__init__(spout_cls, conf, context, None, component_name, task_id, task_ids, state)
 
     def next_tuple(self, n: int = 1) -> list[Emit]:
         """Call ``next_tuple`` ``n`` times; return the emits they made."""

@@ -1,0 +1,185 @@
+"""Effectively-once on the heron engine (issue 29), with real processes: a stateful word
+count (a replayable spout keeping its position in state, a fields-grouped counting bolt
+keeping counts in state, over two containers) ends with counts **equal** to the input's,
+word for word, after a bolt raises mid-run, and after each kind of engine process is
+killed with ``kill -9`` mid-run; ``topology.stateful.start.clean`` and a corrupt newest
+checkpoint are handled.
+
+Counts are read from what the counting bolt emitted, ``(word, count)`` after each update:
+under effectively-once every count it ever emits is at most the true total (a rollback
+replays the same input onto the restored counts), so the largest count seen for each
+word must be its total exactly; a count counted twice shows as a larger one.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from engine.process.spawn import read_pid_file
+from tests.e2e.heron.helpers import PROJECTS, HeronRun, describe_run, wait_until
+
+PROJECT = PROJECTS / "stateful"
+sys.path.insert(0, str(PROJECT / "src"))
+from e2e_stateful_parts import expected_counts  # noqa: E402
+
+pytestmark = pytest.mark.timeout(240)
+
+SPOUT_TASKS = 2  # each spout task emits the whole corpus
+
+
+def largest_counts(result) -> dict[str, int]:
+    cap = result.capture.streams[("count", "default")]
+    best: Counter = Counter()
+    for word, count in cap.tuples:
+        best[word] = max(best[word], count)
+    return dict(best)
+
+
+def expected(n: int) -> dict[str, int]:
+    return {word: SPOUT_TASKS * count for word, count in expected_counts(n).items()}
+
+
+def tm_figures(run: HeronRun) -> dict[str, str]:
+    return run.metrics().get("heron-tmanager", {})
+
+
+def completed(run: HeronRun) -> int:
+    return int(tm_figures(run).get("__checkpoints-completed", "0"))
+
+
+def test_counts_are_exact_when_a_bolt_raises_mid_run(tmp_path, isolated_imports):
+    n = 12_000
+    run = HeronRun(PROJECT, "stateful_wordcount", tmp_path / "run", workers=2,
+                   options={"e2e.sentences": n, "e2e.raise_after": 12_000,
+                            "e2e.raise_flag": str(tmp_path / "raised")})
+    try:
+        run.start()
+        result = run.finish(time_limit=120)
+    finally:
+        run.close()
+    assert result.reason == "finished", describe_run(result)
+    assert (tmp_path / "raised").exists(), "the injected failure never happened"
+    assert largest_counts(result) == expected(n)
+    figures = run.runner.instances["heron-tmanager"]
+    assert int(figures["__restores"]) == 2  # the start, and the rollback
+    assert figures["__restore-last-reason"].startswith("task ")
+    assert "injected failure" in figures["__restore-last-reason"]
+    assert int(figures["__checkpoints-completed"]) >= 1
+
+
+#: pid-file name prefix of each process kind, and how many of it are killed
+KILLS = [("spout instance", "container_1_sentences"), ("bolt instance", "container_2_count"),
+         ("stream manager", "stmgr-1"), ("topology master", "heron-tmanager"),
+         ("metrics manager", "metricsmgr-2"), ("executor", "executor-2")]
+
+
+def _kill_one(pids: Path, prefix: str) -> int | None:
+    for path in sorted(pids.glob(f"{prefix}*.pid")):
+        proc = read_pid_file(path)
+        if proc is not None:
+            os.kill(proc.pid, signal.SIGKILL)
+            return proc.pid
+    return None
+
+
+def test_counts_are_exact_when_each_kind_of_process_is_killed_mid_run(tmp_path,
+                                                                       isolated_imports):
+    n = 60_000
+    run = HeronRun(PROJECT, "stateful_wordcount", tmp_path / "run", workers=2,
+                   options={"e2e.sentences": n, "e2e.pause_ms": 4})
+    killed: list[tuple[str, int]] = []
+    problems: list[str] = []
+
+    def monkey() -> None:
+        for kind, prefix in KILLS:
+            # a checkpoint completes between kills, so each rollback has one to go to
+            before = completed(run)
+            if wait_until(lambda: completed(run) > before, 60) is None:
+                problems.append(f"no checkpoint completed before killing the {kind}")
+                return
+            pid = wait_until(lambda: _kill_one(run.working_dir / "pids", prefix), 30)
+            if pid is None:
+                problems.append(f"no live {kind} to kill")
+                return
+            killed.append((kind, pid))
+
+    try:
+        run.start()
+        thread = threading.Thread(target=monkey, daemon=True)
+        thread.start()
+        result = run.finish(time_limit=180)
+        thread.join(5)
+    finally:
+        run.close()
+    assert not problems, problems
+    assert [k for k, _ in killed] == [k for k, _ in KILLS]
+    assert result.reason == "finished", describe_run(result)
+    assert largest_counts(result) == expected(n)
+    assert int(run.runner.instances["heron-tmanager"]["__restores"]) >= 2
+
+
+def _run_once(tmp_path: Path, name: str, state_spec, **options) -> tuple[dict, object, HeronRun]:
+    """One finite run with checkpoints under ``tmp_path/ckpts``: (the Topology Master's
+    figures once it restored, the result, the run)."""
+    run = HeronRun(PROJECT, "stateful_wordcount", tmp_path / name, workers=2,
+                   options={"heron.statefulstorage.localfs.root.path": str(tmp_path / "ckpts"),
+                            **options}, state_spec=state_spec)
+    try:
+        run.start()
+        assert wait_until(lambda: int(tm_figures(run).get("__restores", "0")) >= 1, 60)
+        figures = tm_figures(run)
+        result = run.finish(time_limit=120)
+    finally:
+        run.close()
+    return figures, result, run
+
+
+def test_a_corrupt_newest_checkpoint_is_skipped_and_start_clean_starts_empty(
+        tmp_path, isolated_imports):
+    """A first run leaves consistent checkpoints in the storage (``heron kill`` deletes
+    their list with the topology, so the test keeps a copy); with the list put back and
+    its newest checkpoint corrupted, the next run restores the one before it; with
+    ``topology.stateful.start.clean`` it starts from empty state."""
+    from engine.launch import StateManagerSpec
+    from engine.statefulstorage import LocalFileSystemStorage
+
+    n = 4_000
+    state_spec = StateManagerSpec(kind="local", root=str(tmp_path / "state"))
+    kept: list = []
+
+    first = HeronRun(PROJECT, "stateful_wordcount", tmp_path / "first", workers=2,
+                     options={"e2e.sentences": n, "e2e.pause_ms": 5,
+                              "heron.statefulstorage.localfs.root.path": str(tmp_path / "ckpts")},
+                     state_spec=state_spec)
+    try:
+        first.start()
+        assert wait_until(lambda: completed(first) >= 3, 60), "no checkpoints"
+        kept.append(first.state.get("statefulcheckpoints", "stateful_wordcount"))
+        result = first.finish(time_limit=120)
+    finally:
+        first.close()
+    assert result.reason == "finished", describe_run(result)
+    ids = [c.checkpoint_id for c in kept[0].consistent_checkpoints]
+    assert len(ids) >= 2
+    storage = LocalFileSystemStorage(tmp_path / "ckpts" / "stateful_wordcount")
+    for path in (storage.root / ids[0]).rglob("*.state"):  # one byte of each file flipped
+        data = bytearray(path.read_bytes())
+        data[-1] ^= 0xFF
+        path.write_bytes(bytes(data))
+
+    for name, clean, restored in (("second", False, ids[1]), ("third", True, "empty")):
+        with state_spec.open() as state:
+            state.create("statefulcheckpoints", "stateful_wordcount", kept[0])
+        figures, result, _ = _run_once(tmp_path, name, state_spec, **{
+            "e2e.sentences": n, "e2e.pause_ms": 1, "topology.stateful.start.clean": clean})
+        assert figures["__restore-last-checkpoint"] == restored, (name, figures)
+        assert result.reason == "finished", describe_run(result)
+        assert largest_counts(result) == expected(n), name
