@@ -121,8 +121,9 @@ class Checkpointer(threading.Thread):
         self._failures: list[str] = []
         self._requested = False
         self._busy = False
-        #: released by _thaw; set while anything is parked
+        #: what parked spouts and parked bolt executors wait for (set by _thaw)
         self._release: threading.Event | None = None
+        self._release_bolts: threading.Event | None = None
         self._parked_spouts: set[int] = set()
         #: id(queue) -> set once its executor is parked (its PARK item taken)
         self._parked_queues: dict[int, threading.Event] = {}
@@ -292,8 +293,8 @@ class Checkpointer(threading.Thread):
     def _park_bolts(self, deadline: float | None, discard: bool) -> bool:
         """Park every bolt executor; ``discard``: drop what is queued first (a rollback),
         and keep dropping what running bolts still send to parked ones."""
-        if self._release is None:
-            self._release = threading.Event()
+        if self._release_bolts is None:
+            self._release_bolts = threading.Event()
         events = []
         for q in self.bolt_queues:
             if id(q) in self._parked_queues:
@@ -301,7 +302,7 @@ class Checkpointer(threading.Thread):
             if discard:
                 _drain(q)
             parked = threading.Event()
-            self._put(q, (PARK, PARK_SLOT, parked, self._release), discard)
+            self._put(q, (PARK, PARK_SLOT, parked, self._release_bolts), discard)
             self._parked_queues[id(q)] = parked
             events.append(parked)
         return self._wait(events, deadline, self._discard_queued if discard else None)
@@ -337,15 +338,28 @@ class Checkpointer(threading.Thread):
             time.sleep(0.002)
         return True
 
+    def _unpark_bolts(self) -> None:
+        release = self._release_bolts
+        self._release_bolts = None
+        self._parked_queues.clear()
+        if release is not None:
+            release.set()
+
     def _thaw(self) -> None:
+        self._unpark_bolts()
         release = self._release
         self._release = None
         self._parked_spouts.clear()
-        self._parked_queues.clear()
         with self.runtime.tick_lock:
             self.runtime.ticks_paused = False
         if release is not None:
             release.set()
+
+    def _drained(self) -> bool:
+        """(Every executor parked) True when no tuple waits in any bolt queue. Checked
+        parked because ``quiet()`` reads the queues one by one, and a tuple can move from
+        one not yet read to one already read."""
+        return all(q.qsize() == 0 for q in self.bolt_queues)
 
     def _emitted_total(self) -> int:
         return sum(t.stats.emitted for t in self.tasks)
@@ -367,7 +381,12 @@ class Checkpointer(threading.Thread):
             ok = (self._park_spouts(deadline) and self._wait_quiet(deadline))
             if ok and not self._failures:
                 self._pause_ticks()
-                ok = self._wait_quiet(deadline) and self._park_bolts(deadline, discard=False)
+                while True:
+                    ok = (self._wait_quiet(deadline)
+                          and self._park_bolts(deadline, discard=False))
+                    if not ok or self._failures or self._drained():
+                        break
+                    self._unpark_bolts()  # not drained after all: let them go on
             if self._failures:
                 stats.abandoned += 1
                 return  # stay parked: the rollback goes on from here

@@ -12,6 +12,7 @@ from __future__ import annotations
 import collections
 import itertools
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -45,6 +46,19 @@ def expected_counts(sentences=SENTENCES):
     return collections.Counter(w for s in sentences for w in s.split())
 
 
+def maybe_fail(reg, where):
+    """Raise once per test run in component ``where``, at its ``fail_after``-th call
+    after the spout was let go past the first half (the failure point is an event)."""
+    if reg.get("fail_in") != where or reg["failed"]:
+        return
+    if reg.get("hold_at") is not None and reg.get("saved_pos", -1) < reg["hold_at"]:
+        return
+    reg["seen"] = reg.get("seen", 0) + 1
+    if reg["seen"] >= reg["fail_after"]:
+        reg["failed"] = True
+        raise RuntimeError(f"injected failure in {where}")
+
+
 class SentenceSpout(StatefulComponent, Spout):
     """Replayable: its position lives in state; it seeks back to it in init_state. Holds
     the second half back until a checkpoint with the first half emitted is consistent."""
@@ -67,6 +81,7 @@ class SentenceSpout(StatefulComponent, Spout):
         if (self.hold_at is not None and self.pos >= self.hold_at
                 and self.reg.get("saved_pos", -1) < self.hold_at):
             return  # wait for a checkpoint that covers the first half
+        maybe_fail(self.reg, "sentences")
         self.emit([self.sentences[self.pos]])
         self.pos += 1
 
@@ -83,14 +98,17 @@ class SentenceSpout(StatefulComponent, Spout):
 class SplitBolt(Bolt):
     outputs = ["word"]
 
+    def initialize(self, conf, ctx):
+        self.reg = REG[conf["test.run"]]
+
     def process(self, tup):
+        maybe_fail(self.reg, "split")
         for word in tup.values.sentence.split():
             self.emit([word])
 
 
 class CountBolt(StatefulComponent, Bolt):
-    """Counts in state. Raises once (per test run) ``fail_after`` words after the spout
-    was let go past the first half; records its counts at every consistent checkpoint."""
+    """Counts in state; records its counts at every consistent checkpoint."""
 
     outputs = ["word", "count"]
 
@@ -99,19 +117,10 @@ class CountBolt(StatefulComponent, Bolt):
 
     def initialize(self, conf, ctx):
         self.reg = REG[conf["test.run"]]
-        self.seen = 0
 
     def process(self, tup):
         word = tup.values.word
-        reg = self.reg
-        fail_after = reg.get("fail_after")
-        if fail_after is not None and not reg["failed"]:
-            gate_open = reg.get("hold_at") is None or reg.get("saved_pos", -1) >= reg["hold_at"]
-            if gate_open:
-                self.seen += 1
-                if self.seen >= fail_after:
-                    reg["failed"] = True
-                    raise RuntimeError("injected failure")
+        maybe_fail(self.reg, "count")
         self.counts[word] = self.counts.get(word, 0) + 1
         self.emit([word, self.counts[word]])
 
@@ -177,8 +186,9 @@ def final_counts(reg):
     return total
 
 
-def test_word_count_is_exact_despite_a_bolt_failing_mid_run(tmp_path):
-    run_id, reg = new_run(fail_after=5)
+@pytest.mark.parametrize("where", ["count", "split", "sentences"])
+def test_word_count_is_exact_despite_a_task_failing_mid_run(tmp_path, where):
+    run_id, reg = new_run(fail_in=where, fail_after=5)
     failures = []
     result = run(WordCount, eo_conf(run_id), tmp_path, failures)
     assert result.reason == "finished", result.error
@@ -187,7 +197,7 @@ def test_word_count_is_exact_despite_a_bolt_failing_mid_run(tmp_path):
     cps = result.checkpoints
     assert cps.rollbacks == 1
     rollback = cps.restores[-1]
-    assert "injected failure" in rollback.reason
+    assert f"injected failure in {where}" in rollback.reason
     assert rollback.checkpoint_id, "a checkpoint covering the first half was restored"
     # the spout was rebuilt at the restored position, past the first half
     assert reg["spout_starts"][0] == 0 and reg["spout_starts"][-1] >= HOLD_AT
@@ -203,7 +213,7 @@ def test_word_count_is_exact_despite_a_bolt_failing_mid_run(tmp_path):
 
 
 def test_at_least_once_restarts_only_the_task_and_its_counts_are_lost(tmp_path):
-    run_id, reg = new_run(fail_after=5, hold_at=None)
+    run_id, reg = new_run(fail_in="count", fail_after=5, hold_at=None)
     result = run(WordCount, {"test.run": run_id, "topology.reliability.mode": "ATLEAST_ONCE"},
                  tmp_path)
     assert result.reason == "finished", result.error
@@ -211,6 +221,7 @@ def test_at_least_once_restarts_only_the_task_and_its_counts_are_lost(tmp_path):
     assert result.checkpoints is None
     assert not (tmp_path / "checkpoints").exists()
     assert result.components["count"].restarts == 1
+    assert result.components["split"].restarts == 0
     assert reg["spout_starts"] == [0]  # nothing rolled back
     # the restarted task starts from empty counts: what its old instance counted is lost
     latest = result.capture.streams[("count", "default")].latest
@@ -330,3 +341,71 @@ def test_a_corrupted_newest_checkpoint_falls_back_to_the_one_before(tmp_path):
     # the run went on from the older checkpoint: its counts, then the rest of the input
     assert sum(before.values()) <= sum(expected_counts().values())
     assert final_counts(reg2) == expected_counts()
+
+
+class BlockingSplit(SplitBolt):
+    """Holds its first tuple until the checkpointer has abandoned a checkpoint that could
+    not drain (the test's ``cluster``), as a slow bolt under backpressure would."""
+
+    def process(self, tup):
+        reg = self.reg
+        if not reg.get("blocked"):
+            reg["blocked"] = True
+            stats = reg["cluster"].checkpointer.stats
+            for _ in range(2000):
+                if stats.timed_out:
+                    break
+                time.sleep(0.005)
+        super().process(tup)
+
+
+class SlowWordCount(Topology):
+    sentences = SentenceSpout.spec()
+    split = BlockingSplit.spec(inputs={sentences: Grouping.SHUFFLE})
+    count = CountBolt.spec(inputs={split: Grouping.fields("word")}, par=2)
+
+
+def test_a_checkpoint_that_cannot_drain_times_out_and_a_later_one_completes(tmp_path):
+    run_id, reg = new_run(hold_at=None)
+    conf = eo_conf(run_id, **{"topology.stateful.checkpoint.timeout.secs": 0.1})
+    compiled = compile_topology(SlowWordCount, config=conf)
+    with tempfile.TemporaryDirectory(prefix="storm-eo-logs-") as logs:
+        cluster = LocalCluster(compiled, log_dir=Path(logs), state_dir=tmp_path)
+        reg["cluster"] = cluster
+        result = cluster.run(time_limit=30)  # starts it, stops it
+    assert result.reason == "finished", result.error
+    cps = result.checkpoints
+    assert cps.timed_out >= 1 and cps.abandoned >= cps.timed_out
+    assert cps.completed >= 1 and cps.rollbacks == 0
+    assert final_counts(reg) == expected_counts()
+
+
+class TickingCount(CountBolt):
+    """Counts ticks in state too: ticks stop while a checkpoint drains and saves."""
+
+    def process(self, tup):
+        if tup.stream == "__tick":
+            self.counts["__ticks"] = self.counts.get("__ticks", 0) + 1
+            return
+        super().process(tup)
+
+    def post_save(self, checkpoint_id):
+        counts = dict(self.counts)
+        counts.pop("__ticks", None)
+        self.reg["final"][self.task_id] = counts
+
+
+class TickingWordCount(Topology):
+    sentences = SentenceSpout.spec()
+    split = SplitBolt.spec(inputs={sentences: Grouping.SHUFFLE}, par=2)
+    count = TickingCount.spec(inputs={split: Grouping.fields("word")}, par=2,
+                              config={"topology.tick.tuple.freq.secs": 0.01,
+                                      "topology.tasks": 4})
+
+
+def test_tick_tuples_and_a_failure_with_several_tasks_per_executor(tmp_path):
+    run_id, reg = new_run(fail_in="count", fail_after=3)
+    result = run(TickingWordCount, eo_conf(run_id), tmp_path)
+    assert result.reason == "finished", result.error
+    assert result.checkpoints.rollbacks == 1
+    assert final_counts(reg) == expected_counts()
