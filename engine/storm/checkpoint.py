@@ -138,7 +138,10 @@ class Checkpointer(threading.Thread):
         self._wake.set()
 
     def request_checkpoint(self) -> None:
-        """Take a checkpoint as soon as possible (the final one of a finite run)."""
+        """Take a checkpoint as soon as possible (the final one of a finite run); none
+        more while one is under way (if it does not settle the run, ask again after)."""
+        if self._busy:
+            return
         self._requested = True
         self._wake.set()
 
@@ -199,21 +202,20 @@ class Checkpointer(threading.Thread):
                 marker = self._marker(cid)
                 saved = {c: sorted(int(t) for t in ts)
                          for c, ts in (marker.get("tasks") or {}).items()}
-                if check_layout:
-                    for comp, tasks in stateful_tasks.items():
-                        if comp in saved and saved[comp] != sorted(tasks):
-                            raise LocalEngineError(
-                                f"component {comp!r} has tasks {sorted(tasks)} but checkpoint "
-                                f"{cid} ({self.storage.describe()}) holds state for tasks "
-                                f"{saved[comp]}; a stateful component's parallelism cannot "
-                                "change yet: restore it, or start clean "
-                                "(topology.stateful.start.clean: true)")
+                for comp, tasks in stateful_tasks.items():
+                    if check_layout and comp in saved and len(saved[comp]) != len(tasks):
+                        raise LocalEngineError(
+                            f"component {comp!r} has {len(tasks)} task(s) but checkpoint "
+                            f"{cid} ({self.storage.describe()}) holds state for "
+                            f"{len(saved[comp])}; a stateful component's parallelism cannot "
+                            "change yet: restore it, or start clean "
+                            "(topology.stateful.start.clean: true)")
                 states: dict[int, State] = {}
                 for comp, tasks in stateful_tasks.items():
-                    for task in tasks:
-                        if task in saved.get(comp, ()):
-                            states[task] = decode_state(self.storage.load(cid, comp, task),
-                                                        serializer)
+                    # by position: task ids shift when another component's count changes
+                    for task, stored in zip(sorted(tasks), saved.get(comp, ())):
+                        states[task] = decode_state(self.storage.load(cid, comp, stored),
+                                                    serializer)
                 return cid, states, skipped
             except CheckpointUnreadable as exc:
                 skipped.append(f"{cid}: {exc}")

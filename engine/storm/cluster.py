@@ -13,9 +13,9 @@ thread takes checkpoints of every stateful task and rolls the whole topology bac
 task fails, instead of restarting that task alone; a finite run ends with a checkpoint
 taken once everything is drained, so two-phase-commit sinks commit their last
 transaction before the run reports finished. Checkpoints go to
-``topology.stateful``'s storage root when the config names one, else to
-``<state_dir or log_dir>/checkpoints/<topology>`` (so ``heron run`` in a project finds
-them again in ``logs/`` on its next run, unless ``topology.stateful.start.clean``).
+``<heron.statefulstorage.localfs.root.path>/<topology>`` when the config names a root,
+else to ``<state_dir or log_dir>/checkpoints/<topology>`` (so ``heron run`` in a project
+finds them again in ``logs/`` on its next run, unless ``topology.stateful.start.clean``).
 """
 
 from __future__ import annotations

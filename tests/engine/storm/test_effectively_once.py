@@ -20,6 +20,7 @@ import pytest
 from compat.storm_api import Bolt, Grouping, Spout, StatefulComponent, Topology, TwoPhaseCommitBolt
 from compat.storm_api.config import checkpointing
 from engine.plan.compiler import compile_topology
+from engine.runtime.errors import LocalEngineError
 from engine.serialization import serializer_for_config
 from engine.statefulstorage import open_storage
 from engine.statefulstorage.codec import decode_state
@@ -409,3 +410,110 @@ def test_tick_tuples_and_a_failure_with_several_tasks_per_executor(tmp_path):
     assert result.reason == "finished", result.error
     assert result.checkpoints.rollbacks == 1
     assert final_counts(reg) == expected_counts()
+
+
+class FailingHooksCount(CountBolt):
+    """Raises once in pre_save (after the first half is covered), and its rebuilt
+    instance once in initialize: each failure is one more rollback, nothing more."""
+
+    def initialize(self, conf, ctx):
+        super().initialize(conf, ctx)
+        reg = self.reg
+        if reg.get("pre_save_failed") and not reg.get("init_failed"):
+            reg["init_failed"] = True
+            raise RuntimeError("injected failure in initialize")
+
+    def pre_save(self, checkpoint_id):
+        reg = self.reg
+        if reg.get("saved_pos", -1) >= reg["hold_at"] and not reg.get("pre_save_failed"):
+            reg["pre_save_failed"] = True
+            raise RuntimeError("injected failure in pre_save")
+
+
+class FailingHooksWordCount(Topology):
+    sentences = SentenceSpout.spec()
+    split = SplitBolt.spec(inputs={sentences: Grouping.SHUFFLE}, par=2)
+    count = FailingHooksCount.spec(inputs={split: Grouping.fields("word")}, par=2)
+
+
+def test_failures_in_pre_save_and_in_initialize_during_the_rebuild_roll_back(tmp_path):
+    run_id, reg = new_run()
+    failures = []
+    result = run(FailingHooksWordCount, eo_conf(run_id), tmp_path, failures)
+    assert result.reason == "finished", result.error
+    assert reg["pre_save_failed"] and reg["init_failed"]
+    reasons = [r.reason for r in result.checkpoints.restores]
+    assert len(reasons) == 2, reasons
+    assert "raised in pre_save" in reasons[0] and "failed to initialize" in reasons[1]
+    assert result.checkpoints.abandoned >= 1
+    assert final_counts(reg) == expected_counts()
+
+
+class CommitOnceFailingSink(ListSink):
+    """Its first commit raises after making the transaction visible (as a sink whose
+    connection drops after the write): the rollback commits it again, idempotently."""
+
+    def commit(self, checkpoint_id, prepared):
+        super().commit(checkpoint_id, prepared)
+        reg = self.reg
+        if reg.get("saved_pos", -1) >= reg["hold_at"] and not reg["sink_failed"]:
+            reg["sink_failed"] = True
+            raise RuntimeError("injected failure in commit")
+
+
+class CommitFailingWordSink(Topology):
+    sentences = SentenceSpout.spec()
+    split = SplitBolt.spec(inputs={sentences: Grouping.SHUFFLE}, par=2)
+    sink = CommitOnceFailingSink.spec(inputs={split: Grouping.SHUFFLE}, par=2)
+
+
+def test_a_commit_failing_in_post_save_is_committed_again_once(tmp_path):
+    run_id, reg = new_run(sink_failed=False, committed_names=set(), aborted=0)
+    SINK_RUN.append(run_id)
+    result = run(CommitFailingWordSink, eo_conf(run_id), tmp_path)
+    assert result.reason == "finished", result.error
+    assert reg["sink_failed"]
+    rollback = result.checkpoints.restores[-1]
+    assert "raised in post_save" in rollback.reason
+    assert collections.Counter(reg["committed"]) == expected_counts()
+
+
+TwoCounters = WordCount
+
+
+def test_a_stateful_component_with_other_tasks_than_its_checkpoint_is_refused(tmp_path):
+    run_id, reg = new_run(hold_at=None)
+    first = run(TwoCounters, eo_conf(run_id), tmp_path)
+    assert first.reason == "finished", first.error
+
+    class WordCount(Topology):  # the same topology name, one more counting task
+        sentences = SentenceSpout.spec()
+        split = SplitBolt.spec(inputs={sentences: Grouping.SHUFFLE}, par=2)
+        count = CountBolt.spec(inputs={split: Grouping.fields("word")}, par=3)
+
+    run_id2, _ = new_run(hold_at=None)
+    with pytest.raises(LocalEngineError, match="component 'count' has 3 task.* holds state for 2.* start clean"):
+        run(WordCount, eo_conf(run_id2), tmp_path)
+    started_clean = run(WordCount, eo_conf(run_id2, **{"topology.stateful.start.clean": True}),
+                        tmp_path)
+    assert started_clean.reason == "finished", started_clean.error
+
+
+def test_state_follows_its_component_when_another_component_gets_more_tasks(tmp_path):
+    run_id, reg = new_run(hold_at=None)
+    first = run(TwoCounters, eo_conf(run_id), tmp_path)
+    assert first.reason == "finished", first.error
+
+    class WordCount(Topology):  # the same name; a new bolt shifts every task id
+        sentences = SentenceSpout.spec()
+        audit = SplitBolt.spec(inputs={sentences: Grouping.SHUFFLE}, par=2)
+        split = SplitBolt.spec(inputs={sentences: Grouping.SHUFFLE}, par=2)
+        count = CountBolt.spec(inputs={split: Grouping.fields("word")}, par=2)
+
+    run_id2, reg2 = new_run(hold_at=None)
+    second = run(WordCount, eo_conf(run_id2), tmp_path)
+    assert second.reason == "finished", second.error
+    assert (set(second.checkpoints.last_bytes_per_task)
+            != set(first.checkpoints.last_bytes_per_task))
+    assert reg2["spout_starts"] == [len(SENTENCES)]
+    assert final_counts(reg2) == expected_counts()
