@@ -9,6 +9,7 @@ import os
 import random
 import time
 
+from compat.connectors import FileSink, RedisSink
 from compat.storm_api import Bolt, Spout, StatefulComponent
 
 WORDS = ["apple", "banana", "cherry", "date", "elder", "fig", "grape", "kiwi", "lemon",
@@ -91,3 +92,11 @@ class CountBolt(StatefulComponent, Bolt):
             open(self.flag, "w").close()
             raise RuntimeError(f"e2e: injected failure after {self.seen} words")
         self.emit([word, count])
+
+
+class CountFiles(FileSink):
+    """The counts, exactly once, in committed files (``heron.connectors.file.sink.dir``)."""
+
+
+class CountList(RedisSink):
+    """The counts, exactly once, appended to a Redis list (``heron.connectors.redis.*``)."""
