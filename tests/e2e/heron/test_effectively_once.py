@@ -17,7 +17,6 @@ import os
 import signal
 import sys
 import threading
-import time
 from collections import Counter
 from pathlib import Path
 
@@ -234,3 +233,33 @@ def test_a_corrupt_newest_checkpoint_is_skipped_and_start_clean_starts_empty(
         assert figures["__restore-last-checkpoint"] == restored, (name, figures)
         assert result.reason == "finished", describe_run(result)
         assert largest_counts(result) == expected(n), name
+
+
+def test_a_slow_bolt_under_backpressure_abandons_checkpoints_keeps_running_and_recovers(
+        tmp_path, isolated_imports):
+    """While the counting bolts take 3 ms a word, markers wait behind queued words longer
+    than the 2 s checkpoint timeout: checkpoints are abandoned and counted, and words
+    still flow. Once the bolts are fast again a checkpoint completes, and the counts are
+    exact."""
+    n = 6_000
+    run = HeronRun(PROJECT, "stateful_wordcount", tmp_path / "run", workers=2,
+                   options={"e2e.sentences": n, "e2e.pause_ms": 1, "e2e.slow_ms": 3,
+                            "e2e.slow_tuples": 2_500,
+                            "topology.stateful.checkpoint.timeout.secs": 2})
+    seen: dict[str, int] = {}
+    try:
+        run.start()
+        assert wait_until(lambda: int(tm_figures(run).get("__checkpoints-abandoned", "0")) >= 1,
+                          90), f"no checkpoint was abandoned: {tm_figures(run)}"
+        figures = tm_figures(run)
+        seen["abandoned_at"] = int(figures["__checkpoints-completed"])
+        seen["emitted"] = run.emitted("count")
+        assert wait_until(lambda: run.emitted("count") > seen["emitted"], 30), \
+            "no word was counted while checkpoints were abandoned"
+        assert wait_until(lambda: completed(run) > seen["abandoned_at"], 90), \
+            f"no checkpoint completed once the pressure eased: {tm_figures(run)}"
+        result = run.finish(time_limit=120)
+    finally:
+        run.close()
+    assert result.reason == "finished", describe_run(result)
+    assert largest_counts(result) == expected(n)

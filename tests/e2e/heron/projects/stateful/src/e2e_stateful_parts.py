@@ -80,9 +80,14 @@ class CountBolt(StatefulComponent, Bolt):
     def initialize(self, conf, ctx):
         self.raise_after = int(conf.get("e2e.raise_after", 0))
         self.flag = conf.get("e2e.raise_flag")
+        #: slow for the first ``e2e.slow_tuples`` words (``e2e.slow_ms`` each): backpressure
+        self.slow_secs = float(conf.get("e2e.slow_ms", 0)) / 1000.0
+        self.slow_tuples = int(conf.get("e2e.slow_tuples", 0))
         self.seen = 0
 
     def process(self, tup):
+        if self.seen < self.slow_tuples:
+            time.sleep(self.slow_secs)
         word = tup.values[0]
         count = self.state.get(word, 0) + 1
         self.state[word] = count
