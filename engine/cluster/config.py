@@ -1,6 +1,6 @@
 """A cluster described once, as Heron describes it: ``~/.heron/conf/CLUSTER/``.
 
-Three YAML files, each a flat map of Heron-style dotted keys:
+Three YAML files, and an optional fourth, each a flat map of Heron-style dotted keys:
 
 ``scheduler.yaml``
     ``heron.class.scheduler``: ``local``, ``slurm`` or ``kubernetes`` (Heron's Java class
@@ -16,6 +16,15 @@ Three YAML files, each a flat map of Heron-style dotted keys:
     ``heron.class.uploader``: ``localfs`` or ``http``;
     ``heron.uploader.localfs.file.system.directory`` (a directory every node mounts) or
     ``heron.uploader.http.uri`` (PUT there, fetched from there).
+``stateful.yaml`` (optional)
+    where effectively-once topologies keep their checkpoints, as Heron's file of that
+    name: ``heron.statefulstorage.classname`` (``localfs``),
+    ``heron.statefulstorage.localfs.root.path`` (on a cluster, a directory every node
+    mounts: a container moved to another node reads its task's state from there) and
+    ``heron.statefulstorage.localfs.max.checkpoints``. Heron nests the storage's own
+    keys under ``heron.statefulstorage.config``; both forms are read. The submitter
+    copies them into a topology's config when the topology sets none of its own
+    (engine/submitter/checkpoints.py).
 
 ``CLUSTER[/ROLE[/ENV]]`` names a cluster, as ``heron submit`` takes it; role defaults to
 the user and env to ``default``. ``local`` needs no directory: it is this machine, as it
@@ -32,11 +41,18 @@ from typing import Any
 
 import yaml
 
-CONF_FILES = ("scheduler.yaml", "statemgr.yaml", "uploader.yaml")
+CONF_FILES = ("scheduler.yaml", "statemgr.yaml", "uploader.yaml", "stateful.yaml")
+#: the keys of ``stateful.yaml`` (those of compat.storm_api.config.checkpointing)
+STATEFUL_STORAGE_KEYS = ("heron.statefulstorage.classname",
+                         "heron.statefulstorage.localfs.root.path",
+                         "heron.statefulstorage.localfs.max.checkpoints")
+#: where Heron's stateful.yaml nests the storage's own keys
+_HERON_STORAGE_CONFIG = "heron.statefulstorage.config"
 LOCAL = "local"
 SCHEDULERS = ("local", "slurm", "kubernetes")
 STATE_MANAGERS = ("local", "zookeeper")
 UPLOADERS = ("localfs", "http")
+STATE_STORAGES = ("localfs",)
 #: Heron's class names, for users who copy a Heron cluster directory
 _HERON_CLASSES = {
     "org.apache.heron.scheduler.local.LocalScheduler": "local",
@@ -46,6 +62,7 @@ _HERON_CLASSES = {
     "org.apache.heron.statemgr.zookeeper.curator.CuratorStateManager": "zookeeper",
     "org.apache.heron.uploader.localfs.LocalFileSystemUploader": "localfs",
     "org.apache.heron.uploader.http.HttpUploader": "http",
+    "org.apache.heron.statefulstorage.localfs.LocalFileSystemStorage": "localfs",
 }
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
@@ -124,6 +141,24 @@ class ClusterConfig:
         value = self.values.get("heron.statemgr.zookeeper.auth.file")
         return Path(str(value)).expanduser() if value else None
 
+    # -- stateful storage ----------------------------------------------------------------
+    @property
+    def stateful_storage(self) -> dict[str, Any]:
+        """The ``stateful.yaml`` keys this cluster sets (Heron's class name read as
+        ``localfs``), for the submitter to give effectively-once topologies that set
+        none of their own."""
+        out = {key: self.values[key] for key in STATEFUL_STORAGE_KEYS
+               if self.values.get(key) not in (None, "")}
+        if "heron.statefulstorage.classname" in out:
+            out["heron.statefulstorage.classname"] = _choice(
+                out, "heron.statefulstorage.classname", STATE_STORAGES, None,
+                self._file("stateful.yaml"))
+        return out
+
+    def file_of(self, name: str) -> str:
+        """Where this cluster's file ``name`` is (or would be), for messages."""
+        return self._file(name)
+
 
 def conf_dir(home: Path, cluster: str) -> Path:
     """Where a cluster's files live: ``HOME/conf/CLUSTER`` (HOME is ``~/.heron``)."""
@@ -171,7 +206,7 @@ def load_cluster(home: Path, cluster: str) -> ClusterConfig:
     """The configuration of ``cluster``; ``local`` without a directory is this machine.
 
     A cluster other than ``local`` needs its directory (ClusterConfigError naming the
-    path and the files it should hold). Keys must not repeat across the three files.
+    path and the files it should hold). Keys must not repeat across the files.
     """
     directory = conf_dir(home, cluster)
     if not directory.is_dir():
@@ -179,12 +214,16 @@ def load_cluster(home: Path, cluster: str) -> ClusterConfig:
             return ClusterConfig(LOCAL, None)
         raise ClusterConfigError(
             f"no cluster {cluster!r}: {directory} does not exist (describe the cluster there "
-            f"in {', '.join(CONF_FILES)}; see docs/clusters.md)")
+            f"in {', '.join(CONF_FILES[:3])}, and optionally {CONF_FILES[3]}; see "
+            f"docs/clusters.md)")
     values: dict[str, Any] = {}
     origin: dict[str, str] = {}
     for name in CONF_FILES:
         path = directory / name
-        for key, value in _read_yaml(path).items():
+        read = _read_yaml(path)
+        if name == "stateful.yaml":
+            read = _flatten_storage_config(read, path)
+        for key, value in read.items():
             if key in values and values[key] != value:
                 raise ClusterConfigError(f"{path}: {key} is also set, differently, in "
                                          f"{origin[key]}")
@@ -197,8 +236,49 @@ def load_cluster(home: Path, cluster: str) -> ClusterConfig:
                                    LOCAL, str(directory / "statemgr.yaml")) or LOCAL
     config.uploader = _choice(values, "heron.class.uploader", UPLOADERS, None,
                               str(directory / "uploader.yaml"))
+    _check_stateful(config)
     _check(config)
     return config
+
+
+def _flatten_storage_config(data: dict[str, Any], path: Path) -> dict[str, Any]:
+    """Heron's stateful.yaml nests the storage's keys under ``heron.statefulstorage.config``:
+    lift them to the top, so a file copied from a Heron cluster reads the same as a flat
+    one."""
+    nested = data.get(_HERON_STORAGE_CONFIG)
+    if nested is None:
+        return data
+    if not isinstance(nested, dict):
+        raise ClusterConfigError(f"{path}: {_HERON_STORAGE_CONFIG} must be a map of keys to "
+                                 f"values, got {type(nested).__name__}")
+    flat = {k: v for k, v in data.items() if k != _HERON_STORAGE_CONFIG}
+    for key, value in nested.items():
+        if key in flat and flat[key] != value:
+            raise ClusterConfigError(f"{path}: {key} is set twice, differently (at the top "
+                                     f"and under {_HERON_STORAGE_CONFIG})")
+        flat[str(key)] = value
+    return flat
+
+
+def _check_stateful(config: ClusterConfig) -> None:
+    """stateful.yaml's values, checked when the cluster is read (a local cluster's too),
+    so a wrong one is an error at submit naming the file, not a task failing to save its
+    first checkpoint on some node."""
+    where = config._file("stateful.yaml")
+    config.stateful_storage  # the class name, one of STATE_STORAGES
+    root = config.values.get("heron.statefulstorage.localfs.root.path")
+    if root not in (None, ""):
+        if not isinstance(root, str):
+            raise ClusterConfigError(f"{where}: heron.statefulstorage.localfs.root.path must "
+                                     f"be a directory path, got {root!r}")
+        if not (root.startswith("/") or root.startswith("~")):
+            raise ClusterConfigError(f"{where}: heron.statefulstorage.localfs.root.path must "
+                                     f"be an absolute path (every container resolves it on "
+                                     f"its own node), got {root!r}")
+    kept = config.values.get("heron.statefulstorage.localfs.max.checkpoints")
+    if kept is not None and (isinstance(kept, bool) or not isinstance(kept, int) or kept < 1):
+        raise ClusterConfigError(f"{where}: heron.statefulstorage.localfs.max.checkpoints "
+                                 f"must be a positive integer, got {kept!r}")
 
 
 def _check(config: ClusterConfig) -> None:

@@ -5,7 +5,9 @@
    other cluster: its ZooKeeper, with the digest copied owner-only into the working
    directory) and refuse a name that is already running;
 2. write the topology, its packing plan and its execution state (engine/submitter/
-   deploy.py), and its launch file and keys into the working directory;
+   deploy.py), and its launch file and keys into the working directory; an
+   effectively-once topology first gets the cluster's checkpoint directory, or is
+   refused without one (engine/submitter/checkpoints.py);
 3. a cluster that is not this machine: pack the project and upload it (engine/submitter/
    upload.py);
 4. hand it to the cluster's launcher (engine/submitter/launcher.py): the scheduler
@@ -35,6 +37,7 @@ from engine.scheduler.registry import runs_as_service
 from engine.security.keys import TopologyKeys, keys_belong_in, plaintext_requested
 from engine.statemgr import StateError
 from engine.statemgr.zookeeper import read_digest_file
+from engine.submitter.checkpoints import with_cluster_storage
 from engine.submitter.cleanup import scrub_working_dir
 from engine.submitter.deploy import TopologyExistsError, deploy
 from engine.submitter.errors import SubmitterError, refused
@@ -78,6 +81,8 @@ class Submitter:
     # -- the path --------------------------------------------------------------------------
     def submit(self, loaded: Any, submission: Submission, *, deactivated: bool = False,
                multilang: bool = False, multilang_serializer: str = "json") -> Submitted:
+        # first, before anything is written: it may refuse (no shared checkpoint root)
+        loaded, submission = with_cluster_storage(self.cluster, loaded, submission)
         name = loaded.plan.name
         working_dir = self.working_dir(name)
         fresh = not (working_dir / LAUNCH_FILE).exists()
