@@ -332,7 +332,8 @@ class HeronAdapter(EngineAdapter):
     Python bolts can be killed so: a multi-lang target is skipped, saying so."""
 
     name = "heron"
-    capabilities = frozenset({"acking", "multilang", "ticks", "direct", "failure-injection"})
+    capabilities = frozenset({"acking", "multilang", "ticks", "direct", "failure-injection",
+                              "stateful"})
 
     def skip_reason(self, case: Case, kill: Kill | None = None) -> str | None:
         reason = super().skip_reason(case, kill)

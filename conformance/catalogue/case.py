@@ -31,6 +31,7 @@ CAPABILITIES: dict[str, str] = {
     "multilang": "multi-lang components",
     "ticks": "tick tuples",
     "direct": "direct grouping",
+    "stateful": "effectively-once state (checkpoints and whole-topology rollbacks)",
 }
 
 #: ``(component, stream, values)``: one expected row

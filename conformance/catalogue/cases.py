@@ -136,6 +136,18 @@ CATALOGUE: tuple[Case, ...] = (
                                key_columns=(0,), value_column=1, reduce="max"),
          expected=exp.word_count, allowed_under_failure=EXACT, kill=Kill("split", 15),
          tags=("acking", "failure-injection", "aggregate")),
+    Case(name="stateful_word_count_with_failures", project=WORDCOUNT,
+         topology="word_count_stateful",
+         fixtures={"sentences": FIXTURES / "sentences.jsonl"},
+         description="effectively-once word count (counts and the spout's position are "
+                     "checkpointed state); a count task is killed at its 40th word and the "
+                     "whole topology rolls back to its last checkpoint: replays emit running "
+                     "counts again, the final count per word (the counting state) is exact "
+                     "and identical on both engines",
+         comparison=Comparison(kind="per_key", streams=(("count", "default"),),
+                               key_columns=(0,), value_column=1, reduce="max"),
+         expected=exp.word_count, allowed_under_failure=EXACT, kill=Kill("count", 40),
+         tags=("failure-injection", "aggregate", "stateful")),
     Case(name="bolt_raising_now_and_then", project=WORDCOUNT, topology="split_raising",
          fixtures={"sentences": FIXTURES / "sentences.jsonl"},
          description="a bolt that raises now and then: a stateless splitter raises at every "

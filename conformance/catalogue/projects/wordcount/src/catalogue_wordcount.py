@@ -11,7 +11,7 @@ is exact even under at-least-once with failures.
 import json
 from collections import Counter
 
-from compat.storm_api import Bolt, ReliableSpout
+from compat.storm_api import Bolt, ReliableSpout, Spout, StatefulComponent
 
 
 class SentenceSpout(ReliableSpout):
@@ -78,3 +78,45 @@ class RaisingSplit(SplitSentence):
                 self.emit([sid, 0, words[0]])
             raise RuntimeError(f"conformance: splitter raising at sentence {sid}")
         super().process(tup)
+
+
+class StatefulSentenceSpout(StatefulComponent, Spout):
+    """The fixture's sentences, effectively-once: the next row's index is the spout's
+    state, so a rollback replays exactly what the restored counts have not seen."""
+
+    outputs = ["sid", "sentence"]
+
+    def init_state(self, stateful_state):
+        self.state = stateful_state
+
+    def initialize(self, conf, ctx):
+        path = conf.get(f"conformance.input.{self.component_name}") or conf.get("conformance.input")
+        if not path:
+            raise ValueError(f"spout {self.component_name!r}: set the option conformance.input")
+        with open(path, encoding="utf-8") as fh:
+            self.rows = [json.loads(line)["values"] for line in fh if line.strip()]
+        self.state.setdefault("next", 0)
+
+    def next_tuple(self):
+        i = self.state["next"]
+        if i < len(self.rows):
+            self.emit(self.rows[i])
+            self.state["next"] = i + 1
+
+    def is_exhausted(self):
+        return self.state["next"] >= len(self.rows)
+
+
+class StatefulCountWords(StatefulComponent, Bolt):
+    """Counts in state (no de-duplication needed: a rollback restores the counts with the
+    spout's position); emits the word's running count."""
+
+    outputs = ["word", "count"]
+
+    def init_state(self, stateful_state):
+        self.counts = stateful_state
+
+    def process(self, tup):
+        _, _, word = tup.values
+        self.counts[word] = self.counts.get(word, 0) + 1
+        self.emit([word, self.counts[word]])
