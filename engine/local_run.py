@@ -11,6 +11,7 @@ while one is crash-looping ends in error, naming it.
 
 from __future__ import annotations
 
+import json
 import logging
 import tempfile
 import time
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from engine.runtime.capture import OutputCapture
+from engine.runtime.checkpoint_stats import CheckpointStats, RestoreRecord
 from engine.runtime.stats import ComponentStats
 from engine.submitter.deploy import deploy
 from engine.instance.capture import JsonlCapture, read_captures, write_jsonl_config
@@ -50,6 +52,30 @@ class HeronRunResult:
     tasks_done: dict[str, bool] = field(default_factory=dict)
     #: what was crash-looping when the run ended ("component 'x' task 3") -> last error
     crash_looping: dict[str, str] = field(default_factory=dict)
+    #: EFFECTIVELY_ONCE only: checkpoints and restores, from the Topology Master's figures
+    checkpoints: CheckpointStats | None = None
+
+
+def checkpoint_stats(instances: dict[str, dict[str, str]]) -> CheckpointStats | None:
+    """A heron run's checkpoints, from the Topology Master's and the instances' figures
+    (None when the topology takes none)."""
+    tm = next((v for k, v in instances.items() if "__checkpoints-completed" in v), None)
+    if tm is None:
+        return None
+    stats = CheckpointStats(completed=int(tm.get("__checkpoints-completed", 0)),
+                            abandoned=int(tm.get("__checkpoints-abandoned", 0)),
+                            last_checkpoint_id=tm.get("__checkpoint-last-id", ""),
+                            last_duration_secs=int(tm.get("__checkpoint-last-duration-ms", 0)) / 1000,
+                            last_bytes=int(tm.get("__checkpoint-last-bytes", 0)))
+    for instance, values in sorted(instances.items()):
+        if "__checkpoint-bytes" in values:
+            stats.last_bytes_per_task[instance] = int(values["__checkpoint-bytes"])
+    try:
+        log = json.loads(tm.get("__restore-log", "[]"))
+    except ValueError:
+        log = []
+    stats.restores = [RestoreRecord(checkpoint, reason) for reason, checkpoint in log]
+    return stats
 
 
 class HeronLocalRun:
@@ -239,7 +265,8 @@ class HeronLocalRun:
                               capture=capture, log_dir=self.spec.log_dir, error=error,
                               working_dir=self.working_dir, crash_looping=looping,
                               tasks_done={i: v["__done"] == "1" for i, v in self.instances.items()
-                                          if "__done" in v})
+                                          if "__done" in v},
+                              checkpoints=checkpoint_stats(self.instances))
 
 
 def crash_loop_message(looping: dict[str, str], log_dir: Path) -> str:

@@ -9,6 +9,8 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
+from engine.runtime.checkpoint_stats import START_REASONS
+
 
 def status_renderable(stats: Mapping[str, Any], elapsed: float, label: str) -> Text:
     """One line per component: what it emitted, acked and failed so far."""
@@ -25,6 +27,19 @@ def status_renderable(stats: Mapping[str, Any], elapsed: float, label: str) -> T
         if getattr(cs, "crash_looping", 0):
             text.append(f"  crash-looping ({cs.last_error})", style="bold red")
         text.append("\n")
+    return text
+
+
+def checkpoint_line(stats: Any) -> str:
+    """One line on an EFFECTIVELY_ONCE run's checkpoints and rollbacks."""
+    text = (f"checkpoints: {stats.completed:,} completed, {stats.abandoned:,} abandoned; "
+            f"the last, {stats.last_checkpoint_id or 'none'}, took "
+            f"{stats.last_duration_secs * 1000:,.0f} ms for {stats.last_bytes:,} bytes; "
+            f"{stats.rollbacks} rollback(s)")
+    rollbacks = [r for r in stats.restores if r.reason not in START_REASONS]
+    if rollbacks:
+        last = rollbacks[-1]
+        text += f", the last to {last.checkpoint_id or 'empty state'} ({last.reason})"
     return text
 
 
@@ -66,6 +81,9 @@ def summary_renderable(result: Any, engine: str, topology: str, top: int = 10) -
                               f"tasks), last error: {cs.last_error}", style="bold red"))
         elif cs.last_error:
             parts.append(Text(f"{cs.component}: last error: {cs.last_error}", style="red"))
+    checkpoints = getattr(result, "checkpoints", None)
+    if checkpoints is not None:
+        parts.append(Text(checkpoint_line(checkpoints)))
     if result.error:
         parts.append(Text(f"error: {result.error}", style="bold red"))
     parts.append(Text(f"logs: {result.log_dir}", style="dim"))

@@ -63,7 +63,7 @@ def run_foreground(*, project: Path, name: str | None, env: str | None, engine: 
         submission = Submission.of(project, topology, env=env, config_file=config_file,
                                    options=parse_cli_options(options), ackers=ackers,
                                    workers=workers, debug=debug)
-        runner = HeronLocalRun(loaded, submission, working_dir=_heron_working_dir(log_dir, topology),
+        runner = HeronLocalRun(loaded, submission, working_dir=_run_dir(log_dir, topology, "heron"),
                                multilang=multilang, multilang_serializer=serializer,
                                capture_jsonl=capture)
         label = f"{topology} [heron engine]"
@@ -74,6 +74,9 @@ def run_foreground(*, project: Path, name: str | None, env: str | None, engine: 
                                     status_renderable(stats, elapsed, label)))
         return _report(console, result, engine, topology, as_json)
     cluster = LocalCluster(loaded.compiled, log_dir=log_dir,
+                           # checkpoints of this run only, as a heron run's: a finite
+                           # stateful run started again starts from its beginning
+                           state_dir=_run_dir(log_dir, topology, "storm"),
                            capture=OutputCapture(jsonl=capture), multilang=multilang,
                            shell_cwd=loaded.project.root / "src",
                            multilang_serializer=serializer)
@@ -87,11 +90,11 @@ def run_foreground(*, project: Path, name: str | None, env: str | None, engine: 
     return _report(console, result, engine, topology, as_json)
 
 
-def _heron_working_dir(log_dir: Path, topology: str) -> Path:
-    """A fresh directory per run under the log directory: process logs, captures and the
-    embedded state manager's tree."""
+def _run_dir(log_dir: Path, topology: str, engine: str) -> Path:
+    """A fresh directory per run under the log directory: a heron run's process logs,
+    captures and embedded state manager's tree; either engine's checkpoints."""
     log_dir.mkdir(parents=True, exist_ok=True)
-    return Path(tempfile.mkdtemp(prefix=f"{topology}-heron-", dir=log_dir))
+    return Path(tempfile.mkdtemp(prefix=f"{topology}-{engine}-", dir=log_dir))
 
 
 def _report(console: Any, result: Any, engine: str, topology: str, as_json: bool) -> int:
@@ -100,6 +103,8 @@ def _report(console: Any, result: Any, engine: str, topology: str, as_json: bool
             "topology": topology, "engine": engine, "reason": result.reason,
             "elapsed": result.elapsed, "error": result.error, "log_dir": str(result.log_dir),
             "components": {k: asdict(v) for k, v in result.components.items()},
+            "checkpoints": (asdict(result.checkpoints)
+                            if getattr(result, "checkpoints", None) is not None else None),
             "outputs": {f"{c.component}/{c.stream}": {
                 "count": c.count, "top": [[list(k), v] for k, v in c.top(10)]}
                 for c in result.capture.streams.values()},

@@ -33,11 +33,11 @@ import logging
 import queue
 import threading
 import time
-from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 from compat.storm_api.config import Checkpointing
 from compat.storm_api.state import State, StatefulComponent
+from engine.runtime.checkpoint_stats import CheckpointStats, RestoreRecord
 from engine.runtime.errors import LocalEngineError
 from engine.spi.statefulstorage import CheckpointUnreadable, StatefulStorage
 from engine.statefulstorage.codec import StateNotSerializable, decode_state, encode_state
@@ -54,40 +54,6 @@ def checkpoint_number(checkpoint_id: str) -> int:
     """The growing number at the end of a ``ckpt-<n>`` id (-1 for anything else)."""
     tail = str(checkpoint_id).rsplit("-", 1)[-1]
     return int(tail) if tail.isdigit() else -1
-
-
-@dataclass
-class RestoreRecord:
-    """One rollback (or the restore at start): to which checkpoint, and why."""
-
-    #: the checkpoint restored ("" when no checkpoint could be used: empty state)
-    checkpoint_id: str
-    reason: str
-    #: checkpoints skipped because they could not be read, with what was wrong
-    skipped: list[str] = field(default_factory=list)
-    at: float = field(default_factory=time.time)
-
-
-@dataclass
-class CheckpointStats:
-    """What the checkpointer did in a run, for ``RunResult.checkpoints``."""
-
-    storage: str = ""
-    completed: int = 0
-    #: abandoned for any reason (timed out, a failure came, storage error, a hook emitted)
-    abandoned: int = 0
-    timed_out: int = 0
-    last_checkpoint_id: str = ""
-    last_duration_secs: float = 0.0
-    last_bytes: int = 0
-    #: bytes of the last checkpoint per "component:task"
-    last_bytes_per_task: dict[str, int] = field(default_factory=dict)
-    restores: list[RestoreRecord] = field(default_factory=list)
-
-    @property
-    def rollbacks(self) -> int:
-        """Restores after a failure (the restore at start is not one)."""
-        return sum(1 for r in self.restores if r.reason != "start")
 
 
 class _Stop(Exception):

@@ -21,6 +21,7 @@ processing starts.
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from dataclasses import dataclass, field
@@ -262,7 +263,8 @@ class StatefulController:
                 "__restores": str(f.restores),
                 "__restore-last-reason": f.last_restore_reason,
                 "__restore-last-checkpoint": f.last_restore_checkpoint,
-                "__restore-last-ms": str(round(f.last_restore_secs * 1000))}
+                "__restore-last-ms": str(round(f.last_restore_secs * 1000)),
+                "__restore-log": json.dumps(f.restore_log)}
 
     # -- ids -----------------------------------------------------------------------------
     def _seen(self, checkpoint_id: str) -> None:

@@ -72,6 +72,12 @@ def test_counts_are_exact_when_a_bolt_raises_mid_run(tmp_path, isolated_imports)
     assert figures["__restore-last-reason"].startswith("task ")
     assert "injected failure" in figures["__restore-last-reason"]
     assert int(figures["__checkpoints-completed"]) >= 1
+    # the run's summary (heron run prints it, --json has it) says the same
+    stats = result.checkpoints
+    assert stats is not None and stats.completed >= 1 and stats.rollbacks == 1
+    assert "injected failure" in stats.restores[-1].reason
+    assert set(stats.last_bytes_per_task) == {i for i in run.runner.instances
+                                              if i.startswith("container_")}
 
 
 #: pid-file name prefix of each process kind, and how many of it are killed
