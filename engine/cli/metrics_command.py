@@ -20,10 +20,12 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import Any
 
 import click
 from rich.measure import Measurement
 from rich.table import Table
+from rich.text import Text
 
 from engine.cli.display import make_console
 from engine.cli.env import (CommandError, Env, ask_topology_master,
@@ -95,6 +97,34 @@ def fetch(env: Env, name: str, component: str | None,
         raise CommandError(f"topology {name!r} has no metrics for component {component!r} "
                            "(yet: metrics arrive about once a second)")
     return out
+
+
+def checkpoint_renderables(metrics: dict[tuple[str, str], dict[str, str]]) -> list[Any]:
+    """An EFFECTIVELY_ONCE topology's checkpoints: the Topology Master's line (the last
+    checkpoint, abandoned ones, the last rollback and why) and each task's state size,
+    save time and restores. Nothing for other topologies."""
+    tm = next((v for (c, _), v in metrics.items() if c == TMANAGER_COMPONENT
+               and "__checkpoints-completed" in v), None)
+    if tm is None:
+        return []
+    line = (f"checkpoints: {tm['__checkpoints-completed']} completed, "
+            f"{tm.get('__checkpoints-abandoned', '0')} abandoned; the last, "
+            f"{tm.get('__checkpoint-last-id') or 'none'}, took "
+            f"{tm.get('__checkpoint-last-duration-ms', '0')} ms for "
+            f"{int(tm.get('__checkpoint-last-bytes', 0)):,} bytes; "
+            f"{tm.get('__restores', '0')} restore(s), the last to "
+            f"{tm.get('__restore-last-checkpoint') or '-'} "
+            f"({tm.get('__restore-last-reason') or '-'})")
+    table = Table(title="checkpointed state per task", title_justify="left")
+    for column in ("instance", "state bytes", "save ms", "saves", "restores", "restore ms"):
+        table.add_column(column, justify="left" if column == "instance" else "right")
+    for (_, instance), values in sorted(metrics.items()):
+        if "__checkpoint-saves" not in values:
+            continue
+        table.add_row(instance, f"{int(values.get('__checkpoint-bytes', 0)):,}",
+                      values.get("__checkpoint-save-ms", "-"), values.get("__checkpoint-saves", "-"),
+                      values.get("__restores", "-"), values.get("__restore-ms", "-"))
+    return [Text(line), table]
 
 
 def crash_looping(metrics: dict[tuple[str, str], dict[str, str]]) -> dict[tuple[str, str], str]:
@@ -192,6 +222,9 @@ def metrics_command(name: str, component: str | None, instances: bool, as_json: 
                        f"{int(values.get('__largest-queue-bytes', 0)) / 1024:,.0f}",
                        values.get("__trees-pending", "-"))
         console.print(bp)
+    if component is None:
+        for part in checkpoint_renderables(metrics):
+            console.print(part)
     for endpoint in endpoints:
         console.print(f"Prometheus {endpoint}")
     if endpoints:

@@ -43,3 +43,32 @@ def test_a_narrow_terminal_is_told_where_every_figure_is(answer, monkeypatch):
     assert result.exit_code == 0, result.output
     shown = " ".join(screen.getvalue().split())
     assert "columns are squeezed: `heron metrics wordcount --json` has every figure" in shown
+
+
+def test_an_effectively_once_topologys_checkpoints_and_state_per_task_are_shown(monkeypatch):
+    figures = dict(ANSWER)
+    figures[("__tmanager__", "heron-tmanager")] = {
+        "__checkpoints-completed": "12", "__checkpoints-abandoned": "2",
+        "__checkpoint-last-id": "ckpt-1795737913309", "__checkpoint-last-duration-ms": "14",
+        "__checkpoint-last-bytes": "2290", "__restores": "3",
+        "__restore-last-checkpoint": "ckpt-1795737903309",
+        "__restore-last-reason": "task 2 failed: RuntimeError: boom"}
+    figures[("count", "container_1_count_1")] = {
+        **ANSWER[("count", "container_1_count_1")], "__checkpoint-saves": "12",
+        "__checkpoint-bytes": "1130", "__checkpoint-save-ms": "1.5", "__restores": "3",
+        "__restore-ms": "0.9"}
+    monkeypatch.setattr(metrics_command, "fetch", lambda *_args, **_kw: figures)
+    result = CliRunner().invoke(main, ["metrics", "wordcount"])
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    assert ("checkpoints: 12 completed, 2 abandoned; the last, ckpt-1795737913309, took 14 ms "
+            "for 2,290 bytes; 3 restore(s), the last to ckpt-1795737903309 (task 2 failed: "
+            "RuntimeError: boom)") in text
+    (row,) = [line for line in result.output.splitlines() if "container_1_count_1" in line
+              and "1,130" in line]
+    assert [cell.strip() for cell in row.split("│")[2:7]] == ["1,130", "1.5", "12", "3", "0.9"]
+
+
+def test_other_topologies_show_no_checkpoint_section(answer):
+    result = CliRunner().invoke(main, ["metrics", "wordcount"])
+    assert "checkpoints:" not in result.output and "checkpointed state" not in result.output
