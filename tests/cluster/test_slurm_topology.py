@@ -89,13 +89,18 @@ def wait_until(predicate, timeout: float, interval: float = 0.5):
 
 class SlurmTopology:
     """One submitted topology on the cluster, from the CLI, with its own heron home,
-    ZooKeeper root and store directory."""
+    ZooKeeper root and store directory. ``project``/``name``: another project's topology
+    (tests/cluster/projects/), which reads the ``e2e.*`` options it knows."""
 
-    def __init__(self, cluster, zookeeper, tmp: Path, n: int, *, rate: int = 400) -> None:
+    def __init__(self, cluster, zookeeper, tmp: Path, n: int, *, rate: int = 400,
+                 project: Path = PROJECT, name: str = NAME) -> None:
         self.cluster, self.n = cluster, n
+        self.project, self.name = project, name
         self.home = tmp / "home"
         self.store = cluster.shared_dir / f"store-{uuid.uuid4().hex[:8]}"
         self.store.mkdir(mode=0o700)
+        #: where effectively-once topologies checkpoint (stateful.yaml): every node mounts it
+        self.checkpoints = cluster.shared_dir / f"checkpoints-{uuid.uuid4().hex[:8]}"
         conf = self.home / "conf" / "slurm"
         conf.mkdir(parents=True)
         digest = tmp / "zk-auth"
@@ -115,6 +120,9 @@ class SlurmTopology:
         (conf / "uploader.yaml").write_text(
             "heron.class.uploader: localfs\n"
             f"heron.uploader.localfs.file.system.directory: {cluster.shared_dir / 'packages'}\n")
+        (conf / "stateful.yaml").write_text(
+            "heron.statefulstorage.classname: localfs\n"
+            f"heron.statefulstorage.localfs.root.path: {self.checkpoints}\n")
         self.options = ["-o", f"e2e.store={self.store}", "-o", f"e2e.n={n}",
                         "-o", f"e2e.rate={rate}",
                         "-o", "heron.resources.instance.ram=134217728",
@@ -128,13 +136,13 @@ class SlurmTopology:
             ["--cluster", "slurm"] if args[0] not in ("submit",) else []))
 
     def submit(self, workers: int = 3) -> None:
-        result = heron("submit", "slurm", str(PROJECT), "-n", NAME, "-w", str(workers),
+        result = heron("submit", "slurm", str(self.project), "-n", self.name, "-w", str(workers),
                        "--home", str(self.home), *self.options)
         assert result.exit_code == 0, result.output
 
     @property
     def working_dir(self) -> Path:
-        return self.home / "topologies" / NAME
+        return self.home / "topologies" / self.name
 
     def status(self) -> dict:
         try:
@@ -160,7 +168,7 @@ class SlurmTopology:
         for proc in psutil.process_iter(["cmdline"]):
             try:
                 cmd = " ".join(proc.info["cmdline"] or ())
-                if "engine." in cmd and NAME in cmd and proc.status() != psutil.STATUS_ZOMBIE:
+                if "engine." in cmd and self.name in cmd and proc.status() != psutil.STATUS_ZOMBIE:
                     found.append(proc.pid)
             except psutil.Error:
                 continue
@@ -177,7 +185,7 @@ class SlurmTopology:
     def squeue(self) -> list[tuple[str, str, str]]:
         out = self.cluster.run("squeue", "--noheader", "--format=%i|%j|%T|%N").stdout
         return [tuple(line.split("|")[:4]) for line in out.splitlines()
-                if f"heron-{NAME}-" in line]
+                if f"heron-{self.name}-" in line]
 
     def check_counts(self) -> None:
         assert self.acked() == set(range(self.n)), \
@@ -188,7 +196,7 @@ class SlurmTopology:
             word_of(i) for i in range(self.n))
 
     def kill(self) -> None:
-        result = self.heron("kill", NAME, "--wait", "0")
+        result = self.heron("kill", self.name, "--wait", "0")
         assert result.exit_code == 0, result.output
 
 
@@ -263,7 +271,7 @@ def state_of(topology: SlurmTopology):
 
 def container_of(topology: SlurmTopology, component: str) -> int:
     with state_of(topology) as state:
-        packing = state.get("packingplans", NAME)
+        packing = state.get("packingplans", topology.name)
     for container in packing.container_plans:
         if any(i.component_name == component for i in container.instance_plans):
             return container.id
@@ -285,7 +293,7 @@ def container_nodes(topology: SlurmTopology, container: int) -> set[str]:
             cmd = proc.info["cmdline"] or []
             if ("engine.executor" in cmd and "--container" in cmd
                     and cmd[cmd.index("--container") + 1] == str(container)
-                    and any(NAME in part for part in cmd)):
+                    and any(topology.name in part for part in cmd)):
                 node = topology.cluster.node_of_pid(proc.pid)
                 if node:
                     nodes.add(node)
