@@ -43,20 +43,39 @@ class SentenceSpout(StatefulComponent, Spout):
         self.per_call = int(conf.get("e2e.per_call", 5))
         self.pause = float(conf.get("e2e.pause_ms", 2)) / 1000.0
         self.state.setdefault("next", 0)
+        #: at-least-once (for comparison): sentences emitted with their index as id, a
+        #: failed one emitted again
+        self.reliable = conf.get("topology.reliability.mode") == "ATLEAST_ONCE"
+        self.replay: list[int] = []
+        self.pending: set[int] = set()
 
     def next_tuple(self):
         i = self.state["next"]
         for _ in range(self.per_call):
+            if self.replay:
+                j = self.replay.pop()
+                self.emit([sentence(j)], tup_id=j)
+                continue
             if i >= self.n:
                 break
-            self.emit([sentence(i)])
+            if self.reliable:
+                self.pending.add(i)
+                self.emit([sentence(i)], tup_id=i)
+            else:
+                self.emit([sentence(i)])
             i += 1
         self.state["next"] = i
         if self.pause:
             time.sleep(self.pause)
 
+    def ack(self, tup_id):
+        self.pending.discard(tup_id)
+
+    def fail(self, tup_id):
+        self.replay.append(tup_id)
+
     def is_exhausted(self):
-        return self.state["next"] >= self.n
+        return self.state["next"] >= self.n and not self.replay and not self.pending
 
 
 class SplitBolt(Bolt):
