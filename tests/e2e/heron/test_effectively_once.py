@@ -27,7 +27,7 @@ from tests.e2e.heron.helpers import PROJECTS, HeronRun, describe_run, wait_until
 
 PROJECT = PROJECTS / "stateful"
 sys.path.insert(0, str(PROJECT / "src"))
-from e2e_stateful_parts import expected_counts  # noqa: E402
+from e2e_stateful_parts import expected_counts, write_corpus  # noqa: E402
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -140,9 +140,11 @@ def _monkey(run: HeronRun, kills: list, killed: list, problems: list) -> None:
 
 def test_file_and_redis_sinks_write_every_record_exactly_once_under_kills(
         tmp_path, isolated_imports, redis_url):
-    """Every (word, count) the counting bolt's consistent history holds is in the
-    committed files once and in the Redis list once, and nothing else is: records of
-    transactions a rollback aborted never show, replays never double."""
+    """The shipped file spout, file sink and Redis sink under kills: every (word, count)
+    the counting bolt's consistent history holds is in the committed files once and in
+    the Redis list once, and nothing else is (records of transactions a rollback aborted
+    never show, replays never double); the file spout's restored positions neither skip
+    nor repeat a line."""
     import json
 
     import redis
@@ -151,8 +153,10 @@ def test_file_and_redis_sinks_write_every_record_exactly_once_under_kills(
 
     n = 30_000
     out = tmp_path / "out"
+    write_corpus(tmp_path / "in", n, files=SPOUT_TASKS)  # one file per spout task
     run = HeronRun(PROJECT, "stateful_sinks", tmp_path / "run", workers=2,
-                   options={"e2e.sentences": n, "e2e.pause_ms": 4,
+                   options={"heron.connectors.file.path": str(tmp_path / "in" / "*.txt"),
+                            "e2e.pause_ms": 4,
                             "heron.connectors.file.sink.dir": str(out),
                             "heron.connectors.redis.url": redis_url,
                             "heron.connectors.redis.sink.key": "counts"})

@@ -9,7 +9,7 @@ import os
 import random
 import time
 
-from compat.connectors import FileSink, RedisSink
+from compat.connectors import FileSink, FileSpout, RedisSink
 from compat.storm_api import Bolt, Spout, StatefulComponent
 
 WORDS = ["apple", "banana", "cherry", "date", "elder", "fig", "grape", "kiwi", "lemon",
@@ -124,3 +124,34 @@ class CountFiles(FileSink):
 
 class CountList(RedisSink):
     """The counts, exactly once, appended to a Redis list (``heron.connectors.redis.*``)."""
+
+
+class PacedFileSpout(FileSpout):
+    """The shipped file spout (position: file and byte offset, in state), slowed down by
+    ``e2e.pause_ms`` after each batch of lines so a run lasts long enough for kills."""
+
+    outputs = ["sentence"]
+
+    def initialize(self, conf, ctx):
+        super().initialize(conf, ctx)
+        self.pause = float(conf.get("e2e.pause_ms", 2)) / 1000.0
+
+    def next_tuple(self):
+        super().next_tuple()
+        if self.pause:
+            time.sleep(self.pause)
+
+
+def write_corpus(directory, n: int, files: int) -> list[str]:
+    """``files`` copies of sentences 0..n-1, one per line: what the file spouts read."""
+    import os
+
+    os.makedirs(directory, exist_ok=True)
+    paths = []
+    for k in range(files):
+        path = os.path.join(directory, f"corpus-{k}.txt")
+        with open(path, "w", encoding="utf-8") as out:
+            for i in range(n):
+                out.write(sentence(i) + "\n")
+        paths.append(path)
+    return paths
