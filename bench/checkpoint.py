@@ -71,7 +71,8 @@ from rich.console import Console  # noqa: E402
 from rich.table import Table  # noqa: E402
 
 from bench.checkpoint_runs import (BenchError, KillFigures, ModeFigures,  # noqa: E402
-                                   SizeFigures, as_json, run_kill, run_mode, run_size)
+                                   SizeFigures, aggregate, as_json, run_kill, run_mode,
+                                   run_size)
 
 #: effectively-once words/s at least this share of at-least-once's
 GOAL_EO_VS_ALO = 1.0
@@ -98,6 +99,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                    help="seconds each word-count mode is measured (default 20)")
     p.add_argument("--warmup", type=float, default=3.0,
                    help="seconds from the first counted word to the window (default 3)")
+    p.add_argument("--rounds", type=int, default=1,
+                   help="measure every mode this many times, interleaved, and report the "
+                        "medians (default 1; more on a busy machine)")
     p.add_argument("--intervals", type=_list(float), default=[1.0, 5.0, 30.0],
                    help="effectively-once checkpoint intervals, s (default 1,5,30)")
     p.add_argument("--keys", type=_list(int), default=[10_000, 1_000_000, 5_000_000],
@@ -125,7 +129,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     if bad:
         p.error(f"--skip: unknown part(s) {sorted(bad)}; choose from {', '.join(PARTS)}")
     if args.duration <= 0 or args.warmup < 0 or not args.intervals or not args.keys \
-            or args.checkpoints < 1 or min(args.keys) < 1 or min(args.intervals) <= 0:
+            or args.checkpoints < 1 or args.rounds < 1 or min(args.keys) < 1 or min(args.intervals) <= 0:
         p.error("--duration, --intervals, --keys and --checkpoints must be positive")
     return args
 
@@ -166,18 +170,26 @@ def print_summary(console: Console, modes: Sequence[ModeFigures],
                   goals: Sequence[dict], errors: Sequence[str]) -> None:
     alo = next((m for m in modes if m.reliability == "at-least-once"), None)
     if modes:
-        t = Table(title="Heron's word count: words/s and CPU per word, by reliability mode")
+        rounds = max(m.rounds for m in modes)
+        title = "Heron's word count: words/s and CPU per word, by reliability mode"
+        if rounds > 1:
+            title += f" (medians of {rounds} interleaved rounds; each round's in brackets)"
+        t = Table(title=title)
         for col in ("mode", "words/s", "CPU s / M words", "vs at-least-once", "window s",
-                    "processes", "checkpoints in window", "last checkpoint"):
+                    "load avg", "checkpoints in window", "last checkpoint"):
             t.add_column(col, justify="left" if col == "mode" else "right")
         for m in modes:
             ckpt = "-" if m.checkpoints is None else \
                 f"{m.checkpoints}" + (f" ({m.abandoned} abandoned)" if m.abandoned else "")
             last = "-" if m.checkpoint_ms is None or not m.checkpoint_bytes else \
                 f"{m.checkpoint_ms:,} ms, {m.checkpoint_bytes / 2**20:,.1f} MB"
-            t.add_row(m.mode, _n(m.words_per_s), _n(m.cpu_s_per_million, ".2f"),
+            rate, cpu = _n(m.words_per_s), _n(m.cpu_s_per_million, ".2f")
+            if m.rounds > 1:
+                rate += " [" + " ".join(_n(r) for r in m.round_words_per_s) + "]"
+                cpu += " [" + " ".join(_n(r, ".2f") for r in m.round_cpu_s_per_million) + "]"
+            t.add_row(m.mode, rate, cpu,
                       f"{m.words_per_s / alo.words_per_s:.2f}x" if alo else "-",
-                      _n(m.window_s, ".1f"), str(m.processes), ckpt, last)
+                      _n(m.window_s, ".1f"), _n(m.load_avg, ".1f"), ckpt, last)
         console.print(t)
     if sizes:
         t = Table(title="Checkpoint of one counting task pre-filled with N keys "
@@ -225,7 +237,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     console = Console(width=None if sys.stdout.isatty() else 160)
     base = Path(args.work_dir or tempfile.mkdtemp(prefix="bench-checkpoint-")).resolve()
     base.mkdir(parents=True, exist_ok=True)
-    modes: list[ModeFigures] = []
+    #: mode -> its rounds' figures; "latest": every round in the order run
+    mode_rounds: dict[str, list[ModeFigures]] = {}
     sizes: list[SizeFigures] = []
     kill: KillFigures | None = None
     errors: list[str] = []
@@ -236,9 +249,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                       max_pending=args.max_pending)
         plan = [("at-most-once", None), ("at-least-once", None)] + \
             [("effectively-once", i) for i in args.intervals]
-        for n, (rel, interval) in enumerate(plan):
-            runs.append((f"mode-{n}", lambda s, rel=rel, interval=interval, n=n: modes.append(
-                run_mode(rel, interval, work_dir=base / f"mode-{n}", status=s, **common))))
+        for r in range(args.rounds):  # interleaved: a busy spell hits every mode alike
+            for n, (rel, interval) in enumerate(plan):
+                def measure(s: Callable[[str], None], rel: str = rel,
+                            interval: float | None = interval, n: int = n, r: int = r) -> None:
+                    figures = run_mode(rel, interval, work_dir=base / f"mode-{n}-{r}",
+                                       status=s, **common)
+                    mode_rounds.setdefault(figures.mode, []).append(figures)
+                    mode_rounds.setdefault("latest", []).append(figures)
+                runs.append((f"mode-{n}-{r}", measure))
     if "sizes" not in args.skip:
         for keys in args.keys:
             runs.append((f"size-{keys}", lambda s, keys=keys: sizes.append(run_size(
@@ -265,8 +284,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             except KeyboardInterrupt:
                 errors.append(f"{name}: interrupted")
                 break
-            console.print(f"done: {_done_line(name, modes, sizes, kill)}")
+            console.print(f"done: {_done_line(name, mode_rounds, sizes, kill)}")
 
+    modes = [aggregate(rounds) for mode, rounds in mode_rounds.items() if mode != "latest"]
     goals = evaluate_goals(modes, sizes)
     console.print()
     print_summary(console, modes, sizes, kill, goals, errors)
@@ -289,12 +309,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 1 if errors else 0
 
 
-def _done_line(name: str, modes: Sequence[ModeFigures], sizes: Sequence[SizeFigures],
-               kill: KillFigures | None) -> str:
+def _done_line(name: str, mode_rounds: dict[str, list[ModeFigures]],
+               sizes: Sequence[SizeFigures], kill: KillFigures | None) -> str:
     """One line for a run just finished (the log of a run without a terminal)."""
-    if name.startswith("mode-") and modes:
-        m = modes[-1]
-        return f"{m.mode}: {m.words_per_s:,.0f} words/s, {m.cpu_s_per_million:.2f} CPU s/M words"
+    if name.startswith("mode-") and mode_rounds:
+        m = mode_rounds["latest"][-1]
+        return (f"{m.mode}: {m.words_per_s:,.0f} words/s, {m.cpu_s_per_million:.2f} CPU s/M "
+                f"words (load average {m.load_avg:.1f})")
     if name.startswith("size-") and sizes:
         s = sizes[-1]
         return (f"{s.keys:,} keys: checkpoint {s.checkpoint_ms:,.0f} ms, "

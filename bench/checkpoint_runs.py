@@ -208,6 +208,34 @@ class ModeFigures:
     #: the last checkpoint's duration (ms) and bytes as the window ended
     checkpoint_ms: int | None = None
     checkpoint_bytes: int | None = None
+    #: the machine's 1-minute load average as the window ended (2 cores: above 2, other
+    #: work competed with the run)
+    load_avg: float = 0.0
+    #: with several rounds (``aggregate``): how many, and each round's words/s and CPU
+    rounds: int = 1
+    round_words_per_s: list[float] = field(default_factory=list)
+    round_cpu_s_per_million: list[float] = field(default_factory=list)
+
+
+def aggregate(rounds: list[ModeFigures]) -> ModeFigures:
+    """One mode's rounds as one figure: the medians of words/s and CPU per word (each
+    round's kept beside them), the sums of words, CPU, window and checkpoints."""
+    first = rounds[0]
+    out = ModeFigures(
+        mode=first.mode, reliability=first.reliability, interval_s=first.interval_s,
+        words_per_s=statistics.median(r.words_per_s for r in rounds),
+        cpu_s_per_million=statistics.median(r.cpu_s_per_million for r in rounds),
+        window_s=sum(r.window_s for r in rounds), words=sum(r.words for r in rounds),
+        cpu_s=sum(r.cpu_s for r in rounds), processes=first.processes,
+        load_avg=statistics.median(r.load_avg for r in rounds), rounds=len(rounds),
+        round_words_per_s=[r.words_per_s for r in rounds],
+        round_cpu_s_per_million=[r.cpu_s_per_million for r in rounds])
+    if first.interval_s is not None:
+        out.checkpoints = sum(r.checkpoints or 0 for r in rounds)
+        out.abandoned = sum(r.abandoned or 0 for r in rounds)
+        out.checkpoint_ms, out.checkpoint_bytes = rounds[-1].checkpoint_ms, \
+            rounds[-1].checkpoint_bytes
+    return out
 
 
 def mode_name(reliability: str, interval: float | None) -> str:
@@ -263,7 +291,7 @@ def run_mode(reliability: str, interval: float | None, *, duration: float, warmu
                           words_per_s=words / (t1 - t0),
                           cpu_s_per_million=(cpu1 - cpu0) / words * 1e6,
                           window_s=t1 - t0, words=words, cpu_s=cpu1 - cpu0,
-                          processes=len(procs))
+                          processes=len(procs), load_avg=os.getloadavg()[0])
     if interval is not None:
         figures.checkpoints = _int(tm, "__checkpoints-completed") - done0
         figures.abandoned = _int(tm, "__checkpoints-abandoned") - abandoned0
@@ -341,7 +369,8 @@ def time_storage_path(keys: int, serializer: Any, root: Path) -> dict[str, float
     values through the ``State`` mapping and the serializer's ``dumps``; the local file
     system storage's ``store`` (write + fsync + rename) and ``load``; ``decode_state``.
     Not a substitute for the engine's figures (no other work competes here): it says
-    where a checkpoint's time goes."""
+    where a checkpoint's time goes. Each step's CPU time (``*_cpu_ms``) is kept too: on
+    a busy machine it is the steadier figure (``store`` waits on the disk, not the CPU)."""
     import shutil
 
     from compat.storm_api.state import HashMapState
@@ -353,9 +382,10 @@ def time_storage_path(keys: int, serializer: Any, root: Path) -> dict[str, float
     out: dict[str, float] = {}
 
     def timed(name: str, fn: Callable[[], Any]) -> Any:
-        began = time.perf_counter()
+        began, cpu = time.perf_counter(), time.process_time()
         value = fn()
         out[name] = (time.perf_counter() - began) * 1000
+        out[name.replace("_ms", "_cpu_ms")] = (time.process_time() - cpu) * 1000
         return value
 
     listed = timed("gather_ms", lambda: (list(state.keys()), [state[k] for k in state.keys()]))
