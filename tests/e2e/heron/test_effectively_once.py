@@ -186,6 +186,44 @@ def test_file_and_redis_sinks_write_every_record_exactly_once_under_kills(
     assert listed == wanted
 
 
+def test_a_redis_stream_to_a_redis_hash_is_exact_after_a_bolt_raises(tmp_path,
+                                                                    isolated_imports,
+                                                                    redis_url):
+    """The shipped Redis stream spout (its position: the last entry id, in state) and the
+    Redis sink (hash kind): after a counting task raises mid-run and the topology rolls
+    back, the hash holds each word's exact count."""
+    import redis
+
+    from e2e_stateful_parts import sentence
+
+    n = 8_000
+    client = redis.Redis.from_url(redis_url, decode_responses=True)
+    try:
+        pipe = client.pipeline()
+        for i in range(n):
+            pipe.xadd("sentences", {"sentence": sentence(i)})
+        pipe.xadd("sentences", {"end": "1"})
+        pipe.execute()
+        run = HeronRun(PROJECT, "stream_counts", tmp_path / "run", workers=2,
+                       options={"heron.connectors.redis.url": redis_url,
+                                "heron.connectors.redis.stream.key": "sentences",
+                                "heron.connectors.redis.sink.key": "counts",
+                                "e2e.raise_after": 6_000,
+                                "e2e.raise_flag": str(tmp_path / "raised")})
+        try:
+            run.start()
+            result = run.finish(time_limit=120)
+        finally:
+            run.close()
+        assert result.reason == "finished", describe_run(result)
+        assert (tmp_path / "raised").exists(), "the injected failure never happened"
+        assert result.checkpoints.rollbacks == 1
+        counts = {word: int(count) for word, count in client.hgetall("counts").items()}
+    finally:
+        client.close()
+    assert counts == expected_counts(n)
+
+
 def _run_once(tmp_path: Path, name: str, state_spec, **options) -> tuple[dict, object, HeronRun]:
     """One finite run with checkpoints under ``tmp_path/ckpts``: (the Topology Master's
     figures once it restored, the result, the run)."""

@@ -9,7 +9,7 @@ import os
 import random
 import time
 
-from compat.connectors import FileSink, FileSpout, RedisSink
+from compat.connectors import FileSink, FileSpout, RedisSink, RedisStreamSpout
 from compat.storm_api import Bolt, Spout, StatefulComponent
 
 WORDS = ["apple", "banana", "cherry", "date", "elder", "fig", "grape", "kiwi", "lemon",
@@ -155,3 +155,13 @@ def write_corpus(directory, n: int, files: int) -> list[str]:
                 out.write(sentence(i) + "\n")
         paths.append(path)
     return paths
+
+
+class SentenceStream(RedisStreamSpout):
+    """The shipped Redis stream spout, emitting each entry's ``sentence`` field."""
+
+    outputs = ["sentence"]
+
+
+class CountHash(RedisSink):
+    """The latest count of each word, exactly once, in a Redis hash (kind ``hash``)."""
