@@ -14,20 +14,30 @@ import json
 from typing import Any
 from urllib.parse import urlencode
 
+from compat.storm_api.config import RELIABILITY_MODE_KEY, ConfigError, reliability
 from engine.healthmgr.errors import HealthConfigError
 from engine.healthmgr.policies.config import HEALTHMGR_MODE, healthmgr_enabled
 from engine.healthmgr.store import KIND, records_of
+from engine.launch import instance_id
 from engine.plan.topology_config import topology_config
 from engine.process.restart_policy import LAST_ERROR_METRIC, crash_loop_error
+from engine.runtime.checkpoint_stats import START_REASONS
 from engine.scheduler.slurm.scheduler import STATUS_FILE
+from engine.submitter.stateful_guard import effectively_once, stateful_components
 from engine.tracker import models
-from engine.tracker.errors import NotFound
+from engine.tracker.errors import NotFound, Unavailable
 from engine.tracker.history import parse_value
 from engine.tracker.service import TopologyRecord
+from engine.tmanager.client import TManagerUnavailable
 from engine.tmanager.staleness import stale_age
 
 #: the component name the Stream Managers' own metrics are listed under
 STMGR_COMPONENT = "__stmgr__"
+#: the component the Topology Master's own metrics are listed under
+#: (engine.tmanager.master.TMANAGER_COMPONENT)
+TMANAGER_COMPONENT = "__tmanager__"
+#: topology.stateful.checkpoint.interval.seconds (Heron's key)
+CHECKPOINT_INTERVAL_KEY = "topology.stateful.checkpoint.interval.seconds"
 
 
 def log_url(topology: str, name: str) -> str:
@@ -354,3 +364,128 @@ def log_files(record: TopologyRecord) -> list[models.LogFileModel]:
     return [models.LogFileModel(name=f.name, owner=f.owner, container=f.container, size=f.size,
                                 mtime=f.mtime, host=f.host, url=log_url(record.name, f.name))
             for f in record.log_files()]
+
+
+# -- checkpoints (EFFECTIVELY_ONCE) ------------------------------------------------------------
+def reliability_mode(conf: dict[str, Any]) -> str:
+    """The topology's reliability mode as the engines resolve it (Heron's key, else
+    Storm's ackers); a config that does not resolve shows the mode key's text."""
+    try:
+        resolved = reliability(conf)
+    except ConfigError:
+        return str(conf.get(RELIABILITY_MODE_KEY, "?")).upper()
+    if resolved.effectively_once:
+        return "EFFECTIVELY_ONCE"
+    return "ATLEAST_ONCE" if resolved.acking else "ATMOST_ONCE"
+
+
+def _int(values: dict[str, str], name: str) -> int:
+    try:
+        return int(float(values.get(name, 0)))
+    except ValueError:
+        return 0
+
+
+def _float(values: dict[str, str], name: str) -> float:
+    try:
+        return float(values.get(name, 0))
+    except ValueError:
+        return 0.0
+
+
+def _restore(reason: str, checkpoint_id: str) -> models.RestoreModel:
+    return models.RestoreModel(reason=reason, checkpoint_id=checkpoint_id,
+                               at_start=reason in START_REASONS)
+
+
+def _task_ids(record: TopologyRecord) -> dict[str, int]:
+    """Instance id -> task id, from the physical plan, else the packing plan (the one
+    the Topology Master builds the physical plan from), so a task's row names its task
+    even before the physical plan is stored."""
+    pplan = record.node("pplans")
+    if pplan is not None:
+        return {i.instance_id: i.info.task_id for i in pplan.instances}
+    packing = record.node("packingplans")
+    return {instance_id(c.id, i.component_name, i.task_id): i.task_id
+            for c in (packing.container_plans if packing is not None else ())
+            for i in c.instance_plans}
+
+
+def checkpoint_figures(tm: dict[str, str]) -> models.CheckpointFiguresModel:
+    """The Topology Master's ``__checkpoint*`` and ``__restore*`` metrics as one model; a
+    restore log that is not the JSON list it writes counts as empty rather than failing
+    the whole answer (the other figures are still right)."""
+    try:
+        log = [(str(r), str(c)) for r, c in json.loads(tm.get("__restore-log") or "[]")]
+    except (TypeError, ValueError):
+        log = []
+    restores = [_restore(r, c) for r, c in reversed(log)]  # newest first
+    last_reason = tm.get("__restore-last-reason", "")
+    last = _restore(last_reason, tm.get("__restore-last-checkpoint", "")) \
+        if last_reason or _int(tm, "__restores") else None
+    return models.CheckpointFiguresModel(
+        completed=_int(tm, "__checkpoints-completed"),
+        abandoned=_int(tm, "__checkpoints-abandoned"),
+        last_checkpoint_id=tm.get("__checkpoint-last-id", ""),
+        last_duration_ms=_int(tm, "__checkpoint-last-duration-ms"),
+        last_bytes=_int(tm, "__checkpoint-last-bytes"),
+        restores=_int(tm, "__restores"),
+        rollbacks=sum(1 for r in restores if not r.at_start),
+        last_restore=last, last_restore_ms=_int(tm, "__restore-last-ms"),
+        restore_log=restores)
+
+
+def checkpoints(record: TopologyRecord) -> models.CheckpointsModel:
+    """An EFFECTIVELY_ONCE topology's checkpoints: the consistent ones from the state
+    manager (there even while its Topology Master is down, which is when a rollback
+    will need them), the Topology Master's figures, and each task's and Stream Manager's
+    side, asked now. Another mode is an answer that says it takes none, not an error:
+    the page asks every topology."""
+    conf = topology_config(record.topology)
+    mode = reliability_mode(conf)
+    interval = conf.get(CHECKPOINT_INTERVAL_KEY)
+    out = models.CheckpointsModel(
+        topology=record.name, reliability_mode=mode,
+        effectively_once=effectively_once(record.topology),
+        interval_secs=float(interval) if isinstance(interval, (int, float))
+        and not isinstance(interval, bool) else None)
+    if not out.effectively_once:
+        out.note = (f"topology {record.name!r} is {mode}: it takes no checkpoints "
+                    f"({RELIABILITY_MODE_KEY}: EFFECTIVELY_ONCE turns them on)")
+        return out
+    stored = record.node("statefulcheckpoints")
+    for c in stored.consistent_checkpoints if stored is not None else ():
+        out.consistent.append(models.ConsistentCheckpointModel(
+            checkpoint_id=c.checkpoint_id, packing_plan_id=c.packing_plan_id,
+            completed_at=c.completed_at_ms / 1000 if c.HasField("completed_at_ms") else None,
+            duration_secs=c.duration_secs, bytes=c.bytes))
+    try:
+        snap = record.tracker.snapshot(record)
+    except (Unavailable, TManagerUnavailable) as exc:
+        out.note = f"no live figures: {exc}"
+        return out
+    out.endtime = snap.time
+    stateful = stateful_components(record.topology)
+    task_ids = _task_ids(record)
+    for instance, values in sorted(snap.values.items()):
+        owner = snap.components.get(instance, "")
+        if owner == TMANAGER_COMPONENT and "__checkpoints-completed" in values:
+            out.tmanager = checkpoint_figures(values)
+        elif owner == STMGR_COMPONENT and "__checkpoint-markers-sent" in values:
+            out.stmgrs.append(models.StmgrCheckpointModel(
+                id=instance, markers_sent=_int(values, "__checkpoint-markers-sent"),
+                alignments_abandoned=_int(values, "__checkpoint-alignments-abandoned"),
+                held_bytes=_int(values, "__checkpoint-held-bytes"),
+                rollback_discarded_messages=_int(values, "__rollback-discarded-messages")))
+        elif "__checkpoint-saves" in values:
+            out.tasks.append(models.TaskCheckpointModel(
+                instance=instance, component=owner, task_id=task_ids.get(instance),
+                stateful=owner in stateful, saves=_int(values, "__checkpoint-saves"),
+                state_bytes=_int(values, "__checkpoint-bytes"),
+                save_ms=_float(values, "__checkpoint-save-ms"),
+                restores=_int(values, "__restores"), restore_ms=_float(values, "__restore-ms"),
+                stale_secs=stale_age(values)))
+    if out.tmanager is None:
+        out.note = ("the Topology Master reports no checkpoint figures yet (it starts its "
+                    "checkpoints once the physical plan is built)")
+    return out

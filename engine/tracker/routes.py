@@ -212,6 +212,18 @@ def scheduler_status(record: RecordDep) -> models.SchedulerStatusModel:
     return answers.scheduler_status(record)
 
 
+@router.get("/topologies/checkpoints", response_model=models.CheckpointsModel,
+            tags=["metrics"])
+def checkpoints(record: RecordDep) -> models.CheckpointsModel:
+    """An EFFECTIVELY_ONCE topology's checkpoints: the globally consistent ones kept in
+    the state manager (newest first), the Topology Master's figures (completed,
+    abandoned, the last checkpoint's duration and size, restores with their reasons)
+    and each task's state size, save time and restores. Another reliability mode is a
+    200 saying it takes none; a Topology Master that does not answer leaves its figures
+    null with a ``note``, the stored checkpoints still served."""
+    return answers.checkpoints(record)
+
+
 @router.get("/topologies/exceptions", response_model=list[models.ExceptionModel],
             tags=["metrics"])
 def exceptions(record: RecordDep, component: ComponentQ = None,

@@ -225,6 +225,11 @@
       ...["file", "process", "container", "node", "size", "modified"].map((h) => el("th", { text: h })))), logsBody);
     // a cluster scheduler's view (Slurm): hidden for a topology on the local scheduler
     const clusterBox = el("div", { id: "cluster-status" });
+    // an EFFECTIVELY_ONCE topology's checkpoints and restores: hidden for the other modes
+    const ckptNote = el("span", { class: "muted", id: "checkpoints-note" });
+    const ckptBox = el("div", { id: "checkpoints-body" });
+    const ckptCard = el("section", { class: "card", id: "checkpoints", hidden: "" },
+      el("h2", {}, "Checkpoints ", ckptNote), ckptBox);
     const clusterCard = el("section", { class: "card", id: "cluster", hidden: "" },
       el("h2", { text: "Cluster" }), clusterBox);
     const windowNote = el("span", { class: "muted", id: "window-note" });
@@ -240,6 +245,7 @@
       el("h1", {}, el("span", { id: "topology-name", text: name }), badge), meta, status, windows,
       el("section", { class: "card", id: "logical-plan" }, el("h2", { text: "Logical plan" }), dagBox),
       el("section", { class: "card" }, el("h2", {}, "Components ", windowNote), compTable),
+      ckptCard,
       el("section", { class: "card", id: "charts" }, el("h2", {}, "Over time ", chartNote),
         healthStatus, chartsBox),
       el("section", { class: "card", id: "health" }, el("h2", { text: "Health Manager timeline" }),
@@ -396,6 +402,96 @@
         buildTables(info);
       }
       drawLogs();
+    }
+
+    // -- checkpoints (EFFECTIVELY_ONCE): the card, redrawn on every refresh ------------------
+    // Another mode's answer says it takes none: the card stays hidden and is not asked
+    // again until the topology is resubmitted (a new id may have another mode).
+    async function fetchCheckpoints() {
+      if (S.info && S.noCheckpointsFor === S.info.id) return null;
+      try {
+        return await getJSON("/topologies/checkpoints?" + q({ topology: name }));
+      } catch (err) {
+        return { error: (err.status ? `HTTP ${err.status}: ` : "") + err.message };
+      }
+    }
+    function ckptTable(id, heads, rows, empty) {
+      const body = el("tbody", {}, ...rows);
+      if (!rows.length) body.append(el("tr", {}, el("td", { colspan: String(heads.length), class: "muted", text: empty })));
+      return el("table", { id }, el("thead", {}, el("tr", {},
+        ...heads.map(([h, c, tip]) => el("th", { class: c || null, title: tip || null, text: h })))), body);
+    }
+    // a count and its label ("1 rollback", "2 rollbacks"; "abandoned" and "completed" stay)
+    function figure(key, value, label, tip) {
+      const text = value === "1" && label.endsWith("s") ? label.slice(0, -1) : label;
+      return el("span", { class: "figure", "data-figure": key, title: tip || null },
+        el("b", { text: value }), " " + text);
+    }
+    function drawCheckpoints(answer) {
+      if (!answer) return;
+      if (answer.error) {  // keep what was drawn; say why it is not fresh
+        if (!ckptCard.hidden) ckptNote.textContent = `(not updated: ${answer.error})`;
+        return;
+      }
+      ckptCard.dataset.effectivelyOnce = String(answer.effectively_once);
+      ckptCard.hidden = !answer.effectively_once;
+      if (!answer.effectively_once) {
+        if (S.info) S.noCheckpointsFor = S.info.id;
+        return;
+      }
+      ckptNote.textContent = `(effectively-once${answer.interval_secs ? ` · every ${answer.interval_secs} s` : ""}` +
+        `${answer.endtime ? " · updated " + fmtClock(answer.endtime) : ""})`;
+      const tm = answer.tmanager;
+      const parts = [];
+      if (tm) {
+        const last = tm.last_checkpoint_id
+          ? `${tm.last_checkpoint_id} in ${fmtInt(tm.last_duration_ms)} ms, ${fmtInt(tm.last_bytes)} bytes` : "none yet";
+        parts.push(el("p", { class: "figures", id: "checkpoint-figures" },
+          figure("completed", fmtInt(tm.completed), "completed"),
+          figure("abandoned", fmtInt(tm.abandoned), "abandoned",
+            "given up on: timed out aligning, a failure came, or storage failed (never a stall)"),
+          figure("restores", fmtInt(tm.restores), "restores", "the restore at start included"),
+          figure("rollbacks", fmtInt(tm.rollbacks), "rollbacks", "restores after a failure, in the restore log"),
+          el("span", { class: "figure", "data-figure": "last" }, "last: ", el("b", { text: last }))));
+      }
+      if (answer.note) parts.push(el("p", { class: "muted", id: "checkpoint-note", text: answer.note }));
+      parts.push(el("h3", { text: "Globally consistent checkpoints (newest first)" }),
+        ckptTable("checkpoint-list", [["checkpoint"], ["completed"], ["duration", "num"], ["bytes", "num"], ["packing plan"]],
+          answer.consistent.map((c) => el("tr", { "data-checkpoint": c.checkpoint_id },
+            el("td", { text: c.checkpoint_id }), el("td", { text: c.completed_at ? fmtTime(c.completed_at) : "–" }),
+            el("td", { class: "num", text: fmtInt(c.duration_secs * 1000) + " ms" }),
+            el("td", { class: "num", text: fmtInt(c.bytes) }), el("td", { class: "muted", text: c.packing_plan_id }))),
+          "none yet: the first completes one interval after the start"));
+      if (tm) {
+        parts.push(el("h3", { text: "Restores (newest first)" }),
+          ckptTable("checkpoint-restores", [["kind"], ["restored"], ["reason"]],
+            tm.restore_log.map((r) => el("tr", { "data-kind": r.at_start ? "start" : "rollback" },
+              el("td", { text: r.at_start ? "start" : "rollback" }),
+              el("td", { text: r.checkpoint_id || "empty state" }), el("td", { class: "what", text: r.reason }))),
+            "no restore yet"));
+      }
+      parts.push(el("h3", { text: "State per task" }),
+        ckptTable("checkpoint-tasks", [["instance"], ["component"], ["task", "num"], ["state bytes", "num", "its last saved state"],
+          ["save ms", "num", "its last save"], ["saves", "num"], ["restores", "num"], ["restore ms", "num", "its last restore"]],
+        answer.tasks.map((t) => el("tr", {
+          "data-instance": t.instance, "data-component": t.component, class: t.stale_secs != null ? "stale" : null,
+          title: t.stale_secs != null ? `stale: last reported ${Math.round(t.stale_secs)} s ago` : null,
+        }, el("td", { text: t.instance }), el("td", { text: t.component + (t.stateful ? "" : " (stateless)") }),
+        el("td", { class: "num", text: t.task_id == null ? "–" : String(t.task_id) }),
+        el("td", { class: "num state-bytes", text: fmtInt(t.state_bytes) }),
+        el("td", { class: "num", text: fmtMs(t.save_ms) }), el("td", { class: "num", text: fmtInt(t.saves) }),
+        el("td", { class: "num", text: fmtInt(t.restores) }), el("td", { class: "num", text: fmtMs(t.restore_ms) }))),
+        "no task has reported yet"));
+      if (answer.stmgrs.length) {
+        parts.push(el("h3", { text: "Stream Managers" }),
+          ckptTable("checkpoint-stmgrs", [["stream manager"], ["markers sent", "num"], ["alignments abandoned", "num"],
+            ["held bytes", "num", "input held back while aligning"], ["discarded after rollback", "num"]],
+          answer.stmgrs.map((sm) => el("tr", { "data-stmgr": sm.id }, el("td", { text: sm.id }),
+            el("td", { class: "num", text: fmtInt(sm.markers_sent) }), el("td", { class: "num", text: fmtInt(sm.alignments_abandoned) }),
+            el("td", { class: "num", text: fmtInt(sm.held_bytes) }), el("td", { class: "num", text: fmtInt(sm.rollback_discarded_messages) }))),
+          ""));
+      }
+      ckptBox.replaceChildren(...parts);
     }
 
     // -- numbers: updated on every refresh ----------------------------------------------------
@@ -758,8 +854,10 @@
 
     async function refresh() {
       clearTimeout(S.timer);
+      let checkpoints = null;  // never rejects: drawn even when the metrics fail
       try {
         if (!S.info || Date.now() - S.lastInfo > INFO_REFRESH_MS) await loadInfo();
+        checkpoints = fetchCheckpoints();
         const win = S.window > 0 ? S.window : RATE_WINDOW;
         const [all, windowed, bp, exc] = await Promise.all([
           getJSON("/topologies/metrics?" + q({ topology: name })),
@@ -774,6 +872,7 @@
         if (err.status === 404) S.info = null;  // killed or resubmitted: reload the plans
         setStatus(status, true, (err.status ? `HTTP ${err.status}: ` : "") + err.message);
       }
+      if (checkpoints) drawCheckpoints(await checkpoints);
       S.timer = setTimeout(refresh, REFRESH_MS);
     }
     refresh();

@@ -117,6 +117,8 @@ def test_the_topology_page_shows_the_dag_and_live_counts(local_topology, serve, 
         logfiles: document.querySelectorAll('#logfiles a').length,
         status: document.getElementById('status').textContent,
         clusterHidden: document.getElementById('cluster').hidden,
+        checkpoints: [document.getElementById('checkpoints').hidden,
+                      document.getElementById('checkpoints').dataset.effectivelyOnce],
         logNodes: [...new Set([...document.querySelectorAll('#logfiles tbody tr')].map(
             r => r.children[3].textContent))],
         state: document.getElementById('state').textContent})"""))
@@ -136,6 +138,9 @@ def test_the_topology_page_shows_the_dag_and_live_counts(local_topology, serve, 
     assert page["status"].startswith("live") and page["state"] == "RUNNING"
     # the local scheduler: no cluster card, every log file on this machine
     assert page["clusterHidden"] is True and page["logNodes"] == ["this machine"]
+    # at-least-once: it takes no checkpoints, so no Checkpoints card
+    # (test_ui_checkpoints_browser.py shows one of an EFFECTIVELY_ONCE topology)
+    assert page["checkpoints"] == [True, "false"], page["checkpoints"]
 
     # latencies (ms, three decimals as `heron metrics` prints them): the spout's complete
     # latency, each bolt's execute and process latency, per component and per instance;
