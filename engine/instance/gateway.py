@@ -11,6 +11,7 @@ grows without bound.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from typing import Any
@@ -125,6 +126,7 @@ class Gateway(threading.Thread):
         request = stmgr_pb2.RegisterInstanceRequest(topology_name=self.topology_name,
                                                     topology_id=self.topology_id)
         request.instance.CopyFrom(self.instance)
+        request.pid = os.getpid()
         try:
             stmgr.send_multipart(encode(request), zmq.NOBLOCK)
         except zmq.Again:

@@ -14,14 +14,16 @@ class NewPhysicalPlanMessage(_message.Message):
     def __init__(self, new_pplan: _Optional[_Union[_physical_plan_pb2.PhysicalPlan, _Mapping]] = ...) -> None: ...
 
 class RegisterInstanceRequest(_message.Message):
-    __slots__ = ("instance", "topology_name", "topology_id")
+    __slots__ = ("instance", "topology_name", "topology_id", "pid")
     INSTANCE_FIELD_NUMBER: _ClassVar[int]
     TOPOLOGY_NAME_FIELD_NUMBER: _ClassVar[int]
     TOPOLOGY_ID_FIELD_NUMBER: _ClassVar[int]
+    PID_FIELD_NUMBER: _ClassVar[int]
     instance: _physical_plan_pb2.Instance
     topology_name: str
     topology_id: str
-    def __init__(self, instance: _Optional[_Union[_physical_plan_pb2.Instance, _Mapping]] = ..., topology_name: _Optional[str] = ..., topology_id: _Optional[str] = ...) -> None: ...
+    pid: int
+    def __init__(self, instance: _Optional[_Union[_physical_plan_pb2.Instance, _Mapping]] = ..., topology_name: _Optional[str] = ..., topology_id: _Optional[str] = ..., pid: _Optional[int] = ...) -> None: ...
 
 class RegisterInstanceResponse(_message.Message):
     __slots__ = ("status", "pplan")

@@ -77,6 +77,8 @@ class StreamManager:
         self.largest_batch_bytes = 0
         #: identity -> (socket, Instance) of registered local instances
         self.instances: dict[bytes, tuple[zmq.Socket, Any]] = {}
+        #: identity -> the process id it registered from (a repeat from it is no restart)
+        self._instance_pids: dict[bytes, int] = {}
         self.task_identity: dict[int, bytes] = {}
         self.tm: zmq.Socket | None = None
         self.tm_endpoint: str | None = None
@@ -271,11 +273,19 @@ class StreamManager:
             old = self.instances.get(identity)
             self.instances[identity] = (sock, inst)
             self.task_identity[inst.info.task_id] = identity
-            log.info("instance %s registered%s", inst.instance_id, " again" if old else "")
+            repeated = old is not None and request.pid and self._instance_pids.get(identity) == request.pid
+            self._instance_pids[identity] = request.pid
+            log.info("instance %s registered%s", inst.instance_id,
+                     " again (the same process)" if repeated else " again" if old else "")
             if self.pplan is not None:
                 response.pplan.CopyFrom(self.pplan)
         self.outbox.send(identity, sock, [identity, *encode(response)])
-        if self.tm_registered and not text:
+        if text:
+            return
+        if repeated:
+            if self.stateful is not None:
+                self.stateful.registered_again(inst.info.task_id)
+        elif self.tm_registered:
             # a restarted instance: the Topology Master rebuilds the plan when told again
             self._register_with_tm()
 

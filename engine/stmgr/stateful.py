@@ -170,6 +170,14 @@ class StatefulRole:
             self.manager.send_local(task, frames)
         self._maybe_restored()
 
+    def registered_again(self, task: int) -> None:
+        """A local instance registered again from the same process (its answer was slow,
+        or its connection came back): what was sent to it meanwhile may be lost, so a
+        restore it has not answered is asked again."""
+        if self.restoring_to is not None and task not in self.restored:
+            self.manager.send_local(task, encode(ckptmgr_pb2.RestoreInstanceStateRequest(
+                checkpoint_id=self.restoring_to, restore_txid=self.txid)))
+
     def _restored(self, task: int, response: Any) -> None:
         if response.restore_txid != self.txid or self.restoring_to is None:
             return

@@ -51,6 +51,8 @@ class _Restore:
     waiting: set[str]
     reason: str
     started: float
+    #: when the current attempt was sent (a restore unanswered too long is sent again)
+    sent: float = 0.0
 
 
 @dataclass
@@ -132,6 +134,7 @@ class StatefulController:
 
     def _send_restore(self) -> None:
         restore = self.restore
+        restore.sent = self._clock()
         checkpoint_id = restore.candidates[0]
         log.info("restore %d: rolling back to %s (%s)", restore.txid,
                  checkpoint_id or "empty state", restore.reason)
@@ -184,6 +187,15 @@ class StatefulController:
     # -- checkpoints ---------------------------------------------------------------------
     def tick(self) -> None:
         now = self._clock()
+        restore = self.restore
+        if restore is not None and now - restore.sent > self.settings.timeout_secs:
+            # an answer was lost (a process died or a connection dropped mid-restore and
+            # nothing registered again): ask again rather than wait for ever
+            log.warning("restore %d: no answer from %s after %g s; asking again", restore.txid,
+                        ", ".join(sorted(restore.waiting)), self.settings.timeout_secs)
+            restore.txid = self._next_txid()
+            restore.waiting = set(self.stmgrs)
+            self._send_restore()
         flight = self.in_flight
         if flight is not None and now - flight.started > self.settings.timeout_secs:
             self.figures.abandoned += 1

@@ -191,3 +191,20 @@ def test_start_clean_forgets_checkpoints_on_the_first_start_only(tmp_path):
     fresh.load(first_start=True)
     assert fresh.consistent == []
     assert list(state.get("statefulcheckpoints", "wc").consistent_checkpoints) == []
+
+
+def test_a_restore_left_unanswered_is_asked_again_under_a_new_transaction(tmp_path):
+    ctl, clock, sent, _ = controller(tmp_path)
+    ctl.load(first_start=True)
+    ctl.new_plan(pplan(), "pack-1", "start")
+    first = [m for _, m in sent]
+    sent.clear()
+    clock.now += 4.0
+    ctl.tick()
+    assert sent == []
+    clock.now += 2.0
+    ctl.tick()  # past the 5 s timeout
+    again = [m for _, m in sent if isinstance(m, ckptmgr_pb2.RestoreTopologyStateRequest)]
+    assert len(again) == 2 and again[0].restore_txid > first[0].restore_txid
+    answer_restore(ctl, sent)
+    assert ctl.running
