@@ -95,35 +95,6 @@ def _kill_one(pids: Path, prefix: str) -> int | None:
     return None
 
 
-def test_counts_are_exact_when_each_kind_of_process_is_killed_mid_run(tmp_path,
-                                                                       isolated_imports):
-    n = 60_000
-    run = HeronRun(PROJECT, "stateful_wordcount", tmp_path / "run", workers=2,
-                   options={"e2e.sentences": n, "e2e.pause_ms": 4})
-    killed: list[tuple[str, int]] = []
-    problems: list[str] = []
-    try:
-        run.start()
-        thread = threading.Thread(target=_monkey, args=(run, KILLS, killed, problems),
-                                  daemon=True)
-        thread.start()
-        result = run.finish(time_limit=180)
-        thread.join(5)
-    finally:
-        run.close()
-    assert not problems, problems
-    assert [k for k, _ in killed] == [k for k, _ in KILLS]
-    assert result.reason == "finished", describe_run(result)
-    assert largest_counts(result) == expected(n)
-    assert int(run.runner.instances["heron-tmanager"]["__restores"]) >= 2
-
-
-SINK_KILLS = [("spout instance", "container_?_sentences"), ("bolt instance", "container_?_count"),
-              ("file sink", "container_?_files"), ("redis sink", "container_?_redis"),
-              ("stream manager", "stmgr-2"), ("topology master", "heron-tmanager"),
-              ("executor", "executor-1")]
-
-
 def _monkey(run: HeronRun, kills: list, killed: list, problems: list) -> None:
     """Kill each (kind, pid-file prefix) in turn with SIGKILL, a checkpoint apart."""
     for kind, prefix in kills:
@@ -136,6 +107,43 @@ def _monkey(run: HeronRun, kills: list, killed: list, problems: list) -> None:
             problems.append(f"no live {kind} to kill")
             return
         killed.append((kind, pid))
+
+
+def run_under_kills(run: HeronRun, kills: list, time_limit: float = 180):
+    """Start ``run``, kill each process kind of ``kills`` in turn while it runs (a
+    checkpoint apart), and return its result once it finished; every kill must have
+    happened and the run must have ended by itself."""
+    killed: list[tuple[str, int]] = []
+    problems: list[str] = []
+    try:
+        run.start()
+        thread = threading.Thread(target=_monkey, args=(run, kills, killed, problems),
+                                  daemon=True)
+        thread.start()
+        result = run.finish(time_limit=time_limit)
+        thread.join(5)
+    finally:
+        run.close()
+    assert not problems, problems
+    assert [k for k, _ in killed] == [k for k, _ in kills]
+    assert result.reason == "finished", describe_run(result)
+    return result
+
+
+def test_counts_are_exact_when_each_kind_of_process_is_killed_mid_run(tmp_path,
+                                                                       isolated_imports):
+    n = 60_000
+    run = HeronRun(PROJECT, "stateful_wordcount", tmp_path / "run", workers=2,
+                   options={"e2e.sentences": n, "e2e.pause_ms": 4})
+    result = run_under_kills(run, KILLS)
+    assert largest_counts(result) == expected(n)
+    assert int(run.runner.instances["heron-tmanager"]["__restores"]) >= 2
+
+
+SINK_KILLS = [("spout instance", "container_?_sentences"), ("bolt instance", "container_?_count"),
+              ("file sink", "container_?_files"), ("redis sink", "container_?_redis"),
+              ("stream manager", "stmgr-2"), ("topology master", "heron-tmanager"),
+              ("executor", "executor-1")]
 
 
 def test_file_and_redis_sinks_write_every_record_exactly_once_under_kills(
@@ -160,20 +168,7 @@ def test_file_and_redis_sinks_write_every_record_exactly_once_under_kills(
                             "heron.connectors.file.sink.dir": str(out),
                             "heron.connectors.redis.url": redis_url,
                             "heron.connectors.redis.sink.key": "counts"})
-    killed: list = []
-    problems: list = []
-    try:
-        run.start()
-        thread = threading.Thread(target=_monkey, args=(run, SINK_KILLS, killed, problems),
-                                  daemon=True)
-        thread.start()
-        result = run.finish(time_limit=180)
-        thread.join(5)
-    finally:
-        run.close()
-    assert not problems, problems
-    assert [k for k, _ in killed] == [k for k, _ in SINK_KILLS]
-    assert result.reason == "finished", describe_run(result)
+    run_under_kills(run, SINK_KILLS)
     wanted = Counter((word, count) for word, total in expected(n).items()
                      for count in range(1, total + 1))
     files = Counter(tuple(json.loads(line)) for line in read_committed(out))
