@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import contextlib
 import os
 import shutil
 import sys
@@ -93,6 +94,25 @@ def no_orphan_processes():
     pytest.fail(f"test left child processes running: {names}")
 
 
+@contextlib.contextmanager
+def session_service(server, what: str) -> Iterator:
+    """Start ``server`` (a tests.local_server.LocalServer: ZooKeeper, Redis), yield it with
+    its pid in SESSION_SERVICE_PIDS (so the orphan check leaves it alone), then stop it and
+    forget the pid. Skips (tests.unavailable) when the server cannot run here; ``what``
+    names it in that message."""
+    why = server.unmet_requirements()
+    if why:
+        unavailable(f"no {what} server available: {why}")
+    try:
+        server.start()
+        SESSION_SERVICE_PIDS.add(server.pid)
+        yield server
+    finally:
+        pid = server.pid
+        server.stop()
+        SESSION_SERVICE_PIDS.discard(pid)
+
+
 @pytest.fixture(scope="session")
 def zookeeper():
     """A real ZooKeeper server on 127.0.0.1 shared by the whole run (started on first use).
@@ -102,20 +122,10 @@ def zookeeper():
     each should use its own root (e.g. ``/heron-test-<uuid>``). Skipped only when java or
     Debian's zookeeper jars are missing (scripts/test.sh installs them).
     """
-    from tests.zookeeper_server import ZooKeeperServer, missing_requirements
+    from tests.zookeeper_server import ZooKeeperServer
 
-    why = missing_requirements()
-    if why:
-        unavailable(f"no ZooKeeper server available: {why}")
-    server = ZooKeeperServer()
-    try:
-        server.start()
-        SESSION_SERVICE_PIDS.add(server.pid)
+    with session_service(ZooKeeperServer(), "ZooKeeper") as server:
         yield server
-    finally:
-        pid = server.pid
-        server.stop()
-        SESSION_SERVICE_PIDS.discard(pid)
 
 
 @pytest.fixture(scope="session")
@@ -127,20 +137,10 @@ def redis_server() -> Iterator[object]:
     installed and HERON_TEST_REQUIRE_ALL is not 1 (scripts/install-test-deps.sh installs
     it); the redis client itself is a test dependency (pyproject's ``test`` extra).
     """
-    from tests.redis_server import RedisServer, missing_requirements
+    from tests.redis_server import RedisServer
 
-    why = missing_requirements()
-    if why:
-        unavailable(f"no Redis server available: {why}")
-    server = RedisServer()
-    try:
-        server.start()
-        SESSION_SERVICE_PIDS.add(server.pid)
+    with session_service(RedisServer(), "Redis") as server:
         yield server
-    finally:
-        pid = server.pid
-        server.stop()
-        SESSION_SERVICE_PIDS.discard(pid)
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SESSION_SERVICE_PIDS
+from tests.conftest import SESSION_SERVICE_PIDS, session_service
 from tests.unavailable import unavailable
 
 
@@ -62,20 +62,10 @@ def nodes_cannot_see() -> str | None:
 def zookeeper_on(host: str):
     """A ZooKeeper server listening on ``host`` (the cluster's bridge address, reachable
     from every node); ``.hosts`` is "HOST:PORT"."""
-    from tests.zookeeper_server import ZooKeeperServer, missing_requirements
+    from tests.zookeeper_server import ZooKeeperServer
 
-    why = missing_requirements()
-    if why:
-        unavailable(f"no ZooKeeper server available: {why}")
-    server = ZooKeeperServer(host=host)
-    try:
-        server.start()
-        SESSION_SERVICE_PIDS.add(server.pid)
+    with session_service(ZooKeeperServer(host=host), "ZooKeeper") as server:
         yield server
-    finally:
-        pid = server.pid
-        server.stop()
-        SESSION_SERVICE_PIDS.discard(pid)
 
 
 @pytest.fixture(scope="module")

@@ -14,15 +14,21 @@ from collections import Counter
 from compat.storm_api import Bolt, ReliableSpout, Spout, StatefulComponent
 
 
+def fixture_rows(conf, component_name):
+    """The fixture's rows (each line's ``values``), read from the file named by the option
+    ``conformance.input.<component>``, or else ``conformance.input``."""
+    path = conf.get(f"conformance.input.{component_name}") or conf.get("conformance.input")
+    if not path:
+        raise ValueError(f"spout {component_name!r}: set the option conformance.input")
+    with open(path, encoding="utf-8") as fh:
+        return [json.loads(line)["values"] for line in fh if line.strip()]
+
+
 class SentenceSpout(ReliableSpout):
     outputs = ["sid", "sentence"]
 
     def initialize(self, conf, ctx):
-        path = conf.get(f"conformance.input.{self.component_name}") or conf.get("conformance.input")
-        if not path:
-            raise ValueError(f"spout {self.component_name!r}: set the option conformance.input")
-        with open(path, encoding="utf-8") as fh:
-            self.rows = [json.loads(line)["values"] for line in fh if line.strip()]
+        self.rows = fixture_rows(conf, self.component_name)
         self.position = 0
 
     def next_tuple(self):
@@ -90,11 +96,7 @@ class StatefulSentenceSpout(StatefulComponent, Spout):
         self.state = stateful_state
 
     def initialize(self, conf, ctx):
-        path = conf.get(f"conformance.input.{self.component_name}") or conf.get("conformance.input")
-        if not path:
-            raise ValueError(f"spout {self.component_name!r}: set the option conformance.input")
-        with open(path, encoding="utf-8") as fh:
-            self.rows = [json.loads(line)["values"] for line in fh if line.strip()]
+        self.rows = fixture_rows(conf, self.component_name)
         self.state.setdefault("next", 0)
 
     def next_tuple(self):
