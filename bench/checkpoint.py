@@ -177,7 +177,7 @@ def print_summary(console: Console, modes: Sequence[ModeFigures],
         t = Table(title=title)
         for col in ("mode", "words/s", "CPU s / M words", "vs at-least-once", "window s",
                     "load avg", "checkpoints in window", "last checkpoint"):
-            t.add_column(col, justify="left" if col == "mode" else "right")
+            t.add_column(col, justify="left" if col == "mode" else "right", no_wrap=True)
         for m in modes:
             ckpt = "-" if m.checkpoints is None else \
                 f"{m.checkpoints}" + (f" ({m.abandoned} abandoned)" if m.abandoned else "")
@@ -196,7 +196,7 @@ def print_summary(console: Console, modes: Sequence[ModeFigures],
                         "(engine figures; then the storage path timed in this process, ms)")
         for col in ("keys", "checkpoint ms", "bytes (MB)", "task save ms", "task RSS MB",
                     "gather", "dumps", "encode", "store", "load", "decode"):
-            t.add_column(col, justify="right")
+            t.add_column(col, justify="right", no_wrap=True)
         for s in sizes:
             d = s.direct
             t.add_row(f"{s.keys:,}", _n(s.checkpoint_ms), _n(s.checkpoint_bytes / 2**20, ",.1f"),
@@ -234,7 +234,8 @@ def print_summary(console: Console, modes: Sequence[ModeFigures],
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
-    console = Console(width=None if sys.stdout.isatty() else 160)
+    # without a terminal (a log, a test), wide enough that no figure wraps
+    console = Console(width=None if sys.stdout.isatty() else 220)
     base = Path(args.work_dir or tempfile.mkdtemp(prefix="bench-checkpoint-")).resolve()
     base.mkdir(parents=True, exist_ok=True)
     #: mode -> its rounds' figures; "latest": every round in the order run
