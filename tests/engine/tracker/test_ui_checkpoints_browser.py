@@ -143,4 +143,9 @@ def test_the_checkpoints_card_shows_checkpoints_restores_and_state_per_task(
     assert answer["consistent"][0]["bytes"] > 0
 
     browser.screenshot(session, artifact(tmp_path, "tracker-ui-checkpoints.png"))
-    assert browser.problems(session) == [], browser.log_tail()
+    # A Topology Master that does not answer in time (a loaded machine, while it rolls
+    # back) makes the tracker answer 503, which the browser logs by itself; the page
+    # keeps what it drew and says it is not updated. Anything else is a problem.
+    problems = [p for p in browser.problems(session)
+                if "the server responded with a status of 503" not in p]
+    assert problems == [], browser.log_tail()
