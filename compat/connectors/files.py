@@ -206,8 +206,10 @@ class FileSink(TwoPhaseCommitBolt):
     atomic rename, then the directory is fsynced). Commit is idempotent: a transaction whose
     visible file exists and whose temporary file is gone is committed already, so the
     re-commit a restore runs changes nothing. An aborted transaction's file is deleted, and
-    temporary files a crashed process left are deleted when the task starts again (their
-    tuples are replayed from the checkpoint). Readers must read only ``part-*.jsonl``
+    temporary files a crashed process left are deleted once the first checkpoint after the
+    task starts again is consistent (their tuples are replayed from the checkpoint; by then
+    every task has committed what its restored state held, which after a parallelism
+    change may be another task's transactions). Readers must read only ``part-*.jsonl``
     (:func:`committed_files`, :func:`read_committed`); a transaction with no tuples writes
     no file. In the other reliability modes nothing is ever committed: use it with
     ``EFFECTIVELY_ONCE``. One case escapes: a restore that falls back past a checkpoint
@@ -248,19 +250,28 @@ class FileSink(TwoPhaseCommitBolt):
         self._cleaned = False
 
     def _remove_orphans(self) -> None:
-        """Delete temporary files this task left when its process died: their checkpoint
-        never became part of the output (the ones it did are committed before this)."""
+        """Delete temporary files an earlier process of this task left: transactions
+        that never became part of the output. Only once the first checkpoint after this
+        task started is consistent: by then every task of the sink has committed the
+        transactions its restored state held, whichever task prepared them (after a
+        parallelism change one task commits them all), so a file with this task's
+        prefix that is not its open transaction is an orphan."""
         for path in self._dir.glob(f"{_TEMP_PREFIX}{self._task}-*{_TEMP_SUFFIX}"):
+            if path.name == self._txn_name:
+                continue
             try:
                 path.unlink()
             except FileNotFoundError:
                 pass
 
-    def begin(self) -> None:
-        self._setup()
+    def post_save(self, checkpoint_id: str) -> None:
+        super().post_save(checkpoint_id)
         if not self._cleaned:
             self._remove_orphans()
             self._cleaned = True
+
+    def begin(self) -> None:
+        self._setup()
         self._txn = None
         self._txn_name = None
         self._txn_records = 0

@@ -275,7 +275,9 @@ class RedisSink(TwoPhaseCommitBolt):
         until committed), or None when there are none."""
         if not self._ops:
             return None
-        prepared = {"kind": self._kind, "key": self._key, "ops": self._ops}
+        # the fence goes with the writes: after a rescale another task may commit them
+        prepared = {"kind": self._kind, "key": self._key, "ops": self._ops,
+                    "fence": self._fence}
         self._ops = []
         return prepared
 
@@ -292,11 +294,12 @@ class RedisSink(TwoPhaseCommitBolt):
         import redis
 
         kind, key, ops = prepared["kind"], prepared["key"], prepared["ops"]
+        fence = prepared.get("fence", self._fence)
         with self._client.pipeline(transaction=True) as pipe:
             for _attempt in range(100):
                 try:
-                    pipe.watch(self._fence)
-                    done = pipe.hget(self._fence, "number")
+                    pipe.watch(fence)
+                    done = pipe.hget(fence, "number")
                     if done is not None and int(done) >= number:
                         pipe.unwatch()
                         return
@@ -308,13 +311,13 @@ class RedisSink(TwoPhaseCommitBolt):
                             pipe.hset(key, op[0], op[1])
                         else:
                             pipe.hincrby(key, op[0], int(op[1]))
-                    pipe.hset(self._fence, mapping={"checkpoint": checkpoint_id,
+                    pipe.hset(fence, mapping={"checkpoint": checkpoint_id,
                                                     "number": number, "records": len(ops)})
                     pipe.execute()
                     return
                 except redis.WatchError:
                     continue
-        raise RuntimeError(f"{type(self).__name__}: the fence {self._fence} kept changing "
+        raise RuntimeError(f"{type(self).__name__}: the fence {fence} kept changing "
                            "under the commit (another writer uses this sink's name)")
 
     def abort(self) -> None:

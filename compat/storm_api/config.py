@@ -121,6 +121,11 @@ ALIGNMENT_BUFFER_KEY = "heron.streammgr.stateful.buffer.size.mb"
 STORAGE_CLASS_KEY = "heron.statefulstorage.classname"
 STORAGE_ROOT_KEY = "heron.statefulstorage.localfs.root.path"
 RETENTION_KEY = "heron.statefulstorage.localfs.max.checkpoints"
+#: ours: where savepoints go (set by the submitter: beside the checkpoint root on a
+#: cluster, under the user's heron home on one machine)
+SAVEPOINTS_KEY = "heron.statefulstorage.savepoints.path"
+#: ours: the savepoint a topology starts from (``heron submit --from-savepoint``)
+FROM_SAVEPOINT_KEY = "heron.stateful.from.savepoint"
 
 
 @dataclass(frozen=True)
@@ -135,6 +140,10 @@ class Checkpointing:
     #: None: the engine's default place (the topology's own state tree)
     root: str | None = None
     retained: int = 5
+    #: where ``heron savepoint`` writes (None: savepoints are not available)
+    savepoints: str | None = None
+    #: the savepoint directory this topology starts from (None: none)
+    from_savepoint: str | None = None
 
 
 def _positive(conf: Mapping[str, Any], key: str, default: float) -> float:
@@ -144,6 +153,15 @@ def _positive(conf: Mapping[str, Any], key: str, default: float) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
         raise ConfigError(f"{key} must be a positive number, got {value!r}")
     return float(value)
+
+
+def _path_or_none(conf: Mapping[str, Any], key: str) -> str | None:
+    value = conf.get(key)
+    if value in (None, ""):
+        return None
+    if not isinstance(value, str):
+        raise ConfigError(f"{key} must be a directory path, got {value!r}")
+    return value
 
 
 def checkpointing(conf: Mapping[str, Any]) -> Checkpointing:
@@ -170,6 +188,8 @@ def checkpointing(conf: Mapping[str, Any]) -> Checkpointing:
         timeout_secs=_positive(conf, CHECKPOINT_TIMEOUT_KEY, Checkpointing.timeout_secs),
         buffer_bytes=int(_positive(conf, ALIGNMENT_BUFFER_KEY, 100) * 1024 * 1024),
         storage=storage, root=root,
+        savepoints=_path_or_none(conf, SAVEPOINTS_KEY),
+        from_savepoint=_path_or_none(conf, FROM_SAVEPOINT_KEY),
         retained=max(1, int(_positive(conf, RETENTION_KEY, Checkpointing.retained))))
 
 

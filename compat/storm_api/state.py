@@ -27,8 +27,8 @@ from typing import Any
 
 from .bolt import Bolt
 
-__all__ = ["State", "HashMapState", "StatefulComponent", "TwoPhaseCommitBolt",
-           "PENDING_TRANSACTIONS_KEY", "checkpoint_order"]
+__all__ = ["State", "HashMapState", "KeyedState", "StatefulComponent", "TwoPhaseCommitBolt",
+           "PENDING_TRANSACTIONS_KEY", "checkpoint_order", "split_lists"]
 
 
 class State(MutableMapping):
@@ -50,7 +50,8 @@ class HashMapState(dict):
     """A ``State`` held in a dict: what engines hand a component.
 
     It *is* a dict (registered as a ``State``), so ``state[k] = v`` and ``get`` cost what
-    a dict's do: a counting bolt calls them once per tuple.
+    a dict's do: a counting bolt calls them once per tuple. Its entries are the task's
+    own; ``keyed()`` is the part of the state partitioned by key.
     """
 
     def put(self, key: Any, value: Any) -> None:
@@ -60,11 +61,102 @@ class HashMapState(dict):
         """Every (key, value) pair, as heronpy's ``State.enumerate``."""
         return iter(list(self.items()))
 
+    def keyed(self) -> "KeyedState":
+        """This task's keyed state (created on first use): entries that move with their
+        key when the component's parallelism changes (docs/stateful.md)."""
+        keyed = self.__dict__.get("_keyed")
+        if keyed is None:
+            keyed = self.__dict__["_keyed"] = KeyedState()
+        return keyed
+
+    def adopt_keyed(self, keyed: "KeyedState") -> None:
+        """Engines: install the restored keyed state before the component sees it."""
+        self.__dict__["_keyed"] = keyed
+
+    def has_keyed(self) -> bool:
+        return self.__dict__.get("_keyed") is not None
+
     def __repr__(self) -> str:
         return f"HashMapState({dict.__repr__(self)})"
 
 
 State.register(HashMapState)
+
+
+class KeyedState(dict):
+    """State partitioned by key (Flink's keyed state), reached through ``state.keyed()``.
+
+    Key it by the key of the fields grouping the component receives its input by: the
+    grouping field's value (``keyed[word]``), or the tuple of the grouping fields' values.
+    Under EFFECTIVELY_ONCE the fields grouping sends a key to the task owning the key's
+    key group, and a checkpoint stores each key group on its own, so when the component's
+    parallelism changes (``heron update``, the Health Manager) each task restores exactly
+    the key groups it now owns: no key is lost or counted twice. A checkpoint refuses keys
+    this task does not own (state keyed by something else than the input's key), naming
+    one.
+
+    Checkpoints of keyed state are incremental: only keys written since the last one are
+    stored. So **replace a value to change it** (``keyed[k] = v``, ``update``, ``del``,
+    ``pop``, ``setdefault``); a value changed in place (``keyed[k].append(x)``) is seen by
+    the next checkpoint only after ``keyed.touch(k)``.
+    """
+
+    __slots__ = ("dirty", "cleared")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        #: keys written or deleted since the last checkpoint
+        self.dirty: set[Any] = set(self)
+        #: cleared since the last checkpoint (everything is rewritten)
+        self.cleared = False
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        dict.__setitem__(self, key, value)
+        self.dirty.add(key)
+
+    def __delitem__(self, key: Any) -> None:
+        dict.__delitem__(self, key)
+        self.dirty.add(key)
+
+    def touch(self, key: Any) -> None:
+        """Mark ``key`` changed (after changing its value in place)."""
+        self.dirty.add(key)
+
+    def put(self, key: Any, value: Any) -> None:
+        self[key] = value
+
+    def enumerate(self) -> Iterator[tuple[Any, Any]]:
+        return iter(list(self.items()))
+
+    def setdefault(self, key: Any, default: Any = None) -> Any:
+        if key not in self:
+            self[key] = default
+        return dict.__getitem__(self, key)
+
+    def pop(self, key: Any, *default: Any) -> Any:
+        if key in self:
+            self.dirty.add(key)
+        return dict.pop(self, key, *default)
+
+    def popitem(self) -> tuple[Any, Any]:
+        key, value = dict.popitem(self)
+        self.dirty.add(key)
+        return key, value
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        for key, value in dict(*args, **kwargs).items():
+            self[key] = value
+
+    def clear(self) -> None:
+        dict.clear(self)
+        self.dirty.clear()
+        self.cleared = True
+
+    def __repr__(self) -> str:
+        return f"KeyedState({dict.__repr__(self)})"
+
+
+State.register(KeyedState)
 
 
 class StatefulComponent:
@@ -88,6 +180,34 @@ class StatefulComponent:
     def pre_restore(self, checkpoint_id: str) -> None:
         """Called before this component is discarded for a rollback to ``checkpoint_id``
         (``""``: to empty state)."""
+
+    #: ``rescale_state(states, new_parallelism) -> list of states``, a staticmethod or
+    #: classmethod a component may define: how its per-task state (not its keyed state,
+    #: which moves by key group) is shared out when its parallelism changes. ``states``
+    #: are the old tasks' states in task order; the result has one state (a mapping) per
+    #: new task, in task order. Without it, per-task state whose values are all lists is
+    #: split (``split_lists``), empty state stays empty, and anything else refuses the
+    #: parallelism change, naming the component.
+    rescale_state = None
+
+
+def split_lists(states: list[Any], new_parallelism: int) -> list[dict]:
+    """The default rescale of per-task state: for each key, the old tasks' lists joined
+    in task order and cut into ``new_parallelism`` near-equal runs (none lost, none
+    repeated). Raises ``TypeError`` for a value that is not a list."""
+    joined: dict[Any, list] = {}
+    for state in states:
+        for key, value in state.items():
+            if not isinstance(value, list):
+                raise TypeError(f"per-task state key {key!r} holds a {type(value).__name__}, "
+                                "not a list: define rescale_state to share it out")
+            joined.setdefault(key, []).extend(value)
+    out: list[dict] = [{} for _ in range(new_parallelism)]
+    for key, items in joined.items():
+        for i in range(new_parallelism):
+            out[i][key] = items[len(items) * i // new_parallelism:
+                                len(items) * (i + 1) // new_parallelism]
+    return out
 
 
 #: where a TwoPhaseCommitBolt keeps the transactions it prepared and has not yet
@@ -159,6 +279,24 @@ class TwoPhaseCommitBolt(StatefulComponent, Bolt):
 
     def pre_restore(self, checkpoint_id: str) -> None:
         self.abort()
+
+    @staticmethod
+    def rescale_state(states: list[Any], new_parallelism: int) -> list[dict]:
+        """When the sink's parallelism changes: every old task's prepared transactions
+        (and other entries, a later task's winning on equal keys) go to the new first
+        task, which commits them on restore; the others start empty. So a prepared
+        transaction must be committable by any task (the shipped sinks' are: a file's
+        names, a Redis write's own fence)."""
+        first: dict[Any, Any] = {}
+        pending: dict[Any, Any] = {}
+        for state in states:
+            for key, value in state.items():
+                if key == PENDING_TRANSACTIONS_KEY:
+                    pending.update(value or {})
+                else:
+                    first[key] = value
+        first[PENDING_TRANSACTIONS_KEY] = pending
+        return [first] + [{} for _ in range(new_parallelism - 1)]
 
 
 def checkpoint_order(checkpoint_id: str) -> tuple[int, str]:

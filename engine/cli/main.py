@@ -18,6 +18,7 @@ from engine.cli.metrics_command import metrics_command
 from engine.cli.open_command import open_command
 from engine.cli.restart_command import restart_command
 from engine.cli.run_command import run_command
+from engine.cli.savepoint_command import savepoint_command
 from engine.cli.submit_command import submit_command
 from engine.cli.tracker_command import tracker_command
 from engine.cli.ui_command import ui_command
@@ -33,7 +34,7 @@ def main() -> None:
 # one module per command (Heron's tools/cli)
 for _command in (run_command, submit_command, kill_command, activate_command, deactivate_command,
                  restart_command, list_command, logs_command, metrics_command, update_command,
-                 health_command, tracker_command, ui_command, open_command):
+                 health_command, tracker_command, ui_command, open_command, savepoint_command):
     main.add_command(_command)
 
 

@@ -115,13 +115,23 @@ def checkpoint_renderables(metrics: dict[tuple[str, str], dict[str, str]]) -> li
             f"{tm.get('__restores', '0')} restore(s), the last to "
             f"{tm.get('__restore-last-checkpoint') or '-'} "
             f"({tm.get('__restore-last-reason') or '-'})")
+    try:
+        rescaled = json.loads(tm.get("__rescale-last") or "{}")
+    except ValueError:
+        rescaled = {}
+    for component, (before, after, moved) in sorted(rescaled.items()):
+        line += (f"\nlast resize of {component}: {before} -> {after} tasks, {moved} key "
+                 f"group(s) moved with their state")
     table = Table(title="checkpointed state per task", title_justify="left")
-    for column in ("instance", "state bytes", "save ms", "saves", "restores", "restore ms"):
+    for column in ("instance", "state bytes", "keyed keys", "key groups", "save ms", "saves",
+                   "restores", "restore ms"):
         table.add_column(column, justify="left" if column == "instance" else "right")
     for (_, instance), values in sorted(metrics.items()):
         if "__checkpoint-saves" not in values:
             continue
         table.add_row(instance, f"{int(values.get('__checkpoint-bytes', 0)):,}",
+                      f"{int(values.get('__keyed-keys', 0)):,}",
+                      values.get("__key-groups-owned", "-"),
                       values.get("__checkpoint-save-ms", "-"), values.get("__checkpoint-saves", "-"),
                       values.get("__restores", "-"), values.get("__restore-ms", "-"))
     return [Text(line), table]

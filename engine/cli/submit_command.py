@@ -35,11 +35,18 @@ from engine.cli.env import BadInput, Env, common_options
               help="Start the topology deactivated (PAUSED); `heron activate` starts it.")
 @click.option("--dry-run", is_flag=True,
               help="Kubernetes: print the manifests (secrets redacted); nothing is submitted.")
+@click.option("--from-savepoint", "from_savepoint", metavar="ID",
+              help="Start from a savepoint (its id, or its path): state of components "
+                   "matched by name, at any parallelism (EFFECTIVELY_ONCE).")
+@click.option("--allow-missing-state", is_flag=True,
+              help="With --from-savepoint: start stateful components the savepoint does not "
+                   "have empty, and drop its state of components the topology lacks.")
 @common_options
 def submit_command(cluster: str, project: Path, name: str | None, env_name: str | None,
                    options: tuple[str, ...], ackers: int | None, workers: int | None,
                    config_file: Path | None, multilang: bool, deploy_deactivated: bool,
-                   dry_run: bool, env: Env) -> None:
+                   dry_run: bool, from_savepoint: str | None, allow_missing_state: bool,
+                   env: Env) -> None:
     """Submit PROJECT (a streamparse project or a topology file) to CLUSTER.
 
     `local` is this machine; any other cluster is described in HOME/conf/CLUSTER/
@@ -61,6 +68,13 @@ def submit_command(cluster: str, project: Path, name: str | None, env_name: str 
     cli_options = parse_cli_options(options)
     loaded = load_topology(project, name=name, env=env_name, config_file=config_file,
                            cli_options=cli_options, ackers=ackers, workers=workers)
+    if from_savepoint:
+        cli_options = {**cli_options, **_from_savepoint(loaded, cluster_config, env,
+                                                        from_savepoint, allow_missing_state)}
+        loaded = load_topology(project, name=name, env=env_name, config_file=config_file,
+                               cli_options=cli_options, ackers=ackers, workers=workers)
+    elif allow_missing_state:
+        raise BadInput("--allow-missing-state goes with --from-savepoint")
     for note in loaded.notes:
         click.echo(note, err=True)
     plan = loaded.plan
@@ -71,7 +85,7 @@ def submit_command(cluster: str, project: Path, name: str | None, env_name: str 
     submission = Submission.of(project, plan.name, env=loaded.env, config_file=config_file,
                                options=cli_options, ackers=ackers, workers=workers)
     submitter = Submitter(cluster_config, ref, env.working_dir,
-                          LocalState(env.open_state, env.launch_state_spec))
+                          LocalState(env.open_state, env.launch_state_spec), home=env.home)
     if dry_run:
         click.echo(submitter.dry_run(loaded, submission), nl=False)
         return
@@ -84,6 +98,31 @@ def submit_command(cluster: str, project: Path, name: str | None, env_name: str 
         _report_kubernetes(submitted, ref, cluster_config)
     else:
         _report_service(submitted, plan, ref, cluster_config, deploy_deactivated)
+
+
+def _from_savepoint(loaded: Any, cluster: Any, env: Env, savepoint: str,
+                    allow_missing: bool) -> dict[str, str]:
+    """The option naming the savepoint to start from, once it is found and fits the
+    topology (its stateful components matched by name); a one-line error otherwise."""
+    # deferred: CLI start-up time
+    from compat.storm_api.config import FROM_SAVEPOINT_KEY, reliability, with_defaults
+    from compat.storm_api.state import StatefulComponent
+    from engine.statefulstorage.savepoints import (SavepointError, check_components,
+                                                   find_savepoint, read_savepoint)
+    from engine.submitter.checkpoints import savepoints_dir
+
+    config = dict(loaded.plan.config)
+    if not reliability(with_defaults(config)).effectively_once:
+        raise BadInput(f"--from-savepoint: topology {loaded.plan.name!r} is not "
+                       "EFFECTIVELY_ONCE (topology.reliability.mode), so it keeps no state")
+    stateful = {name for name, cls in loaded.compiled.component_classes.items()
+                if isinstance(cls, type) and issubclass(cls, StatefulComponent)}
+    try:
+        path = find_savepoint(savepoint, savepoints_dir(cluster, config, env.home))
+        check_components(read_savepoint(path), stateful, allow_missing)
+    except SavepointError as exc:
+        raise BadInput(str(exc)) from None
+    return {FROM_SAVEPOINT_KEY: str(path)}
 
 
 def _containers(count: int) -> str:

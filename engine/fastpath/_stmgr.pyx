@@ -189,9 +189,10 @@ cdef class _Plan:
 
 cdef inline bint _plain(list routes):
     """Routes the compiled split handles: every one has tasks (no task is the pure
-    twin's error to raise)."""
+    twin's error to raise) and none routes by key group (EFFECTIVELY_ONCE fields
+    groupings: the pure twin's table lookup)."""
     for route in routes:
-        if len(route.tasks) == 0:
+        if len(route.tasks) == 0 or getattr(route, "key_groups", None) is not None:
             return False
     return True
 

@@ -114,6 +114,14 @@ def split_batch(batch: Any, payload: bytes, routes: Iterable[Any]
             width = batch.key_hash_width or 1
             hashes = batch.key_hashes
             column = hashes if width == 1 else hashes[route.key_column::width]
+            table = getattr(route, "key_groups", None)
+            if table is not None:  # by key group: the owner of the key's group
+                groups = len(table)
+                per_owner: dict[int, list[bytes]] = {}
+                for v, h in zip(values, column):
+                    per_owner.setdefault(table[h % groups], []).append(v)
+                out.extend(per_owner.items())
+                continue
             buckets: list[list[bytes]] = [[] for _ in range(nt)]
             for v, h in zip(values, column):
                 buckets[h % nt].append(v)
@@ -163,6 +171,12 @@ def split_indices(batch: Any, routes: Iterable[Any]) -> list[tuple[int, list[int
                 route.next_by_src[src] = (start + n) % nt
             elif kind == FIELDS:
                 column = hashes if width == 1 else hashes[route.key_column::width]
+                table = getattr(route, "key_groups", None)
+                if table is not None:  # by key group: the owner of the key's group
+                    groups = len(table)
+                    for i, h in enumerate(column):
+                        per_task.setdefault(table[h % groups], []).append(i)
+                    continue
                 buckets: list[list[int]] = [[] for _ in range(nt)]
                 for i, h in enumerate(column):
                     buckets[h % nt].append(i)
@@ -192,7 +206,9 @@ def split_indices(batch: Any, routes: Iterable[Any]) -> list[tuple[int, list[int
                 chosen = (tasks[start % nt],)
                 route.next_by_src[src] = (start + 1) % nt
             elif route.kind == FIELDS:
-                chosen = (tasks[hashes[i * width + route.key_column] % nt],)
+                h = hashes[i * width + route.key_column]
+                table = getattr(route, "key_groups", None)
+                chosen = (table[h % len(table)],) if table is not None else (tasks[h % nt],)
             else:
                 chosen = ()
             for t in chosen:

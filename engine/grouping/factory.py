@@ -16,11 +16,13 @@ from engine.grouping.shuffle import ShuffleGrouping
 
 def build_grouping(kind: str, tasks: Sequence[int], *, stream_fields: Sequence[str] = (),
                    grouping_fields: Sequence[str] = (), local_tasks: Collection[int] | None = None,
-                   consumer: str = "", rng: random.Random | None = None) -> Grouping:
+                   consumer: str = "", rng: random.Random | None = None,
+                   key_groups: int | None = None) -> Grouping:
     """A grouping of ``kind`` ('shuffle', 'fields', 'all', 'global', 'none', 'direct',
     'local_or_shuffle') over the consumer's ``tasks``.
 
-    Fields grouping with no fields is Storm's encoding of global grouping.
+    Fields grouping with no fields is Storm's encoding of global grouping; with
+    ``key_groups`` (EFFECTIVELY_ONCE) a fields grouping routes by key group.
     """
     if kind == "fields" and not grouping_fields:
         kind = "global"
@@ -32,7 +34,8 @@ def build_grouping(kind: str, tasks: Sequence[int], *, stream_fields: Sequence[s
             raise GroupingError(
                 f"component {consumer!r} groups on unknown field(s) {missing}; "
                 f"the stream declares {list(stream_fields)}")
-        return FieldsGrouping(tasks, [list(stream_fields).index(f) for f in grouping_fields])
+        return FieldsGrouping(tasks, [list(stream_fields).index(f) for f in grouping_fields],
+                              key_groups)
     if kind == "all":
         return AllGrouping(tasks)
     if kind in ("global", "lowest"):

@@ -6,13 +6,22 @@ from typing import Any, Sequence
 
 from engine.grouping.base import Grouping
 from engine.grouping.hashing import fields_key_hash
+from engine.grouping.key_groups import routing_table
 
 
 class FieldsGrouping(Grouping):
-    def __init__(self, tasks: Sequence[int], field_indices: Sequence[int]) -> None:
+    """With ``key_groups`` (EFFECTIVELY_ONCE), a key goes to the owner of its key group
+    (engine.grouping.key_groups), so it reaches the task whose keyed state holds it at
+    any parallelism; otherwise to ``tasks[hash % n]``, as Storm's."""
+
+    def __init__(self, tasks: Sequence[int], field_indices: Sequence[int],
+                 key_groups: int | None = None) -> None:
         super().__init__(tasks)
         self.field_indices = tuple(field_indices)
-        self._singles = [(t,) for t in self.tasks]
+        if key_groups:
+            self._singles = [(t,) for t in routing_table(self.tasks, key_groups)]
+        else:
+            self._singles = [(t,) for t in self.tasks]
 
     def task_for_hash(self, key_hash: int) -> Sequence[int]:
         """Targets for a precomputed key hash (the Stream Manager routes on the hash alone)."""

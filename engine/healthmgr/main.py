@@ -155,12 +155,13 @@ def _view(state: Any, name: str) -> Any:
         topology = state.get("topologies", name)
         packing = state.get("packingplans", name)
         pplan = state.get("pplans", name)
+        checkpoints = state.get("statefulcheckpoints", name)
     except Exception as exc:
         log.warning("cannot read the topology's plans: %s", exc)
         return None
     if topology is None or packing is None or pplan is None:
         return None
-    return build_view(topology, packing, pplan)
+    return build_view(topology, packing, pplan, checkpoints)
 
 
 def _log_event(event: HealthEvent) -> None:

@@ -18,8 +18,9 @@ class ComponentView:
     ``fields_grouped`` is true when any of its inputs is fields-grouped: changing its
     parallelism moves keys between instances, which a policy may forbid for scale-down.
     ``scaling_refused`` says why its parallelism must not change at all ("" when it may):
-    a stateful component of an effectively-once topology, whose state stays with its task
-    ids (engine/submitter/stateful_guard.py); every resolver that scales notes it instead."""
+    a stateful component of an effectively-once topology whose per-task state cannot be
+    shared out (engine/submitter/stateful_guard.py); every resolver that scales notes it
+    instead."""
 
     name: str
     instances: Mapping[str, int]

@@ -10,12 +10,17 @@ from typing import Any
 from engine.healthmgr.topology import ComponentView, TopologyView
 from engine.messages import topology_pb2
 from engine.plan.topology_config import topology_config
-from engine.submitter.stateful_guard import frozen_components, refusal_message
+from engine.submitter.stateful_guard import (effectively_once, frozen_components,
+                                             stateful_components)
 
 
 def _fields_grouped(topology: Any) -> set[str]:
+    """Bolts whose keys move between instances when their parallelism changes. Not the
+    stateful ones of an effectively-once topology: their keyed state moves with the keys
+    (key groups), so nothing a key accumulated is left behind."""
+    moving_with_state = stateful_components(topology) if effectively_once(topology) else set()
     return {b.comp.name for b in topology.bolts
-            if any(i.gtype == topology_pb2.FIELDS for i in b.inputs)}
+            if any(i.gtype == topology_pb2.FIELDS for i in b.inputs)} - moving_with_state
 
 
 def _tasks(packing: Any) -> dict[int, tuple[str, int]]:
@@ -24,7 +29,7 @@ def _tasks(packing: Any) -> dict[int, tuple[str, int]]:
             for c in packing.container_plans for i in c.instance_plans}
 
 
-def build_view(topology: Any, packing: Any, pplan: Any) -> TopologyView:
+def build_view(topology: Any, packing: Any, pplan: Any, checkpoints: Any = None) -> TopologyView:
     """The view at this moment. ``updating`` is true while the physical plan does not
     yet run the packing plan's tasks (an update is moving instances); ``active`` is
     false while the Topology Master has the topology deactivated."""
@@ -38,11 +43,10 @@ def build_view(topology: Any, packing: Any, pplan: Any) -> TopologyView:
         component = inst.info.component_name
         container = planned.get(task, (component, -1))[1]
         instances.setdefault(component, {})[inst.instance_id] = container
-    frozen = frozen_components(topology)
+    frozen = frozen_components(topology, checkpoints)
     components = {name: ComponentView(name, members, spout=name in spouts,
                                        fields_grouped=name in keyed,
-                                       scaling_refused=refusal_message(name)
-                                       if name in frozen else "")
+                                       scaling_refused=frozen.get(name, ""))
                   for name, members in instances.items()}
     active = pplan.topology.state != topology_pb2.PAUSED
     return TopologyView(topology.name, components, active=active, updating=updating,

@@ -26,6 +26,7 @@ from compat.storm_api.hosting import handle_component_exception, host_component
 from compat.storm_api.state import StatefulComponent
 from compat.storm_api.updatable import Updatable
 from engine.grouping import build_grouping
+from engine.grouping.key_groups import key_groups
 from engine.instance.capture import InstanceCapture
 from engine.instance.collector import InstanceCollector, StreamOut
 from engine.instance.bolt_loop import BoltLoop
@@ -205,9 +206,14 @@ def _run_task(spec: LaunchSpec, loaded: Any, plan: Any, comp: Any, task: TaskInf
     shell = _shell_command(spec, loaded, comp)
     stateful = None
     if rel.effectively_once:
-        storage = open_storage(checkpointing(conf), topology_name=spec.topology_name,
+        settings = checkpointing(conf)
+        storage = open_storage(settings, topology_name=spec.topology_name,
                                working_dir=spec.working_dir)
-        stateful = TaskCheckpointing(storage, serializer, comp.name, task.task_id)
+        stateful = TaskCheckpointing(storage, serializer, comp.name, task.task_id,
+                                     key_groups=key_groups(conf),
+                                     component_class=loaded.compiled.component_classes.get(
+                                         comp.name),
+                                     from_savepoint=settings.from_savepoint)
     factory = _factory(spec, loaded, comp, conf, context, collector, logger, shell, stateful)
 
     def running() -> bool:
@@ -285,7 +291,10 @@ def _context(plan: Any, comp: Any, task: TaskInfo, tasks_by_component: dict[str,
 def _groupings(plan: Any, comp: Any, task: TaskInfo, tasks_by_component: dict[str, list[int]],
                container_of: dict[int, str]) -> dict[str, list[Any]]:
     """Per output stream, the groupings this task computes targets with itself (direct
-    and need_task_ids emits), one per consumer."""
+    and need_task_ids emits), one per consumer; fields groupings by key group under
+    EFFECTIVELY_ONCE, as the Stream Manager routes them."""
+    conf = with_defaults(plan.config)
+    groups = key_groups(conf) if reliability(conf).effectively_once else None
     my_stmgr = container_of[task.task_id]
     out: dict[str, list[Any]] = {}
     for stream in comp.outputs.values():
@@ -295,7 +304,7 @@ def _groupings(plan: Any, comp: Any, task: TaskInfo, tasks_by_component: dict[st
             groupings.append(build_grouping(
                 inp.grouping, ctasks, stream_fields=stream.fields, grouping_fields=inp.fields,
                 local_tasks=[t for t in ctasks if container_of.get(t) == my_stmgr],
-                consumer=consumer.name))
+                consumer=consumer.name, key_groups=groups))
         out[stream.name] = groupings
     return out
 

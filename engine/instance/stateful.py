@@ -27,7 +27,11 @@ from compat.storm_api.state import HashMapState, StatefulComponent, checkpoint_o
 from engine.messages import ckptmgr_pb2, common_pb2
 from engine.network import encode, type_frame
 from engine.spi.statefulstorage import CheckpointUnreadable
+from engine.grouping.key_groups import DEFAULT_KEY_GROUPS
 from engine.statefulstorage.codec import decode_state, encode_state
+from engine.statefulstorage.keyed import Chains, KeyedStateStore
+from engine.statefulstorage.rescale import RescaleRefused, rescale_task_states, task_state_shape
+from engine.statefulstorage.savepoints import inner_id, is_savepoint, savepoint_storage
 
 log = logging.getLogger("heron.instance")
 
@@ -39,11 +43,26 @@ KINDS = (INITIATE, SAVED, RESTORE, START)
 
 
 class TaskCheckpointing:
-    def __init__(self, storage: Any, serializer: Any, component: str, task_id: int) -> None:
+    def __init__(self, storage: Any, serializer: Any, component: str, task_id: int, *,
+                 key_groups: int = DEFAULT_KEY_GROUPS, component_class: Any = None,
+                 from_savepoint: str | None = None) -> None:
         self.storage = storage
         self.serializer = serializer
         self.component = component
         self.task_id = task_id
+        self.component_class = component_class
+        self.key_groups = key_groups
+        #: the savepoint the topology started from (restores named "savepoint:<id>")
+        self.from_savepoint = from_savepoint
+        #: keyed state, by key group (engine/statefulstorage/keyed.py)
+        self.keyed_store = KeyedStateStore(storage, serializer, component, key_groups)
+        #: each owned key group's chain of files, as of the last save or restore
+        self.chains: Chains = {}
+        #: (this task's index among its component's tasks, their number), from the plan
+        #: of the last restore: which key groups it owns
+        self.layout = (0, 1)
+        #: its component's task ids in the plan of the last restore
+        self.component_tasks: list[int] = []
         #: the state the component was (or will be) given; the factory reads it
         self.state = HashMapState()
         #: the Topology Master said processing starts (spouts may emit)
@@ -57,6 +76,7 @@ class TaskCheckpointing:
         self.last_bytes = 0
         self.last_save_ms = 0.0
         self.last_restore_ms = 0.0
+        self.last_keys_written = 0
 
     def handle(self, loop: Any, kind: bytes, payload: bytes) -> None:
         if kind == INITIATE:
@@ -95,6 +115,16 @@ class TaskCheckpointing:
                                     task=self.task_id)
                 report.bytes = self.storage.store(checkpoint_id, self.component, self.task_id,
                                                   data)
+                report.task_state = task_state_shape(self.state)
+                if self.state.has_keyed() or self.chains:
+                    index, parallelism = self.layout
+                    keyed = self.keyed_store.save(checkpoint_id, self.task_id, index,
+                                                  parallelism, self.state.keyed(), self.chains)
+                    self.chains = keyed.chains
+                    report.bytes += keyed.bytes
+                    report.groups_written = keyed.groups_written
+                    report.keys_written = keyed.keys_written
+                    self.last_keys_written = keyed.keys_written
         except ComponentFailure as failure:
             loop.restart(failure)
             return
@@ -144,9 +174,11 @@ class TaskCheckpointing:
         loop.collector.flush()
         response = ckptmgr_pb2.RestoreInstanceStateResponse(
             checkpoint_id=checkpoint_id, restore_txid=request.restore_txid, task_id=self.task_id)
+        self.component_tasks = _tasks_of(loop.pplan, self.component)
+        self.layout = _layout_of(self.component_tasks, self.task_id)
         try:
             self.state = self._load(loop, checkpoint_id)
-        except CheckpointUnreadable as exc:
+        except (CheckpointUnreadable, RescaleRefused) as exc:
             log.error("cannot restore %s task %d from %s: %s", self.component, self.task_id,
                       checkpoint_id, exc)
             response.status.status = common_pb2.NOTOK
@@ -165,21 +197,72 @@ class TaskCheckpointing:
         loop.send_data(encode(response))
 
     def _load(self, loop: Any, checkpoint_id: str) -> HashMapState:
+        """This task's state in ``checkpoint_id`` under the current plan: its own per-task
+        state (shared out by ``rescale_state`` when the component's parallelism changed)
+        and exactly the key groups it owns now."""
+        self.chains = {}
         if not checkpoint_id or not loop.component_is_stateful:
             return HashMapState()
-        data = self.storage.load(checkpoint_id, self.component, self.task_id)
+        storage, keyed_store = self.storage, self.keyed_store
+        from_savepoint = is_savepoint(checkpoint_id)
+        if from_savepoint:
+            if not self.from_savepoint:
+                raise CheckpointUnreadable(f"asked to restore {checkpoint_id}, but this topology "
+                                           "names no savepoint to start from")
+            storage = savepoint_storage(self.from_savepoint)
+            keyed_store = KeyedStateStore(storage, self.serializer, self.component,
+                                          self.key_groups)
+            checkpoint_id = inner_id(checkpoint_id)
+        index, parallelism = self.layout
+        old_tasks = sorted(int(name[:-len(".state")]) for name in
+                           storage.names(checkpoint_id, self.component)
+                           if name.endswith(".state") and name[:-len(".state")].isdigit())
+        if len(old_tasks) == parallelism:
+            # by position: ids shift when another component's count changes (or a
+            # savepoint is started as another topology), positions do not
+            state = self._decode(storage, checkpoint_id, old_tasks[index])
+        else:
+            states = [self._decode(storage, checkpoint_id, task) for task in old_tasks]
+            state = rescale_task_states(self.component_class, self.component, states,
+                                        parallelism)[index]
+            log.info("%s task %d: per-task state of %d task(s) shared out to %d", self.component,
+                     self.task_id, len(old_tasks), parallelism)
+        keyed, self.chains = keyed_store.load(checkpoint_id, index, parallelism)
+        if from_savepoint:
+            # the savepoint's files are not this topology's checkpoints: the next save
+            # writes every group whole, into this topology's own storage
+            self.chains = {}
+            keyed.dirty.update(keyed)
+        if keyed or self.chains:
+            state.adopt_keyed(keyed)
+        return state
+
+    def _decode(self, storage: Any, checkpoint_id: str, task: int) -> HashMapState:
+        data = storage.load(checkpoint_id, self.component, task)
         try:
             return decode_state(data, self.serializer)
         except Exception as exc:
-            raise CheckpointUnreadable(f"the state of {self.component} task {self.task_id} in "
+            raise CheckpointUnreadable(f"the state of {self.component} task {task} in "
                                        f"{checkpoint_id} does not decode: {exc}") from exc
 
     def metrics(self) -> list[tuple[str, Any]]:
         return [("__checkpoint-saves", self.saves),
                 ("__checkpoint-bytes", self.last_bytes),
+                ("__checkpoint-keys-written", self.last_keys_written),
+                ("__key-groups-owned", len(self.chains)),
+                ("__keyed-keys", len(self.state.keyed()) if self.state.has_keyed() else 0),
                 ("__checkpoint-save-ms", round(self.last_save_ms, 3)),
                 ("__restores", self.restores),
                 ("__restore-ms", round(self.last_restore_ms, 3))]
+
+
+def _tasks_of(pplan: Any, component: str) -> list[int]:
+    return sorted(i.info.task_id for i in pplan.instances if i.info.component_name == component)
+
+
+def _layout_of(tasks: list[int], task_id: int) -> tuple[int, int]:
+    """(index of ``task_id`` among its component's ``tasks`` (task-id order), their number)."""
+    return (tasks.index(task_id) if task_id in tasks else 0), max(1, len(tasks))
 
 
 def _failure(loop: Any, component: Any, exc: BaseException) -> ComponentFailure:

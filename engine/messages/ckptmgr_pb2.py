@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from . import common_pb2 as heron_dot_proto_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19heron/proto/ckptmgr.proto\x12\x13heron.proto.ckptmgr\x1a\x18heron/proto/common.proto\"\x8d\x01\n\x1cStatefulConsistentCheckpoint\x12\x15\n\rcheckpoint_id\x18\x01 \x01(\t\x12\x17\n\x0fpacking_plan_id\x18\x02 \x01(\t\x12\x17\n\x0f\x63ompleted_at_ms\x18\x64 \x01(\x03\x12\x15\n\rduration_secs\x18\x65 \x01(\x01\x12\r\n\x05\x62ytes\x18\x66 \x01(\x03\"r\n\x1dStatefulConsistentCheckpoints\x12Q\n\x16\x63onsistent_checkpoints\x18\x01 \x03(\x0b\x32\x31.heron.proto.ckptmgr.StatefulConsistentCheckpoint\"0\n\x17StartStatefulCheckpoint\x12\x15\n\rcheckpoint_id\x18\x01 \x01(\t\"3\n\x1aInitiateStatefulCheckpoint\x12\x15\n\rcheckpoint_id\x18\x01 \x01(\t\"\x86\x01\n\x13InstanceStateStored\x12\x15\n\rcheckpoint_id\x18\x01 \x01(\t\x12\x0f\n\x07task_id\x18\x64 \x01(\x05\x12\x16\n\x0e\x63omponent_name\x18\x65 \x01(\t\x12\r\n\x05\x62ytes\x18\x66 \x01(\x03\x12\x11\n\tsave_secs\x18g \x01(\x01\x12\r\n\x05\x65rror\x18h \x01(\t\"\x80\x01\n\x1c\x44ownstreamStatefulCheckpoint\x12\x16\n\x0eorigin_task_id\x18\x01 \x01(\x05\x12\x1b\n\x13\x64\x65stination_task_id\x18\x02 \x01(\x05\x12\x15\n\rcheckpoint_id\x18\x03 \x01(\t\x12\x14\n\x0crestore_txid\x18\x64 \x01(\x03\"u\n!StatefulConsistentCheckpointSaved\x12P\n\x15\x63onsistent_checkpoint\x18\x01 \x01(\x0b\x32\x31.heron.proto.ckptmgr.StatefulConsistentCheckpoint\"Z\n\x1bRestoreTopologyStateRequest\x12\x15\n\rcheckpoint_id\x18\x01 \x01(\t\x12\x14\n\x0crestore_txid\x18\x02 \x01(\x03\x12\x0e\n\x06reason\x18\x64 \x01(\t\"\x86\x01\n\x1cRestoreTopologyStateResponse\x12*\n\x06status\x18\x01 \x01(\x0b\x32\x1a.heron.proto.system.Status\x12\x15\n\rcheckpoint_id\x18\x02 \x01(\t\x12\x14\n\x0crestore_txid\x18\x03 \x01(\x03\x12\r\n\x05stmgr\x18\x64 \x01(\t\"J\n\x1bRestoreInstanceStateRequest\x12\x15\n\rcheckpoint_id\x18\x01 \x01(\t\x12\x14\n\x0crestore_txid\x18\x64 \x01(\x03\"\x88\x01\n\x1cRestoreInstanceStateResponse\x12*\n\x06status\x18\x01 \x01(\x0b\x32\x1a.heron.proto.system.Status\x12\x15\n\rcheckpoint_id\x18\x02 \x01(\t\x12\x14\n\x0crestore_txid\x18\x64 \x01(\x03\x12\x0f\n\x07task_id\x18\x65 \x01(\x05\"K\n\x1cStartStmgrStatefulProcessing\x12\x15\n\rcheckpoint_id\x18\x01 \x01(\t\x12\x14\n\x0crestore_txid\x18\x64 \x01(\x03\"8\n\x1fStartInstanceStatefulProcessing\x12\x15\n\rcheckpoint_id\x18\x01 \x01(\t\"M\n\x12ResetTopologyState\x12\x12\n\ndead_stmgr\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65\x61\x64_taskid\x18\x02 \x01(\x05\x12\x0e\n\x06reason\x18\x03 \x01(\t\"1\n\x0eInstanceFailed\x12\x0f\n\x07task_id\x18\x01 \x01(\x05\x12\x0e\n\x06reason\x18\x02 \x01(\t')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19heron/proto/ckptmgr.proto\x12\x13heron.proto.ckptmgr\x1a\x18heron/proto/common.proto\"\xcb\x01\n\x1cStatefulConsistentCheckpoint\x12\x15\n\rcheckpoint_id\x18\x01 \x01(\t\x12\x17\n\x0fpacking_plan_id\x18\x02 \x01(\t\x12\x17\n\x0f\x63ompleted_at_ms\x18\x64 \x01(\x03\x12\x15\n\rduration_secs\x18\x65 \x01(\x01\x12\r\n\x05\x62ytes\x18\x66 \x01(\x03\x12<\n\ncomponents\x18g \x03(\x0b\x32(.heron.proto.ckptmgr.ComponentCheckpoint\"Z\n\x13\x43omponentCheckpoint\x12\x11\n\tcomponent\x18\x01 \x01(\t\x12\r\n\x05tasks\x18\x02 \x01(\x05\x12\x12\n\ntask_state\x18\x03 \x01(\t\x12\r\n\x05\x62ytes\x18\x04 \x01(\x03\"r\n\x1dStatefulConsistentCheckpoints\x12Q\n\x16\x63onsistent_checkpoints\x18\x01 \x03(\x0b\x32\x31.heron.proto.ckptmgr.StatefulConsistentCheckpoint\"0\n\x17StartStatefulCheckpoint\x12\x15\n\rcheckpoint_id\x18\x01 \x01(\t\"3\n\x1aInitiateStatefulCheckpoint\x12\x15\n\rcheckpoint_id\x18\x01 \x01(\t\"\xc8\x01\n\x13InstanceStateStored\x12\x15\n\rcheckpoint_id\x18\x01 \x01(\t\x12\x0f\n\x07task_id\x18\x64 \x01(\x05\x12\x16\n\x0e\x63omponent_name\x18\x65 \x01(\t\x12\r\n\x05\x62ytes\x18\x66 \x01(\x03\x12\x11\n\tsave_secs\x18g \x01(\x01\x12\r\n\x05\x65rror\x18h \x01(\t\x12\x12\n\ntask_state\x18i \x01(\t\x12\x16\n\x0egroups_written\x18j \x01(\x05\x12\x14\n\x0ckeys_written\x18k \x01(\x03\"\x80\x01\n\x1c\x44ownstreamStatefulCheckpoint\x12\x16\n\x0eorigin_task_id\x18\x01 \x01(\x05\x12\x1b\n\x13\x64\x65stination_task_id\x18\x02 \x01(\x05\x12\x15\n\rcheckpoint_id\x18\x03 \x01(\t\x12\x14\n\x0crestore_txid\x18\x64 \x01(\x03\"u\n!StatefulConsistentCheckpointSaved\x12P\n\x15\x63onsistent_checkpoint\x18\x01 \x01(\x0b\x32\x31.heron.proto.ckptmgr.StatefulConsistentCheckpoint\"Z\n\x1bRestoreTopologyStateRequest\x12\x15\n\rcheckpoint_id\x18\x01 \x01(\t\x12\x14\n\x0crestore_txid\x18\x02 \x01(\x03\x12\x0e\n\x06reason\x18\x64 \x01(\t\"\x86\x01\n\x1cRestoreTopologyStateResponse\x12*\n\x06status\x18\x01 \x01(\x0b\x32\x1a.heron.proto.system.Status\x12\x15\n\rcheckpoint_id\x18\x02 \x01(\t\x12\x14\n\x0crestore_txid\x18\x03 \x01(\x03\x12\r\n\x05stmgr\x18\x64 \x01(\t\"J\n\x1bRestoreInstanceStateRequest\x12\x15\n\rcheckpoint_id\x18\x01 \x01(\t\x12\x14\n\x0crestore_txid\x18\x64 \x01(\x03\"\x88\x01\n\x1cRestoreInstanceStateResponse\x12*\n\x06status\x18\x01 \x01(\x0b\x32\x1a.heron.proto.system.Status\x12\x15\n\rcheckpoint_id\x18\x02 \x01(\t\x12\x14\n\x0crestore_txid\x18\x64 \x01(\x03\x12\x0f\n\x07task_id\x18\x65 \x01(\x05\"K\n\x1cStartStmgrStatefulProcessing\x12\x15\n\rcheckpoint_id\x18\x01 \x01(\t\x12\x14\n\x0crestore_txid\x18\x64 \x01(\x03\"8\n\x1fStartInstanceStatefulProcessing\x12\x15\n\rcheckpoint_id\x18\x01 \x01(\t\"M\n\x12ResetTopologyState\x12\x12\n\ndead_stmgr\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65\x61\x64_taskid\x18\x02 \x01(\x05\x12\x0e\n\x06reason\x18\x03 \x01(\t\"1\n\x0eInstanceFailed\x12\x0f\n\x07task_id\x18\x01 \x01(\x05\x12\x0e\n\x06reason\x18\x02 \x01(\t\"N\n\x10SavepointRequest\x12\x15\n\rtopology_name\x18\x01 \x01(\t\x12\x14\n\x0csavepoint_id\x18\x02 \x01(\t\x12\r\n\x05\x66inal\x18\x03 \x01(\x08\"z\n\x11SavepointResponse\x12*\n\x06status\x18\x01 \x01(\x0b\x32\x1a.heron.proto.system.Status\x12\x14\n\x0csavepoint_id\x18\x02 \x01(\t\x12\x0c\n\x04path\x18\x03 \x01(\t\x12\x15\n\rcheckpoint_id\x18\x04 \x01(\t')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,33 +33,39 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'heron.proto.ckptmgr_pb2', _
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_STATEFULCONSISTENTCHECKPOINT']._serialized_start=77
-  _globals['_STATEFULCONSISTENTCHECKPOINT']._serialized_end=218
-  _globals['_STATEFULCONSISTENTCHECKPOINTS']._serialized_start=220
-  _globals['_STATEFULCONSISTENTCHECKPOINTS']._serialized_end=334
-  _globals['_STARTSTATEFULCHECKPOINT']._serialized_start=336
-  _globals['_STARTSTATEFULCHECKPOINT']._serialized_end=384
-  _globals['_INITIATESTATEFULCHECKPOINT']._serialized_start=386
-  _globals['_INITIATESTATEFULCHECKPOINT']._serialized_end=437
-  _globals['_INSTANCESTATESTORED']._serialized_start=440
-  _globals['_INSTANCESTATESTORED']._serialized_end=574
-  _globals['_DOWNSTREAMSTATEFULCHECKPOINT']._serialized_start=577
-  _globals['_DOWNSTREAMSTATEFULCHECKPOINT']._serialized_end=705
-  _globals['_STATEFULCONSISTENTCHECKPOINTSAVED']._serialized_start=707
-  _globals['_STATEFULCONSISTENTCHECKPOINTSAVED']._serialized_end=824
-  _globals['_RESTORETOPOLOGYSTATEREQUEST']._serialized_start=826
-  _globals['_RESTORETOPOLOGYSTATEREQUEST']._serialized_end=916
-  _globals['_RESTORETOPOLOGYSTATERESPONSE']._serialized_start=919
-  _globals['_RESTORETOPOLOGYSTATERESPONSE']._serialized_end=1053
-  _globals['_RESTOREINSTANCESTATEREQUEST']._serialized_start=1055
-  _globals['_RESTOREINSTANCESTATEREQUEST']._serialized_end=1129
-  _globals['_RESTOREINSTANCESTATERESPONSE']._serialized_start=1132
-  _globals['_RESTOREINSTANCESTATERESPONSE']._serialized_end=1268
-  _globals['_STARTSTMGRSTATEFULPROCESSING']._serialized_start=1270
-  _globals['_STARTSTMGRSTATEFULPROCESSING']._serialized_end=1345
-  _globals['_STARTINSTANCESTATEFULPROCESSING']._serialized_start=1347
-  _globals['_STARTINSTANCESTATEFULPROCESSING']._serialized_end=1403
-  _globals['_RESETTOPOLOGYSTATE']._serialized_start=1405
-  _globals['_RESETTOPOLOGYSTATE']._serialized_end=1482
-  _globals['_INSTANCEFAILED']._serialized_start=1484
-  _globals['_INSTANCEFAILED']._serialized_end=1533
+  _globals['_STATEFULCONSISTENTCHECKPOINT']._serialized_end=280
+  _globals['_COMPONENTCHECKPOINT']._serialized_start=282
+  _globals['_COMPONENTCHECKPOINT']._serialized_end=372
+  _globals['_STATEFULCONSISTENTCHECKPOINTS']._serialized_start=374
+  _globals['_STATEFULCONSISTENTCHECKPOINTS']._serialized_end=488
+  _globals['_STARTSTATEFULCHECKPOINT']._serialized_start=490
+  _globals['_STARTSTATEFULCHECKPOINT']._serialized_end=538
+  _globals['_INITIATESTATEFULCHECKPOINT']._serialized_start=540
+  _globals['_INITIATESTATEFULCHECKPOINT']._serialized_end=591
+  _globals['_INSTANCESTATESTORED']._serialized_start=594
+  _globals['_INSTANCESTATESTORED']._serialized_end=794
+  _globals['_DOWNSTREAMSTATEFULCHECKPOINT']._serialized_start=797
+  _globals['_DOWNSTREAMSTATEFULCHECKPOINT']._serialized_end=925
+  _globals['_STATEFULCONSISTENTCHECKPOINTSAVED']._serialized_start=927
+  _globals['_STATEFULCONSISTENTCHECKPOINTSAVED']._serialized_end=1044
+  _globals['_RESTORETOPOLOGYSTATEREQUEST']._serialized_start=1046
+  _globals['_RESTORETOPOLOGYSTATEREQUEST']._serialized_end=1136
+  _globals['_RESTORETOPOLOGYSTATERESPONSE']._serialized_start=1139
+  _globals['_RESTORETOPOLOGYSTATERESPONSE']._serialized_end=1273
+  _globals['_RESTOREINSTANCESTATEREQUEST']._serialized_start=1275
+  _globals['_RESTOREINSTANCESTATEREQUEST']._serialized_end=1349
+  _globals['_RESTOREINSTANCESTATERESPONSE']._serialized_start=1352
+  _globals['_RESTOREINSTANCESTATERESPONSE']._serialized_end=1488
+  _globals['_STARTSTMGRSTATEFULPROCESSING']._serialized_start=1490
+  _globals['_STARTSTMGRSTATEFULPROCESSING']._serialized_end=1565
+  _globals['_STARTINSTANCESTATEFULPROCESSING']._serialized_start=1567
+  _globals['_STARTINSTANCESTATEFULPROCESSING']._serialized_end=1623
+  _globals['_RESETTOPOLOGYSTATE']._serialized_start=1625
+  _globals['_RESETTOPOLOGYSTATE']._serialized_end=1702
+  _globals['_INSTANCEFAILED']._serialized_start=1704
+  _globals['_INSTANCEFAILED']._serialized_end=1753
+  _globals['_SAVEPOINTREQUEST']._serialized_start=1755
+  _globals['_SAVEPOINTREQUEST']._serialized_end=1833
+  _globals['_SAVEPOINTRESPONSE']._serialized_start=1835
+  _globals['_SAVEPOINTRESPONSE']._serialized_end=1957
 # @@protoc_insertion_point(module_scope)

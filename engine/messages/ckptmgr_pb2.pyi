@@ -8,18 +8,32 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class StatefulConsistentCheckpoint(_message.Message):
-    __slots__ = ("checkpoint_id", "packing_plan_id", "completed_at_ms", "duration_secs", "bytes")
+    __slots__ = ("checkpoint_id", "packing_plan_id", "completed_at_ms", "duration_secs", "bytes", "components")
     CHECKPOINT_ID_FIELD_NUMBER: _ClassVar[int]
     PACKING_PLAN_ID_FIELD_NUMBER: _ClassVar[int]
     COMPLETED_AT_MS_FIELD_NUMBER: _ClassVar[int]
     DURATION_SECS_FIELD_NUMBER: _ClassVar[int]
     BYTES_FIELD_NUMBER: _ClassVar[int]
+    COMPONENTS_FIELD_NUMBER: _ClassVar[int]
     checkpoint_id: str
     packing_plan_id: str
     completed_at_ms: int
     duration_secs: float
     bytes: int
-    def __init__(self, checkpoint_id: _Optional[str] = ..., packing_plan_id: _Optional[str] = ..., completed_at_ms: _Optional[int] = ..., duration_secs: _Optional[float] = ..., bytes: _Optional[int] = ...) -> None: ...
+    components: _containers.RepeatedCompositeFieldContainer[ComponentCheckpoint]
+    def __init__(self, checkpoint_id: _Optional[str] = ..., packing_plan_id: _Optional[str] = ..., completed_at_ms: _Optional[int] = ..., duration_secs: _Optional[float] = ..., bytes: _Optional[int] = ..., components: _Optional[_Iterable[_Union[ComponentCheckpoint, _Mapping]]] = ...) -> None: ...
+
+class ComponentCheckpoint(_message.Message):
+    __slots__ = ("component", "tasks", "task_state", "bytes")
+    COMPONENT_FIELD_NUMBER: _ClassVar[int]
+    TASKS_FIELD_NUMBER: _ClassVar[int]
+    TASK_STATE_FIELD_NUMBER: _ClassVar[int]
+    BYTES_FIELD_NUMBER: _ClassVar[int]
+    component: str
+    tasks: int
+    task_state: str
+    bytes: int
+    def __init__(self, component: _Optional[str] = ..., tasks: _Optional[int] = ..., task_state: _Optional[str] = ..., bytes: _Optional[int] = ...) -> None: ...
 
 class StatefulConsistentCheckpoints(_message.Message):
     __slots__ = ("consistent_checkpoints",)
@@ -40,20 +54,26 @@ class InitiateStatefulCheckpoint(_message.Message):
     def __init__(self, checkpoint_id: _Optional[str] = ...) -> None: ...
 
 class InstanceStateStored(_message.Message):
-    __slots__ = ("checkpoint_id", "task_id", "component_name", "bytes", "save_secs", "error")
+    __slots__ = ("checkpoint_id", "task_id", "component_name", "bytes", "save_secs", "error", "task_state", "groups_written", "keys_written")
     CHECKPOINT_ID_FIELD_NUMBER: _ClassVar[int]
     TASK_ID_FIELD_NUMBER: _ClassVar[int]
     COMPONENT_NAME_FIELD_NUMBER: _ClassVar[int]
     BYTES_FIELD_NUMBER: _ClassVar[int]
     SAVE_SECS_FIELD_NUMBER: _ClassVar[int]
     ERROR_FIELD_NUMBER: _ClassVar[int]
+    TASK_STATE_FIELD_NUMBER: _ClassVar[int]
+    GROUPS_WRITTEN_FIELD_NUMBER: _ClassVar[int]
+    KEYS_WRITTEN_FIELD_NUMBER: _ClassVar[int]
     checkpoint_id: str
     task_id: int
     component_name: str
     bytes: int
     save_secs: float
     error: str
-    def __init__(self, checkpoint_id: _Optional[str] = ..., task_id: _Optional[int] = ..., component_name: _Optional[str] = ..., bytes: _Optional[int] = ..., save_secs: _Optional[float] = ..., error: _Optional[str] = ...) -> None: ...
+    task_state: str
+    groups_written: int
+    keys_written: int
+    def __init__(self, checkpoint_id: _Optional[str] = ..., task_id: _Optional[int] = ..., component_name: _Optional[str] = ..., bytes: _Optional[int] = ..., save_secs: _Optional[float] = ..., error: _Optional[str] = ..., task_state: _Optional[str] = ..., groups_written: _Optional[int] = ..., keys_written: _Optional[int] = ...) -> None: ...
 
 class DownstreamStatefulCheckpoint(_message.Message):
     __slots__ = ("origin_task_id", "destination_task_id", "checkpoint_id", "restore_txid")
@@ -146,3 +166,25 @@ class InstanceFailed(_message.Message):
     task_id: int
     reason: str
     def __init__(self, task_id: _Optional[int] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class SavepointRequest(_message.Message):
+    __slots__ = ("topology_name", "savepoint_id", "final")
+    TOPOLOGY_NAME_FIELD_NUMBER: _ClassVar[int]
+    SAVEPOINT_ID_FIELD_NUMBER: _ClassVar[int]
+    FINAL_FIELD_NUMBER: _ClassVar[int]
+    topology_name: str
+    savepoint_id: str
+    final: bool
+    def __init__(self, topology_name: _Optional[str] = ..., savepoint_id: _Optional[str] = ..., final: _Optional[bool] = ...) -> None: ...
+
+class SavepointResponse(_message.Message):
+    __slots__ = ("status", "savepoint_id", "path", "checkpoint_id")
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    SAVEPOINT_ID_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    CHECKPOINT_ID_FIELD_NUMBER: _ClassVar[int]
+    status: _common_pb2.Status
+    savepoint_id: str
+    path: str
+    checkpoint_id: str
+    def __init__(self, status: _Optional[_Union[_common_pb2.Status, _Mapping]] = ..., savepoint_id: _Optional[str] = ..., path: _Optional[str] = ..., checkpoint_id: _Optional[str] = ...) -> None: ...

@@ -37,7 +37,7 @@ from typing import Any
 
 from compat.storm_api.state import StatefulComponent
 
-from .constants import STATEFUL_CONFIG_KEY
+from .constants import RESCALE_CONFIG_KEY, STATEFUL_CONFIG_KEY
 from .errors import (
     InvalidComponentError,
     InvalidConfigError,
@@ -170,6 +170,8 @@ def _compile_spec(spec: Any, topology_cls: type, env: str | None) -> tuple[Compo
     if python_cls is not None and issubclass(python_cls, StatefulComponent):
         # recorded for the roles that read only the stored topology (heron update)
         config = {**config, STATEFUL_CONFIG_KEY: True}
+        if getattr(python_cls, "rescale_state", None) is not None:
+            config = {**config, RESCALE_CONFIG_KEY: True}
     definition = ComponentDef(
         name=name,
         kind=kind,

@@ -33,3 +33,6 @@ PARALLELISM_CONFIG_KEY = "topology.component.parallelism"
 #: a running topology's parallelism (``heron update``, the Health Manager) read the stored
 #: topology and cannot import the user's classes; engine/submitter/stateful_guard.py reads it.
 STATEFUL_CONFIG_KEY = "topology.component.stateful"
+#: Set (to true) by the compiler when a stateful component's class defines
+#: ``rescale_state``: its per-task state can be shared out at any parallelism.
+RESCALE_CONFIG_KEY = "topology.component.rescale.state"

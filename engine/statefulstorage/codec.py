@@ -19,9 +19,10 @@ class StateNotSerializable(ValueError):
     """A key or value in a task's state cannot be encoded; the message names the task."""
 
 
-def _hashable(key: Any) -> Any:
+def hashable_key(key: Any) -> Any:
+    """A key as stored, back as it was: lists (msgpack's tuples) become tuples again."""
     if isinstance(key, list):
-        return tuple(_hashable(k) for k in key)
+        return tuple(hashable_key(k) for k in key)
     return key
 
 
@@ -43,4 +44,4 @@ def decode_state(data: bytes, serializer: TupleSerializer) -> HashMapState:
     try:
         return HashMapState(zip(keys, values))
     except TypeError:  # a list key (a tuple, through msgpack): make keys hashable
-        return HashMapState(zip(map(_hashable, keys), values))
+        return HashMapState(zip(map(hashable_key, keys), values))

@@ -1,4 +1,6 @@
-"""Checkpoints as files: ``<root>/<checkpoint id>/<component>/<task>.state``.
+"""Checkpoints as files: ``<root>/<checkpoint id>/<component>/<task>.state``, and the
+named files of keyed state beside them (``kg-<group>.<kind>``, ``<task>.keyed``,
+``<task>.refs``: engine/statefulstorage/keyed.py).
 
 Each file is written to a temporary name, flushed to disk and renamed, so a reader sees
 a whole state or none; a header with the length and a CRC-32 of the body lets a reader
@@ -37,11 +39,29 @@ class LocalFileSystemStorage:
     def describe(self) -> str:
         return f"localfs {self.root}"
 
-    def _path(self, checkpoint_id: str, component: str, task: int) -> Path:
-        return self.root / _safe(checkpoint_id) / _safe(component) / f"{int(task)}.state"
+    def _path(self, checkpoint_id: str, component: str, name: str) -> Path:
+        return self.root / _safe(checkpoint_id) / _safe(component) / _safe(name)
 
     def store(self, checkpoint_id: str, component: str, task: int, data: bytes) -> int:
-        path = self._path(checkpoint_id, component, task)
+        return self.store_named(checkpoint_id, component, f"{int(task)}.state", data)
+
+    def load(self, checkpoint_id: str, component: str, task: int) -> bytes:
+        name = f"{int(task)}.state"
+        if not self._path(checkpoint_id, component, name).exists():
+            raise CheckpointUnreadable(f"{self._path(checkpoint_id, component, name)}: no state "
+                                       f"stored for {component} task {task} in checkpoint "
+                                       f"{checkpoint_id}")
+        return self.load_named(checkpoint_id, component, name)
+
+    def names(self, checkpoint_id: str, component: str) -> list[str]:
+        try:
+            return sorted(p.name for p in (self.root / _safe(checkpoint_id) / _safe(component)
+                                           ).iterdir() if not p.name.startswith("."))
+        except FileNotFoundError:
+            return []
+
+    def store_named(self, checkpoint_id: str, component: str, name: str, data: bytes) -> int:
+        path = self._path(checkpoint_id, component, name)
         private_dir(self.root)
         private_dir(path.parent.parent)
         private_dir(path.parent)
@@ -60,13 +80,13 @@ class LocalFileSystemStorage:
             raise
         return len(header) + len(data)
 
-    def load(self, checkpoint_id: str, component: str, task: int) -> bytes:
-        path = self._path(checkpoint_id, component, task)
+    def load_named(self, checkpoint_id: str, component: str, name: str) -> bytes:
+        path = self._path(checkpoint_id, component, name)
         try:
             blob = path.read_bytes()
         except FileNotFoundError:
-            raise CheckpointUnreadable(f"{path}: no state stored for {component} task {task} "
-                                       f"in checkpoint {checkpoint_id}") from None
+            raise CheckpointUnreadable(f"{path}: no such file in checkpoint "
+                                       f"{checkpoint_id}") from None
         except OSError as exc:
             raise CheckpointUnreadable(f"{path}: {exc.strerror or exc}") from exc
         if len(blob) < _HEADER.size:
@@ -88,9 +108,24 @@ class LocalFileSystemStorage:
             return []
 
     def dispose(self, keep: set[str]) -> int:
+        keep = set(keep) | self.read_by(keep)
         deleted = 0
         for name in self.checkpoints():
             if name not in keep:
                 shutil.rmtree(self.root / name, ignore_errors=True)
                 deleted += 1
         return deleted
+
+    def read_by(self, kept: set[str]) -> set[str]:
+        """Older checkpoints the kept ones read from (their ``.refs`` files)."""
+        out: set[str] = set()
+        for checkpoint_id in kept:
+            if not checkpoint_id:
+                continue
+            for refs in (self.root / checkpoint_id).glob("*/*.refs"):
+                try:
+                    text = self.load_named(checkpoint_id, refs.parent.name, refs.name).decode()
+                except (CheckpointUnreadable, UnicodeDecodeError):
+                    continue
+                out.update(line for line in text.split() if line)
+        return out

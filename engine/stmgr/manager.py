@@ -19,6 +19,7 @@ from engine.process.progress import mark_progress
 from engine.network import (DATA_HWM, SOCKET_BUFFER_BYTES, MalformedMessage, bind_router,
                             connect_dealer, decode, encode, ipc_endpoint, type_frame)
 from compat.storm_api.config import checkpointing, reliability, with_defaults
+from engine.grouping.key_groups import key_groups
 from engine.stmgr.acking import AckTracker
 from engine.network.watermarks import wait_watermarks, watermarks
 from engine.stmgr.backpressure import Backpressure, InstanceBackpressure
@@ -100,7 +101,8 @@ class StreamManager:
         #: markers, alignment and restores, for an EFFECTIVELY_ONCE topology (else None)
         self.stateful: StatefulRole | None = None
         if self._reliability.effectively_once:
-            self.stateful = StatefulRole(self, checkpointing(with_defaults(dict(plan.config))))
+            conf = with_defaults(dict(plan.config))
+            self.stateful = StatefulRole(self, checkpointing(conf), key_groups(conf))
         #: task id -> component, of the physical plan in force
         self.component_of: dict[int, str] = {}
         self.counts = {"tuples_in": 0, "tuples_out": 0, "batches_in": 0, "dropped": 0,
@@ -532,7 +534,8 @@ class StreamManager:
         if first or tasks_by_component != self._tasks_by_component:
             # `heron update` moved tasks: route by the new layout (a Stream Manager whose
             # own container did not change is not restarted, so it must follow here)
-            self.routes = build_routes(self.plan, tasks_by_component, local)
+            self.routes = build_routes(self.plan, tasks_by_component, local,
+                                       self.stateful.key_groups if self.stateful else None)
         self._tasks_by_component = tasks_by_component
         self.component_of = {inst.info.task_id: inst.info.component_name
                              for inst in pplan.instances}

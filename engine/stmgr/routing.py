@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.fastpath import MalformedBatch, stmgr_path
+from engine.grouping.key_groups import routing_table
 
 SHUFFLE, FIELDS, ALL, LOWEST, DIRECT = (stmgr_path.SHUFFLE, stmgr_path.FIELDS, stmgr_path.ALL,
                                         stmgr_path.LOWEST, stmgr_path.DIRECT)
@@ -41,6 +42,9 @@ class ConsumerRoute:
     #: round-robin position per producing task (shuffle)
     next_by_src: dict[int, int] = field(default_factory=dict)
     rng: random.Random = field(default_factory=random.Random)
+    #: fields grouping under EFFECTIVELY_ONCE: the owning task of every key group
+    #: (engine.grouping.key_groups.routing_table), so keyed state and its keys agree
+    key_groups: tuple[int, ...] | None = None
 
     def start_for(self, src: int) -> int:
         pos = self.next_by_src.get(src)
@@ -50,8 +54,10 @@ class ConsumerRoute:
 
 
 def build_routes(plan: Any, tasks_by_component: dict[str, list[int]],
-                 local_tasks: set[int]) -> dict[tuple[str, str], list[ConsumerRoute]]:
-    """``routes[(producer, stream)]``: one ConsumerRoute per subscription."""
+                 local_tasks: set[int], key_groups: int | None = None,
+                 ) -> dict[tuple[str, str], list[ConsumerRoute]]:
+    """``routes[(producer, stream)]``: one ConsumerRoute per subscription; with
+    ``key_groups`` (EFFECTIVELY_ONCE), fields groupings route by key group."""
     routes: dict[tuple[str, str], list[ConsumerRoute]] = {}
     for comp in plan.components.values():
         for stream in comp.outputs.values():
@@ -65,7 +71,9 @@ def build_routes(plan: Any, tasks_by_component: dict[str, list[int]],
                     kind = "global"
                 if kind == "fields":
                     column = key_sets.index(tuple(inp.fields))
-                    entries.append(ConsumerRoute(consumer.name, FIELDS, tasks, column))
+                    table = routing_table(tasks, key_groups) if key_groups else None
+                    entries.append(ConsumerRoute(consumer.name, FIELDS, tasks, column,
+                                                 key_groups=table))
                 elif kind in ("shuffle", "none"):
                     entries.append(ConsumerRoute(consumer.name, SHUFFLE, tasks))
                 elif kind == "local_or_shuffle":

@@ -40,9 +40,11 @@ class StatefulRole:
     ``send_local(task, frames)``, ``send_peer(owner, frames)``, ``send_tm(message)``,
     ``local_tasks()``, ``task_stmgr`` and ``downstream_of(task)``)."""
 
-    def __init__(self, manager: Any, settings: Checkpointing) -> None:
+    def __init__(self, manager: Any, settings: Checkpointing, key_groups: int) -> None:
         self.manager = manager
         self.settings = settings
+        #: topology.stateful.key.groups: fields groupings route by key group
+        self.key_groups = key_groups
         #: the restore transaction in force (0: none yet; nothing flows before the first)
         self.txid = 0
         self.restoring_to: str | None = None

@@ -36,11 +36,13 @@ import time
 from typing import Any, Callable, Iterable
 
 from compat.storm_api.config import Checkpointing
-from compat.storm_api.state import State, StatefulComponent
+from compat.storm_api.state import HashMapState, State, StatefulComponent
 from engine.runtime.checkpoint_stats import CheckpointStats, RestoreRecord
 from engine.runtime.errors import LocalEngineError
 from engine.spi.statefulstorage import CheckpointUnreadable, StatefulStorage
 from engine.statefulstorage.codec import StateNotSerializable, decode_state, encode_state
+from engine.statefulstorage.keyed import Chains, KeyedStateStore
+from engine.statefulstorage.rescale import RescaleRefused, rescale_task_states
 from engine.storm.executors import FatalRunError, HostedTask, SpoutExecutor
 from engine.storm.runtime import PARK, PARK_SLOT, Runtime
 
@@ -66,11 +68,17 @@ class Checkpointer(threading.Thread):
 
     def __init__(self, runtime: Runtime, settings: Checkpointing, storage: StatefulStorage,
                  *, topology: str, quiet: Callable[[], bool],
-                 on_fatal: Callable[[BaseException], None]) -> None:
+                 on_fatal: Callable[[BaseException], None], key_groups: int = 128,
+                 classes: dict[str, Any] | None = None) -> None:
         super().__init__(name="checkpointer", daemon=True)
         self.runtime = runtime
         self.settings = settings
         self.storage = storage
+        self.key_groups = key_groups
+        #: component -> its class (its rescale_state, when its parallelism changed)
+        self.classes = classes or {}
+        #: task -> its keyed state's chains of files (engine/statefulstorage/keyed.py)
+        self.chains: dict[int, Chains] = {}
         self.topology = topology
         self._quiet = quiet
         self._on_fatal = on_fatal
@@ -123,16 +131,17 @@ class Checkpointer(threading.Thread):
                        start_clean: bool) -> dict[int, State]:
         """The state every stateful task starts with: the newest consistent checkpoint's
         (older ones when it cannot be read), none with ``start_clean``, which also
-        deletes the stored checkpoints so that no later rollback reaches them. Raises
-        ``LocalEngineError`` when the stored checkpoint has a stateful component with
-        other tasks than this run (its state cannot be split or merged yet)."""
+        deletes the stored checkpoints so that no later rollback reaches them. A stateful
+        component with another number of tasks than the checkpoint's gets its keyed state
+        by key group and its per-task state shared out (``rescale_state``); raises
+        ``LocalEngineError`` when that per-task state cannot be shared out."""
         if start_clean:
             self.storage.dispose(keep=set())
             return {}
         self.consistent = self._stored_consistent()
         if self.consistent:
             self._last_number = checkpoint_number(self.consistent[-1])
-        chosen, states, skipped = self._load_newest(stateful_tasks, check_layout=True)
+        chosen, states, skipped = self._load_newest(stateful_tasks)
         if chosen or skipped:
             self.stats.restores.append(RestoreRecord(chosen, "start", skipped))
             log.info("%s: restored checkpoint %s%s", self.topology, chosen or "(none: empty state)",
@@ -157,7 +166,7 @@ class Checkpointer(threading.Thread):
         except (UnicodeDecodeError, ValueError) as exc:
             raise CheckpointUnreadable(f"checkpoint {cid}: unreadable marker: {exc}") from exc
 
-    def _load_newest(self, stateful_tasks: dict[str, list[int]], check_layout: bool = False
+    def _load_newest(self, stateful_tasks: dict[str, list[int]]
                      ) -> tuple[str, dict[int, State], list[str]]:
         """(checkpoint id, task -> state, skipped) for the newest readable consistent
         checkpoint; ("", {}, skipped) when there is none."""
@@ -168,20 +177,31 @@ class Checkpointer(threading.Thread):
                 marker = self._marker(cid)
                 saved = {c: sorted(int(t) for t in ts)
                          for c, ts in (marker.get("tasks") or {}).items()}
-                for comp, tasks in stateful_tasks.items():
-                    if check_layout and comp in saved and len(saved[comp]) != len(tasks):
-                        raise LocalEngineError(
-                            f"component {comp!r} has {len(tasks)} task(s) but checkpoint "
-                            f"{cid} ({self.storage.describe()}) holds state for "
-                            f"{len(saved[comp])}; a stateful component's parallelism cannot "
-                            "change yet: restore it, or start clean "
-                            "(topology.stateful.start.clean: true)")
                 states: dict[int, State] = {}
+                chains: dict[int, Chains] = {}
                 for comp, tasks in stateful_tasks.items():
+                    tasks = sorted(tasks)
+                    stored = saved.get(comp, [])
+                    old = [decode_state(self.storage.load(cid, comp, t), serializer)
+                           for t in stored]
+                    if stored and len(stored) != len(tasks):
+                        try:
+                            old = rescale_task_states(self.classes.get(comp), comp, old,
+                                                      len(tasks))
+                        except RescaleRefused as exc:
+                            raise LocalEngineError(
+                                f"{exc} (checkpoint {cid} holds {len(stored)} task(s), this "
+                                f"run has {len(tasks)}; start clean with "
+                                "topology.stateful.start.clean: true)") from exc
+                    keyed = KeyedStateStore(self.storage, serializer, comp, self.key_groups)
                     # by position: task ids shift when another component's count changes
-                    for task, stored in zip(sorted(tasks), saved.get(comp, ())):
-                        states[task] = decode_state(self.storage.load(cid, comp, stored),
-                                                    serializer)
+                    for index, task in enumerate(tasks):
+                        state = old[index] if index < len(old) else HashMapState()
+                        part, chains[task] = keyed.load(cid, index, len(tasks))
+                        if part or chains[task]:
+                            state.adopt_keyed(part)
+                        states[task] = state
+                self.chains = chains
                 return cid, states, skipped
             except CheckpointUnreadable as exc:
                 skipped.append(f"{cid}: {exc}")
@@ -399,12 +419,23 @@ class Checkpointer(threading.Thread):
         serializer = self.runtime.serializer
         per_task: dict[str, int] = {}
         layout: dict[str, list[int]] = {}
+        by_component: dict[str, list[int]] = {}
+        for task in tasks:
+            by_component.setdefault(task.component, []).append(task.task)
         try:
             for task in tasks:
                 data = encode_state(task.state, serializer, component=task.component,
                                     task=task.task)
-                per_task[f"{task.component}:{task.task}"] = self.storage.store(
-                    cid, task.component, task.task, data)
+                written = self.storage.store(cid, task.component, task.task, data)
+                if task.state.has_keyed() or self.chains.get(task.task):
+                    siblings = sorted(by_component[task.component])
+                    keyed = KeyedStateStore(self.storage, serializer, task.component,
+                                            self.key_groups).save(
+                        cid, task.task, siblings.index(task.task), len(siblings),
+                        task.state.keyed(), self.chains.get(task.task, {}))
+                    self.chains[task.task] = keyed.chains
+                    written += keyed.bytes
+                per_task[f"{task.component}:{task.task}"] = written
                 layout.setdefault(task.component, []).append(task.task)
             marker = json.dumps({"topology": self.topology, "tasks": layout,
                                  "time": time.time()}).encode("utf-8")

@@ -35,6 +35,7 @@ from typing import Any, Callable, Mapping
 from compat.storm_api.config import checkpointing, reliability, tick_frequency, with_defaults
 from compat.storm_api.hosting import host_component
 from compat.storm_api.state import StatefulComponent
+from engine.grouping.key_groups import key_groups as key_groups_of
 from engine.multilang import host_shell_component
 from engine.process.restart_policy import RestartPolicy
 from engine.runtime.capture import OutputCapture
@@ -129,7 +130,9 @@ class LocalCluster:
         num_tasks = {c.name: self._num_tasks(c) for c in plan.components.values()}
         layout = assign_tasks(plan, num_tasks, self.reliability.ackers)
         self.layout = layout
-        routes = build_routes(plan, layout.tasks_by_component, self._rng)
+        routes = build_routes(plan, layout.tasks_by_component, self._rng,
+                              key_groups_of(self.conf) if self.reliability.effectively_once
+                              else None)
         for comp_routes in routes.values():
             for route in comp_routes.values():
                 if route.leaf or self.capture.all_streams:
@@ -174,7 +177,8 @@ class LocalCluster:
         storage = open_storage(settings, topology_name=self.plan.name,
                                working_dir=self.state_dir or self.log_dir)
         cp = Checkpointer(rt, settings, storage, topology=self.plan.name, quiet=self._quiet,
-                          on_fatal=self._fatal_error)
+                          on_fatal=self._fatal_error, key_groups=key_groups_of(self.conf),
+                          classes=dict(self.classes))
         cp.tasks = self.tasks
         cp.spouts = self.spouts
         stateful = {c.name: list(layout.tasks_by_component[c.name])

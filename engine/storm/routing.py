@@ -26,8 +26,10 @@ class StreamRoute:
 
 
 def build_routes(plan: Any, tasks_by_component: Mapping[str, list[int]],
-                 rng: random.Random) -> dict[str, dict[str, StreamRoute]]:
-    """``routes[component][stream]`` for every declared output stream of the plan.
+                 rng: random.Random, key_groups: int | None = None,
+                 ) -> dict[str, dict[str, StreamRoute]]:
+    """``routes[component][stream]`` for every declared output stream of the plan; with
+    ``key_groups`` (EFFECTIVELY_ONCE), fields groupings route by key group.
 
     Each emitting *task* gets its own grouping objects (built per call), so shuffle
     round-robin state is per task, as in Storm.
@@ -41,7 +43,7 @@ def build_routes(plan: Any, tasks_by_component: Mapping[str, list[int]],
                 route.groupings.append(build_grouping(
                     inp.grouping, tasks_by_component[consumer.name],
                     stream_fields=stream.fields, grouping_fields=inp.fields,
-                    consumer=consumer.name, rng=rng))
+                    consumer=consumer.name, rng=rng, key_groups=key_groups))
             per_stream[stream.name] = route
         routes[comp.name] = per_stream
     return routes

@@ -18,6 +18,11 @@ every checkpoint. So a cluster names a directory every node mounts in its
   from either is refused at submit, naming the key and the file, rather than losing
   state silently when a container moves. ``local`` keeps the default.
 
+Savepoints (``heron savepoint``) go beside the checkpoints, in ``<root>/savepoints``,
+or under the user's heron home on ``local`` without a root; the submitter records the
+directory in the topology's config (``heron.statefulstorage.savepoints.path``), so the
+Topology Master writes there and ``--from-savepoint ID`` finds it.
+
 Topologies in the other reliability modes save nothing and are left as they are.
 """
 
@@ -26,14 +31,16 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from compat.storm_api.config import (STORAGE_ROOT_KEY, ConfigError, reliability,
-                                     with_defaults)
+from pathlib import Path
+
+from compat.storm_api.config import (SAVEPOINTS_KEY, STORAGE_ROOT_KEY, ConfigError,
+                                     reliability, with_defaults)
 from engine.cluster.config import ClusterConfig
 from engine.launch import Submission
 from engine.submission import load_topology
 from engine.submitter.errors import refused
 
-__all__ = ["missing_root_message", "storage_options", "with_cluster_storage"]
+__all__ = ["missing_root_message", "savepoints_dir", "storage_options", "with_cluster_storage"]
 
 
 def _effectively_once(config: Any) -> bool:
@@ -52,25 +59,42 @@ def missing_root_message(name: str, cluster: ClusterConfig) -> str:
             f"when the container moves to another node")
 
 
-def storage_options(cluster: ClusterConfig, name: str, config: Any) -> dict[str, Any]:
+def savepoints_dir(cluster: ClusterConfig, config: Any, home: Path | None) -> str | None:
+    """Where this topology's savepoints go: its own key, else ``<checkpoint root>/
+    savepoints`` (the topology's root, else the cluster's), else ``<home>/savepoints``."""
+    if config.get(SAVEPOINTS_KEY) not in (None, ""):
+        return str(config[SAVEPOINTS_KEY])
+    root = config.get(STORAGE_ROOT_KEY) or cluster.stateful_storage.get(STORAGE_ROOT_KEY)
+    if root:
+        return str(Path(str(root)).expanduser() / "savepoints")
+    return str(home / "savepoints") if home is not None else None
+
+
+def storage_options(cluster: ClusterConfig, name: str, config: Any,
+                    home: Path | None = None) -> dict[str, Any]:
     """The ``stateful.yaml`` keys to add to the topology ``name`` whose compiled config
-    is ``config``: those it does not set itself, none when it is not effectively-once.
-    Raises the submitter's refusal (exit 2) when a remote cluster leaves it no root."""
+    is ``config``: those it does not set itself, and where its savepoints go; none when
+    it is not effectively-once. Raises the submitter's refusal (exit 2) when a remote
+    cluster leaves it no root."""
     if not _effectively_once(config):
         return {}
     added = {k: v for k, v in cluster.stateful_storage.items() if config.get(k) in (None, "")}
     if config.get(STORAGE_ROOT_KEY) in (None, "") and STORAGE_ROOT_KEY not in added \
             and not cluster.is_local:
         raise refused(missing_root_message(name, cluster))
+    if config.get(SAVEPOINTS_KEY) in (None, ""):
+        where = savepoints_dir(cluster, config, home)
+        if where:
+            added[SAVEPOINTS_KEY] = where
     return added
 
 
-def with_cluster_storage(cluster: ClusterConfig, loaded: Any,
-                         submission: Submission) -> tuple[Any, Submission]:
+def with_cluster_storage(cluster: ClusterConfig, loaded: Any, submission: Submission,
+                         home: Path | None = None) -> tuple[Any, Submission]:
     """``(loaded, submission)`` with the cluster's storage keys the topology lacks, the
     topology compiled again from the new submission as every node will compile it;
     unchanged when nothing is added."""
-    added = storage_options(cluster, loaded.plan.name, loaded.plan.config)
+    added = storage_options(cluster, loaded.plan.name, loaded.plan.config, home)
     if not added:
         return loaded, submission
     submission = dataclasses.replace(submission, options={**submission.options, **added})

@@ -1,23 +1,23 @@
 """Which parallelism changes an effectively-once topology must refuse, decided in one place
 for ``heron update`` (engine/submitter/update.py) and the Health Manager's scaling.
 
-Under ``topology.reliability.mode: EFFECTIVELY_ONCE`` every checkpoint stores a stateful
-component's state per task id, and a rollback gives each task the state stored under its
-id. Until state can move with its keys, a change is refused when it changes the task ids
-of any stateful component:
+Under ``topology.reliability.mode: EFFECTIVELY_ONCE`` a stateful component's keyed state
+moves with its keys when its parallelism changes (key groups: engine/grouping/key_groups.py,
+engine/statefulstorage/keyed.py), and its per-task state is shared out among the new
+tasks (engine/statefulstorage/rescale.py). A change is refused, naming the component,
+only when that cannot be done:
 
-* its own parallelism changes: a removed task's state would be dropped, an added task
-  would start empty, and a fields grouping (``tasks[hash % n]``) would send keys to tasks
-  that never counted them;
-* its tasks are renumbered by a change elsewhere: its stored state would be read by the
-  wrong task. ``repack`` keeps every surviving task id, so today this never happens, but
-  the rule compares the task ids of the current and proposed packing plans rather than
-  trusting that, so a packing that renumbers is refused, not silently wrong.
+* the component would have more tasks than the topology has key groups
+  (``topology.stateful.key.groups``): a task would own no key group;
+* its per-task state cannot be shared out: the class defines no ``rescale_state``
+  (recorded by the compiler, ``RESCALE_CONFIG_KEY``) and the newest consistent checkpoint
+  records per-task state that is neither empty nor all lists.
 
-Moving a task to another container keeps its id, and so its state (the state storage is
-shared by every container), so ``--container-number`` and changes to stateless
-components are allowed. Topologies in the other reliability modes keep nothing per task
-and are never refused here.
+Renumbering alone (the same number of tasks under other ids) needs nothing: per-task
+state is restored by the task's position among its component's tasks.
+
+The refusal comes before anything is stored or any scheduler is asked, never at the
+restore. Topologies in the other reliability modes keep nothing and are never refused.
 
 A component is stateful when its class mixes in ``StatefulComponent``; the compiler
 records that in the component's config (``STATEFUL_CONFIG_KEY``), because the CLI and the
@@ -31,11 +31,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from compat.storm_api.config import RELIABILITY_MODE_KEY, ConfigError, reliability
-from engine.plan.constants import STATEFUL_CONFIG_KEY
+from engine.grouping.key_groups import KEY_GROUPS_KEY, KeyGroupError, key_groups
+from engine.plan.constants import RESCALE_CONFIG_KEY, STATEFUL_CONFIG_KEY
 from engine.plan.topology_config import topology_config
+from engine.statefulstorage.rescale import OTHER
 
-__all__ = ["effectively_once", "frozen_components", "refusal", "refusal_message",
-           "stateful_components"]
+__all__ = ["effectively_once", "frozen_components", "refusal", "stateful_components"]
 
 EFFECTIVELY_ONCE = "EFFECTIVELY_ONCE"
 
@@ -59,33 +60,70 @@ def _is_true(raw: str) -> bool:
     return value is True or (isinstance(value, str) and value.lower() == "true")
 
 
-def stateful_components(topology: Any) -> set[str]:
-    """The components of the stored ``Topology`` whose class is a ``StatefulComponent``
-    (marked by the compiler), whatever the reliability mode."""
+def _marked(topology: Any, key: str) -> set[str]:
     out = set()
     for comp in [s.comp for s in topology.spouts] + [b.comp for b in topology.bolts]:
-        if any(kv.key == STATEFUL_CONFIG_KEY and _is_true(kv.value) for kv in comp.config.kvs):
+        if any(kv.key == key and _is_true(kv.value) for kv in comp.config.kvs):
             out.add(comp.name)
     return out
 
 
-def frozen_components(topology: Any) -> set[str]:
-    """The components whose parallelism must not change now: the stateful ones of an
-    effectively-once topology, none otherwise."""
-    return stateful_components(topology) if effectively_once(topology) else set()
+def stateful_components(topology: Any) -> set[str]:
+    """The components of the stored ``Topology`` whose class is a ``StatefulComponent``
+    (marked by the compiler), whatever the reliability mode."""
+    return _marked(topology, STATEFUL_CONFIG_KEY)
 
 
-def refusal_message(component: str, before: list[int] | None = None,
-                    after: list[int] | None = None) -> str:
-    """The one line that names the component and says why; with ``before``/``after``
-    task ids of the same length, the change renumbers its tasks rather than resizing it."""
-    if before is not None and after is not None and len(before) == len(after):
-        return (f"the change would renumber the tasks of {component!r} ({before} -> "
-                f"{after}), a stateful component of an EFFECTIVELY_ONCE topology: its "
-                "checkpointed state is stored per task id and would be read by the wrong task")
-    return (f"{component!r} is a stateful component of an EFFECTIVELY_ONCE topology: its "
-            "parallelism cannot change until state can move between tasks (its checkpointed "
-            "state is stored per task id and would be lost or read by the wrong task)")
+def _groups(topology: Any) -> int:
+    try:
+        return key_groups(topology_config(topology))
+    except KeyGroupError:
+        return 0
+
+
+def frozen_components(topology: Any, checkpoints: Any = None) -> dict[str, str]:
+    """Component -> why its parallelism cannot change now (one line naming it): the
+    stateful components of an effectively-once topology whose per-task state cannot be
+    shared out. ``checkpoints``: the stored ``StatefulConsistentCheckpoints``."""
+    if not effectively_once(topology):
+        return {}
+    rescalable = _marked(topology, RESCALE_CONFIG_KEY)
+    newest = (checkpoints.consistent_checkpoints[0]
+              if checkpoints is not None and len(checkpoints.consistent_checkpoints) else None)
+    shapes = {c.component: c.task_state for c in newest.components} if newest else {}
+    out = {}
+    for name in sorted(stateful_components(topology) - rescalable):
+        if shapes.get(name) == OTHER:
+            out[name] = (f"{name!r} keeps per-task state that is neither empty nor lists (its "
+                         f"newest checkpoint, {newest.checkpoint_id}, says so) and its class "
+                         "defines no rescale_state: its parallelism cannot change (keyed "
+                         "state, state.keyed(), moves by itself; see docs/stateful.md)")
+    return out
+
+
+def refusal(topology: Any, current: Any, proposed: Any,
+            parallelism: Mapping[str, int] | None = None, checkpoints: Any = None) -> str | None:
+    """Why moving the stored ``topology`` from packing plan ``current`` to ``proposed``
+    (``PackingPlan``s) must be refused, or None when it may go ahead. ``parallelism``
+    (component -> new count, as asked) names a request for a stateful component's change
+    even before any packing is compared."""
+    if not effectively_once(topology):
+        return None
+    frozen = frozen_components(topology, checkpoints)
+    groups = _groups(topology)
+    before, after = _task_ids(current), _task_ids(proposed)
+    for name in sorted(stateful_components(topology)):
+        was, will = before.get(name, []), after.get(name, [])
+        wanted = parallelism.get(name, len(was)) if parallelism is not None else len(will)
+        if len(was) == len(will) == wanted:
+            continue  # renumbered at most: per-task state is restored by position
+        if groups and max(wanted, len(will)) > groups:
+            return (f"{name!r} cannot have {max(wanted, len(will))} tasks: the topology has "
+                    f"{groups} key groups ({KEY_GROUPS_KEY}), the most tasks a stateful "
+                    "component can have")
+        if name in frozen:
+            return frozen[name]
+    return None
 
 
 def _task_ids(plan: Any) -> dict[str, list[int]]:
@@ -93,22 +131,3 @@ def _task_ids(plan: Any) -> dict[str, list[int]]:
     for _, inst in plan.instances():
         out.setdefault(inst.component, []).append(inst.task_id)
     return {name: sorted(ids) for name, ids in out.items()}
-
-
-def refusal(topology: Any, current: Any, proposed: Any,
-            parallelism: Mapping[str, int] | None = None) -> str | None:
-    """Why moving the stored ``topology`` from packing plan ``current`` to ``proposed``
-    (``PackingPlan``s) must be refused, or None when it may go ahead. ``parallelism``
-    (component -> new count, as asked) lets a request that asks for a stateful
-    component's change be named even before any packing is compared."""
-    frozen = frozen_components(topology)
-    if not frozen:
-        return None
-    before, after = _task_ids(current), _task_ids(proposed)
-    for name in sorted(frozen):
-        was, will = before.get(name, []), after.get(name, [])
-        if parallelism is not None and name in parallelism and parallelism[name] != len(was):
-            return refusal_message(name)
-        if was != will:
-            return refusal_message(name, was, will)
-    return None

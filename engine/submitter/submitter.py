@@ -70,11 +70,14 @@ class Submitter:
     directories are ``working_dir(name)``; ``local``: the state manager."""
 
     def __init__(self, cluster: ClusterConfig, ref: ClusterRef,
-                 working_dir: Callable[[str], Path], local: LocalState | None = None) -> None:
+                 working_dir: Callable[[str], Path], local: LocalState | None = None,
+                 home: Path | None = None) -> None:
         self.cluster = cluster
         self.ref = ref
         self.working_dir = working_dir
         self.local = local
+        #: the user's heron home: savepoints go under it when nothing else says where
+        self.home = home
         if cluster.is_local and local is None:
             raise ValueError("a local submission needs its state manager (local=)")
 
@@ -82,7 +85,7 @@ class Submitter:
     def submit(self, loaded: Any, submission: Submission, *, deactivated: bool = False,
                multilang: bool = False, multilang_serializer: str = "json") -> Submitted:
         # first, before anything is written: it may refuse (no shared checkpoint root)
-        loaded, submission = with_cluster_storage(self.cluster, loaded, submission)
+        loaded, submission = with_cluster_storage(self.cluster, loaded, submission, self.home)
         name = loaded.plan.name
         working_dir = self.working_dir(name)
         fresh = not (working_dir / LAUNCH_FILE).exists()

@@ -15,7 +15,7 @@ refused before anything is stored (engine/submitter/stateful_guard.py).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from engine.messages import topology_pb2
@@ -24,7 +24,8 @@ from engine.spi.packing_plan import PackingPlan
 from engine.packing.repack import moved_tasks, repack
 from engine.plan.topology_config import topology_config
 from engine.plan.validation import PARALLELISM_CONFIG_KEY
-from engine.submitter.stateful_guard import refusal
+from engine.grouping.key_groups import key_groups, moves
+from engine.submitter.stateful_guard import effectively_once, refusal, stateful_components
 
 
 class UpdateError(Exception):
@@ -42,6 +43,37 @@ class UpdatePlan:
     changes: dict[str, list[int]]     # added / removed / moved task ids
     #: consumers subscribed with a fields grouping whose parallelism changes: their keys move
     rekeyed: list[str]
+    #: EFFECTIVELY_ONCE stateful components whose parallelism changes: what their keyed
+    #: state does (it moves with its keys)
+    key_group_moves: list["KeyGroupMoves"] = field(default_factory=list)
+
+
+@dataclass
+class KeyGroupMoves:
+    component: str
+    groups: int
+    #: (first group, last group, old task index, new task index), ranges of moving groups
+    ranges: list[tuple[int, int, int, int]]
+    #: the keyed state those groups held at the newest checkpoint, estimated (0: unknown)
+    approx_bytes: int = 0
+
+    @property
+    def moved(self) -> int:
+        return sum(last - first + 1 for first, last, _, _ in self.ranges)
+
+
+def key_group_moves(component: str, before: int, after: int, groups: int,
+                    component_bytes: int = 0) -> KeyGroupMoves:
+    """Which key groups a resize moves, as ranges (old index -> new index)."""
+    ranges: list[tuple[int, int, int, int]] = []
+    for g, old, new in moves(before, after, groups):
+        if ranges and ranges[-1][1] == g - 1 and ranges[-1][2:] == (old, new):
+            ranges[-1] = (ranges[-1][0], g, old, new)
+        else:
+            ranges.append((g, g, old, new))
+    result = KeyGroupMoves(component, groups, ranges)
+    result.approx_bytes = component_bytes * result.moved // groups if groups else 0
+    return result
 
 
 def parse_parallelism(values: tuple[str, ...] | list[str]) -> dict[str, int]:
@@ -120,7 +152,8 @@ def plan_update(state: Any, name: str, parallelism: Mapping[str, int],
     except PackingError as exc:
         raise UpdateError(str(exc)) from None
     # before anything is stored or any scheduler asked: state does not move with its keys
-    refused = refusal(topology, current, proposed, parallelism)
+    refused = refusal(topology, current, proposed, parallelism,
+                      state.get("statefulcheckpoints", name))
     if refused is not None:
         raise UpdateError(refused)
     after = {c: parallelism.get(c, n) for c, n in before.items()}
@@ -128,8 +161,24 @@ def plan_update(state: Any, name: str, parallelism: Mapping[str, int],
     updated.CopyFrom(topology)
     _set_parallelism(updated, after)
     changed = {c for c in after if after[c] != before[c]}
+    moving = _moving_state(topology, changed, before, after,
+                           state.get("statefulcheckpoints", name))
     return UpdatePlan(name, current, proposed, updated, before, after,
-                      moved_tasks(current, proposed), _fields_consumers(topology, changed))
+                      moved_tasks(current, proposed),
+                      _fields_consumers(topology, changed - {m.component for m in moving}),
+                      moving)
+
+
+def _moving_state(topology: Any, changed: set[str], before: Mapping[str, int],
+                  after: Mapping[str, int], checkpoints: Any) -> list[KeyGroupMoves]:
+    if not effectively_once(topology):
+        return []
+    groups = key_groups(topology_config(topology))
+    sizes: dict[str, int] = {}
+    if checkpoints is not None and len(checkpoints.consistent_checkpoints):
+        sizes = {c.component: c.bytes for c in checkpoints.consistent_checkpoints[0].components}
+    return [key_group_moves(c, before[c], after[c], groups, sizes.get(c, 0))
+            for c in sorted(changed & stateful_components(topology))]
 
 
 def apply_update(state: Any, plan: UpdatePlan) -> None:

@@ -16,6 +16,7 @@ from engine.messages import (ckptmgr_pb2, common_pb2, physical_plan_pb2, stmgr_p
 from engine.network import MalformedMessage, bind_router, decode, encode
 from engine.process.progress import mark_progress
 from engine.security.guard import ConnectionGuard
+from engine.grouping.key_groups import key_groups
 from engine.plan import LogicalPlan
 from engine.statefulstorage import open_storage
 from engine.statemgr import NodeExistsError
@@ -111,7 +112,8 @@ class TopologyMaster:
         storage = open_storage(settings, topology_name=self.name,
                                working_dir=self.spec.working_dir)
         self.stateful = StatefulController(self.name, self.state, settings, storage,
-                                           send=self._send_to_stmgr)
+                                           send=self._send_to_stmgr,
+                                           key_groups=key_groups(conf))
         self.stateful.load(first_start=first_start)
         log.info("effectively-once: a checkpoint every %g s into %s", settings.interval_secs,
                  storage.describe())
@@ -407,12 +409,27 @@ class TopologyMaster:
                     continue
                 response.exceptions.extend(entries)
             self._reply(self.controller, sender, response)
+        elif isinstance(message, ckptmgr_pb2.SavepointRequest):
+            self._savepoint(sender, message)
         elif isinstance(message, tmanager_pb2.StmgrsRegistrationSummaryRequest):
             response = tmanager_pb2.StmgrsRegistrationSummaryResponse(
                 registered_stmgrs=sorted(self.stmgrs), absent_stmgrs=sorted(self.absent))
             self._reply(self.controller, sender, response)
         else:
             log.warning("ignored %s on the controller", message.DESCRIPTOR.name)
+
+    def _savepoint(self, sender: bytes, request: Any) -> None:
+        """Answered when the savepoint is written (or cannot be): the CLI waits for it."""
+        if self.stateful is None:
+            answer = ckptmgr_pb2.SavepointResponse(savepoint_id=request.savepoint_id)
+            answer.status.status = common_pb2.NOTOK
+            answer.status.message = (f"{self.name} takes no checkpoints: savepoints need "
+                                     "topology.reliability.mode: EFFECTIVELY_ONCE")
+            self._reply(self.controller, sender, answer)
+            return
+        self.stateful.request_savepoint(
+            request.savepoint_id, lambda answer: self._reply(self.controller, sender, answer),
+            final=request.final)
 
     def _set_state(self, request: Any) -> Any:
         response = tmanager_pb2.TopologyControlResponse()

@@ -25,11 +25,16 @@ import json
 import logging
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable
 
 from compat.storm_api.config import Checkpointing
 from compat.storm_api.state import checkpoint_order
+from engine.grouping.key_groups import DEFAULT_KEY_GROUPS, moves
 from engine.messages import ckptmgr_pb2, common_pb2
+from engine.statefulstorage.rescale import combine_shapes
+from engine.statefulstorage.savepoints import (SavepointError, check_id, read_savepoint,
+                                               restore_id, write_savepoint)
 
 log = logging.getLogger("heron.tmanager")
 
@@ -42,6 +47,11 @@ class _InFlight:
     started: float
     waiting: set[int]
     bytes: int = 0
+    #: component -> its tasks' per-task state shapes and bytes so far
+    shapes: dict[str, list[str]] = field(default_factory=dict)
+    component_bytes: dict[str, int] = field(default_factory=dict)
+    #: a savepoint to write once it completes: (savepoint id, reply)
+    savepoint: tuple[str, Callable[[Any], None]] | None = None
 
 
 @dataclass
@@ -68,16 +78,19 @@ class StatefulFigures:
     last_restore_secs: float = 0.0
     #: (reason, checkpoint restored) of every restore, oldest first (bounded)
     restore_log: list[tuple[str, str]] = field(default_factory=list)
+    #: the last parallelism change: component -> [old tasks, new tasks, key groups moved]
+    last_rescale: dict[str, list[int]] = field(default_factory=dict)
 
 
 class StatefulController:
     def __init__(self, name: str, state: Any, settings: Checkpointing, storage: Any, *,
-                 send: Callable[[str, Any], None],
+                 send: Callable[[str, Any], None], key_groups: int = DEFAULT_KEY_GROUPS,
                  clock: Callable[[], float] = time.monotonic,
                  wall_ms: Callable[[], int] = lambda: int(time.time() * 1000)) -> None:
         self.name = name
         self.state = state
         self.settings = settings
+        self.key_groups = key_groups
         self.storage = storage
         #: send(stmgr id, message)
         self._send = send
@@ -95,12 +108,26 @@ class StatefulController:
         self.running = False
         self.next_checkpoint = 0.0
         self.figures = StatefulFigures()
+        #: savepoints asked for and not yet started: (savepoint id, reply)
+        self.savepoints_wanted: list[tuple[str, Callable[[Any], None]]] = []
+        #: a final savepoint was asked for: once it is written, no more checkpoints
+        self.final_savepoint = False
+        self.stopped = False
+        #: "savepoint:<checkpoint id>" of the savepoint this topology started from: the
+        #: restore to fall back on before empty state (None: it started from nothing)
+        self.origin: str | None = None
 
     # -- startup -------------------------------------------------------------------------
     def load(self, *, first_start: bool) -> None:
         """Read the consistent checkpoints; ``topology.stateful.start.clean`` forgets them
         on the topology's first start (never when a Topology Master is restarted: that
         would throw the state away on every failure of container 0)."""
+        if self.settings.from_savepoint:
+            manifest = read_savepoint(self.settings.from_savepoint)
+            self.origin = restore_id(manifest["checkpoint_id"])
+            self._seen(manifest["checkpoint_id"])
+            log.info("started from savepoint %s (%s)", manifest.get("savepoint_id"),
+                     self.settings.from_savepoint)
         if first_start and self.settings.start_clean:
             log.info("topology.stateful.start.clean: starting with empty state")
             self._store([])
@@ -116,7 +143,16 @@ class StatefulController:
     # -- the physical plan and failures --------------------------------------------------
     def new_plan(self, pplan: Any, packing_id: str, reason: str) -> None:
         self.stmgrs = sorted({s.id for s in pplan.stmgrs})
+        old = _counts(self.tasks)
         self.tasks = {i.info.task_id: i.info.component_name for i in pplan.instances}
+        new = _counts(self.tasks)
+        changed = {c: [old[c], new[c], len(moves(old[c], new[c], self.key_groups))]
+                   for c in new if c in old and old[c] != new[c]}
+        if changed:
+            self.figures.last_rescale = changed
+            for component, (before, after, moved) in sorted(changed.items()):
+                log.info("%s: %d -> %d tasks; %d of %d key groups move to a new owner",
+                         component, before, after, moved, self.key_groups)
         self.packing_id = packing_id
         self.start_restore(reason)
 
@@ -127,7 +163,8 @@ class StatefulController:
             log.info("checkpoint %s given up: the topology rolls back", self.in_flight.checkpoint_id)
             self.in_flight = None
         self.running = False
-        candidates = [c.checkpoint_id for c in self.consistent] + [""]
+        candidates = ([c.checkpoint_id for c in self.consistent]
+                      + ([self.origin] if self.origin else []) + [""])
         self.restore = _Restore(self._next_txid(), candidates, set(self.stmgrs), reason,
                                 self._clock())
         self._send_restore()
@@ -198,16 +235,17 @@ class StatefulController:
             self._send_restore()
         flight = self.in_flight
         if flight is not None and now - flight.started > self.settings.timeout_secs:
-            self.figures.abandoned += 1
-            log.warning("checkpoint %s abandoned: %d task(s) had not stored their state after "
-                        "%g s (%s)", flight.checkpoint_id, len(flight.waiting),
-                        self.settings.timeout_secs, _tasks_text(flight.waiting, self.tasks))
-            self.in_flight = None
-        if not self.running or self.in_flight is not None or now < self.next_checkpoint:
+            self._abandon(flight, f"{len(flight.waiting)} task(s) had not stored their state "
+                                  f"after {self.settings.timeout_secs:g} s "
+                                  f"({_tasks_text(flight.waiting, self.tasks)})")
+        if not self.running or self.in_flight is not None or self.stopped:
+            return
+        savepoint = self.savepoints_wanted.pop(0) if self.savepoints_wanted else None
+        if savepoint is None and now < self.next_checkpoint:
             return
         self.next_checkpoint = now + self.settings.interval_secs
         checkpoint_id = f"ckpt-{self._next_number()}"
-        self.in_flight = _InFlight(checkpoint_id, now, set(self.tasks))
+        self.in_flight = _InFlight(checkpoint_id, now, set(self.tasks), savepoint=savepoint)
         start = ckptmgr_pb2.StartStatefulCheckpoint(checkpoint_id=checkpoint_id)
         for sid in self.stmgrs:
             self._send(sid, start)
@@ -217,14 +255,16 @@ class StatefulController:
         if flight is None or message.checkpoint_id != flight.checkpoint_id:
             return
         if message.error:
-            self.figures.abandoned += 1
-            log.warning("checkpoint %s abandoned: task %d (%s) could not store its state: %s",
-                        flight.checkpoint_id, message.task_id, message.component_name,
-                        message.error)
-            self.in_flight = None
+            self._abandon(flight, f"task {message.task_id} ({message.component_name}) could "
+                                  f"not store its state: {message.error}")
             return
         flight.waiting.discard(message.task_id)
         flight.bytes += message.bytes
+        if message.task_state:
+            component = message.component_name or self.tasks.get(message.task_id, "")
+            flight.shapes.setdefault(component, []).append(message.task_state)
+            flight.component_bytes[component] = (flight.component_bytes.get(component, 0)
+                                                 + message.bytes)
         if flight.waiting:
             return
         self._completed(flight)
@@ -233,16 +273,18 @@ class StatefulController:
         duration = self._clock() - flight.started
         record = ckptmgr_pb2.StatefulConsistentCheckpoint(
             checkpoint_id=flight.checkpoint_id, packing_plan_id=self.packing_id,
-            completed_at_ms=self._wall_ms(), duration_secs=duration, bytes=flight.bytes)
+            completed_at_ms=self._wall_ms(), duration_secs=duration, bytes=flight.bytes,
+            components=[ckptmgr_pb2.ComponentCheckpoint(
+                component=c, tasks=len(shapes), task_state=combine_shapes(shapes),
+                bytes=flight.component_bytes.get(c, 0))
+                for c, shapes in sorted(flight.shapes.items())])
         kept = [record] + self.consistent[:self.settings.retained - 1]
-        self.in_flight = None
         try:
             self._store(kept)
         except Exception as exc:  # not recorded: it cannot be restored, so it is not done
-            self.figures.abandoned += 1
-            log.warning("checkpoint %s abandoned: recording it failed: %s",
-                        flight.checkpoint_id, exc)
+            self._abandon(flight, f"recording it failed: {exc}")
             return
+        self.in_flight = None
         figures = self.figures
         figures.completed += 1
         figures.last_id = flight.checkpoint_id
@@ -251,11 +293,66 @@ class StatefulController:
         saved = ckptmgr_pb2.StatefulConsistentCheckpointSaved(consistent_checkpoint=record)
         for sid in self.stmgrs:
             self._send(sid, saved)
+        if flight.savepoint is not None:
+            self._write_savepoint(flight, record)
         try:
             self.storage.dispose({c.checkpoint_id for c in kept} | {""})
         except OSError as exc:
             log.warning("could not delete old checkpoints from %s: %s",
                         self.storage.describe(), exc)
+
+    def _abandon(self, flight: _InFlight, why: str) -> None:
+        self.figures.abandoned += 1
+        log.warning("checkpoint %s abandoned: %s", flight.checkpoint_id, why)
+        self.in_flight = None
+        if flight.savepoint is not None:
+            savepoint_id, reply = flight.savepoint
+            reply(_savepoint_answer(savepoint_id, error=f"its checkpoint {flight.checkpoint_id} "
+                                                        f"was abandoned: {why}"))
+
+    # -- savepoints ----------------------------------------------------------------------
+    def request_savepoint(self, savepoint_id: str, reply: Callable[[Any], None],
+                          final: bool = False) -> None:
+        """Take a checkpoint now (or once the one in flight is done) and copy it into
+        the savepoints directory; ``reply`` gets the answer when it is written. ``final``:
+        the topology is being stopped; no checkpoint is taken after this one (what a
+        two-phase-commit sink commits then would not be in the savepoint)."""
+        if not self.settings.savepoints:
+            reply(_savepoint_answer(savepoint_id, error="no savepoints directory is configured "
+                                                        "(heron.statefulstorage.savepoints.path)"))
+            return
+        try:
+            check_id(savepoint_id)
+            if (Path(self.settings.savepoints) / savepoint_id).exists():
+                raise SavepointError(f"savepoint {savepoint_id!r} already exists in "
+                                     f"{self.settings.savepoints}")
+        except SavepointError as exc:
+            reply(_savepoint_answer(savepoint_id, error=str(exc)))
+            return
+        log.info("savepoint %s asked for: a checkpoint starts as soon as it can", savepoint_id)
+        self.savepoints_wanted.append((savepoint_id, reply))
+        self.final_savepoint = self.final_savepoint or final
+
+    def _write_savepoint(self, flight: _InFlight, record: Any) -> None:
+        savepoint_id, reply = flight.savepoint
+        metadata = {"topology": self.name, "key_groups": self.key_groups,
+                    "components": {c.component: {"tasks": c.tasks, "task_state": c.task_state,
+                                                 "bytes": c.bytes}
+                                   for c in record.components}}
+        try:
+            path = write_savepoint(self.storage, flight.checkpoint_id, self.settings.savepoints,
+                                   savepoint_id, metadata)
+        except (OSError, SavepointError) as exc:
+            log.warning("savepoint %s: cannot be written: %s", savepoint_id, exc)
+            reply(_savepoint_answer(savepoint_id, error=str(exc)))
+            return
+        log.info("savepoint %s written: %s (checkpoint %s)", savepoint_id, path,
+                 flight.checkpoint_id)
+        if self.final_savepoint and not self.savepoints_wanted:
+            self.stopped = True
+            log.info("the final savepoint is written: no more checkpoints")
+        reply(_savepoint_answer(savepoint_id, path=str(path),
+                                checkpoint_id=flight.checkpoint_id))
 
     def _store(self, records: list[Any]) -> None:
         message = ckptmgr_pb2.StatefulConsistentCheckpoints(consistent_checkpoints=records)
@@ -276,7 +373,8 @@ class StatefulController:
                 "__restore-last-reason": f.last_restore_reason,
                 "__restore-last-checkpoint": f.last_restore_checkpoint,
                 "__restore-last-ms": str(round(f.last_restore_secs * 1000)),
-                "__restore-log": json.dumps(f.restore_log)}
+                "__restore-log": json.dumps(f.restore_log),
+                "__rescale-last": json.dumps(f.last_rescale)}
 
     # -- ids -----------------------------------------------------------------------------
     def _seen(self, checkpoint_id: str) -> None:
@@ -290,6 +388,23 @@ class StatefulController:
 
     def _next_txid(self) -> int:
         return self._next_number()
+
+
+def _savepoint_answer(savepoint_id: str, *, error: str = "", path: str = "",
+                      checkpoint_id: str = "") -> Any:
+    answer = ckptmgr_pb2.SavepointResponse(savepoint_id=savepoint_id, path=path,
+                                           checkpoint_id=checkpoint_id)
+    answer.status.status = common_pb2.NOTOK if error else common_pb2.OK
+    if error:
+        answer.status.message = error[:1000]
+    return answer
+
+
+def _counts(tasks: dict[int, str]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for component in tasks.values():
+        out[component] = out.get(component, 0) + 1
+    return out
 
 
 def _tasks_text(tasks: set[int], components: dict[int, str], limit: int = 6) -> str:

@@ -432,7 +432,17 @@ def checkpoint_figures(tm: dict[str, str]) -> models.CheckpointFiguresModel:
         restores=_int(tm, "__restores"),
         rollbacks=sum(1 for r in restores if not r.at_start),
         last_restore=last, last_restore_ms=_int(tm, "__restore-last-ms"),
-        restore_log=restores)
+        restore_log=restores, last_rescale=_rescales(tm))
+
+
+def _rescales(tm: dict[str, str]) -> list[models.RescaleModel]:
+    try:
+        last = json.loads(tm.get("__rescale-last") or "{}")
+        return [models.RescaleModel(component=str(c), tasks_before=int(b), tasks_after=int(a),
+                                    key_groups_moved=int(m))
+                for c, (b, a, m) in sorted(last.items())]
+    except (TypeError, ValueError):
+        return []
 
 
 def checkpoints(record: TopologyRecord) -> models.CheckpointsModel:
@@ -484,6 +494,9 @@ def checkpoints(record: TopologyRecord) -> models.CheckpointsModel:
                 state_bytes=_int(values, "__checkpoint-bytes"),
                 save_ms=_float(values, "__checkpoint-save-ms"),
                 restores=_int(values, "__restores"), restore_ms=_float(values, "__restore-ms"),
+                keyed_keys=_int(values, "__keyed-keys"),
+                key_groups=_int(values, "__key-groups-owned"),
+                keys_written=_int(values, "__checkpoint-keys-written"),
                 stale_secs=stale_age(values)))
     if out.tmanager is None:
         out.note = ("the Topology Master reports no checkpoint figures yet (it starts its "

@@ -445,6 +445,19 @@ class CheckpointFiguresModel(BaseModel):
     last_restore_ms: int = Field(description="how long the last restore took")
     restore_log: list[RestoreModel] = Field(
         description="the last restores the Topology Master keeps (20), newest first")
+    last_rescale: list["RescaleModel"] = Field(
+        default_factory=list, description="the last parallelism change of stateful "
+                                          "components: the key groups that moved with it")
+
+
+class RescaleModel(BaseModel):
+    """One stateful component's last change of parallelism (``heron update``, the Health
+    Manager): its keyed state moved by key group."""
+
+    component: str
+    tasks_before: int
+    tasks_after: int
+    key_groups_moved: int
 
 
 class TaskCheckpointModel(BaseModel):
@@ -460,6 +473,9 @@ class TaskCheckpointModel(BaseModel):
     save_ms: float = Field(description="time its last save took")
     restores: int
     restore_ms: float = Field(description="time its last restore took")
+    keyed_keys: int = Field(0, description="keys in its keyed state (state.keyed())")
+    key_groups: int = Field(0, description="key groups it owns that hold keyed state")
+    keys_written: int = Field(0, description="keys its last (incremental) save wrote")
     stale_secs: float | None = Field(None, description="seconds since it last reported, when "
                                                        "over 5 s (its figures are frozen)")
 

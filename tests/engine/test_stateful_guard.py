@@ -1,7 +1,9 @@
-"""Under EFFECTIVELY_ONCE, a parallelism change that would change a stateful component's
-task ids is refused with one line naming it, before anything is stored or any scheduler
-asked: by ``heron update`` and by the Health Manager alike (engine/submitter/
-stateful_guard.py). Other modes, stateless components and container moves go ahead.
+"""Under EFFECTIVELY_ONCE a stateful component's keyed state moves with its keys, so its
+parallelism may change, except when its per-task state cannot be shared out (the newest
+checkpoint records per-task state that is neither empty nor lists, and the class defines
+no ``rescale_state``) or it would have more tasks than key groups: then the change is
+refused with one line naming it, before anything is stored or any scheduler asked, by
+``heron update`` and by the Health Manager alike (engine/submitter/stateful_guard.py).
 No engine process is started: the topologies are compiled and stored, and the scheduler
 service is a stand-in that fails the test if it is ever asked."""
 
@@ -19,11 +21,11 @@ from engine.healthmgr.resolvers.scale_up import ScaleUpResolver
 from engine.healthmgr.scheduler_actuator import ActuatorError, SchedulerActuator
 from engine.healthmgr.view import build_view
 from engine.launch import StateManagerSpec
-from engine.messages import physical_plan_pb2, scheduler_pb2
+from engine.messages import ckptmgr_pb2, physical_plan_pb2, scheduler_pb2
 from engine.packing.repack import repack
 from engine.packing.round_robin import pack_round_robin
 from engine.plan import compile_topology
-from engine.plan.constants import STATEFUL_CONFIG_KEY
+from engine.plan.constants import RESCALE_CONFIG_KEY, STATEFUL_CONFIG_KEY
 from engine.spi.packing_plan import PackingPlan
 from engine.submitter.stateful_guard import (frozen_components, refusal,
                                              stateful_components)
@@ -78,22 +80,73 @@ def repacked(topology, current: PackingPlan, change: dict[str, int],
     return repack(current, NAME, component_parallelism(topology), change, dict(EO), containers)
 
 
+def checkpoints(shape: str, component: str = "count") -> ckptmgr_pb2.StatefulConsistentCheckpoints:
+    """The stored list of consistent checkpoints, the newest recording ``shape``."""
+    newest = ckptmgr_pb2.StatefulConsistentCheckpoint(checkpoint_id="ckpt-9")
+    newest.components.add(component=component, tasks=2, task_state=shape)
+    return ckptmgr_pb2.StatefulConsistentCheckpoints(consistent_checkpoints=[newest])
+
+
+class Rescaling(Counter):
+    @staticmethod
+    def rescale_state(states, new_parallelism):
+        return [{} for _ in range(new_parallelism)]
+
+
 # -- the rule ---------------------------------------------------------------------------------
-def test_the_compiler_marks_stateful_components_only():
+def test_the_compiler_marks_stateful_components_and_their_rescale_hook():
     topology, _ = stored(EO)
     assert stateful_components(topology) == {"count"}
     plan = compile_topology(Guarded, name=NAME, config=EO).plan
     assert plan.components["count"].config[STATEFUL_CONFIG_KEY] is True
+    assert RESCALE_CONFIG_KEY not in plan.components["count"].config
     assert STATEFUL_CONFIG_KEY not in plan.components["a_split"].config
 
+    class Hooked(Topology):
+        words = Words.spec()
+        count = Rescaling.spec(inputs={words: Grouping.fields("word")})
+    hooked = compile_topology(Hooked, name=NAME, config=EO).plan
+    assert hooked.components["count"].config[RESCALE_CONFIG_KEY] is True
 
-def test_changing_a_stateful_components_parallelism_is_refused_naming_it():
+
+@pytest.mark.parametrize("shape", [None, "empty", "lists"])
+def test_a_stateful_component_whose_per_task_state_can_be_shared_out_may_be_resized(shape):
+    topology, current = stored(EO)
+    stored_checkpoints = None if shape is None else checkpoints(shape)
+    for n in (1, 3, 5):
+        proposed = repacked(topology, current, {"count": n})
+        assert refusal(topology, current, proposed, {"count": n}, stored_checkpoints) is None
+
+
+def test_per_task_state_that_cannot_be_shared_out_refuses_the_change_naming_the_component():
     topology, current = stored(EO)
     for n in (1, 3):
         message = refusal(topology, current, repacked(topology, current, {"count": n}),
-                          {"count": n})
-        assert message is not None and "'count'" in message and "\n" not in message
-        assert "EFFECTIVELY_ONCE" in message
+                          {"count": n}, checkpoints("other"))
+        assert message is not None and message.startswith("'count' keeps per-task state")
+        assert "ckpt-9" in message and "rescale_state" in message and "\n" not in message
+    assert frozen_components(topology, checkpoints("other")).keys() == {"count"}
+
+
+def test_a_rescale_state_hook_lets_any_per_task_state_be_shared_out():
+    class Hooked(Topology):
+        words = Words.spec(par=2)
+        count = Rescaling.spec(inputs={words: Grouping.fields("word")}, par=2)
+    plan = compile_topology(Hooked, name=NAME, config=EO).plan
+    topology, current = plan.to_proto(), pack_round_robin(plan)
+    proposed = repack(current, NAME, component_parallelism(topology), {"count": 4}, dict(EO))
+    assert refusal(topology, current, proposed, {"count": 4}, checkpoints("other")) is None
+
+
+def test_more_tasks_than_key_groups_is_refused_naming_the_key():
+    config = {**EO, "topology.stateful.key.groups": 4}
+    topology, current = stored(config)
+    proposed = repack(current, NAME, component_parallelism(topology), {"count": 5}, config)
+    message = refusal(topology, current, proposed, {"count": 5})
+    assert message is not None and "'count' cannot have 5 tasks" in message
+    assert "topology.stateful.key.groups" in message
+    proposed = repack(current, NAME, component_parallelism(topology), {"count": 4}, config)
+    assert refusal(topology, current, proposed, {"count": 4}) is None
 
 
 def test_stateless_components_and_container_moves_go_ahead():
@@ -101,17 +154,17 @@ def test_stateless_components_and_container_moves_go_ahead():
     for change, containers in (({"a_split": 4}, None), ({"words": 1}, None), ({}, 1), ({}, 3),
                                ({"count": 2}, None)):  # asking for what it has is no change
         proposed = repacked(topology, current, change, containers)
-        assert refusal(topology, current, proposed, change) is None, (change, containers)
+        assert refusal(topology, current, proposed, change, checkpoints("other")) is None, \
+            (change, containers)
 
 
-def test_a_packing_that_renumbers_a_stateful_component_is_refused():
-    """repack keeps task ids; a fresh packing (ids dealt by sorted name) would give
-    "count" new ids when "a_split" grows: its stored state would go to the wrong tasks."""
+def test_a_packing_that_only_renumbers_a_stateful_component_goes_ahead():
+    """repack keeps task ids; a fresh packing (ids dealt by sorted name) gives "count" new
+    ids when "a_split" grows: the same number of tasks, so per-task state is restored by
+    position, whatever its shape."""
     topology, current = stored(EO)
     fresh = pack_round_robin(_grown())
-    message = refusal(topology, current, fresh, {"a_split": 3})
-    assert message is not None and "renumber the tasks of 'count'" in message
-    assert "[3, 4] -> [4, 5]" in message
+    assert refusal(topology, current, fresh, {"a_split": 3}, checkpoints("other")) is None
 
 
 def _grown():
@@ -126,9 +179,9 @@ def _grown():
 def test_other_reliability_modes_are_never_refused(mode):
     config = {} if mode is None else {"topology.reliability.mode": mode}
     topology, current = stored(config)
-    assert frozen_components(topology) == set()
+    assert frozen_components(topology, checkpoints("other")) == {}
     assert refusal(topology, current, repacked(topology, current, {"count": 3}),
-                   {"count": 3}) is None
+                   {"count": 3}, checkpoints("other")) is None
 
 
 # -- heron update -----------------------------------------------------------------------------
@@ -149,6 +202,7 @@ def deployed(tmp_path):
     topology, packing = stored(EO)
     state.create("topologies", NAME, topology)
     state.create("packingplans", NAME, packing.to_proto())
+    state.create("statefulcheckpoints", NAME, checkpoints("other"))
     NeverAsked(state, tmp_path)
     yield state
     state.close()
@@ -170,7 +224,7 @@ def test_heron_update_refuses_with_one_line_naming_the_component(deployed, tmp_p
     assert result.exit_code != 0
     lines = [line for line in result.output.splitlines() if line.strip()]
     assert len(lines) == 1, result.output
-    assert "cannot update 'guarded': 'count' is a stateful component" in lines[0]
+    assert "cannot update 'guarded': 'count' keeps per-task state" in lines[0]
     assert "Traceback" not in result.output
     assert snapshot(deployed) == before
 
@@ -178,8 +232,10 @@ def test_heron_update_refuses_with_one_line_naming_the_component(deployed, tmp_p
 def test_plan_update_allows_a_stateless_change(deployed):
     plan = plan_update(deployed, NAME, {"a_split": 3})
     assert plan.after["a_split"] == 3
-    with pytest.raises(UpdateError, match="'count' is a stateful component"):
+    with pytest.raises(UpdateError, match="'count' keeps per-task state"):
         plan_update(deployed, NAME, {"a_split": 3, "count": 1})
+    deployed.set("statefulcheckpoints", NAME, checkpoints("lists"))
+    assert plan_update(deployed, NAME, {"count": 5}).after["count"] == 5
 
 
 # -- the Health Manager -------------------------------------------------------------------------
@@ -196,10 +252,12 @@ def running(packing: PackingPlan) -> physical_plan_pb2.PhysicalPlan:
     return pplan
 
 
-@pytest.mark.parametrize("mode", ["EFFECTIVELY_ONCE", "ATLEAST_ONCE"])
-def test_the_health_managers_resolvers_note_the_refusal_and_propose_nothing(mode):
+@pytest.mark.parametrize("mode, shape", [("EFFECTIVELY_ONCE", "other"),
+                                         ("EFFECTIVELY_ONCE", "lists"),
+                                         ("ATLEAST_ONCE", "other")])
+def test_the_health_managers_resolvers_note_a_refusal_and_scale_what_can_move(mode, shape):
     topology, packing = stored({**EO, "topology.reliability.mode": mode})
-    view = build_view(topology, packing.to_proto(), running(packing))
+    view = build_view(topology, packing.to_proto(), running(packing), checkpoints(shape))
     up = ScaleUpResolver(16).resolve(
         Diagnosis(DiagnosisKind.UNDER_PROVISIONING, "count", 10.0, detail={"ms_per_s": 900.0}),
         view.components["count"])
@@ -207,13 +265,14 @@ def test_the_health_managers_resolvers_note_the_refusal_and_propose_nothing(mode
         Diagnosis(DiagnosisKind.OVER_PROVISIONING, "count", 10.0,
                   detail={"peak_rate": 1.0, "capacity_per_instance": 100.0}),
         view.components["count"])
-    if mode == "ATLEAST_ONCE":
+    if mode == "ATLEAST_ONCE" or shape == "lists":
         assert isinstance(up, Action) and isinstance(down, Action)
+        # keyed state moves with its keys: the fields grouping is no reason to hold back
+        assert view.components["count"].fields_grouped is (mode == "ATLEAST_ONCE")
         return
     for outcome in (up, down):
         assert isinstance(outcome, Note) and outcome.component == "count"
-        assert "'count' is a stateful component of an EFFECTIVELY_ONCE topology" \
-            in outcome.message
+        assert "'count' keeps per-task state" in outcome.message
     assert view.components["a_split"].scaling_refused == ""
 
 
@@ -221,7 +280,7 @@ def test_the_health_managers_actuator_refuses_before_asking_the_scheduler(deploy
     """A policy that scales without these resolvers still cannot get past the rule: the
     actuator refuses before any request (no scheduler listens: a request would time out)."""
     before = snapshot(deployed)
-    with pytest.raises(ActuatorError, match="cannot scale 'count' to 3: 'count' is a "
-                                            "stateful component"):
+    with pytest.raises(ActuatorError, match="cannot scale 'count' to 3: 'count' keeps "
+                                            "per-task state"):
         SchedulerActuator(deployed, NAME, security=None, timeout=0.2).scale("count", 3)
     assert snapshot(deployed) == before

@@ -462,6 +462,13 @@
             el("td", { class: "num", text: fmtInt(c.duration_secs * 1000) + " ms" }),
             el("td", { class: "num", text: fmtInt(c.bytes) }), el("td", { class: "muted", text: c.packing_plan_id }))),
           "none yet: the first completes one interval after the start"));
+      if (tm && tm.last_rescale && tm.last_rescale.length) {
+        parts.push(el("h3", { text: "Last resize (keyed state moved by key group)" }),
+          ckptTable("checkpoint-rescale", [["component"], ["tasks", "num"], ["key groups moved", "num"]],
+            tm.last_rescale.map((r) => el("tr", { "data-component": r.component },
+              el("td", { text: r.component }), el("td", { class: "num", text: `${r.tasks_before} → ${r.tasks_after}` }),
+              el("td", { class: "num", text: fmtInt(r.key_groups_moved) }))), ""));
+      }
       if (tm) {
         parts.push(el("h3", { text: "Restores (newest first)" }),
           ckptTable("checkpoint-restores", [["kind"], ["restored"], ["reason"]],
@@ -472,6 +479,7 @@
       }
       parts.push(el("h3", { text: "State per task" }),
         ckptTable("checkpoint-tasks", [["instance"], ["component"], ["task", "num"], ["state bytes", "num", "its last saved state"],
+          ["keyed keys", "num", "keys in its keyed state"], ["key groups", "num", "key groups it owns that hold keyed state"],
           ["save ms", "num", "its last save"], ["saves", "num"], ["restores", "num"], ["restore ms", "num", "its last restore"]],
         answer.tasks.map((t) => el("tr", {
           "data-instance": t.instance, "data-component": t.component, class: t.stale_secs != null ? "stale" : null,
@@ -479,6 +487,8 @@
         }, el("td", { text: t.instance }), el("td", { text: t.component + (t.stateful ? "" : " (stateless)") }),
         el("td", { class: "num", text: t.task_id == null ? "–" : String(t.task_id) }),
         el("td", { class: "num state-bytes", text: fmtInt(t.state_bytes) }),
+        el("td", { class: "num keyed-keys", text: fmtInt(t.keyed_keys) }),
+        el("td", { class: "num key-groups", text: fmtInt(t.key_groups) }),
         el("td", { class: "num", text: fmtMs(t.save_ms) }), el("td", { class: "num", text: fmtInt(t.saves) }),
         el("td", { class: "num", text: fmtInt(t.restores) }), el("td", { class: "num", text: fmtMs(t.restore_ms) }))),
         "no task has reported yet"));

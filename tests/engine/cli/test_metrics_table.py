@@ -52,11 +52,12 @@ def test_an_effectively_once_topologys_checkpoints_and_state_per_task_are_shown(
         "__checkpoint-last-id": "ckpt-1795737913309", "__checkpoint-last-duration-ms": "14",
         "__checkpoint-last-bytes": "2290", "__restores": "3",
         "__restore-last-checkpoint": "ckpt-1795737903309",
-        "__restore-last-reason": "task 2 failed: RuntimeError: boom"}
+        "__restore-last-reason": "task 2 failed: RuntimeError: boom",
+        "__rescale-last": '{"count": [2, 5, 77]}'}
     figures[("count", "container_1_count_1")] = {
         **ANSWER[("count", "container_1_count_1")], "__checkpoint-saves": "12",
         "__checkpoint-bytes": "1130", "__checkpoint-save-ms": "1.5", "__restores": "3",
-        "__restore-ms": "0.9"}
+        "__restore-ms": "0.9", "__keyed-keys": "12000", "__key-groups-owned": "26"}
     monkeypatch.setattr(metrics_command, "fetch", lambda *_args, **_kw: figures)
     result = CliRunner().invoke(main, ["metrics", "wordcount"])
     assert result.exit_code == 0, result.output
@@ -66,7 +67,9 @@ def test_an_effectively_once_topologys_checkpoints_and_state_per_task_are_shown(
             "RuntimeError: boom)") in text
     (row,) = [line for line in result.output.splitlines() if "container_1_count_1" in line
               and "1,130" in line]
-    assert [cell.strip() for cell in row.split("│")[2:7]] == ["1,130", "1.5", "12", "3", "0.9"]
+    assert [cell.strip() for cell in row.split("│")[2:9]] == ["1,130", "12,000", "26", "1.5",
+                                                               "12", "3", "0.9"]
+    assert "last resize of count: 2 -> 5 tasks, 77 key group(s) moved with their state" in text
 
 
 def test_other_topologies_show_no_checkpoint_section(answer):

@@ -492,7 +492,9 @@ def test_a_stateful_component_with_other_tasks_than_its_checkpoint_is_refused(tm
         count = CountBolt.spec(inputs={split: Grouping.fields("word")}, par=3)
 
     run_id2, _ = new_run(hold_at=None)
-    with pytest.raises(LocalEngineError, match="component 'count' has 3 task.* holds state for 2.* start clean"):
+    # per-task counts (a dict of ints, no rescale_state) cannot be shared out: refused
+    with pytest.raises(LocalEngineError, match="'count' keeps per-task state that is not lists"
+                                               ".* holds 2 task.* this run has 3.* start clean"):
         run(WordCount, eo_conf(run_id2), tmp_path)
     started_clean = run(WordCount, eo_conf(run_id2, **{"topology.stateful.start.clean": True}),
                         tmp_path)
@@ -517,3 +519,38 @@ def test_state_follows_its_component_when_another_component_gets_more_tasks(tmp_
             != set(first.checkpoints.last_bytes_per_task))
     assert reg2["spout_starts"] == [len(SENTENCES)]
     assert final_counts(reg2) == expected_counts()
+
+
+class KeyedCountBolt(CountBolt):
+    """Counts in keyed state: they move with their words when the parallelism changes."""
+
+    def init_state(self, state):
+        self.counts = state.keyed()
+
+
+def test_keyed_counts_follow_their_words_to_another_parallelism(tmp_path):
+    """A second run of the same topology with three counting tasks instead of two (and
+    more sentences) restores each word's count in the task that now owns its key group:
+    the counts over both runs' sentences are exact."""
+    class Keyed(Topology):
+        sentences = SentenceSpout.spec()
+        split = SplitBolt.spec(inputs={sentences: Grouping.SHUFFLE}, par=2)
+        count = KeyedCountBolt.spec(inputs={split: Grouping.fields("word")}, par=2)
+
+    run_id, reg = new_run(hold_at=None)
+    first = run(Keyed, eo_conf(run_id), tmp_path)
+    assert first.reason == "finished", first.error
+    assert final_counts(reg) == expected_counts()
+
+    class KeyedWider(Topology):  # the same name, one more counting task
+        sentences = SentenceSpout.spec()
+        split = SplitBolt.spec(inputs={sentences: Grouping.SHUFFLE}, par=2)
+        count = KeyedCountBolt.spec(inputs={split: Grouping.fields("word")}, par=3)
+
+    more = ["the fox runs", "a new dog barks twice", "the end"]
+    run_id2, reg2 = new_run(hold_at=None, sentences=list(SENTENCES) + more)
+    second = run(KeyedWider, eo_conf(run_id2), tmp_path)
+    assert second.reason == "finished", second.error
+    assert len(reg2["final"]) == 3
+    want = collections.Counter(w for s in list(SENTENCES) + more for w in s.split())
+    assert final_counts(reg2) == want

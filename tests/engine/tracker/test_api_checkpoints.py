@@ -40,10 +40,12 @@ FIGURES: dict[tuple[str, str], dict[str, str]] = {
         "__checkpoint-last-bytes": "5120", "__restores": "3",
         "__restore-last-reason": "stmgr-2 restarted",
         "__restore-last-checkpoint": "ckpt-0000000000003", "__restore-last-ms": "230",
-        "__restore-log": json.dumps(RESTORE_LOG), "__connections-refused": "0"},
+        "__restore-log": json.dumps(RESTORE_LOG), "__connections-refused": "0",
+        "__rescale-last": json.dumps({"count": [2, 5, 77]})},
     ("count", "container_1_count_1"): {
         "__checkpoint-saves": "7", "__checkpoint-bytes": "2048", "__checkpoint-save-ms": "1.25",
-        "__restores": "3", "__restore-ms": "4.5", "__execute-count": "900"},
+        "__restores": "3", "__restore-ms": "4.5", "__execute-count": "900",
+        "__keyed-keys": "1200", "__key-groups-owned": "26", "__checkpoint-keys-written": "40"},
     ("split", "container_2_split_6"): {
         "__checkpoint-saves": "7", "__checkpoint-bytes": "0", "__checkpoint-save-ms": "0.01",
         "__restores": "3", "__restore-ms": "0.2", "__report-age": "12.5"},
@@ -178,12 +180,16 @@ def test_the_checkpoints_the_topology_master_s_figures_and_each_task_s_state(api
         ("stmgr-2 restarted", "ckpt-0000000000003", False),
         ("task 1 (count) failed: RuntimeError: injected failure", "ckpt-0000000000002", False),
         ("the topology started", "", True)]
+    # the last resize: the key groups that moved with the counting bolt's state
+    assert tm["last_rescale"] == [{"component": "count", "tasks_before": 2, "tasks_after": 5,
+                                   "key_groups_moved": 77}]
     tasks = {t["instance"]: t for t in found["tasks"]}
     assert set(tasks) == {"container_1_count_1", "container_2_split_6"}
     count = tasks["container_1_count_1"]
     assert count == {"instance": "container_1_count_1", "component": "count", "task_id": 1,
                      "stateful": True, "saves": 7, "state_bytes": 2048, "save_ms": 1.25,
-                     "restores": 3, "restore_ms": 4.5, "stale_secs": None}
+                     "restores": 3, "restore_ms": 4.5, "stale_secs": None,
+                     "keyed_keys": 1200, "key_groups": 26, "keys_written": 40}
     split = tasks["container_2_split_6"]
     assert split["stateful"] is False and split["state_bytes"] == 0
     assert split["stale_secs"] == 12.5  # frozen figures are marked, as /metrics marks them

@@ -165,3 +165,34 @@ class SentenceStream(RedisStreamSpout):
 
 class CountHash(RedisSink):
     """The latest count of each word, exactly once, in a Redis hash (kind ``hash``)."""
+
+
+class KeyedCountBolt(StatefulComponent, Bolt):
+    """Counts in keyed state (``state.keyed()``, keyed by the fields grouping's word):
+    the counts move with their words when the bolt's parallelism changes. Emits
+    (word, count) after each update."""
+
+    outputs = ["word", "count"]
+
+    def init_state(self, stateful_state):
+        self.counts = stateful_state.keyed()
+
+    def initialize(self, conf, ctx):
+        #: ``e2e.count_ms`` per word: a bolt that cannot keep up (the Health Manager test)
+        self.delay = float(conf.get("e2e.count_ms", 0)) / 1000.0
+
+    def process(self, tup):
+        if self.delay:
+            time.sleep(self.delay)
+        word = tup.values[0]
+        count = self.counts.get(word, 0) + 1
+        self.counts[word] = count
+        self.emit([word, count])
+
+
+class KeyedCountBoltV2(KeyedCountBolt):
+    """New code for the same state: emits ("v2:" + word, count)."""
+
+    def emit(self, tup, *args, **kwargs):
+        word, count = tup
+        return super().emit([f"v2:{word}", count], *args, **kwargs)
