@@ -38,6 +38,13 @@ that keep a map and emit nothing per word, two containers; real processes throug
    (words/s above zero; metrics are published once a second); and the restore's own
    ``__restore-last-ms`` (Topology Master) and ``__restore-ms`` (the task).
 
+4. **Keyed state rescaled 1 -> 4 -> 2** (issue 30), for ``--rescale-keys`` keys
+   (1,000,000 and 5,000,000): the time and bytes to save the keyed state at one
+   parallelism and restore it at the next, every new task reading only the key groups it
+   owns (``bench/keyed_state_runs.py``, on the engine's storage path, in this process).
+5. **Incremental against full checkpoints** of ``--churn-keys`` keys (1,000,000) when
+   ``--churn`` of them (1% and 10%) change between checkpoints: bytes and time of each.
+
 Goals (issue 29): effectively-once at least as fast as at-least-once (no acks to pay
 for); a 1,000,000-key checkpoint under 2 s (the Topology Master's duration).
 
@@ -73,6 +80,7 @@ from rich.table import Table  # noqa: E402
 from bench.checkpoint_runs import (BenchError, KillFigures, ModeFigures,  # noqa: E402
                                    SizeFigures, aggregate, as_json, run_kill, run_mode,
                                    run_size)
+from bench.keyed_state_runs import ChurnFigures, RescaleFigures, churn, rescale  # noqa: E402
 
 #: effectively-once words/s at least this share of at-least-once's
 GOAL_EO_VS_ALO = 1.0
@@ -80,7 +88,7 @@ GOAL_EO_VS_ALO = 1.0
 GOAL_KEYS = 1_000_000
 #: ... completes within this many ms
 GOAL_CHECKPOINT_MS = 2000.0
-PARTS = ("modes", "sizes", "kill")
+PARTS = ("modes", "sizes", "kill", "rescale", "churn")
 
 
 def _list(kind: Callable[[str], Any]) -> Callable[[str], list]:
@@ -117,6 +125,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--max-pending", type=int, default=1024,
                    help="topology.max.spout.pending of the at-least-once run (default 1024)")
     p.add_argument("--workers", type=int, default=2, help="containers (default 2)")
+    p.add_argument("--rescale-keys", type=_list(int), default=[1_000_000, 5_000_000],
+                   help="keyed-state sizes rescaled 1 -> 4 -> 2 (default 1000000,5000000)")
+    p.add_argument("--churn-keys", type=int, default=1_000_000,
+                   help="keys of the incremental-checkpoint figures (default 1000000)")
+    p.add_argument("--churn", type=_list(float), default=[0.01, 0.10],
+                   help="shares of the keys changed between checkpoints (default 0.01,0.1)")
     p.add_argument("--skip", type=_list(str), default=[],
                    help=f"parts not to run: {','.join(PARTS)}")
     p.add_argument("--json", metavar="PATH", help="write every figure to this file")
@@ -163,6 +177,32 @@ def _mark(met: bool | None) -> str:
 def _n(value: float | None, fmt: str = ",.0f") -> str:
     return "-" if value is None or (isinstance(value, float) and math.isnan(value)) \
         else format(value, fmt)
+
+
+def print_keyed(console: Console, rescales: Sequence[RescaleFigures],
+                churns: Sequence[ChurnFigures]) -> None:
+    if rescales:
+        t = Table(title="Keyed state rescaled (save at the old parallelism, restore at the "
+                        "new: every task reads only the key groups it owns)")
+        for col in ("keys", "step", "save s", "bytes written (MB)", "restore s (all tasks)",
+                    "slowest task's restore s"):
+            t.add_column(col, justify="right", no_wrap=True)
+        for r in rescales:
+            for s in r.steps:
+                t.add_row(f"{r.keys:,}", f"{s.before} -> {s.after}", f"{s.save_secs:.2f}",
+                          f"{s.save_bytes / 2**20:,.1f}", f"{s.restore_secs:.2f}",
+                          f"{s.slowest_task_restore_secs:.2f}")
+        console.print(t)
+    if churns:
+        t = Table(title="Incremental against full checkpoints of keyed state")
+        for col in ("keys", "changed", "full MB", "full s", "incremental MB", "incremental s",
+                    "incremental / full"):
+            t.add_column(col, justify="right", no_wrap=True)
+        for c in churns:
+            t.add_row(f"{c.keys:,}", f"{c.churn:.0%}", f"{c.full_bytes / 2**20:,.1f}",
+                      f"{c.full_secs:.2f}", f"{c.incremental_bytes / 2**20:,.2f}",
+                      f"{c.incremental_secs:.2f}", f"{c.ratio:.1%}")
+        console.print(t)
 
 
 def print_summary(console: Console, modes: Sequence[ModeFigures],
@@ -242,6 +282,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     mode_rounds: dict[str, list[ModeFigures]] = {}
     sizes: list[SizeFigures] = []
     kill: KillFigures | None = None
+    rescales: list[RescaleFigures] = []
+    churns: list[ChurnFigures] = []
     errors: list[str] = []
     began = time.monotonic()
     runs: list[tuple[str, Callable[[Callable[[str], None]], Any]]] = []
@@ -270,6 +312,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             kill = run_kill(interval=args.kill_interval, settle=args.kill_settle,
                             workers=args.workers, work_dir=base / "kill", status=s)
         runs.append(("kill", do_kill))
+    if "rescale" not in args.skip:
+        for keys in args.rescale_keys:
+            runs.append((f"rescale-{keys}", lambda s, keys=keys: rescales.append(rescale(keys))))
+    if "churn" not in args.skip:
+        for share in args.churn:
+            runs.append((f"churn-{share:g}", lambda s, share=share: churns.append(
+                churn(args.churn_keys, share))))
 
     with console.status("starting") as live:
         for i, (name, fn) in enumerate(runs, 1):
@@ -285,14 +334,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             except KeyboardInterrupt:
                 errors.append(f"{name}: interrupted")
                 break
-            console.print(f"done: {_done_line(name, mode_rounds, sizes, kill)}")
+            console.print(f"done: {_done_line(name, mode_rounds, sizes, kill, rescales, churns)}")
 
     modes = [aggregate(rounds) for mode, rounds in mode_rounds.items() if mode != "latest"]
     goals = evaluate_goals(modes, sizes)
     console.print()
     print_summary(console, modes, sizes, kill, goals, errors)
+    print_keyed(console, rescales, churns)
     console.print(f"bench took {time.monotonic() - began:.0f} s")
-    missing = _missing(args, modes, sizes, kill)
+    missing = _missing(args, modes, sizes, kill, rescales, churns)
     errors += [f"not measured: {m}" for m in missing if not any(m in e for e in errors)]
     if args.json:
         figures = {"ok": not errors, "seconds": time.monotonic() - began,
@@ -300,6 +350,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                 for k, v in vars(args).items()},
                    "modes": as_json(modes), "sizes": as_json(sizes),
                    "kill": as_json(kill) if kill is not None else None,
+                   "rescale": as_json(rescales), "churn": as_json(churns),
                    "goals": goals, "errors": errors}
         Path(args.json).write_text(json.dumps(figures, indent=2) + "\n")
         console.print(f"figures: {args.json}")
@@ -311,8 +362,19 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _done_line(name: str, mode_rounds: dict[str, list[ModeFigures]],
-               sizes: Sequence[SizeFigures], kill: KillFigures | None) -> str:
+               sizes: Sequence[SizeFigures], kill: KillFigures | None,
+               rescales: Sequence[RescaleFigures] = (),
+               churns: Sequence[ChurnFigures] = ()) -> str:
     """One line for a run just finished (the log of a run without a terminal)."""
+    if name.startswith("rescale-") and rescales:
+        r = rescales[-1]
+        return f"{r.keys:,} keys rescaled: " + "; ".join(
+            f"{s.before} -> {s.after} save {s.save_secs:.2f} s, restore {s.restore_secs:.2f} s"
+            for s in r.steps)
+    if name.startswith("churn-") and churns:
+        c = churns[-1]
+        return (f"{c.keys:,} keys, {c.churn:.0%} changed: incremental {c.incremental_bytes:,} "
+                f"bytes against full {c.full_bytes:,} ({c.ratio:.1%})")
     if name.startswith("mode-") and mode_rounds:
         m = mode_rounds["latest"][-1]
         return (f"{m.mode}: {m.words_per_s:,.0f} words/s, {m.cpu_s_per_million:.2f} CPU s/M "
@@ -328,7 +390,9 @@ def _done_line(name: str, mode_rounds: dict[str, list[ModeFigures]],
 
 
 def _missing(args: argparse.Namespace, modes: Sequence[ModeFigures],
-             sizes: Sequence[SizeFigures], kill: KillFigures | None) -> list[str]:
+             sizes: Sequence[SizeFigures], kill: KillFigures | None,
+             rescales: Sequence[RescaleFigures] = (),
+             churns: Sequence[ChurnFigures] = ()) -> list[str]:
     out = []
     if "modes" not in args.skip:
         wanted = ["at-most-once", "at-least-once"] + \
@@ -338,6 +402,11 @@ def _missing(args: argparse.Namespace, modes: Sequence[ModeFigures],
         out += [f"{k:,} keys" for k in args.keys if k not in {s.keys for s in sizes}]
     if "kill" not in args.skip and kill is None:
         out.append("kill -9")
+    if "rescale" not in args.skip:
+        out += [f"rescale of {k:,} keys" for k in args.rescale_keys
+                if k not in {r.keys for r in rescales}]
+    if "churn" not in args.skip:
+        out += [f"{c:.0%} churn" for c in args.churn if c not in {x.churn for x in churns}]
     return out
 
 
