@@ -59,6 +59,7 @@ def test_a_short_run_reports_every_figure_and_leaves_no_process(tmp_path):
         proc = subprocess.run(
             [sys.executable, str(SCRIPT), "--duration", "2", "--warmup", "1",
              "--keys", "1000,20000", "--checkpoints", "1", "--kill-settle", "2",
+             "--rescale-keys", "20000", "--churn-keys", "20000", "--churn", "0.01,0.1",
              "--work-dir", str(work), "--json", str(report)],
             capture_output=True, text=True, timeout=300, cwd=tmp_path, check=False,
             env={**os.environ, "COLUMNS": "160"})
@@ -95,6 +96,16 @@ def test_a_short_run_reports_every_figure_and_leaves_no_process(tmp_path):
     assert kill["restored_checkpoint"] not in ("", "empty"), kill
 
     assert [g["met"] is not None for g in figures["goals"]] == [True, True, True, False]
+
+    (rescaled,) = figures["rescale"]
+    assert rescaled["keys"] == 20000
+    assert [(s["before"], s["after"]) for s in rescaled["steps"]] == [(1, 4), (4, 2)]
+    assert all(s["restore_secs"] > 0 for s in rescaled["steps"])
+    churns = {c["churn"]: c for c in figures["churn"]}
+    assert set(churns) == {0.01, 0.1}
+    # incremental checkpoints write less than full ones, and more at more churn
+    assert churns[0.01]["incremental_bytes"] < churns[0.1]["incremental_bytes"] \
+        < churns[0.1]["full_bytes"]
 
     flat = " ".join(proc.stdout.split())
     for text in ("words/s and CPU per word, by reliability mode", "effectively-once, every 30 s",
