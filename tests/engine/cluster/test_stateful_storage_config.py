@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from compat.storm_api.config import STORAGE_CLASS_KEY, STORAGE_ROOT_KEY, checkpointing
+from compat.storm_api.config import (SAVEPOINTS_KEY, STORAGE_CLASS_KEY, STORAGE_ROOT_KEY,
+                                     checkpointing)
 from engine.cluster.config import ClusterConfigError, ClusterRef, load_cluster
 from engine.launch import Submission
 from engine.submission import load_topology
@@ -93,9 +94,12 @@ def test_an_effectively_once_topology_gets_the_cluster_s_root_where_nodes_compil
     loaded, submission = loaded_and_submission(STATEFUL, "stateful_wordcount")
     assert STORAGE_ROOT_KEY not in loaded.plan.config
     loaded, submission = with_cluster_storage(cluster, loaded, submission)
-    assert submission.options == {STORAGE_ROOT_KEY: "/shared/ck", RETAIN_KEY: 2}
+    # savepoints go beside the checkpoints, where every node reads them too
+    assert submission.options == {STORAGE_ROOT_KEY: "/shared/ck", RETAIN_KEY: 2,
+                                  SAVEPOINTS_KEY: "/shared/ck/savepoints"}
     settings = checkpointing(loaded.plan.config)
     assert (settings.root, settings.retained) == ("/shared/ck", 2)
+    assert settings.savepoints == "/shared/ck/savepoints"
     # what every instance compiles on its node, from the submission alone
     again = load_topology(submission.project, name=submission.name,
                           cli_options=submission.options)
@@ -107,10 +111,12 @@ def test_the_topology_s_own_keys_win(tmp_path, isolated_imports):
                               "heron.statefulstorage.localfs.max.checkpoints: 2\n")
     loaded, submission = loaded_and_submission(STATEFUL, "stateful_wordcount",
                                                **{STORAGE_ROOT_KEY: "/mine"})
-    assert storage_options(cluster, "stateful_wordcount", loaded.plan.config) == {RETAIN_KEY: 2}
+    assert storage_options(cluster, "stateful_wordcount", loaded.plan.config) == {
+        RETAIN_KEY: 2, SAVEPOINTS_KEY: "/mine/savepoints"}
     loaded, submission = with_cluster_storage(cluster, loaded, submission)
     assert loaded.plan.config[STORAGE_ROOT_KEY] == "/mine"
-    assert submission.options == {STORAGE_ROOT_KEY: "/mine", RETAIN_KEY: 2}
+    assert submission.options == {STORAGE_ROOT_KEY: "/mine", RETAIN_KEY: 2,
+                                  SAVEPOINTS_KEY: "/mine/savepoints"}
 
 
 def test_other_reliability_modes_are_left_alone(tmp_path, isolated_imports):
@@ -139,7 +145,8 @@ def test_a_remote_cluster_with_no_root_refuses_before_anything_is_written(
     # the topology's own root is enough
     loaded, submission = loaded_and_submission(STATEFUL, "stateful_wordcount",
                                                **{STORAGE_ROOT_KEY: "/shared/mine"})
-    assert storage_options(cluster, "stateful_wordcount", loaded.plan.config) == {}
+    assert storage_options(cluster, "stateful_wordcount", loaded.plan.config) == {
+        SAVEPOINTS_KEY: "/shared/mine/savepoints"}
 
 
 def test_local_keeps_its_default_root_without_stateful_yaml(tmp_path, isolated_imports):
