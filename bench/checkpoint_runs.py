@@ -23,6 +23,7 @@ from typing import Any
 
 import psutil
 
+from bench.chaos_monkey import leftovers
 from bench.wordcount_figures import BOLT, PROJECT
 from engine.launch import Submission
 from engine.local_run import HeronLocalRun
@@ -150,23 +151,11 @@ def stop_leftovers(work_dir: Path, timeout: float = 10.0) -> list[int]:
     """Pids of live processes naming ``work_dir`` in their command line ``timeout``
     seconds after the stop (each is killed); the engine's processes all name it."""
     needle = str(work_dir.resolve())
-
-    def living() -> list[psutil.Process]:
-        found = []
-        for proc in psutil.process_iter(["cmdline"]):
-            try:
-                if proc.pid != os.getpid() and needle in " ".join(proc.info["cmdline"] or ()) \
-                        and proc.status() != psutil.STATUS_ZOMBIE:
-                    found.append(proc)
-            except psutil.Error:
-                continue
-        return found
-
     deadline = time.monotonic() + timeout
-    left = living()
+    left = leftovers(needle)
     while left and time.monotonic() < deadline:
         time.sleep(0.2)
-        left = living()
+        left = leftovers(needle)
     for proc in left:
         try:
             proc.kill()
