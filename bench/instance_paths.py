@@ -12,12 +12,40 @@ are left out.
     python bench/instance_paths.py                  # 300,000 words, both reliabilities
     python bench/instance_paths.py --tuples 1000000 --reliability at-least-once --json
     python bench/instance_paths.py --reliability at-most-once --floor
+    python bench/instance_paths.py --reliability at-most-once --tuples 100000 --rounds 5
 
 ``--floor`` also times, one step at a time with no engine code around them, what every
 word needs whatever the engine (pick the word, serialize the row, hash its key, decode
 it, build the ``Tuple``, count, serialize and keep the result), against the CPU per word
 heron may spend in all its processes to reach half the bare loop's rate on this
 machine's cores: how much of the design goal's budget is left for engine code.
+
+The **API overhead** section (on unless ``--no-api``) sets the component API's own
+per-tuple cost beside the plain-Python reference loop's (``bench/reference_loop.py``),
+in the same run, for the goal of issue 31 (ours, with Storm's record types, at most half
+the reference loop's plain-object overhead). Ours is measured twice, on Heron's word
+count (``WordSpout`` into ``HeronCountBolt``, at-most-once):
+
+* **engine path**: the spout emit and bolt execute paths (as the first section times
+  them), minus the floor's steps that are not the API: the user code's own work (pick
+  the word, count it) and the engine's serialization and transport (serialize the row,
+  hash its key, decode the rows). It is approximate both ways: what is left still holds
+  engine work the floor does not list (the batch's protobuf encoding and parsing, the
+  flushes), while the floor serializes the row and hashes its key apart where the
+  engine does both in one pass;
+* **no engine**: the same classes hosted through ``host_component`` in this process, the
+  spout called through the spout loop's hook and each emit handed to the counting task
+  its word's hash picks, through the bolt's ``tuple_runner`` (the ``Tuple`` the engines
+  build, ``process``, auto-ack), minus the fused pick-and-count loop with the same
+  picker: the API path and nothing else, as the reference loop measures its own. It
+  also holds the benchmark spout's and bolt's own bookkeeping (the words left, the
+  sampling countdown, the ``ts`` check), which the reference loop's classes do not have.
+
+Each round times the reference loop's three modes, the no-engine path, the engine path
+and the floor's steps, one after the other; each figure is its best round (``--rounds``,
+3; ``--statistic median`` for the median). The verdict line says whether each of ours
+is within the goal; it never changes the exit status, which only says whether every
+word was counted.
 
 Use it to see what a change to a hot path costs or saves; the figures are CPU
 microseconds per word on this machine, and nothing here is a pass/fail threshold.
@@ -33,6 +61,7 @@ import argparse
 import json
 import logging
 import os
+import statistics
 import sys
 import tempfile
 import time
@@ -49,16 +78,18 @@ if __name__ == "__main__" and str(ROOT) not in sys.path:
 from rich.console import Console  # noqa: E402
 from rich.table import Table  # noqa: E402
 
+from bench.reference_loop import (STATISTICS, ReferenceFigures,  # noqa: E402
+                                  picker_of, time_round)
 from bench.wordcount_figures import (BOLT, SPOUT, TOPOLOGY, TOPOLOGY_ALO,  # noqa: E402
-                                     bench_options)
-from bench.wordcount_runs import load, local_hosting  # noqa: E402
+                                     TOPOLOGY_HERON, bench_options)
+from bench.wordcount_runs import _BoltSink, load, local_hosting  # noqa: E402
 from compat.storm_api.hosting import host_component  # noqa: E402
 from compat.storm_api.tuple import Tuple  # noqa: E402
 from engine.fastpath import selected, tuple_codec  # noqa: E402
-from engine.instance.bolt_loop import BoltLoop  # noqa: E402
+from engine.instance.bolt_loop import BoltLoop, tuple_runner  # noqa: E402
 from engine.instance.capture import InstanceCapture  # noqa: E402
 from engine.instance.collector import InstanceCollector, StreamOut  # noqa: E402
-from engine.instance.spout_loop import SpoutLoop  # noqa: E402
+from engine.instance.spout_loop import SpoutLoop, spout_hooks  # noqa: E402
 from engine.messages import tuple_pb2  # noqa: E402
 from engine.runtime.layout import build_context  # noqa: E402
 from engine.runtime.stats import TaskStats  # noqa: E402
@@ -332,6 +363,272 @@ def render_floor(console: Console, floor: FloorFigures) -> None:
                   "engine's or of the component API runs")
 
 
+# -- the API overhead per tuple (issue 31) ------------------------------------------------
+
+#: the goal: our API overhead per tuple (Storm's record types) at most this share of the
+#: plain-Python reference loop's plain-object overhead, in the same run
+API_GOAL_OVER_PLAIN = 0.5
+#: the floor's steps that are not the component API, subtracted from the engine path's
+#: spout emit + bolt execute: the user code's own work (the spout picks the word, the
+#: bolt counts it) and the engine's serialization and transport (by the floor's names'
+#: beginnings; "build the Tuple" is the API's, and Heron's word count emits no result row)
+NON_API_STEPS = ("pick the word", "serialize the row", "hash the grouping key",
+                 "decode the rows", "count the word")
+
+
+class _Deliver(_BoltSink):
+    """The no-engine figure's collector for the spout: each emit is handed straight to a
+    counting task as the engines hand it over, through the bolt's per-tuple entry
+    (``engine.instance.bolt_loop.tuple_runner``: build the ``Tuple``, ``process``,
+    auto-ack): a word to the task the hash of the word picks (fields grouping, as the
+    reference loop does it), any other subscribed stream (the end-of-stream marker) to
+    every task (all grouping). The tuple id is None, as in the reference loop."""
+
+    #: ``sync`` does nothing: the engine's spout loop calls the spout's own
+    #: ``next_tuple`` with no wrapper (``HostedSpout.direct_hooks``)
+    syncs_nothing = True
+
+    def __init__(self, runs: dict[str, list[Callable[[Any, Any], None]]]) -> None:
+        super().__init__()
+        self._words = runs["default"]
+        self._tasks = len(self._words)
+        self._others = {stream: r for stream, r in runs.items() if stream != "default"}
+
+    def emit(self, values: Any, stream: str | None, anchors: Any, direct_task: Any,
+             need_task_ids: bool, tup_id: Any) -> None:
+        if stream is None or stream == "default":
+            self._words[hash(values[0]) % self._tasks](None, values)
+            return
+        for run in self._others.get(stream, ()):
+            run(None, values)
+
+
+def time_hosted(loaded: Any, words: int,
+                clock: Callable[[], float] = time.process_time) -> tuple[float, dict[str, int]]:
+    """The component API with no engine: the topology's spout and counting bolt classes
+    hosted as the engines host them (``host_component``), the spout called through the
+    engine's per-tuple hook (``spout_hooks``) and each emit handed to a counting task's
+    ``tuple_runner`` (:class:`_Deliver`). Returns the CPU seconds of ``words`` calls of
+    ``next_tuple`` (one word each) and the counting tasks' counts, merged."""
+    plan = loaded.plan
+    classes = loaded.compiled.component_classes
+    layout, conf = local_hosting(loaded)
+    logger = logging.getLogger("bench.paths.hosted")
+    spout_task = layout.tasks_by_component[SPOUT][0]
+    bolts = [host_component(classes[BOLT], conf(BOLT), build_context(plan, layout, BOLT, task),
+                            _BoltSink(), logger)
+             for task in layout.tasks_by_component[BOLT]]
+    subscribed = [i.stream for i in plan.components[BOLT].inputs if i.source == SPOUT]
+    feeder = _Deliver({stream: [tuple_runner(bolt, SPOUT, stream, spout_task) for bolt in bolts]
+                       for stream in subscribed})
+    spout = host_component(classes[SPOUT], conf(SPOUT),
+                           build_context(plan, layout, SPOUT, spout_task), feeder, logger)
+    try:
+        next_tuple = spout_hooks(spout).next_tuple
+        began = clock()
+        for _ in range(words):
+            next_tuple()
+        took = clock() - began
+        while not spout.is_exhausted():  # the end-of-stream marker, untimed
+            next_tuple()
+        counts: dict[str, int] = {}
+        for bolt in bolts:
+            counts.update(bolt.component.counts)
+    finally:
+        spout.close()
+        for bolt in bolts:
+            bolt.close()
+    return took, counts
+
+
+@dataclass
+class ApiFigures:
+    """The API overhead per tuple, ours and the reference loop's, from rounds run one
+    after the other in one process: each round times the reference loop's three modes,
+    our API path with no engine, the engine path (Heron's word count at-most-once) and
+    the floor's steps. Each figure is its best round (or the median)."""
+
+    words: int
+    reference: ReferenceFigures
+    #: "hosted", "spout emit", "bolt execute" -> CPU seconds of each round
+    seconds: dict[str, list[float]] = field(default_factory=dict)
+    #: the floor's steps -> CPU µs per word of each round
+    steps: dict[str, list[float]] = field(default_factory=dict)
+    #: what went wrong with the counts (empty: the hosted path counted what the fused
+    #: loop counted, and the engine path executed every word, in every round)
+    count_errors: list[str] = field(default_factory=list)
+
+    @property
+    def rounds(self) -> int:
+        return self.reference.rounds
+
+    @property
+    def statistic(self) -> str:
+        return self.reference.statistic
+
+    def _pick(self, values: Sequence[float]) -> float:
+        return min(values) if self.statistic == "best" else statistics.median(values)
+
+    def us(self, name: str) -> float:
+        """CPU µs per word of ``hosted``, ``spout emit`` or ``bolt execute``."""
+        return self._pick(self.seconds[name]) / self.words * 1e6
+
+    def step_us(self) -> dict[str, float]:
+        return {name: self._pick(values) for name, values in self.steps.items()}
+
+    def non_api_us(self) -> dict[str, float]:
+        """The floor's steps subtracted from the engine path (:data:`NON_API_STEPS`)."""
+        steps = self.step_us()
+        return {name: us for name, us in steps.items() if name.startswith(NON_API_STEPS)}
+
+    def engine_path_us(self) -> float:
+        return self.us("spout emit") + self.us("bolt execute")
+
+    def engine_overhead_us(self) -> float:
+        return self.engine_path_us() - sum(self.non_api_us().values())
+
+    def hosted_overhead_us(self) -> float:
+        return self.us("hosted") - self.reference.us_per_word()["fused"]
+
+    def ratios(self, overhead: float) -> dict[str, float | None]:
+        ref = self.reference.overhead_us()
+        return {"over_plain": overhead / ref["plain"] if ref["plain"] > 0 else None,
+                "over_named": overhead / ref["named"] if ref["named"] > 0 else None}
+
+    def goal_met(self, overhead: float) -> bool | None:
+        over = self.ratios(overhead)["over_plain"]
+        return None if over is None else over <= API_GOAL_OVER_PLAIN
+
+    @property
+    def counts_ok(self) -> bool:
+        return self.reference.counts_match and not self.count_errors
+
+    def as_json(self) -> dict[str, Any]:
+        ref = self.reference
+        engine, hosted = self.engine_overhead_us(), self.hosted_overhead_us()
+
+        def r(value: float | None) -> float | None:
+            return None if value is None else round(value, 4)
+        return {
+            "words": self.words, "rounds": self.rounds, "statistic": self.statistic,
+            "clock": "CPU (time.process_time)",
+            "goal": {"our_overhead_over_plain_at_most": API_GOAL_OVER_PLAIN,
+                     "engine_path_met": self.goal_met(engine),
+                     "no_engine_met": self.goal_met(hosted)},
+            "reference": ref.as_json(),
+            "no_engine": {"us_per_word": r(self.us("hosted")),
+                          "fused_us_per_word": r(ref.us_per_word()["fused"]),
+                          "overhead_us_per_word": r(hosted),
+                          **{k: r(v) for k, v in self.ratios(hosted).items()}},
+            "engine_path": {"us_per_word": {"spout emit": r(self.us("spout emit")),
+                                            "bolt execute": r(self.us("bolt execute"))},
+                            "non_api_us_per_word": {k: r(v) for k, v in self.non_api_us().items()},
+                            "overhead_us_per_word": r(engine),
+                            **{k: r(v) for k, v in self.ratios(engine).items()}},
+            "seconds_per_round": {k: [round(x, 5) for x in v] for k, v in self.seconds.items()},
+            "counts_match": self.counts_ok, "count_errors": list(self.count_errors)}
+
+
+def measure_api(words: int, seed: int, rounds: int, statistic: str = "best",
+                clock: Callable[[], float] = time.process_time) -> ApiFigures:
+    """The API overhead per tuple of our path, twice, beside the reference loop's, in
+    ``rounds`` rounds (see :class:`ApiFigures`), on Heron's word count (the spout
+    ``WordSpout``, the counting bolt ``HeronCountBolt``, which emits nothing per word)."""
+    loaded = load(bench_options(words, seed), 2, topology=TOPOLOGY_HERON)
+    picker = picker_of(loaded, seed)
+    figures = ApiFigures(words, ReferenceFigures(words, seed, statistic))
+    for number in range(1, rounds + 1):
+        fused = time_round(figures.reference, picker, clock)
+        took, counts = time_hosted(loaded, words, clock)
+        figures.seconds.setdefault("hosted", []).append(took)
+        if counts != fused:
+            figures.count_errors.append(f"round {number}: the no-engine API path counted "
+                                        f"{sum(counts.values()):,} words, {len(counts):,} "
+                                        "distinct, unlike the fused loop")
+        del counts, fused
+        path = measure(loaded, words, "at-most-once", 1)
+        for name in ("spout emit", "bolt execute"):
+            figures.seconds.setdefault(name, []).append(path.seconds[name])
+        if path.counted != words:
+            figures.count_errors.append(f"round {number}: the engine path executed "
+                                        f"{path.counted:,} of {words:,} words")
+        floor = measure_floor(loaded, words, seed)
+        for name, us in floor.steps.items():
+            figures.steps.setdefault(name, []).append(us)
+    missing = [p for p in NON_API_STEPS if not any(n.startswith(p) for n in figures.steps)]
+    if missing:  # the floor's steps were renamed: say so rather than subtract too little
+        raise RuntimeError(f"the floor has no step named {', '.join(map(repr, missing))}")
+    return figures
+
+
+def api_lines(api: ApiFigures) -> list[str]:
+    """The verdict: ours against the goal, figures only."""
+    plain = api.reference.overhead_us()["plain"]
+    parts = []
+    for label, overhead in (("the engine path", api.engine_overhead_us()),
+                            ("with no engine", api.hosted_overhead_us())):
+        over = api.ratios(overhead)["over_plain"]
+        parts.append(f"{label} {overhead:.2f} µs ("
+                     + ("-" if over is None else f"{over:.2f}x") + ")")
+    met = [api.goal_met(o) for o in (api.engine_overhead_us(), api.hosted_overhead_us())]
+    verdict = ("not judged: the reference loop's overhead did not come out positive (too "
+               "few words for the clock?)" if None in met
+               else "met by both" if all(met) else "met by the no-engine path only" if met[1]
+               else "met by the engine path only" if met[0] else "not met")
+    lines = [f"goal (issue 31): our API overhead per tuple, with Storm's record types, at most "
+             f"{API_GOAL_OVER_PLAIN:g}x the plain-object reference loop's ({plain:.2f} µs here, "
+             f"so {API_GOAL_OVER_PLAIN * plain:.2f} µs): " + "; ".join(parts) + f": {verdict} "
+             "(figures only: nothing here is pass/fail)"]
+    if not api.counts_ok:
+        lines.append("✗ counts: " + "; ".join(
+            api.count_errors or ["a reference mode counted unlike the fused loop"]))
+    else:
+        lines.append(f"✓ counts: in every round the reference modes and the no-engine path "
+                     f"counted what the fused loop counted, and the engine path executed all "
+                     f"{api.words:,} words")
+    return lines
+
+
+def render_api(console: Console, api: ApiFigures) -> None:
+    ref_us, ref_over = api.reference.us_per_word(), api.reference.overhead_us()
+    label = f"best of {api.rounds}" if api.statistic == "best" else f"median of {api.rounds}"
+    table = Table(title=f"API overhead per tuple, CPU µs per word ({api.words:,} words, "
+                        f"{label} rounds in this run)")
+    for name, justify in (("path", "left"), ("µs/word", "right"), ("minus", "right"),
+                          ("API overhead", "right"), ("x plain", "right"),
+                          ("x named", "right")):
+        table.add_column(name, justify=justify, no_wrap=name != "path")
+
+    def ratio(value: float | None) -> str:
+        return "-" if value is None else f"{value:.2f}"
+    hosted, engine = api.hosted_overhead_us(), api.engine_overhead_us()
+    rows = (("reference: plain objects", ref_us["plain"], ref_us["fused"], ref_over["plain"]),
+            ("reference: Storm's records", ref_us["named"], ref_us["fused"], ref_over["named"]),
+            ("ours, no engine", api.us("hosted"), ref_us["fused"], hosted),
+            ("ours, engine path", api.engine_path_us(), sum(api.non_api_us().values()), engine))
+    for name, us, minus, overhead in rows:
+        r = api.ratios(overhead)
+        table.add_row(name, f"{us:.2f}", f"{minus:.2f}", f"{overhead:.2f}",
+                      ratio(r["over_plain"]), ratio(r["over_named"]),
+                      style="bold" if name.startswith("ours") else None)
+    console.print(table)
+    for line in (
+            "reference: the plain-Python loop (bench/reference_loop.py), spout.next_tuple -> "
+            "collector.emit -> Tuple -> hash of the word -> bolt.execute -> count, with a "
+            "slotted Tuple (plain) or a Tuple namedtuple of a values namedtuple (Storm's "
+            "records); minus its fused pick-and-count loop",
+            "ours, no engine: WordSpout and HeronCountBolt through host_component, the spout "
+            "loop's hook and the bolt's tuple_runner, each word handed to the task its hash "
+            "picks; minus the same fused loop",
+            f"ours, engine path: the engine's spout emit {api.us('spout emit'):.2f} and bolt "
+            f"execute {api.us('bolt execute'):.2f} paths (as timed above, here on Heron's word "
+            "count, at-most-once); minus the floor's " + ", ".join(f"{name.split(' (')[0]} {us:.2f}"
+                                  for name, us in api.non_api_us().items())):
+        console.print(line, style="dim")
+    for line in api_lines(api):
+        console.print(line)
+
+
 def render(console: Console, runs: Sequence[PathFigures]) -> None:
     table = Table(title=f"heron hot paths in one process: CPU µs per word "
                         f"({runs[0].words:,} words, the word-count benchmark's classes)")
@@ -366,10 +663,18 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--floor", action="store_true",
                         help="also time the steps every word needs with no engine code "
                              "(the floor under any engine of this design)")
+    parser.add_argument("--no-api", dest="api", action="store_false",
+                        help="skip the API overhead section (our per-tuple API path, with and "
+                             "without the engine, against the plain-Python reference loop)")
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="rounds of the API overhead section (default 3)")
+    parser.add_argument("--statistic", choices=STATISTICS, default="best",
+                        help="the API overhead section's figure of each path: its best round "
+                             "(default) or the median")
     parser.add_argument("--json", action="store_true", help="figures as JSON on stdout")
     args = parser.parse_args(argv)
-    if args.tuples < 1 or args.max_pending < 1:
-        parser.error("--tuples and --max-pending must be at least 1")
+    if args.tuples < 1 or args.max_pending < 1 or args.rounds < 1:
+        parser.error("--tuples, --max-pending and --rounds must be at least 1")
     return args
 
 
@@ -390,17 +695,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         with console.status(f"the floor: {args.tuples:,} words, one step at a time"):
             floor = measure_floor(load(bench_options(args.tuples, args.seed), 2), args.tuples,
                                   args.seed)
+    api = None
+    if args.api:
+        with console.status(f"API overhead: {args.rounds} rounds of {args.tuples:,} words, "
+                            "ours and the reference loop's"):
+            api = measure_api(args.tuples, args.seed, args.rounds, args.statistic)
     if args.json:
         out: dict[str, Any] = {"tuple_path": "compiled" if path.compiled else "pure Python",
                                "runs": [run.as_json() for run in runs]}
         if floor is not None:
             out["floor"] = floor.as_json()
+        if api is not None:
+            out["api_overhead"] = api.as_json()
         print(json.dumps(out, indent=2))
     else:
         render(console, runs)
         if floor is not None:
             render_floor(console, floor)
-    return 0 if all(run.counted == run.words for run in runs) else 1
+        if api is not None:
+            render_api(console, api)
+        console.print(f"machine: {os.cpu_count()} CPUs, load average "
+                      + ", ".join(f"{x:.2f}" for x in os.getloadavg()), style="dim")
+    counted = all(run.counted == run.words for run in runs)
+    return 0 if counted and (api is None or api.counts_ok) else 1
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ at-most-once and at-least-once, and a backpressure scenario.
                               [--backpressure SECS] [--bolt-cost-us US]
                               [--variants heron,streamparse] [--paths compiled,pure]
                               [--plaintext-too] [--quick] [--json] [--json-file PATH]
-                              [--rate N] [--seed N]
+                              [--rate N] [--seed N] [--bare-runs N]
                               [--work-dir DIR] [--keep] [--time-limit SECS]
 
 **Two word counts** (``--variants``), on one seeded, finite stream of words
@@ -49,7 +49,15 @@ fields grouping on the word, two counting tasks):
 Before them, a **bare Python loop** picks the same words with the spout's own picker and
 counts them in a dict, with no component API at all: the single-process limit of the
 design's performance budget ("one process: pick a random word and count it"), which the
-goals are stated against, and an oracle for the counts.
+goals are stated against, and an oracle for the counts. One timing of it swings with the
+machine's momentary speed (0.8-1.35 M words/s in runs minutes apart), so it is timed
+``--bare-runs`` times (3): before the first run, after the last (before the backpressure
+scenario) and the rest spread between the runs. The report lists each timing and their
+median, and every ratio to the bare loop (the table's ``x bare loop``, the goals,
+``over_bare_loop`` and ``heron_over_bare_loop`` in JSON) is against the median; the goals'
+lines and ``over_bare_loop_range`` also give the ratio against the fastest and the
+slowest timing, the range one timing could have shown. The JSON's ``bare_loop`` has the
+timings.
 
 **Goals** (issue 20), each a ratio within one run, judged on the compiled runs: Heron's
 word count at-most-once >= 0.5x the bare loop; streamparse-style >= 0.35x; at-least-once
@@ -114,14 +122,16 @@ if __name__ == "__main__" and str(ROOT) not in sys.path:
 from rich.console import Console  # noqa: E402
 from rich.live import Live  # noqa: E402
 
-from bench.wordcount_figures import (BP_VOCABULARY, DEFAULT_BOLT_COST_US,  # noqa: E402
+from bench.wordcount_figures import (BP_VOCABULARY, DEFAULT_BARE_RUNS,  # noqa: E402
+                                     DEFAULT_BOLT_COST_US,
                                      DEFAULT_BP_HIGH_MB, DEFAULT_BP_SECONDS,
                                      DEFAULT_MAX_PENDING, DEFAULT_SEED, DEFAULT_WORDS,
                                      DEFAULT_WORKERS, ENGINES, PATH_LABELS, PATHS,
                                      QUICK_BP_SECONDS, QUICK_WORDS, RELIABILITIES,
                                      TOPOLOGY_ALO, TOPOLOGY_BP, VARIANTS,
-                                     BackpressureFigures, CountCheck, KindFigures,
-                                     RunFigures, bench_options, check_groups)
+                                     BackpressureFigures, BareLoopTimings, CountCheck,
+                                     KindFigures, RunFigures, bare_loop_slots,
+                                     bench_options, check_groups)
 from bench.wordcount_report import (Status, build_report, goal_path,  # noqa: E402
                                     results_renderable)
 from bench.wordcount_runs import (compiled_available, load, run_bare_loop,  # noqa: E402
@@ -142,6 +152,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--words", type=int, default=None,
                         help=f"words the spout emits (default {DEFAULT_WORDS:,}; "
                              f"--quick: {QUICK_WORDS:,})")
+    parser.add_argument("--bare-runs", type=int, default=DEFAULT_BARE_RUNS, metavar="N",
+                        help="time the bare loop N times: before the engine runs, after them "
+                             "and the rest spread between them; every ratio against the bare "
+                             "loop is against their median (default %(default)s)")
     parser.add_argument("--workers", type=int, default=DEFAULT_WORKERS,
                         help="heron containers (default %(default)s)")
     parser.add_argument("--engines", default=",".join(ENGINES),
@@ -206,6 +220,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         args.words = QUICK_WORDS if args.quick else DEFAULT_WORDS
     if args.words < 1:
         parser.error(f"--words must be at least 1, got {args.words}")
+    if args.bare_runs < 1:
+        parser.error(f"--bare-runs must be at least 1, got {args.bare_runs}")
     if args.rate < 0:
         parser.error(f"--rate must be positive (or 0: unlimited), got {args.rate}")
     if args.workers < 1:
@@ -295,14 +311,49 @@ def main(argv: Sequence[str] | None = None) -> int:
         return work_dir / slug.replace(", pure Python", "-pure").replace(" (plaintext)",
                                                                         "-plaintext")
 
+    # the bare loop is timed --bare-runs times, spread over the engine runs (the single-
+    # process ones included): first before them all, last after them all
+    heron_on, storm_on = "heron" in args.engines, "storm" in args.engines
+    planned = ((len(args.variants) * (1 + len(args.paths) * heron_on + storm_on)
+                + (heron_on and args.plaintext_too) if amo else 0)
+               + (len(args.paths) * heron_on + storm_on if alo else 0))
+    slots = bare_loop_slots(args.bare_runs, planned)
+    bare_timings = BareLoopTimings(args.words)
+    done: list[str] = []  # the runs so far, for the timings' labels
+    bare: RunFigures | None = None
+
+    def time_bare_loop(last: bool = False) -> None:
+        """The bare loop's timings due at this point of the sequence (``last``: after every
+        run, all that are left)."""
+        nonlocal bare
+        due = (args.bare_runs - len(bare_timings.timings) if last or not planned
+               else sum(1 for slot in slots if slot == len(done) < planned))
+        for _ in range(due):
+            when = ("before the engine runs" if not done and not last
+                    else "after the engine runs" if last else f"after {done[-1]}")
+            status.phase(f"bare loop ({len(bare_timings.timings) + 1} of {args.bare_runs}, "
+                         f"{when}): picking and counting {args.words:,} words")
+            timing = run_bare_loop(oracle_loaded, args.words, args.seed)
+            bare_timings.add(when, timing)
+            if bare is None:
+                bare = timing  # the oracle, and the runs' "bare Python loop"
+            elif timing.counts != bare.counts:
+                bare.error = f"the bare loop counted differently {when}"
+
+    def before_run(name: str) -> None:
+        if done:  # the timings before the first run are taken first of all, below
+            time_bare_loop()
+        done.append(name)
+
     load_before = os.getloadavg()
     with Live(status, console=status_console, refresh_per_second=4, transient=True):
-        status.phase(f"bare loop: picking and counting {args.words:,} words")
-        bare = run_bare_loop(oracle_loaded, args.words, args.seed)
+        time_bare_loop()
+        assert bare is not None
         runs.append(bare)
         if amo:
             for variant in args.variants:
                 name = run_name("single process", variant)
+                before_run(name)
                 status.phase(f"{name}: {args.words:,} words through the spout and bolt code "
                              "with no engine")
                 runs.append(run_ceiling(loaded[variant], args.words, name=name))
@@ -312,6 +363,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         if interrupted():
                             break
                         name = run_name("heron", variant, path)
+                        before_run(name)
                         status.phase(f"{name}: starting {args.workers} containers")
                         figures, kinds[name] = run_heron(
                             loaded[variant], options, args.workers, work(name),
@@ -323,6 +375,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     plain_options = {**options, "heron.network.plaintext": True}
                     path, variant = goal_path(args.paths), args.variants[0]
                     name = run_name("heron (plaintext)", variant, path)
+                    before_run(name)
                     status.phase(f"{name}: starting {args.workers} containers")
                     plain, _ = run_heron(
                         load(plain_options, args.workers, VARIANTS[variant][1]), plain_options,
@@ -335,6 +388,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     if interrupted():
                         break
                     name = run_name("storm", variant)
+                    before_run(name)
                     status.phase(f"{name}: starting")
                     runs.append(run_storm(loaded[variant], args.words, work(name),
                                           args.time_limit, status.progress, name=name))
@@ -346,6 +400,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 if interrupted():
                     break
                 name = run_name("heron", "heron", path, alo=True)
+                before_run(name)
                 status.phase(f"{name}: starting {args.workers} containers")
                 figures, kinds[name] = run_heron(alo_loaded, alo_options, args.workers,
                                                  work(name), args.time_limit, status.progress,
@@ -361,6 +416,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             oracle = (bare if words == args.words
                       else run_bare_loop(oracle_loaded, words, args.seed))
             status.words = words
+            before_run("storm (at-least-once)")
             status.phase("storm at-least-once: starting")
             figures = run_storm(storm_loaded, words, work_dir / "storm-alo",
                                 60.0 + words / 2_000, status.progress,
@@ -368,6 +424,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             alo_runs.append(figures)
             alo_groups.append(([oracle, figures], words))
             status.words = args.words
+        if not interrupted():
+            time_bare_loop(last=True)
+        bare_timings.apply(bare)
         if args.backpressure > 0 and not interrupted():
             # a small vocabulary: the counting tasks' dicts are full at once, so what
             # their memory does over the run is what the engine buffers
@@ -393,7 +452,8 @@ def main(argv: Sequence[str] | None = None) -> int:
              and (bp is None or (bp.reason == "finished" and not bp.error)))
     keep = args.keep or not own_dir or not clean
     report = build_report(args, runs, kinds, check, load_before, load_after,
-                          str(work_dir) if keep else None, alo_runs, alo_check, bp)
+                          str(work_dir) if keep else None, alo_runs, alo_check, bp,
+                          bare_timings)
     if args.json_file is not None:
         args.json_file.write_text(json.dumps(report, indent=2, default=str) + "\n")
     if args.json:

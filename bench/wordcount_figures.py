@@ -43,6 +43,9 @@ PATH_LABELS = {"compiled": "compiled", "pure": "pure Python"}
 #: the spout's end-of-stream marker stream (bench/projects/.../wordbench/spout.py)
 END_STREAM = "eos"
 DEFAULT_WORDS = 2_000_000
+#: how many times the bare loop is timed: before, between and after the engine runs;
+#: every "x bare loop" ratio is against the median of the timings
+DEFAULT_BARE_RUNS = 3
 QUICK_WORDS = 100_000
 DEFAULT_SEED = 7
 DEFAULT_WORKERS = 2
@@ -147,6 +150,79 @@ class KindFigures:
     #: the peaks of every process of this kind added up
     total_peak_rss_mb: float
     cpu_seconds: float
+
+
+@dataclass
+class BareLoopTimings:
+    """The bare loop, timed several times in one benchmark run (before, between and after
+    the engine runs), so the ratios against it do not swing with one timing: each
+    timing's rate and the median, which every "x bare loop" ratio is stated against."""
+
+    words: int
+    #: (when, words/s, wall seconds) of each timing, in the order they ran
+    timings: list[tuple[str, float, float]] = field(default_factory=list)
+
+    def add(self, when: str, run: RunFigures) -> None:
+        self.timings.append((when, run.tuples_per_second, run.wall_seconds))
+
+    @property
+    def rates(self) -> list[float]:
+        return [rate for _, rate, _ in self.timings]
+
+    @property
+    def median_rate(self) -> float:
+        rates = sorted(self.rates)
+        if not rates:
+            return 0.0
+        middle = len(rates) // 2
+        return rates[middle] if len(rates) % 2 else (rates[middle - 1] + rates[middle]) / 2
+
+    @property
+    def spread(self) -> float | None:
+        """The fastest timing over the slowest (1.0: no swing)."""
+        rates = self.rates
+        return max(rates) / min(rates) if rates and min(rates) > 0 else None
+
+    def over(self, rate: float) -> dict[str, float | None]:
+        """``rate`` against the median timing, and against the fastest and slowest: the
+        range the ratio would have swung over had only one timing been taken."""
+        rates = [r for r in self.rates if r > 0]
+        median = self.median_rate
+        return {"median": rate / median if median > 0 else None,
+                "fastest": rate / max(rates) if rates else None,
+                "slowest": rate / min(rates) if rates else None}
+
+    def apply(self, run: RunFigures) -> RunFigures:
+        """Make ``run`` (the first timing, kept in the runs as "bare Python loop" and as
+        the counts' oracle) carry the median: its rate and the wall time at that rate."""
+        median = self.median_rate
+        if median > 0:
+            run.tuples_per_second = median
+            run.wall_seconds = run.window_seconds = self.words / median
+        return run
+
+    def as_json(self) -> dict[str, Any]:
+        rates = self.rates
+        return {"words": self.words, "timings": [
+                    {"when": when, "words_per_second": rate, "wall_seconds": wall}
+                    for when, rate, wall in self.timings],
+                "median_words_per_second": self.median_rate,
+                "fastest_words_per_second": max(rates) if rates else None,
+                "slowest_words_per_second": min(rates) if rates else None,
+                "spread": self.spread, "ratios_against": "median"}
+
+
+def bare_loop_slots(timings: int, engine_runs: int) -> list[int]:
+    """Where the bare loop's ``timings`` go among ``engine_runs`` runs, as slots: slot
+    ``i`` is just before run ``i`` (0: before every run), slot ``engine_runs`` after the
+    last. The first timing is before every run, the last (of two or more) after every
+    run, the others spread evenly between; the same slot twice means two timings in a
+    row there (more timings than gaps)."""
+    if timings < 1:
+        return []
+    if timings == 1 or engine_runs < 1:
+        return [0] * timings
+    return [math.floor(k * engine_runs / (timings - 1) + 0.5) for k in range(timings)]
 
 
 @dataclass
