@@ -672,8 +672,20 @@ class StreamManager:
         return self.downstream.get(self.component_of.get(task, ""), [])
 
     def discard_in_flight(self) -> int:
-        """A rollback: what waits in the queues was emitted before it; dropped."""
-        return self.outbox.clear()
+        """A rollback: what waits in the queues was emitted before it; dropped.
+
+        The physical plan in force is sent again to every local instance that had
+        anything waiting: a new plan queued behind the data of a busy instance (one in
+        backpressure when a resize's rollback comes) went with it, and the instance would
+        restore its keyed state with the layout of the old plan (the key groups of
+        another task index and parallelism)."""
+        busy = [key for key in self.outbox.queued_bytes if key in self.instances]
+        dropped = self.outbox.clear()
+        if busy and self.pplan is not None:
+            assignment = encode(stmgr_pb2.NewInstanceAssignmentMessage(pplan=self.pplan))
+            for identity in busy:
+                self.outbox.send(identity, self.instances[identity][0], [identity, *assignment])
+        return dropped
 
     def _warn_once(self, key: Any, text: str) -> None:
         if key not in self._warned:
