@@ -1,9 +1,9 @@
 """Auto-scaling benchmark: a load step (offered rate x4, then back) on the Health
 Manager's end-to-end project, measured from outside the topology.
 
-    python bench/autoscale.py [--base-rate 150] [--factor 4] [--warmup 15]
-                              [--phase-timeout 150] [--quiet 10] [--chart bench/autoscale.png]
-                              [--json] [--keep]
+    python bench/autoscale.py [--topology autoscale|stateful] [--base-rate 150]
+                              [--factor 4] [--warmup 15] [--phase-timeout 150]
+                              [--quiet 10] [--chart bench/autoscale.png] [--json] [--keep]
 
 The project is ``tests/e2e/heron/projects/autoscale`` (the one
 ``tests/engine/healthmgr/test_e2e_autoscale.py`` drives): a spout offering the rate this
@@ -36,12 +36,27 @@ matplotlib's Agg backend: the ``bench`` extra, ``pip install -e '.[bench]'``) sh
 offered rate, counted rate and parallelism over time, with the steps and actions as
 dashed lines.
 
+With ``--topology stateful`` the same load step runs on the stateful word count instead
+(``tests/e2e/heron/projects/stateful/topologies/keyed_autoscale.py``, the topology of
+``tests/engine/healthmgr/test_e2e_stateful_autoscale.py``): effectively-once, a spout
+offering words of a fixed corpus at the rate this script writes (its position in the
+corpus is its state), a counting bolt ``count`` keeping its counts in keyed state
+(fields-grouped on the word, 5 ms per word, from parallelism 1) and a two-phase-commit
+file sink; the same Health Manager settings. Each scaling action resizes ``count`` with
+its state: a checkpoint, a rollback, each new task restoring the key groups it owns. The
+counted rate is then the (word, count) records the sink *committed* per second (each
+word counted exactly once is one record; they appear as checkpoints complete), and at
+the end the committed records are checked against the corpus: they must be every
+running count of the first N words exactly once (``counts_exact``). The chart goes to
+``bench/autoscale-stateful.png`` unless ``--chart`` says otherwise.
+
 Exit status 0 when both phases settled, 1 otherwise (the figures are still printed).
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
 import json
 import os
 import shutil
@@ -62,6 +77,7 @@ from matplotlib.ticker import MaxNLocator
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from compat.connectors.files import committed_files  # noqa: E402
 from engine.healthmgr.store import KIND, records_of  # noqa: E402
 from engine.launch import StateManagerSpec  # noqa: E402
 from engine.tracker.errors import TrackerError  # noqa: E402
@@ -71,6 +87,33 @@ from bench.series import moving_average  # noqa: E402
 PROJECT = ROOT / "tests" / "e2e" / "heron" / "projects" / "autoscale"
 NAME = "e2e_autoscale"
 COMPONENT = "slow"
+#: --topology stateful: the keyed word count (effectively-once) and its counting bolt
+STATEFUL_PROJECT = ROOT / "tests" / "e2e" / "heron" / "projects" / "stateful"
+STATEFUL_NAME = "keyed_autoscale"
+STATEFUL_COMPONENT = "count"
+#: the stateful spout's corpus: more words than any run offers
+STATEFUL_WORDS = 10_000_000
+
+
+@dataclass(frozen=True)
+class Target:
+    """What ``--topology`` chooses: the project, the topology, the bolt the Health Manager
+    scales, the default chart and what the chart's title says of the topology."""
+
+    project: Path
+    name: str
+    component: str
+    chart: Path
+    title: str
+
+
+TOPOLOGIES = {
+    "autoscale": Target(PROJECT, NAME, COMPONENT, ROOT / "bench" / "autoscale.png",
+                        "bolt 5 ms per tuple"),
+    "stateful": Target(STATEFUL_PROJECT, STATEFUL_NAME, STATEFUL_COMPONENT,
+                       ROOT / "bench" / "autoscale-stateful.png",
+                       "stateful word count, keyed counts 5 ms per word, effectively-once"),
+}
 BP_PREFIX = "__time_spent_back_pressure_by_compid/"
 #: Heron's BackPressureDetector.noiseFilterMillis: below it a second is not backpressure
 NOISE_MS = 20.0
@@ -110,6 +153,10 @@ class SinkCounter:
         self.partial: dict[Path, bytes] = {}
         self.seen: set[int] = set()
 
+    @property
+    def count(self) -> int:
+        return len(self.seen)
+
     def poll(self) -> int:
         """How many new distinct ids since the last call."""
         before = len(self.seen)
@@ -128,6 +175,47 @@ class SinkCounter:
         return len(self.seen) - before
 
 
+class CommittedCounter:
+    """The (word, count) records the stateful word count's file sink committed
+    (``part-*.jsonl``: a file appears, complete, when its checkpoint is consistent, and
+    never changes), read file by file. Each word counted exactly once is one record."""
+
+    def __init__(self, out: Path) -> None:
+        self.out = out
+        self.read: set[Path] = set()
+        self.records: collections.Counter = collections.Counter()
+
+    @property
+    def count(self) -> int:
+        return sum(self.records.values())
+
+    def poll(self) -> int:
+        """How many records were committed since the last call."""
+        before = self.count
+        for path in committed_files(self.out):
+            if path in self.read:
+                continue
+            self.read.add(path)
+            for line in path.read_text(encoding="utf-8").splitlines():
+                if line:
+                    word, count = json.loads(line)
+                    self.records[(word, count)] += 1
+        return self.count - before
+
+    def exact(self) -> bool:
+        """Whether the records are every running count of the corpus' first ``count``
+        words exactly once (a consistent checkpoint covers a prefix of the corpus)."""
+        sys.path.insert(0, str(STATEFUL_PROJECT / "src"))
+        try:
+            from stateful_autoscale_parts import corpus_counts
+        finally:
+            sys.path.remove(str(STATEFUL_PROJECT / "src"))
+        wanted = collections.Counter((word, k) for word, total
+                                     in corpus_counts(self.count).items()
+                                     for k in range(1, total + 1))
+        return wanted == self.records
+
+
 def heron(home: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
     env = {**os.environ, "HERON_HOME": str(home)}
     env.pop("HERON_MODULE_OVERRIDES", None)
@@ -137,12 +225,16 @@ def heron(home: Path, *args: str, timeout: float = 120) -> subprocess.CompletedP
 
 
 class Sampler:
-    def __init__(self, home: Path, out: Path, rate_file: Path) -> None:
+    def __init__(self, home: Path, out: Path, rate_file: Path, name: str = NAME,
+                 component: str = COMPONENT,
+                 sink: SinkCounter | CommittedCounter | None = None) -> None:
         self.rate_file = rate_file
+        self.name = name
+        self.component = component
         self.tracker = Tracker(StateManagerSpec(kind="local", root=str(home / "state")),
                                TrackerSettings(poll_interval=0, tm_timeout=2.0, home=home))
         self.tracker.start(poll=False)
-        self.sink = SinkCounter(out)
+        self.sink = sink if sink is not None else SinkCounter(out)
         self.samples: list[Sample] = []
         self.last_time = time.time()
         self.last_bp: dict[tuple[str, str], float] = {}
@@ -159,11 +251,11 @@ class Sampler:
         bp_ms: float | None = None
         parallelism = self.samples[-1].parallelism if self.samples else 0
         try:
-            record = self.tracker.record(NAME, lazy=True)
+            record = self.tracker.record(self.name, lazy=True)
             pplan = record.node("pplans")
             if pplan is not None:
                 parallelism = sum(1 for i in pplan.instances
-                                  if i.info.component_name == COMPONENT)
+                                  if i.info.component_name == self.component)
             snap = self.tracker.snapshot(record)
             total, current = 0.0, {}
             for stmgr, values in snap.values.items():
@@ -177,7 +269,7 @@ class Sampler:
             if self.last_bp:
                 bp_ms = total / dt
             self.last_bp = current
-            self.records = records_of(self.tracker.read(KIND, NAME))
+            self.records = records_of(self.tracker.read(KIND, self.name))
         except (TrackerError, ValueError, OSError):
             self.last_bp = {}  # a Topology Master that did not answer: start over
         try:
@@ -228,8 +320,8 @@ BLUE, ORANGE, GREEN, RED = "#1f4e79", "#d9480f", "#1f6f43", "#b42318"
 
 def draw(samples: list[Sample], phases: list[Phase], actions: list[dict], path: Path,
          title: str, size: tuple[int, int] = (900, 420)) -> None:
-    """The chart: offered and counted rate (left axis), the parallelism of ``slow`` (a
-    step line, right axis) over seconds from the first sample; the load steps (blue)
+    """The chart: offered and counted rate (left axis), the parallelism of the scaled
+    bolt (a step line, right axis) over seconds from the first sample; the load steps (blue)
     and the Health Manager's applied actions (red) as dashed vertical lines. ``size`` is
     in pixels."""
     t0 = samples[0].t
@@ -279,8 +371,11 @@ def leftovers(home: Path) -> list[psutil.Process]:
     return found
 
 
-def main(argv: list[str] | None = None) -> int:
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--topology", choices=sorted(TOPOLOGIES), default="autoscale",
+                        help="the Health Manager's end-to-end topology (default) or the "
+                             "stateful word count with keyed counts, effectively-once")
     parser.add_argument("--base-rate", type=float, default=150.0,
                         help="offered tuples/s before and after the step (default 150)")
     parser.add_argument("--factor", type=float, default=4.0, help="the step (default x4)")
@@ -290,32 +385,46 @@ def main(argv: list[str] | None = None) -> int:
                         help="seconds without backpressure that settle a phase (default 10)")
     parser.add_argument("--phase-timeout", type=float, default=150.0,
                         help="longest phase, seconds (default 150)")
-    parser.add_argument("--chart", type=Path, default=ROOT / "bench" / "autoscale.png")
+    parser.add_argument("--chart", type=Path, default=None,
+                        help="the PNG (default bench/autoscale.png, "
+                             "bench/autoscale-stateful.png with --topology stateful)")
     parser.add_argument("--json", action="store_true", help="the figures as JSON on stdout")
     parser.add_argument("--keep", action="store_true", help="keep the HERON_HOME and logs")
     args = parser.parse_args(argv)
     if args.base_rate <= 0 or args.factor <= 1:
         parser.error("--base-rate must be > 0 and --factor > 1")
+    args.target = TOPOLOGIES[args.topology]
+    if args.chart is None:
+        args.chart = args.target.chart
+    return args
 
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    target: Target = args.target
+    stateful = args.topology == "stateful"
     home = Path(tempfile.mkdtemp(prefix="bench-autoscale-"))
-    out, rate_file = home / "out", home / "rate"
+    out, rate_file, committed = home / "out", home / "rate", home / "committed"
     out.mkdir()
     rate_file.write_text(f"{args.base_rate:g}")
     say = (lambda *a: print(*a, file=sys.stderr)) if args.json else print
-    submitted = heron(home, "submit", "local", str(PROJECT), "-n", NAME,
-                      "-o", f"e2e.out={out}", "-o", f"e2e.rate_file={rate_file}")
+    extra = (["-o", f"e2e.words={STATEFUL_WORDS}",
+              "-o", f"heron.connectors.file.sink.dir={committed}"] if stateful else [])
+    submitted = heron(home, "submit", "local", str(target.project), "-n", target.name,
+                      "-o", f"e2e.out={out}", "-o", f"e2e.rate_file={rate_file}", *extra)
     if submitted.returncode != 0:
         print(submitted.stdout + submitted.stderr, file=sys.stderr)
         return 1
-    say(f"submitted {NAME} into {home}; base rate {args.base_rate:g}/s")
-    sampler = Sampler(home, out, rate_file)
+    say(f"submitted {target.name} into {home}; base rate {args.base_rate:g}/s")
+    sampler = Sampler(home, out, rate_file, target.name, target.component,
+                      CommittedCounter(committed) if stateful else None)
     phases: list[Phase] = []
     try:
         deadline = time.time() + 90
-        while not sampler.sink.seen and time.time() < deadline:  # the topology is up
+        while not sampler.sink.count and time.time() < deadline:  # the topology is up
             sampler.sample()
             time.sleep(1.0)
-        if not sampler.sink.seen:
+        if not sampler.sink.count:
             say("the sink never counted a tuple")
             return 1
         warm = time.time() + args.warmup
@@ -341,7 +450,7 @@ def main(argv: list[str] | None = None) -> int:
                or peak_after_up <= 1)
     finally:
         rate_file.write_text("0")
-        killed = heron(home, "kill", NAME)
+        killed = heron(home, "kill", target.name)
         sampler.close()
         deadline = time.time() + 20
         while leftovers(home) and time.time() < deadline:
@@ -373,13 +482,19 @@ def main(argv: list[str] | None = None) -> int:
         "actions_applied": len(applied), "actions_total": len(actions),
         "peak_parallelism": max((s.parallelism for s in steady), default=0),
         "final_parallelism": samples[-1].parallelism if samples else 0,
-        "distinct_ids_counted": len(sampler.sink.seen),
+        "topology": target.name,
         "killed": killed.returncode == 0,
         "chart": str(args.chart),
     }
+    if stateful:
+        sampler.sink.poll()  # what the last checkpoints before the kill committed
+        figures["words_committed"] = sampler.sink.count
+        figures["counts_exact"] = sampler.sink.exact()
+    else:
+        figures["distinct_ids_counted"] = sampler.sink.count
     if samples:
         draw(samples, phases, actions, args.chart,
-             f"auto-scaling: {args.base_rate:g}/s ×{args.factor:g} and back, bolt 5 ms per tuple")
+             f"auto-scaling: {args.base_rate:g}/s ×{args.factor:g} and back, {target.title}")
     if args.json:
         print(json.dumps(figures, indent=2))
     else:
@@ -395,14 +510,18 @@ def main(argv: list[str] | None = None) -> int:
             for a in p["actions"]:
                 print(f"  action {a}")
         print(f"actions applied: {figures['actions_applied']} (of {figures['actions_total']} "
-              f"recorded); parallelism of {COMPONENT}: peak {figures['peak_parallelism']}, "
-              f"final {figures['final_parallelism']}")
+              f"recorded); parallelism of {target.component}: peak "
+              f"{figures['peak_parallelism']}, final {figures['final_parallelism']}")
+        if stateful:
+            print(f"words committed: {figures['words_committed']}, every running count "
+                  f"exactly once: {figures['counts_exact']}")
         print(f"chart: {args.chart}")
     if args.keep or not all(p.settled for p in phases):
-        say(f"kept {home} (logs in {home}/topologies/{NAME}/logs)")
+        say(f"kept {home} (logs in {home}/topologies/{target.name}/logs)")
     else:
         shutil.rmtree(home, ignore_errors=True)
-    return 0 if all(p.settled for p in phases) and killed.returncode == 0 else 1
+    return 0 if (all(p.settled for p in phases) and killed.returncode == 0
+                 and figures.get("counts_exact", True)) else 1
 
 
 if __name__ == "__main__":

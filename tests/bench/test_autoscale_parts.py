@@ -1,13 +1,20 @@
 """The parts of bench/autoscale.py that need no topology: its chart (a PNG drawn with
 matplotlib, decoded back here: the right size, the series' and marks' colours where they
 were drawn) and the sink counter (distinct ids, lines being written). The benchmark
-itself submits a topology for minutes; it is run by hand (figures in bench/README.md)."""
+itself submits a topology for minutes; it is run by hand (figures in bench/README.md).
+Also: ``--topology`` (the default project, or the stateful word count with its own
+chart) and the counter of the stateful sink's committed records, with its exactness
+check against the corpus."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from PIL import Image
 
-from bench.autoscale import Phase, Sample, SinkCounter, draw, moving_average
+from bench.autoscale import (ROOT, STATEFUL_PROJECT, CommittedCounter, Phase, Sample,
+                             SinkCounter, draw, moving_average, parse_args)
 
 BLUE, ORANGE, GREEN, RED = (31, 78, 121), (217, 72, 15), (31, 111, 67), (180, 35, 24)
 
@@ -71,3 +78,44 @@ def test_the_sink_counter_counts_distinct_ids_and_waits_for_whole_lines(tmp_path
         fh.write("4\n5 w5\n")
     (tmp_path / "sink-4.txt").write_text("5 w5\n6 w6\n")
     assert counter.poll() == 3 and counter.seen == {1, 2, 4, 5, 6}
+
+
+def test_the_topology_option_chooses_the_project_and_the_default_chart():
+    default = parse_args([])
+    assert (default.topology, default.target.name, default.target.component) == \
+        ("autoscale", "e2e_autoscale", "slow")
+    assert default.chart == ROOT / "bench" / "autoscale.png"
+    stateful = parse_args(["--topology", "stateful"])
+    assert (stateful.target.name, stateful.target.component) == ("keyed_autoscale", "count")
+    assert stateful.chart == ROOT / "bench" / "autoscale-stateful.png"
+    assert (stateful.target.project / "topologies" / "keyed_autoscale.py").is_file()
+    assert parse_args(["--topology", "stateful", "--chart", "/tmp/x.png"]).chart == \
+        Path("/tmp/x.png")
+
+
+def test_the_committed_counter_reads_committed_files_once_and_checks_the_counts(
+        tmp_path, monkeypatch, isolated_imports):
+    monkeypatch.syspath_prepend(str(STATEFUL_PROJECT / "src"))
+    from stateful_autoscale_parts import word
+
+    counter = CommittedCounter(tmp_path)
+    assert counter.poll() == 0 and counter.exact()  # nothing committed: the empty prefix
+    running: dict[str, int] = {}
+
+    def lines(first: int, last: int) -> str:
+        out = []
+        for i in range(first, last):
+            running[word(i)] = running.get(word(i), 0) + 1
+            out.append(json.dumps([word(i), running[word(i)]]))
+        return "\n".join(out) + "\n"
+
+    (tmp_path / "part-3-ckpt-1.jsonl").write_text(lines(0, 40))
+    (tmp_path / ".part-3-x.inprogress").write_text(lines(40, 45))  # not committed yet
+    assert counter.poll() == 40 and counter.exact()
+    (tmp_path / "part-3-ckpt-2.jsonl").write_text(lines(45, 60))
+    assert counter.poll() == 15 and counter.count == 55
+    assert not counter.exact()  # words 40..44 are missing: not a prefix of the corpus
+    (tmp_path / "part-3-ckpt-3.jsonl").write_text((tmp_path / "part-3-ckpt-1.jsonl").read_text())
+    counter = CommittedCounter(tmp_path)
+    counter.poll()
+    assert not counter.exact()  # a transaction committed twice
