@@ -61,6 +61,13 @@ class Bolt(Component):
         # A collector that says it tracks no tuple trees (an at-most-once engine) is
         # spared turning anchors into ids on every emit.
         self._anchor_ids = getattr(collector, "tracks_anchors", True)
+        # An engine's collector may offer this class's ``emit`` and its own in one call
+        # (``bolt_emit_for``, see OutputCollector): only a class that keeps ``Bolt.emit``
+        # gets it, so a subclass's own ``emit`` always runs.
+        if type(self).emit is Bolt.emit:
+            bolt_emit_for = getattr(collector, "bolt_emit_for", None)
+            if bolt_emit_for is not None:
+                self.emit = bolt_emit_for(self)
 
     def _setup_from_context(self, context: dict) -> None:
         for source, types in source_tuple_types(context).items():

@@ -33,6 +33,13 @@ class OutputCollector(Protocol):
     true and ``direct_task`` is None (otherwise the return value is ignored).
     A collector used by a TicklessBatchingBolt is called from its batcher
     thread too, so it must tolerate calls from a second thread.
+
+    Two optional methods let an engine take a component's ``emit`` whole, its
+    own work and the component's in one call: ``spout_emit`` (with
+    ``Spout.emit``'s signature, checks and result) and ``bolt_emit_for(bolt)``
+    (returning a callable with ``Bolt.emit``'s). A spout or bolt installs them
+    as its ``emit`` when bound, and only when its class keeps the stock
+    ``emit``.
     """
 
     def emit(self, values: list | tuple, stream: str | None, anchors: list | None, direct_task: int | None,

@@ -190,6 +190,24 @@ class HostedBolt:
                 handle_component_exception(comp, exc)
         return val_type, run
 
+    def batch_runner(self, component: Any, stream: str, task: int) -> tuple[type | None, Bolt] | None:
+        """For an engine that runs a batch's tuples through the bolt itself, in a loop of
+        its own (the compiled tuple path's ``run_tuples``): ``(values_type, bolt)`` when
+        that is exact, i.e. when for a data tuple of this stream ``execute`` would do no
+        more than ``Bolt._process_tuple`` does (set ``_current_tups``, ``process``, the
+        auto-``ack`` through ``Bolt.ack`` to the collector) and hosting's handling of what
+        it raises. The tuples must be what ``tuple_executor`` says. None when the bolt's
+        class changes any of those steps (its own ``_make_tuple``, ``_process_tuple``,
+        ``ack``, ``is_tick`` or ``is_heartbeat``), for ticks, and for a subclass of this
+        host: use ``tuple_executor`` or ``tuple_runner``."""
+        comp = self.component
+        cls = type(comp)
+        if (type(self) is not HostedBolt or task == -1 or cls._make_tuple is not Bolt._make_tuple
+                or not cls._plain_system_checks or cls._process_tuple is not Bolt._process_tuple
+                or cls.ack is not Bolt.ack):
+            return None
+        return comp._source_tuple_types[component].get(stream), comp
+
     def execute(self, tup: Tuple) -> None:
         """Process one input (tuple, tick or heartbeat) as ``run()`` would."""
         try:

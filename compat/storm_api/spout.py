@@ -23,6 +23,16 @@ class Spout(Component):
         """Declare this spout in a ``Topology`` (outputs come from ``cls.outputs``)."""
         return spec_for_spout(cls, name=name, par=par, config=config)
 
+    def _bind(self, storm_conf: dict, context: dict, collector: Any, logger: Any) -> None:
+        super()._bind(storm_conf, context, collector, logger)
+        # An engine's collector may offer this method's work and its own in one call
+        # (``spout_emit``, see OutputCollector): only a class that keeps this ``emit``
+        # gets it, so a subclass's own ``emit`` always runs.
+        if type(self).emit is Spout.emit:
+            spout_emit = getattr(collector, "spout_emit", None)
+            if spout_emit is not None:
+                self.emit = spout_emit
+
     def ack(self, tup_id: Any) -> None:
         """Called when the tuple emitted with ``tup_id`` was fully processed."""
 

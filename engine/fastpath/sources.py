@@ -17,12 +17,14 @@ from pathlib import Path
 EXTENSIONS: dict[str, tuple[str, ...]] = {
     "engine.fastpath._codec": ("_codec.pyx", "_scratch.pxd"),
     "engine.fastpath._stmgr": ("_stmgr.pyx", "_scratch.pxd"),
+    "engine.fastpath._api": ("_api.pyx",),
 }
 
 #: Each compiled module's pure-Python twin: the reference and the fallback.
 PURE_TWINS: dict[str, str] = {
     "engine.fastpath._codec": "engine.fastpath.codec",
     "engine.fastpath._stmgr": "engine.fastpath.stmgr",
+    "engine.fastpath._api": "engine.fastpath.api",
 }
 
 #: The tuple codec's compiled module (the first of ``EXTENSIONS``).

@@ -52,6 +52,13 @@ def tuple_executor(hosted: Any, source: str, stream: str,
     return executor(source, stream, task) if executor is not None else None
 
 
+def batch_runner(hosted: Any, source: str, stream: str, task: int) -> tuple[type | None, Any] | None:
+    """``(values_type, bolt)`` when the hosted bolt lets the tuple path run a batch's
+    tuples through it in one loop (``HostedBolt.batch_runner``), else None."""
+    runner = getattr(hosted, "batch_runner", None)
+    return runner(source, stream, task) if runner is not None else None
+
+
 def _rejecting_undecodable(run: Callable[[str, Any], None]) -> Callable[[str, Any], None]:
     def run_checked(id: str, values: Any) -> None:
         if type(values) is Undecodable:
@@ -154,19 +161,31 @@ class BoltLoop(ExecutorLoop):
         if self.collector.acking:
             ids = list(map(str, range(first, first + total)))
             self._register_inputs(batch, ids)
-        # the Tuples, built by the tuple path a batch at a time where the bolt allows it
+        # the Tuples, built by the tuple path a batch at a time where the bolt allows it,
+        # and run through the bolt by the tuple path's loop where that is exact
         tuples: list[Any] | None = None
+        tuples_clean = clean
         built_for: Any = None
+        run_tuples = getattr(self.collector, "run_tuples", None)
         start = 0
         while start < total:
-            plan = tuple_executor(self.hosted, source, stream, src_task)
-            if plan is not None:
-                if tuples is None or plan[0] is not built_for:  # (a restart's new types)
+            runner = (batch_runner(self.hosted, source, stream, src_task)
+                      if run_tuples is not None else None)
+            plan = (tuple_executor(self.hosted, source, stream, src_task)
+                    if runner is None else None)
+            if runner is not None or plan is not None:
+                values_type = runner[0] if runner is not None else plan[0]
+                if tuples is None or values_type is not built_for:  # (a restart's new types)
                     tuples, tuples_clean = tuple_codec.make_tuples(
-                        first, values, source, stream, src_task, plan[0], Tuple)
-                    built_for = plan[0]
+                        first, values, source, stream, src_task, values_type, Tuple)
+                    built_for = values_type
+                if runner is not None and not tuples_clean:
+                    # a value that did not decode must stop its own tuple: one at a time
+                    runner = None
+                    plan = tuple_executor(self.hosted, source, stream, src_task)
+            if plan is not None:
                 run_tuple = plan[1] if tuples_clean else _rejecting_undecodable_tuple(plan[1])
-            else:
+            elif runner is None:
                 if ids is None:
                     ids = list(map(str, range(first, first + total)))
                 run = tuple_runner(self.hosted, source, stream, src_task)
@@ -174,7 +193,12 @@ class BoltLoop(ExecutorLoop):
                     run = _rejecting_undecodable(run)
             i = start
             try:
-                if plan is not None:
+                if runner is not None:
+                    try:
+                        run_tuples(runner[1], tuples, start)
+                    finally:
+                        i = start + self.collector.ran  # the one that raised included
+                elif plan is not None:
                     for tup in (tuples if start == 0 else tuples[start:]):
                         run_tuple(tup)
                         i += 1
@@ -187,7 +211,8 @@ class BoltLoop(ExecutorLoop):
                         run(tup_id, value)
                         i += 1
             except ComponentFailure as failure:
-                i += 1  # the tuple that raised is done with (failed)
+                if runner is None:
+                    i += 1  # the tuple that raised is done with (failed)
                 stats.executed += i - start
                 start = i
                 self.restart(failure, executing=True)
@@ -199,8 +224,9 @@ class BoltLoop(ExecutorLoop):
             except Exception as exc:
                 # user code failures arrive as ComponentFailure: this value did not
                 # decode, or does not fit the stream's fields; drop it alone
+                if runner is None:
+                    i += 1
                 stats.executed += i - start
-                i += 1
                 start = i
                 self._malformed(f"a tuple from {source}/{stream}", exc)
                 continue

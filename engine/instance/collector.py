@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 from engine.runtime.errors import AckingError, EmitError
 from engine.runtime.stats import TaskStats
-from engine.fastpath import RowNotPacked, tuple_codec
+from engine.fastpath import api_path, tuple_codec
 from engine.grouping import GroupingError
 from engine.messages import tuple_pb2
 from engine.network import inflight, type_frame
@@ -47,7 +47,11 @@ _encode_batch = tuple_codec.encode_batch
 StreamOut = tuple_codec.StreamOut
 
 
-class InstanceCollector:
+class InstanceCollector(api_path.CollectorCore):
+    """A task's OutputCollector. Its once-per-tuple half (``emit``, ``ack``, a stock
+    spout's and bolt's ``emit``, a bolt's batch and a spout's burst) is the tuple path's
+    ``CollectorCore``, compiled where it is built; the rest is here."""
+
     #: ``sync`` does nothing here: engines may skip the call after each spout command
     syncs_nothing = True
 
@@ -56,6 +60,7 @@ class InstanceCollector:
                  send: Callable[[list[bytes]], None], batch_size: int,
                  capture: Any | None, acking: bool = False,
                  batch_bytes: int = DEFAULT_BATCH_BYTES) -> None:
+        super().__init__()
         self.component = component
         self.task = task
         self.streams = streams
@@ -113,49 +118,8 @@ class InstanceCollector:
         return self.acking
 
     # -- emits -------------------------------------------------------------------------
-    def emit(self, values: list | tuple, stream: str | None, anchors: list | None,
-             direct_task: int | None, need_task_ids: bool, tup_id: Any | None) -> list[int] | None:
-        out = self._default if (stream is None or stream == "default") else self.streams.get(stream)
-        # The hot paths (this runs once per tuple): emits that return nothing, on a leaf
-        # stream (recorded by the capture, sent nowhere) or on a routed stream whose
-        # batch names no explicit destinations, tracked (a spout's message id, a bolt's
-        # anchors under acking) or not. Everything else is _emit_checked's.
-        if (out is None or direct_task is not None or need_task_ids or out.direct
-                or len(values) != out.nfields):
-            return self._emit_checked(out, values, stream, direct_task, need_task_ids, tup_id,
-                                      anchors)
-        acking = self.acking
-        if out.leaf:
-            if tup_id is not None:
-                return self._emit_checked(out, values, stream, direct_task, need_task_ids,
-                                          tup_id, anchors)
-            if anchors and acking:  # the same errors as a routed emit; no copy to track
-                if len(anchors) != 1 or anchors[0] not in self.inflight:
-                    self._anchor_roots(anchors, out.name)
-            try:
-                payload = self._dumps(values)  # as the storm engine does: same errors
-            except Exception as exc:
-                raise self._serialization_error(exc, out, values) from None
-            self.emitted += 1
-            if self.capture is not None:
-                self.capture.record(out.name, values, payload)
-            return None
-        if out.slow or (tup_id is not None and not acking):
-            return self._emit_checked(out, values, stream, direct_task, need_task_ids, tup_id,
-                                      anchors)
-        if out is not self._open:
-            self._switch_to(out)
-        try:
-            # the row packed, its tree (a spout's new root in pending_roots, or the
-            # anchors' roots) and its key hashes, by the tuple path; True when full
-            full = out.add_row(values, tup_id, anchors if acking else None)
-        except RowNotPacked as exc:
-            raise self._serialization_error(exc.error, out, values) from None
-        self.emitted += 1
-        if full:
-            self.flush_stream(out)
-        return None
-
+    # ``emit`` (a routed or leaf emit, once per tuple) and ``spout_emit`` are the tuple
+    # path's (``CollectorCore``); every other emit comes here.
     @staticmethod
     def _add_roots(out: StreamOut, row: int, roots: Any) -> None:
         """The tree columns of row number ``row`` (untracked rows before it count 0)."""
@@ -341,23 +305,6 @@ class InstanceCollector:
     def register_input(self, tup_id: str, roots: tuple[tuple[int, int], ...], key: int) -> None:
         """A tuple handed to the bolt under acking: its tree, to ack or fail later."""
         self.inflight[tup_id] = (roots, key) if roots else UNTRACKED
-
-    def ack(self, tup_id: Any) -> None:
-        if self.acking:  # _settle's work, inlined: a bolt acks every input
-            entry = self.inflight.pop(tup_id, self)
-            if entry is self:
-                raise self._unknown_input(tup_id, "acked")
-            if entry is not UNTRACKED:
-                settled = self._settled
-                settled.append((ACK, entry))
-                if len(settled) >= self.batch_size:
-                    self.flush()
-        self.stats.acked += 1
-        if self.received:
-            received = self.received.pop(tup_id, None)
-            if received is not None:
-                self.process_secs += time.perf_counter() - received
-                self.processed += 1
 
     def sample_received(self, tup_id: str, at: float) -> None:
         """Remember when a sampled input arrived; inputs never acked do not pile up."""

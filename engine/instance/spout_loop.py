@@ -179,36 +179,42 @@ class SpoutLoop(ExecutorLoop):
     def _burst(self, hosted: Any) -> bool:
         """Call ``next_tuple`` while it emits, for up to ``SPOUT_BURST_SECS`` (or until
         max spout pending is reached); whether anything was emitted. This is the spout's
-        per-tuple path, so ``_call``'s work is inlined."""
+        per-tuple path: the calls run in the tuple path's loop (``CollectorCore.burst``),
+        which comes back here only to ack at-most-once message ids or with what
+        ``next_tuple`` raised."""
         collector = self.collector
         next_tuple, _, _, on_error = spout_hooks(hosted)
         pending = collector.pending_trees
-        max_pending = self.max_pending
+        max_pending = -1 if self.max_pending is None else self.max_pending
         monotonic = time.monotonic
         burst_end = monotonic() + SPOUT_BURST_SECS
+        burst = collector.burst
         emitted_any = False
         while True:
-            before = collector.emitted
             try:
                 try:
-                    next_tuple()
+                    if not burst(next_tuple, burst_end, pending, max_pending):
+                        return emitted_any or collector.burst_emitted
                 except (ComponentFailure, StormWentAwayError):
                     raise
                 except Exception as exc:
                     on_error(exc)  # ComponentFailure, unless the spout keeps running
             except ComponentFailure as failure:
+                emitted_any = emitted_any or collector.burst_emitted
                 self._ack_emitted()
                 self.restart(failure)
                 return emitted_any
+            # after a call that left message ids to ack, or raised and the spout keeps
+            # running: what the loop checks after every call
+            emitted_any = emitted_any or collector.burst_emitted
             if collector.emitted_ids:
                 self._ack_emitted()
                 if self.hosted is not hosted:
                     return emitted_any  # restarted
-            if collector.emitted == before:
+            if collector.emitted == collector.burst_before:
                 return emitted_any
             emitted_any = True
-            if monotonic() >= burst_end or (max_pending is not None
-                                             and len(pending) >= max_pending):
+            if monotonic() >= burst_end or (max_pending >= 0 and len(pending) >= max_pending):
                 return emitted_any
 
     def run(self) -> None:
