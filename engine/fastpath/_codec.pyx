@@ -9,6 +9,9 @@ anything else (subclasses, bytearray, ext types, out-of-range numbers, surrogate
 deep nesting, a wrong argument type) the call is handed whole to the pure twin, which
 gives the result or raises the error the engine always gave. The one error written here
 (a row with the wrong number of values) is the pure twin's, word for word.
+
+``path_counts()`` says, per public function, how many calls ran here and how many were
+handed to the pure twin (``reset_path_counts()`` starts over): one C increment per call.
 """
 
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
@@ -69,6 +72,51 @@ cdef enum:
 cdef Scratch _out
 _out.initial = 4096
 _out.keep = _KEEP
+
+# -- which calls ran here, and which were handed to the pure twin -----------------------
+# Per public function: calls, and calls that handed (some of) their work to the pure
+# twin; ``_handoffs`` counts every hand-off, so a call that nests others (``add_row``,
+# ``append_key_hashes``) sees whether any of them handed theirs over.
+cdef enum:
+    _F_PACK_ROW
+    _F_KEY_HASH
+    _F_PACK_ROW_HASH
+    _F_APPEND_KEY_HASHES
+    _F_ENCODE_BATCH
+    _F_MAKE_TUPLES
+    _F_ADD_ROW
+    _F_SETTLE
+    _F_EXPIRE
+    _NFUNCS
+
+_FUNCTIONS = ("pack_row", "key_hash", "pack_row_hash", "append_key_hashes", "encode_batch",
+              "make_tuples", "StreamOut.add_row", "PendingTable.settle",
+              "PendingTable.expire")
+cdef unsigned long long _calls[_NFUNCS]
+cdef unsigned long long _handed[_NFUNCS]
+cdef unsigned long long _handoffs = 0
+
+cdef inline void _to_twin(int f) noexcept:
+    """Call ``f`` hands its work to the pure twin."""
+    global _handoffs
+    _handed[f] += 1
+    _handoffs += 1
+
+def path_counts():
+    """``{function: (calls handled here, calls handed to the pure twin)}`` since the
+    module was loaded or ``reset_path_counts()``; a call that raises counts where it
+    raised. The pure twin's ``path_counts()`` is empty: nothing there runs compiled."""
+    cdef int f
+    return {_FUNCTIONS[f]: (_calls[f] - _handed[f], _handed[f]) for f in range(_NFUNCS)}
+
+def reset_path_counts():
+    """Set every count of ``path_counts()`` to 0."""
+    cdef int f
+    for f in range(_NFUNCS):
+        _calls[f] = 0
+        _handed[f] = 0
+
+reset_path_counts()
 
 # -- msgpack, as msgpack.Packer(use_bin_type=True) writes it ------------------------------
 # Returns 0 when packed, 1 when the value must go to msgpack itself (nothing is raised
@@ -220,9 +268,11 @@ cdef object _crc(Py_ssize_t start, Py_ssize_t end):
 # -- the public functions: the same names, arguments, results and errors as codec.py -----
 def pack_row(values):
     """A row's values as msgpack (``MsgpackSerializer.dumps``); msgpack's own errors."""
+    _calls[_F_PACK_ROW] += 1
     _out.len = 0
     try:
         if _pack(values, 0):
+            _to_twin(_F_PACK_ROW)
             return _pure.pack_row(values)
         return take(&_out)
     finally:
@@ -230,9 +280,11 @@ def pack_row(values):
 
 def key_hash(value):
     """The fields-grouping hash of one key value: CRC-32 of its msgpack bytes."""
+    _calls[_F_KEY_HASH] += 1
     _out.len = 0
     try:
         if _pack(value, 0):
+            _to_twin(_F_KEY_HASH)
             return _pure.key_hash(value)
         return _crc(0, _out.len)
     finally:
@@ -241,9 +293,15 @@ def key_hash(value):
 def pack_row_hash(values, Py_ssize_t index):
     """``(pack_row(values), key_hash(values[index]))`` in one pass: the key's msgpack
     bytes are a slice of the row's, so they are hashed where they lie."""
-    return _pack_row_hash(values, index)
+    _calls[_F_PACK_ROW_HASH] += 1
+    packed = _pack_row_hash(values, index)
+    if packed is None:
+        _to_twin(_F_PACK_ROW_HASH)
+        return _pure.pack_row_hash(values, index)
+    return packed
 
 cdef tuple _pack_row_hash(object values, Py_ssize_t index):
+    """``(payload, key hash)``, or None when the row is the pure twin's to pack."""
     cdef type t = type(values)
     cdef Py_ssize_t n, i, start = 0, end = 0
     cdef object item
@@ -252,13 +310,13 @@ cdef tuple _pack_row_hash(object values, Py_ssize_t index):
     elif t is tuple:
         n = PyTuple_GET_SIZE(values)
     else:
-        return _pure.pack_row_hash(values, index)
+        return None
     if index < 0 or index >= n:
-        return _pure.pack_row_hash(values, index)
+        return None
     _out.len = 0
     try:
         if _array_head(n):
-            return _pure.pack_row_hash(values, index)
+            return None
         for i in range(n):
             if t is list:
                 item = <object>PyList_GET_ITEM(values, i)
@@ -267,7 +325,7 @@ cdef tuple _pack_row_hash(object values, Py_ssize_t index):
             if i == index:
                 start = _out.len
             if _pack(item, 1):
-                return _pure.pack_row_hash(values, index)
+                return None
             if i == index:
                 end = _out.len
         return take(&_out), _crc(start, end)
@@ -277,11 +335,17 @@ cdef tuple _pack_row_hash(object values, Py_ssize_t index):
 def append_key_hashes(list hashes, values, key_indices):
     """Append one hash per grouping field list: a single field hashes its value, several
     fields hash the list of their values."""
-    for indices in key_indices:
-        if len(indices) > 1:
-            hashes.append(key_hash([values[i] for i in indices]))
-        else:
-            hashes.append(key_hash(values[indices[0]]))
+    cdef unsigned long long mark = _handoffs
+    _calls[_F_APPEND_KEY_HASHES] += 1
+    try:
+        for indices in key_indices:
+            if len(indices) > 1:
+                hashes.append(key_hash([values[i] for i in indices]))
+            else:
+                hashes.append(key_hash(values[indices[0]]))
+    finally:
+        if _handoffs != mark:
+            _handed[_F_APPEND_KEY_HASHES] += 1
 
 # -- protobuf: TupleBatch as upb serializes it (field-number order, packed columns) -----
 cdef inline bint _int32(object o):
@@ -390,10 +454,12 @@ def encode_batch(src_task, component, stream, values, key_hash_width, key_hashes
     """The serialized ``TupleBatch`` of an instance's rows, byte for byte what protobuf
     writes (``codec.encode_batch``); anything not exactly of its field's type and range
     is left to protobuf, for its own error."""
+    _calls[_F_ENCODE_BATCH] += 1
     _out.len = 0
     try:
         if _encode_batch(src_task, component, stream, values, key_hash_width, key_hashes,
                          dest_counts, dest_tasks, root_counts, root_tasks, root_keys):
+            _to_twin(_F_ENCODE_BATCH)
             return _pure.encode_batch(src_task, component, stream, values, key_hash_width,
                                       key_hashes, dest_counts, dest_tasks, root_counts,
                                       root_tasks, root_keys)
@@ -459,6 +525,7 @@ def make_tuples(long long first_id, rows, component, stream, task, values_type,
     cdef Py_ssize_t width = -1, i = 0
     cdef object row, values, tup, tup_id
     cdef bint direct, direct_outer
+    _calls[_F_MAKE_TUPLES] += 1
     if values_type is not None:
         width = len(values_type._fields)
     # the items of a tuple subclass are set in place only where tuple.__new__ would
@@ -468,6 +535,7 @@ def make_tuples(long long first_id, rows, component, stream, task, values_type,
     direct_outer = (isinstance(tuple_type, type)
                     and PyType_IsSubtype(<PyTypeObject*>tuple_type, &PyTuple_Type))
     if not direct_outer:
+        _to_twin(_F_MAKE_TUPLES)
         return _pure.make_tuples(first_id, rows, component, stream, task, values_type,
                                  tuple_type)
     for row in rows:
@@ -577,6 +645,16 @@ cdef class StreamOut:
     def add_row(self, values, tup_id, anchors):
         """``codec.StreamOut.add_row``: the same bytes and columns, the same pending table
         entry, the same draws of ``random.getrandbits``, the same errors."""
+        cdef unsigned long long mark = _handoffs
+        _calls[_F_ADD_ROW] += 1
+        try:
+            return self._add_row(values, tup_id, anchors)
+        finally:
+            if _handoffs != mark:  # its row, or a key hash, went to the pure twin
+                _handed[_F_ADD_ROW] += 1
+
+    cdef object _add_row(self, values, tup_id, anchors):
+        global _handoffs
         cdef list rows = self.values
         cdef list counts = self.root_counts
         cdef Py_ssize_t row = PyList_GET_SIZE(rows)
@@ -586,6 +664,9 @@ cdef class StreamOut:
         try:
             if single is not None and self._msgpack:
                 packed = _pack_row_hash(values, single)
+                if packed is None:
+                    _handoffs += 1
+                    packed = _pure.pack_row_hash(values, <Py_ssize_t>single)
                 payload = <object>PyTuple_GET_ITEM(packed, 0)
                 key = <object>PyTuple_GET_ITEM(packed, 1)
             else:
@@ -648,6 +729,7 @@ cdef class PendingTable:
 
     def settle(self, kinds, roots, double now, list latencies, Py_ssize_t room):
         """``codec.PendingTable.settle``."""
+        _calls[_F_SETTLE] += 1
         cdef list k = list(kinds)
         cdef list r = list(roots)
         cdef Py_ssize_t n = PyList_GET_SIZE(k), i
@@ -679,6 +761,7 @@ cdef class PendingTable:
 
     def expire(self, double deadline):
         """``codec.PendingTable.expire``."""
+        _calls[_F_EXPIRE] += 1
         cdef dict entries = self.entries
         cdef Py_ssize_t pos = 0
         cdef PyObject* key

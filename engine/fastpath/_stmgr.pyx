@@ -12,6 +12,10 @@ batch whose columns disagree is refused by the pure twin's own checks (so the
 ``MalformedBatch`` message is its, word for word) before anything changes. Routes that
 are not plain (no tasks) and batches with explicit destinations are split by the pure
 twin's ``split_indices`` itself.
+
+``path_counts()`` says, per public function, how many calls ran here and how many were
+handed (in part) to the pure twin's split (``reset_path_counts()`` starts over); the pure
+twin's checks, which only name a malformed batch's fault, are not a hand-off.
 """
 
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
@@ -63,6 +67,40 @@ cdef enum:
 cdef Scratch _out
 _out.initial = 65536
 _out.keep = _KEEP
+
+# -- which calls ran here, and which were handed to the pure twin -----------------------
+cdef enum:
+    _F_SPLIT_INDICES
+    _F_SPLIT_BATCH
+    _F_REBATCH
+    _F_ROUTE_TRACKED
+    _F_ON_CONTROL
+    _F_XOR
+    _F_START_MANY
+    _F_REMOVE
+    _NFUNCS
+
+_FUNCTIONS = ("split_indices", "split_batch", "rebatch", "AckTracker.route_tracked",
+              "AckTracker.on_control", "RotatingXorMap.xor", "RotatingXorMap.start_many",
+              "RotatingXorMap.remove")
+cdef unsigned long long _calls[_NFUNCS]
+cdef unsigned long long _handed[_NFUNCS]
+
+def path_counts():
+    """``{function: (calls handled here, calls handed to the pure twin)}`` since the
+    module was loaded or ``reset_path_counts()``; a call that raises counts where it
+    raised. The pure twin's ``path_counts()`` is empty: nothing there runs compiled."""
+    cdef int f
+    return {_FUNCTIONS[f]: (_calls[f] - _handed[f], _handed[f]) for f in range(_NFUNCS)}
+
+def reset_path_counts():
+    """Set every count of ``path_counts()`` to 0."""
+    cdef int f
+    for f in range(_NFUNCS):
+        _calls[f] = 0
+        _handed[f] = 0
+
+reset_path_counts()
 
 cdef inline int _blob(uint8_t tag, object data) except -1:
     """A length-delimited field from a bytes object."""
@@ -202,8 +240,9 @@ cdef object _start_for(object route, object src):
         return <object>pos
     return route.rng.randrange(len(route.tasks))
 
-cdef _Plan _plan(object batch, list routes, Py_ssize_t n):
-    """``split_indices`` as a plan (the caller checked the batch and the routes)."""
+cdef _Plan _plan(object batch, list routes, Py_ssize_t n, int f):
+    """``split_indices`` as a plan (the caller, public function ``f``, checked the batch
+    and the routes)."""
     cdef Py_ssize_t maxslots = 0, nt, k, i, s, width, column, start
     cdef Py_ssize_t nhashes = 0
     cdef uint64_t* hashes = NULL
@@ -216,6 +255,7 @@ cdef _Plan _plan(object batch, list routes, Py_ssize_t n):
     plan = _Plan(maxslots)
     if len(batch.dest_counts) or not _plain(routes):
         # explicit destinations, or a route without tasks: the pure twin's own split
+        _handed[f] += 1
         for task, rows in _pure.split_indices(batch, routes):
             s = plan.slot(task)
             for i in rows:
@@ -276,12 +316,14 @@ def split_indices(batch, routes):
     cdef list route_list = list(routes)
     cdef Py_ssize_t n = len(batch.values), s
     cdef _Plan plan
+    _calls[_F_SPLIT_INDICES] += 1
     if not n:
         return []
     if not _plain(route_list):
+        _handed[_F_SPLIT_INDICES] += 1
         return _pure.split_indices(batch, route_list)
     _pure.check_routing(batch, route_list)
-    plan = _plan(batch, route_list, n)
+    plan = _plan(batch, route_list, n, _F_SPLIT_INDICES)
     return [(plan.tasks[s], plan.rows_list(s)) for s in range(plan.nslots)]
 
 def split_batch(batch, payload, routes):
@@ -295,15 +337,18 @@ def split_batch(batch, payload, routes):
     cdef Py_ssize_t nhashes = 0
     cdef uint64_t* hashes = NULL
     cdef tuple tasks
+    _calls[_F_SPLIT_BATCH] += 1
     values = batch.values
     n = len(values)
     if not n:
         return out
     route_list = list(routes)
     if not _plain(route_list):
+        _handed[_F_SPLIT_BATCH] += 1
         return _pure.split_batch(batch, payload, route_list)
     _pure.check_routing(batch, route_list)
     if len(batch.dest_counts):
+        _handed[_F_SPLIT_BATCH] += 1
         vals = list(values)
         return [(task, [vals[i] for i in rows])
                 for task, rows in _pure.split_indices(batch, route_list)]
@@ -349,12 +394,15 @@ def rebatch(batch, values):
     """A batch of the same stream and source holding ``values`` (no hash columns: the
     receiver is an instance, which needs only the values)."""
     cdef list vals
+    _calls[_F_REBATCH] += 1
     src = batch.src_task_id
     if type(values) is not list or not (-2147483648 <= src <= 2147483647):
+        _handed[_F_REBATCH] += 1
         return _pure.rebatch(batch, values)
     vals = <list>values
     for v in vals:
         if type(v) is not bytes:
+            _handed[_F_REBATCH] += 1
             return _pure.rebatch(batch, values)
     _out.len = 0
     try:
@@ -558,6 +606,7 @@ cdef class RotatingXorMap:
     def xor(self, uint64_t root, uint64_t key):
         """XOR ``key`` into ``root``'s value (creating it in the newest bucket); True when
         the value is now zero: the tree is complete and the entry is removed."""
+        _calls[_F_XOR] += 1
         return self._xor(root, key) == 1
 
     def start_many(self, roots, keys):
@@ -565,6 +614,7 @@ cdef class RotatingXorMap:
         complete at once (sent nowhere, key 0)."""
         cdef list complete = []
         cdef uint64_t r, k
+        _calls[_F_START_MANY] += 1
         for root, key in zip(roots, keys):
             r = root
             k = key
@@ -574,6 +624,7 @@ cdef class RotatingXorMap:
 
     def remove(self, uint64_t root):
         """Forget ``root`` (a failed tree); True if it was tracked."""
+        _calls[_F_REMOVE] += 1
         return self._remove(root) == 1
 
     def rotate(self):
@@ -891,6 +942,7 @@ cdef class AckTracker:
         cdef list out = []
         cdef list vals
         cdef ControlOut done
+        _calls[_F_ROUTE_TRACKED] += 1
         _pure.check_tracked(batch)
         src = batch.src_task_id
         src32 = src
@@ -910,7 +962,7 @@ cdef class AckTracker:
                 spout_batch = j == n
             if n:
                 _pure.check_routing(batch, route_list)
-                plan = _plan(batch, route_list, n)
+                plan = _plan(batch, route_list, n, _F_ROUTE_TRACKED)
             else:
                 plan = _Plan(1)
             combined = <uint64_t*>PyMem_Malloc((n if n else 1) * sizeof(uint64_t))
@@ -1003,6 +1055,7 @@ cdef class AckTracker:
         cdef uint64_t key
         cdef int kind
         cdef list kinds = list(batch.kinds)
+        _calls[_F_ON_CONTROL] += 1
         n = len(kinds)
         try:
             counts = _u64(batch.root_counts, &nc)

@@ -35,6 +35,16 @@ _new = tuple.__new__
 _monotonic = time.monotonic
 
 
+def path_counts() -> dict[str, tuple[int, int]]:
+    """The compiled twin's ``{function: (calls handled compiled, calls handed to this
+    twin)}``; empty here, where nothing runs compiled (so callers iterate either)."""
+    return {}
+
+
+def reset_path_counts() -> None:
+    """The compiled twin's counts start over; nothing to do here."""
+
+
 def pack_row(values: Sequence[Any]) -> bytes:
     """A row's values as msgpack (``MsgpackSerializer.dumps``); msgpack's own errors."""
     return _pack(values)

@@ -33,7 +33,18 @@ from engine.fastpath.stmgr_xor import RotatingXorMap, XorManager
 #: False here, True in the compiled twin: which one a caller holds.
 COMPILED = False
 
+
+def path_counts() -> dict[str, tuple[int, int]]:
+    """The compiled twin's ``{function: (calls handled compiled, calls handed to this
+    twin)}``; empty here, where nothing runs compiled (so callers iterate either)."""
+    return {}
+
+
+def reset_path_counts() -> None:
+    """The compiled twin's counts start over; nothing to do here."""
+
+
 __all__ = ["ACK", "ALL", "COMPILED", "DIRECT", "EMIT", "FAIL", "FIELDS", "LOWEST", "SHUFFLE",
            "AckTracker", "ControlOut", "RotatingXorMap", "XorManager", "check_control",
-           "check_routing", "check_tracked", "edge_keys", "rebatch", "split_batch",
-           "split_indices"]
+           "check_routing", "check_tracked", "edge_keys", "path_counts", "rebatch",
+           "reset_path_counts", "split_batch", "split_indices"]
