@@ -2,13 +2,19 @@
 
 Without ``HERON_REQUIRE_COMPILED=1`` a machine with no compiled build skips the
 comparisons (there is nothing to compare); with it (``scripts/test.sh``) a missing or
-stale build fails them instead, so a broken build is never a silent skip."""
+stale build fails them instead, so a broken build is never a silent skip.
+
+``compiled_share`` runs a hypothesis comparison and then requires most calls of the
+compiled functions it names to have run compiled (the module's ``path_counts()``), not
+handed to the pure twin, and some to have been handed, so both are compared; each
+share is printed (``-s``), recorded as a property and listed at the end of the run."""
 
 from __future__ import annotations
 
 import importlib
 import os
 from types import ModuleType
+from typing import Callable
 
 import pytest
 
@@ -43,3 +49,56 @@ def compiled_stmgr(compiled: ModuleType) -> ModuleType:
 @pytest.fixture(scope="session")
 def pure_stmgr() -> ModuleType:
     return pure_stmgr_module
+
+
+#: the share of calls a compared compiled function must handle itself (it hands the
+#: rest to the pure twin); the strategies draw mostly what topologies emit, so the
+#: shares measured are far above this (docs/compiled-path.md)
+AT_LEAST = 0.8
+_SHARES = pytest.StashKey[list]()
+
+
+@pytest.fixture
+def compiled_share(request: pytest.FixtureRequest,
+                   record_property: Callable[[str, object], None]) -> Callable[..., None]:
+    """``compiled_share(module, run, *functions, handed=())``: run the hypothesis test
+    ``run`` with ``module``'s counts reset, then require each of ``functions`` to have
+    been called and to have handled at least ``AT_LEAST`` of its calls itself, and each
+    of ``handed`` to have handed at least one call to the pure twin (the fallback is
+    compared too). Counts calls, not timings."""
+
+    def measure(module: ModuleType, run: Callable[[], None], *functions: str,
+                handed: tuple[str, ...] = ()) -> None:
+        module.reset_path_counts()
+        run()
+        counts = module.path_counts()
+        lines = request.config.stash.setdefault(_SHARES, [])
+        failures = []
+        for name in functions:
+            here, twin = counts[name]
+            total = here + twin
+            share = here / total if total else 0.0
+            line = (f"{request.node.name}: {name} {here}/{total} calls compiled "
+                    f"({share:.1%}), {twin} handed to the pure twin")
+            print(line)
+            lines.append(line)
+            record_property(f"compiled_share[{name}]", f"{share:.4f}")
+            if not total:
+                failures.append(f"{name} was never called")
+            elif share < AT_LEAST:
+                failures.append(f"{name}: only {share:.1%} of {total} calls compiled "
+                                f"(at least {AT_LEAST:.0%} expected)")
+            if name in handed and not twin:
+                failures.append(f"{name}: no call handed to the pure twin (the fallback "
+                                f"went untested)")
+        assert not failures, "; ".join(failures)
+
+    return measure
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    lines = terminalreporter.config.stash.get(_SHARES, [])
+    if lines:
+        terminalreporter.section("compiled share of the compared calls")
+        for line in lines:
+            terminalreporter.write_line(line)

@@ -2,7 +2,14 @@
 random input: batches split per task by every grouping (the same tasks, rows, bytes and
 shuffle positions), XOR trackers driven through random trees of emits, acks and fails
 (the same completions, failures, forwarded entries, counts and encoded control batches),
-and malformed batches (the same ``MalformedBatch``, raised before any state changes)."""
+and malformed batches (the same ``MalformedBatch``, raised before any state changes).
+
+The random batches and routes are mostly what a topology's Stream Manager sees (routes
+that have tasks, rows without explicit destinations), which the compiled code splits
+itself; about one in twenty has explicit destinations, and one in twenty a route it
+hands to the pure twin's split (no tasks, or by key group), and explicit examples make
+sure every run compares some, so both are compared. Each test requires most calls to
+have run compiled (``compiled_share``, conftest.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +18,7 @@ from types import ModuleType
 from typing import Any, Callable
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from engine.fastpath import MalformedBatch
@@ -23,6 +30,11 @@ SETTINGS = settings(max_examples=300, deadline=None,
 KINDS = ["shuffle", "fields", "all", "lowest", "direct"]
 U64 = st.integers(0, 2**64 - 1)
 TASK = st.integers(-3, 40)
+
+
+def one_in(n: int) -> st.SearchStrategy[bool]:
+    """True about once in ``n`` draws (shrinking towards False)."""
+    return st.integers(0, n - 1).map(lambda k: k == n // 2)
 
 
 def outcome(fn: Callable[..., Any], *args: Any) -> tuple[str, Any]:
@@ -37,21 +49,29 @@ def outcome(fn: Callable[..., Any], *args: Any) -> tuple[str, Any]:
 @st.composite
 def route_specs(draw: Any) -> list[tuple]:
     """Routes as plain data, built twice (one set per implementation), with the same
-    shuffle seeds and round-robin positions."""
+    shuffle seeds and round-robin positions; about once in twenty, one that the compiled
+    split hands to the pure twin (no tasks, or a fields route by key group)."""
     specs = []
     for _ in range(draw(st.integers(0, 4))):
         kind = draw(st.sampled_from(KINDS))
-        tasks = tuple(sorted(draw(st.sets(st.integers(1, 30), min_size=0 if draw(
-            st.integers(0, 30)) == 0 else 1, max_size=6))))
+        tasks = tuple(sorted(draw(st.sets(st.integers(1, 30), min_size=1, max_size=6))))
         positions = draw(st.dictionaries(TASK, st.integers(0, 10), max_size=2))
-        specs.append((kind, tasks, draw(st.integers(0, 3)), positions,
-                      draw(st.integers(0, 2**32))))
-    return specs
+        specs.append([kind, tasks, draw(st.integers(0, 3)), positions,
+                      draw(st.integers(0, 2**32)), None])
+    if specs and draw(one_in(20)):
+        spec = specs[draw(st.integers(0, len(specs) - 1))]
+        if draw(st.booleans()):
+            spec[1] = ()
+        else:  # EFFECTIVELY_ONCE: each key group's owner among the route's tasks
+            spec[0] = "fields"
+            spec[5] = tuple(draw(st.lists(st.sampled_from(spec[1]), min_size=1, max_size=8)))
+    return [tuple(spec) for spec in specs]
 
 
 def make_routes(specs: list[tuple]) -> list[ConsumerRoute]:
-    return [ConsumerRoute(f"c{i}", kind, tasks, column, dict(positions), random.Random(seed))
-            for i, (kind, tasks, column, positions, seed) in enumerate(specs)]
+    return [ConsumerRoute(f"c{i}", kind, tasks, column, dict(positions), random.Random(seed),
+                          key_groups)
+            for i, (kind, tasks, column, positions, seed, key_groups) in enumerate(specs)]
 
 
 def route_state(routes: list[ConsumerRoute]) -> list:
@@ -77,7 +97,7 @@ def tuple_batches(draw: Any, tracked: bool = False, malformed: bool = True) -> b
     hashes = n * (width or 1) + (draw(st.integers(-2, 2)) if bad else 0)
     batch.key_hashes.extend(draw(st.lists(st.integers(0, 2**32 - 1), min_size=max(0, hashes),
                                           max_size=max(0, hashes))))
-    if draw(st.integers(0, 3)) == 0:
+    if draw(one_in(20)):  # explicit destinations (direct emits): the pure twin's split
         counts = draw(st.lists(st.integers(0, 3), min_size=n, max_size=n))
         if bad and draw(st.booleans()):
             counts = counts[:-1]
@@ -113,31 +133,58 @@ def parse(payload: bytes) -> Any:
     return tuple_pb2.TupleBatch.FromString(payload)
 
 
-@SETTINGS
-@given(tuple_batches(), route_specs())
+# explicit examples that the compiled split hands to the pure twin (and one it does not)
+DIRECT_BATCH = tuple_pb2.TupleBatch(src_task_id=5, values=[b"a", b"b"], key_hashes=[1, 2],
+                                    dest_counts=[1, 2], dest_tasks=[3, 3, 4]).SerializeToString()
+TRACKED_DIRECT_BATCH = tuple_pb2.TupleBatch(
+    src_task_id=1, values=[b"a"], key_hashes=[1], dest_counts=[1], dest_tasks=[3],
+    root_counts=[1], root_tasks=[1], root_keys=[11]).SerializeToString()
+SHUFFLED_BATCH = tuple_pb2.TupleBatch(src_task_id=5, values=[b"a", b"b", b"c"],
+                                      key_hashes=[1, 2, 3]).SerializeToString()
+DIRECT_ROUTE = ("direct", (3, 4), 0, {}, 7, None)
+NO_TASKS_ROUTE = ("shuffle", (), 0, {}, 7, None)
+SHUFFLE_ROUTE = ("shuffle", (3, 4), 0, {5: 1}, 7, None)
+
+
 def test_split_indices_identical(compiled_stmgr: ModuleType, pure_stmgr: ModuleType,
-                                 payload: bytes, specs: list) -> None:
-    routes_c, routes_p = make_routes(specs), make_routes(specs)
-    got = outcome(compiled_stmgr.split_indices, parse(payload), routes_c)
-    want = outcome(pure_stmgr.split_indices, parse(payload), routes_p)
-    assert got == want
-    assert route_state(routes_c) == route_state(routes_p)
+                                 compiled_share: Any) -> None:
+    @SETTINGS
+    @given(tuple_batches(), route_specs())
+    @example(DIRECT_BATCH, [DIRECT_ROUTE])  # (every run compares some of the twin's splits)
+    @example(SHUFFLED_BATCH, [NO_TASKS_ROUTE])
+    def check(payload: bytes, specs: list) -> None:
+        routes_c, routes_p = make_routes(specs), make_routes(specs)
+        got = outcome(compiled_stmgr.split_indices, parse(payload), routes_c)
+        want = outcome(pure_stmgr.split_indices, parse(payload), routes_p)
+        assert got == want
+        assert route_state(routes_c) == route_state(routes_p)
+
+    compiled_share(compiled_stmgr, check, "split_indices", handed=("split_indices",))
 
 
-@SETTINGS
-@given(tuple_batches(), route_specs())
 def test_split_batch_and_rebatch_identical(compiled_stmgr: ModuleType, pure_stmgr: ModuleType,
-                                           payload: bytes, specs: list) -> None:
-    routes_c, routes_p = make_routes(specs), make_routes(specs)
-    batch = parse(payload)
-    got = outcome(compiled_stmgr.split_batch, batch, payload, routes_c)
-    want = outcome(pure_stmgr.split_batch, parse(payload), payload, routes_p)
-    assert got == want
-    assert route_state(routes_c) == route_state(routes_p)
-    if got[0] == "ok":
-        for _, part in got[1]:
-            if isinstance(part, list):
-                assert compiled_stmgr.rebatch(batch, part) == pure_stmgr.rebatch(batch, part)
+                                           compiled_share: Any) -> None:
+    @SETTINGS
+    @given(tuple_batches(), route_specs(), one_in(20))
+    @example(DIRECT_BATCH, [DIRECT_ROUTE], False)
+    @example(SHUFFLED_BATCH, [SHUFFLE_ROUTE], True)
+    def check(payload: bytes, specs: list, odd_parts: bool) -> None:
+        routes_c, routes_p = make_routes(specs), make_routes(specs)
+        batch = parse(payload)
+        got = outcome(compiled_stmgr.split_batch, batch, payload, routes_c)
+        want = outcome(pure_stmgr.split_batch, parse(payload), payload, routes_p)
+        assert got == want
+        assert route_state(routes_c) == route_state(routes_p)
+        if got[0] == "ok":
+            for _, part in got[1]:
+                if isinstance(part, list):
+                    if odd_parts:  # not a list of bytes: protobuf's result or its error
+                        part = tuple(part) if len(part) % 2 else [*part, bytearray(b"x")]
+                    assert outcome(compiled_stmgr.rebatch, batch, part) == outcome(
+                        pure_stmgr.rebatch, batch, part)
+
+    compiled_share(compiled_stmgr, check, "split_batch", "rebatch",
+                   handed=("split_batch", "rebatch"))
 
 
 def test_rebatch_of_odd_values_is_protobufs(compiled_stmgr: ModuleType,
@@ -171,24 +218,29 @@ ops = st.lists(st.one_of(
 ), max_size=60)
 
 
-@SETTINGS
-@given(ops, st.integers(2, 4))
 def test_rotating_maps_identical(compiled_stmgr: ModuleType, pure_stmgr: ModuleType,
-                                 sequence: list, buckets: int) -> None:
-    maps = [compiled_stmgr.RotatingXorMap(buckets), pure_stmgr.RotatingXorMap(buckets)]
-    for op, a, b in sequence:
-        results = []
-        for m in maps:
-            if op == "xor":
-                results.append(m.xor(a, b))
-            elif op == "start":
-                results.append(m.start_many(a, b))
-            elif op == "remove":
-                results.append(m.remove(a))
-            else:
-                results.append(m.rotate())
-            results.append(len(m))
-        assert results[:2] == results[2:]
+                                 compiled_share: Any) -> None:
+    @SETTINGS
+    @given(ops, st.integers(2, 4))
+    def check(sequence: list, buckets: int) -> None:
+        maps = [compiled_stmgr.RotatingXorMap(buckets), pure_stmgr.RotatingXorMap(buckets)]
+        for op, a, b in sequence:
+            results = []
+            for m in maps:
+                if op == "xor":
+                    results.append(m.xor(a, b))
+                elif op == "start":
+                    results.append(m.start_many(a, b))
+                elif op == "remove":
+                    results.append(m.remove(a))
+                else:
+                    results.append(m.rotate())
+                results.append(len(m))
+            assert results[:2] == results[2:]
+
+    # nothing in the maps is ever handed to the pure twin: every call runs compiled
+    compiled_share(compiled_stmgr, check, "RotatingXorMap.xor", "RotatingXorMap.start_many",
+                   "RotatingXorMap.remove")
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -290,31 +342,38 @@ def acks_for(parts: list, rng: random.Random) -> list[bytes]:
     return out
 
 
-@SETTINGS
-@given(st.lists(st.tuples(tuple_batches(tracked=True), route_specs()), min_size=1, max_size=6),
-       st.integers(0, 2**32))
 def test_trackers_identical_through_random_trees(compiled_stmgr: ModuleType,
                                                  pure_stmgr: ModuleType,
-                                                 batches: list, seed: int) -> None:
-    trackers = [m.AckTracker("me", [1, 2], 300.0, OWNERS.get) for m in (compiled_stmgr,
-                                                                        pure_stmgr)]
-    rng = random.Random(seed)
-    for step, (payload, specs) in enumerate(batches):
-        results = []
-        for tracker in trackers:
-            random.seed(seed + step)  # the copies' keys: the same draws on both
-            results.append(outcome(tracker.route_tracked, parse(payload), make_routes(specs)))
-            results.append(tracker_view(tracker, take=False))
-        assert results[:2] == results[2:]
-        status, parts = results[0]
-        if status != "ok":
-            continue
-        for control in acks_for(parts, rng):
-            take = rng.random() < 0.3
-            seen = [(outcome(t.on_control, tuple_pb2.ControlBatch.FromString(control)),
-                     tracker_view(t, take)) for t in trackers]
-            assert seen[0] == seen[1]
-    assert tracker_view(trackers[0], True) == tracker_view(trackers[1], True)
+                                                 compiled_share: Any) -> None:
+    @SETTINGS
+    @given(st.lists(st.tuples(tuple_batches(tracked=True), route_specs()), min_size=1,
+                    max_size=6),
+           st.integers(0, 2**32))
+    @example([(TRACKED_DIRECT_BATCH, [DIRECT_ROUTE])], 0)
+    def check(batches: list, seed: int) -> None:
+        trackers = [m.AckTracker("me", [1, 2], 300.0, OWNERS.get) for m in (compiled_stmgr,
+                                                                            pure_stmgr)]
+        rng = random.Random(seed)
+        for step, (payload, specs) in enumerate(batches):
+            results = []
+            for tracker in trackers:
+                random.seed(seed + step)  # the copies' keys: the same draws on both
+                results.append(outcome(tracker.route_tracked, parse(payload),
+                                       make_routes(specs)))
+                results.append(tracker_view(tracker, take=False))
+            assert results[:2] == results[2:]
+            status, parts = results[0]
+            if status != "ok":
+                continue
+            for control in acks_for(parts, rng):
+                take = rng.random() < 0.3
+                seen = [(outcome(t.on_control, tuple_pb2.ControlBatch.FromString(control)),
+                         tracker_view(t, take)) for t in trackers]
+                assert seen[0] == seen[1]
+        assert tracker_view(trackers[0], True) == tracker_view(trackers[1], True)
+
+    compiled_share(compiled_stmgr, check, "AckTracker.route_tracked", "AckTracker.on_control",
+                   handed=("AckTracker.route_tracked",))
 
 
 def test_a_tree_through_the_compiled_tracker_completes_exactly_once(
