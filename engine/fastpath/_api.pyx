@@ -4,10 +4,15 @@ its docstring for what each piece does). Every function here does what the twin 
 the same order, with the same errors; only the Python frames are gone. The user's own
 ``next_tuple`` and ``process`` are the only Python code left on a tuple's way."""
 
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
+from cpython.float cimport PyFloat_FromDouble
 from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
-from cpython.tuple cimport PyTuple_Check, PyTuple_GET_ITEM
-from cpython.dict cimport PyDict_GetItem
-from cpython.object cimport PyObject
+from cpython.long cimport PyLong_FromLong, PyLong_FromLongLong, PyLong_FromUnsignedLongLong
+from cpython.object cimport PyObject, PyTypeObject
+from cpython.ref cimport Py_INCREF
+from cpython.tuple cimport PyTuple_Check, PyTuple_GET_ITEM, PyTuple_New, PyTuple_SET_ITEM
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint16_t, uint32_t, uint64_t
+from libc.string cimport memcpy
 
 import sys as _sys
 import time as _time
@@ -17,6 +22,7 @@ from compat.storm_api.exceptions import StormWentAwayError
 from compat.storm_api.hosting import handle_component_exception
 from compat.storm_api.tuple import Tuple
 from engine.fastpath.markers import RowNotPacked
+from engine.fastpath.api import _loads
 
 cdef extern from *:
     """
@@ -28,6 +34,11 @@ cdef extern from *:
 
 cdef extern from "Python.h":
     Py_ssize_t PyDict_GET_SIZE(object d)
+    object PyType_GenericAlloc(PyTypeObject* t, Py_ssize_t n)
+    bint PyType_IsSubtype(PyTypeObject* a, PyTypeObject* b)
+    PyTypeObject PyTuple_Type
+    object PyUnicode_DecodeUTF8(const char* s, Py_ssize_t size, const char* errors)
+    object PyUnicode_DecodeASCII(const char* s, Py_ssize_t size, const char* errors)
 
 cdef extern from "<time.h>" nogil:
     ctypedef int clockid_t
@@ -50,6 +61,155 @@ _time_monotonic = _time.monotonic
 cdef bint _c_clock = _sys.platform.startswith("linux")
 cdef object _Tuple = Tuple
 cdef object _ACK = ACK
+#: what a row decoder returns for a row it leaves to msgpack
+cdef object _MISS = object()
+
+
+# -- a row's values straight from its msgpack bytes -----------------------------------
+cdef inline uint64_t _be(const unsigned char* p, int width):
+    cdef uint64_t v = 0
+    cdef int k
+    for k in range(width):
+        v = (v << 8) | p[k]
+    return v
+
+
+cdef object _scalar(const unsigned char* p, Py_ssize_t n, Py_ssize_t* at):
+    """The scalar at ``p[at]`` as msgpack's unpacker (raw=False) gives it, ``at`` moved past
+    it; ``_MISS`` for anything else (arrays, maps, extensions, a truncated value, text
+    that is not UTF-8): the caller leaves the row to msgpack, for its value or its error."""
+    cdef Py_ssize_t i = at[0]
+    cdef unsigned char b
+    cdef Py_ssize_t size = 0, head = 0
+    cdef uint64_t u
+    cdef uint32_t u32
+    cdef float f
+    cdef double d
+    if i >= n:
+        return _MISS
+    b = p[i]
+    if b <= 0x7f:
+        at[0] = i + 1
+        return PyLong_FromLong(b)
+    if b >= 0xe0:
+        at[0] = i + 1
+        return PyLong_FromLong(<long>(<int8_t>b))
+    if 0xa0 <= b <= 0xbf or 0xd9 <= b <= 0xdb or 0xc4 <= b <= 0xc6:
+        if b <= 0xbf:
+            head, size = 1, b & 0x1f
+        else:
+            head = 1 + (1 << ((b - 0xd9) if b >= 0xd9 else (b - 0xc4)))
+            if i + head > n:
+                return _MISS
+            size = <Py_ssize_t>_be(p + i + 1, head - 1)
+        if size < 0 or i + head + size > n:
+            return _MISS
+        at[0] = i + head + size
+        if b >= 0xc4 and b <= 0xc6:
+            return PyBytes_FromStringAndSize(<const char*>(p + i + head), size)
+        try:
+            return PyUnicode_DecodeUTF8(<const char*>(p + i + head), size, NULL)
+        except UnicodeDecodeError:
+            return _MISS
+    if b == 0xc0:
+        at[0] = i + 1
+        return None
+    if b == 0xc2 or b == 0xc3:
+        at[0] = i + 1
+        return b == 0xc3
+    if 0xcc <= b <= 0xd3:  # uint8..uint64, int8..int64
+        size = 1 << ((b - 0xcc) & 3)
+        if i + 1 + size > n:
+            return _MISS
+        u = _be(p + i + 1, <int>size)
+        at[0] = i + 1 + size
+        if b <= 0xcf:
+            return PyLong_FromUnsignedLongLong(u)
+        if size == 1:
+            return PyLong_FromLong(<long>(<int8_t>u))
+        if size == 2:
+            return PyLong_FromLong(<long>(<int16_t>u))
+        if size == 4:
+            return PyLong_FromLong(<long>(<int32_t>u))
+        return PyLong_FromLongLong(<long long>(<int64_t>u))
+    if b == 0xca:
+        if i + 5 > n:
+            return _MISS
+        u32 = <uint32_t>_be(p + i + 1, 4)
+        memcpy(&f, &u32, 4)
+        at[0] = i + 5
+        return PyFloat_FromDouble(<double>f)
+    if b == 0xcb:
+        if i + 9 > n:
+            return _MISS
+        u = _be(p + i + 1, 8)
+        memcpy(&d, &u, 8)
+        at[0] = i + 9
+        return PyFloat_FromDouble(d)
+    return _MISS
+
+
+cdef object _fast_values(object blob, object values_type, Py_ssize_t width):
+    """The values of one msgpack row (an array of scalars) built straight into the
+    stream's values type (a tuple subclass, or a plain tuple when None), as ``_loads`` and
+    ``tuple.__new__`` would build them; ``_MISS`` for any row this does not decode."""
+    cdef const unsigned char* p = <const unsigned char*>PyBytes_AS_STRING(blob)
+    cdef Py_ssize_t n = PyBytes_GET_SIZE(blob)
+    cdef Py_ssize_t count, k, at
+    cdef unsigned char b
+    cdef object values, item
+    if n < 1:
+        return _MISS
+    b = p[0]
+    if 0x90 <= b <= 0x9f:
+        count, at = b & 0x0f, 1
+    elif b == 0xdc and n >= 3:
+        count, at = <Py_ssize_t>_be(p + 1, 2), 3
+    elif b == 0xdd and n >= 5:
+        count, at = <Py_ssize_t>_be(p + 1, 4), 5
+    else:
+        return _MISS
+    if count > n - at:
+        return _MISS  # more values than bytes: truncated
+    if values_type is None:
+        values = PyTuple_New(count)
+    elif count != width:
+        return _MISS  # msgpack decodes it, and the usual check says what is wrong
+    else:
+        values = PyType_GenericAlloc(<PyTypeObject*>values_type, count)
+    for k in range(count):
+        item = _scalar(p, n, &at)
+        if item is _MISS:
+            return _MISS
+        _set(values, k, item)
+    if at != n:
+        return _MISS  # bytes after the row: msgpack refuses it
+    return values
+
+
+cdef inline void _set(object tup, Py_ssize_t k, object item):
+    Py_INCREF(item)  # PyTuple_SET_ITEM steals a reference
+    PyTuple_SET_ITEM(tup, k, item)
+
+
+cdef object _decimal(long long n):
+    """``str(n)``."""
+    cdef char digits[24]
+    cdef int pos = 24
+    cdef bint negative = n < 0
+    cdef unsigned long long u = <unsigned long long>n
+    if negative:
+        u = 0ULL - u
+    while True:
+        pos -= 1
+        digits[pos] = <char>(48 + u % 10)
+        u //= 10
+        if u == 0:
+            break
+    if negative:
+        pos -= 1
+        digits[pos] = b'-'
+    return PyUnicode_DecodeASCII(digits + pos, 24 - pos, NULL)
 
 
 cdef inline double _monotonic():
@@ -210,6 +370,74 @@ cdef class CollectorCore:
                     if not track:
                         component._current_tups = [tup]
                     handle_component_exception(component, exc)
+        finally:
+            self.ran = i - start
+            if acked:
+                self.stats.acked += acked
+
+    def run_blobs(self, component, blobs, long long first_id, source, stream, task,
+                  values_type, Py_ssize_t start):
+        """``api.CollectorCore.run_blobs``: the common rows decoded in C straight into
+        their values type, every other row by msgpack."""
+        cdef Py_ssize_t n = len(blobs)
+        cdef Py_ssize_t i = start
+        cdef Py_ssize_t acked = 0, width = -1
+        cdef bint track = self.acking
+        cdef bint plain_ack = self._plain_ack
+        cdef bint direct
+        cdef object blob, row, values, tup, tup_id
+        cdef object process = component.process
+        if values_type is not None:
+            width = len(values_type._fields)
+        # values are built in place only where tuple.__new__ would build exactly that
+        direct = values_type is None or (isinstance(values_type, type) and PyType_IsSubtype(
+            <PyTypeObject*>values_type, &PyTuple_Type))
+        self.ran = 0
+        try:
+            while i < n:
+                blob = blobs[i]
+                i += 1
+                values = (_fast_values(blob, values_type, width)
+                          if direct and type(blob) is bytes else _MISS)
+                if values is _MISS:
+                    try:
+                        row = _loads(blob)
+                        if values_type is None:
+                            values = tuple(row)
+                        elif len(row) != width:
+                            raise ValueError(
+                                f"{len(row)} value(s) for the {width} field(s) "
+                                f"{list(values_type._fields)} of {source}/{stream}")
+                        else:
+                            values = tuple.__new__(values_type, row)
+                    except Exception as exc:
+                        return exc
+                tup_id = _decimal(first_id + i - 1)
+                tup = PyType_GenericAlloc(<PyTypeObject*>_Tuple, 5)
+                _set(tup, 0, tup_id)
+                _set(tup, 1, source)
+                _set(tup, 2, stream)
+                _set(tup, 3, task)
+                _set(tup, 4, values)
+                try:
+                    if track:
+                        component._current_tups = [tup]
+                    process(tup)
+                    if component.auto_ack:
+                        if plain_ack:
+                            self._ack(tup_id, False)  # Bolt.ack(tup)
+                            acked += 1
+                        else:
+                            self.ack(tup_id)
+                    if track:
+                        component._current_tups = []
+                except StormWentAwayError:
+                    raise
+                except Exception as exc:
+                    if not track:
+                        component._current_tups = [tup]
+                    handle_component_exception(component, exc)
+            return None
         finally:
             self.ran = i - start
             if acked:

@@ -17,6 +17,9 @@ one call, with the same checks in the same order:
   stock bolt's ``emit`` (``bolt_emit_for``);
 * ``CollectorCore.run_tuples``: a batch's ``Tuple`` objects through a stock bolt's
   ``process`` and auto-``ack``, as ``Bolt._process_tuple`` and ``Bolt.ack`` do them;
+  ``run_blobs`` the same straight from the batch's msgpack rows, each decoded, built and
+  run before the next (compiled, the common rows are decoded into the values namedtuple
+  with no list between);
 * ``CollectorCore.burst``: a spout's ``next_tuple`` called while it emits.
 
 A component whose class overrides any of these methods gets the Storm API's own methods
@@ -33,6 +36,8 @@ from compat.storm_api.component import not_a_tuple
 from compat.storm_api.exceptions import StormWentAwayError
 from compat.storm_api.hosting import handle_component_exception
 from compat.storm_api.tuple import Tuple
+import msgpack
+
 from engine.fastpath.markers import RowNotPacked
 
 #: False here, True in the compiled twin: which one a caller holds.
@@ -41,6 +46,14 @@ COMPILED = False
 #: ControlBatch's ACK kind (tuple.proto), as the collector sends it
 ACK = 1
 _perf_counter = time.perf_counter
+_new = tuple.__new__
+
+
+def _loads(blob: bytes) -> Any:
+    """One row as ``engine.serialization.MsgpackSerializer.loads`` decodes it, with the
+    same settings (``run_blobs`` is for msgpack rows; that module imports this package,
+    so its function cannot be imported here)."""
+    return msgpack.unpackb(blob, raw=False, strict_map_key=False, use_list=True)
 _monotonic = time.monotonic
 
 
@@ -201,6 +214,64 @@ class CollectorCore:
                     if not track:
                         component._current_tups = [tup]
                     handle_component_exception(component, exc)
+        finally:
+            self.ran = i - start
+            if acked:
+                self.stats.acked += acked
+
+    def run_blobs(self, component: Any, blobs: Any, first_id: int, source: str, stream: str,
+                  task: int, values_type: type | None, start: int) -> Exception | None:
+        """``blobs[start:]``, a batch's msgpack rows, each decoded as the bolt's serializer
+        decodes one (``MsgpackSerializer.loads``), built into the ``Tuple`` that
+        ``make_tuples`` builds (id ``str(first_id + i)``) and run through a stock bolt as
+        ``run_tuples`` runs it, one row after another: no list of the batch's values or
+        tuples is built. Stops at a row that does not decode or does not fit the stream
+        and returns its error (``ran`` counts that row: the caller drops it alone and goes
+        on after it); None when every row ran. ``ComponentFailure`` propagates with
+        ``ran`` set as ``run_tuples`` sets it."""
+        n = len(blobs)
+        i = start
+        acked = 0
+        track = self.acking
+        plain_ack = self._plain_ack
+        process = component.process
+        width = len(values_type._fields) if values_type is not None else -1
+        self.ran = 0
+        try:
+            while i < n:
+                blob = blobs[i]
+                i += 1
+                try:
+                    row = _loads(blob)
+                    if values_type is None:
+                        values = tuple(row)
+                    elif len(row) != width:
+                        raise ValueError(f"{len(row)} value(s) for the {width} field(s) "
+                                         f"{list(values_type._fields)} of {source}/{stream}")
+                    else:
+                        values = _new(values_type, row)
+                except Exception as exc:
+                    return exc
+                tup = _new(Tuple, (str(first_id + i - 1), source, stream, task, values))
+                try:
+                    if track:
+                        component._current_tups = [tup]
+                    process(tup)
+                    if component.auto_ack:
+                        if plain_ack:
+                            self._ack(tup[0], False)  # Bolt.ack(tup)
+                            acked += 1
+                        else:
+                            self.ack(tup[0])
+                    if track:
+                        component._current_tups = []
+                except StormWentAwayError:
+                    raise
+                except Exception as exc:
+                    if not track:
+                        component._current_tups = [tup]
+                    handle_component_exception(component, exc)
+            return None
         finally:
             self.ran = i - start
             if acked:

@@ -21,6 +21,7 @@ from engine.fastpath import Undecodable, tuple_codec
 from engine.instance.collector import UNTRACKED
 from engine.instance.loop import TASK_DONE, TUPLE_BATCH, ExecutorLoop, log
 from engine.messages import tuple_pb2
+from engine.serialization import MsgpackSerializer
 
 
 def tuple_runner(hosted: Any, source: str, stream: str, task: int) -> Callable[[str, Any], None]:
@@ -94,6 +95,10 @@ class BoltLoop(ExecutorLoop):
         self.upstream_done: set[int] = set()
         self._counter = 0
         self.malformed = 0
+        #: the tuple path's row-at-a-time runner, for msgpack rows (the only rows it decodes)
+        self._run_blobs = (getattr(self.collector, "run_blobs", None)
+                           if type(getattr(self.collector, "serializer", None))
+                           is MsgpackSerializer else None)
         #: time in the component's execute and tuples executed since the last publish
         self._exec_secs = 0.0
         self._exec_tuples = 0
@@ -151,8 +156,8 @@ class BoltLoop(ExecutorLoop):
         source = batch.stream.component_name
         stream = batch.stream.id
         src_task = batch.src_task_id
-        values, clean = self._decode_values(batch.values)
-        total = len(values)
+        blobs = batch.values
+        total = len(blobs)
         stats = self.stats
         # Storm gives shell bolts string ids; in-process bolts get the same
         first = self._counter + 1
@@ -161,13 +166,21 @@ class BoltLoop(ExecutorLoop):
         if self.collector.acking:
             ids = list(map(str, range(first, first + total)))
             self._register_inputs(batch, ids)
+        # msgpack rows into a stock bolt: each decoded, built and run by the tuple path,
+        # one after another; anything else (or what is left when a restart changes that)
+        # below, a batch at a time
+        start = 0
+        if self._run_blobs is not None:
+            start = self._run_blobs_of(blobs, first, source, stream, src_task)
+            if start is None:
+                return
+        values, clean = self._decode_values(blobs)
         # the Tuples, built by the tuple path a batch at a time where the bolt allows it,
         # and run through the bolt by the tuple path's loop where that is exact
         tuples: list[Any] | None = None
         tuples_clean = clean
         built_for: Any = None
         run_tuples = getattr(self.collector, "run_tuples", None)
-        start = 0
         while start < total:
             runner = (batch_runner(self.hosted, source, stream, src_task)
                       if run_tuples is not None else None)
@@ -232,6 +245,41 @@ class BoltLoop(ExecutorLoop):
                 continue
             stats.executed += i - start
             break
+
+    def _run_blobs_of(self, blobs: Any, first: int, source: str, stream: str,
+                      src_task: int) -> int | None:
+        """A batch's rows run by the tuple path's ``run_blobs`` while the hosted bolt allows
+        it (``batch_runner``): None when every row is done with (or the loop is stopping),
+        else the index of the first row left to the batch-at-a-time path. A row that does
+        not decode or fit the stream is dropped alone and logged, as there."""
+        stats = self.stats
+        total = len(blobs)
+        start = 0
+        while start < total:
+            runner = batch_runner(self.hosted, source, stream, src_task)
+            if runner is None:
+                return start
+            done = 0
+            try:
+                try:
+                    error = self._run_blobs(runner[1], blobs, first, source, stream, src_task,
+                                            runner[0], start)
+                finally:
+                    done = self.collector.ran  # the row that raised or was bad included
+            except ComponentFailure as failure:
+                stats.executed += done
+                start += done
+                self.restart(failure, executing=True)
+                if self.hosted is None:
+                    return None  # stopping
+                continue
+            if error is None:
+                stats.executed += done
+                return None
+            stats.executed += done - 1  # the bad row is dropped, not executed
+            start += done
+            self._malformed(f"a tuple from {source}/{stream}", error)
+        return None
 
     def _decode_values(self, blobs: Any) -> tuple[list[Any], bool]:
         """(values, clean): the batch decoded in one pass; when that fails, blob by blob,

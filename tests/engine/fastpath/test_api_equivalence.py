@@ -1,0 +1,119 @@
+"""The component API's per-tuple path, compiled (``engine.fastpath._api``) against its pure
+twin (``engine.fastpath.api``): a batch's msgpack rows decoded, built and run by
+``run_blobs`` give the bolt the same tuples (values of the same types, equal, in the same
+order, under the same ids), stop at the same bad row with the same error, and count the
+same acks, whatever the rows hold. The strategies draw mostly what topologies emit (words,
+counts, timestamps, floats, flags, None, bytes) and some of everything else (nested
+arrays and maps, big integers, extension types, truncated and padded rows, text that is
+not UTF-8), which the compiled decoder leaves to msgpack."""
+
+from __future__ import annotations
+
+import struct
+from collections import namedtuple
+from typing import Any
+
+import msgpack
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine.fastpath import api as pure_api
+
+compiled_api = pytest.importorskip("engine.fastpath._api")
+
+Values = namedtuple("WordsDefaultTuple", "word n")
+
+common = st.one_of(st.text(max_size=40), st.integers(-(2 ** 63), 2 ** 64 - 1),
+                   st.floats(allow_nan=False), st.booleans(), st.none(),
+                   st.binary(max_size=40))
+unusual = st.one_of(st.lists(st.integers(-(2 ** 63), 2 ** 63 - 1), max_size=3),
+                    st.dictionaries(st.text(max_size=3), st.integers(-100, 100), max_size=2),
+                    st.builds(lambda code, data: msgpack.ExtType(code, data),
+                              st.integers(0, 127), st.binary(max_size=8)))
+
+
+@st.composite
+def blobs(draw: Any) -> bytes:
+    kind = draw(st.integers(0, 19))
+    width = 2 if kind < 15 else draw(st.integers(0, 4))
+    values = [draw(common) if draw(st.integers(0, 9)) else draw(unusual) for _ in range(width)]
+    blob = msgpack.packb(values, use_bin_type=True)
+    if kind == 16:  # float32, which the packer never writes for a Python float
+        blob = bytes([0x92, 0xca]) + struct.pack(">f", draw(st.floats(width=32))) + b"\x01"
+    elif kind == 17:
+        blob = blob[:draw(st.integers(0, max(0, len(blob) - 1)))]  # truncated
+    elif kind == 18:
+        blob = blob + b"\x00"  # a second object after the row
+    elif kind == 19:
+        blob = bytes([0x92, 0xa2, 0xff, 0xfe, 0x01])  # text that is not UTF-8
+    return blob
+
+
+class Stats:
+    acked = 0
+
+
+def core(module: Any) -> Any:
+    class Core(module.CollectorCore):
+        def __init__(self) -> None:
+            super().__init__()
+            self.stats = Stats()
+    return Core()
+
+
+class Seen:
+    """A stock-shaped bolt that keeps what it was given."""
+
+    auto_ack = True
+
+    def __init__(self) -> None:
+        self.tuples: list[tuple] = []
+        self._current_tups: list = []
+
+    def process(self, tup: Any) -> None:
+        self.tuples.append((type(tup).__name__, tup.id, tup.component, tup.stream, tup.task,
+                            type(tup.values).__name__,
+                            [(type(v).__name__, repr(v)) for v in tup.values]))
+
+
+def run_all(module: Any, rows: list[bytes], values_type: Any) -> tuple[list, list, int]:
+    """Every row through run_blobs, going on after each bad row as the bolt loop does:
+    (what the bolt saw, the errors with the index of their row, acks counted)."""
+    c, bolt = core(module), Seen()
+    errors, start = [], 0
+    while start < len(rows):
+        error = c.run_blobs(bolt, rows, 40, "words", "default", 3, values_type, start)
+        start += c.ran
+        if error is None:
+            break
+        errors.append((start - 1, type(error).__name__, str(error)))
+    return bolt.tuples, errors, c.stats.acked
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(blobs(), max_size=12), st.booleans())
+def test_run_blobs_gives_the_bolt_what_the_pure_twin_gives_it(rows, named):
+    values_type = Values if named else None
+    assert run_all(compiled_api, rows, values_type) == run_all(pure_api, rows, values_type)
+
+
+def test_the_common_rows_are_decoded_by_the_compiled_decoder_itself(monkeypatch):
+    """Words and counts never reach msgpack: the compiled path decodes them in C."""
+    calls = []
+    monkeypatch.setattr(compiled_api, "_loads", lambda blob: calls.append(blob) or
+                        msgpack.unpackb(blob, raw=False, strict_map_key=False))
+    rows = [msgpack.packb(row, use_bin_type=True) for row in
+            (["a", 1], ["bb", -7], ["c", 2 ** 40], ["é", 1.5], ["d", None], [b"x", True])]
+    seen, errors, acked = run_all(compiled_api, rows, Values)
+    assert (len(seen), errors, acked, calls) == (6, [], 6, [])
+    # a row of another shape is msgpack's, with its own error
+    seen, errors, _ = run_all(compiled_api, [msgpack.packb(["a", 1, 2])], Values)
+    assert seen == [] and errors == [(0, "ValueError", "3 value(s) for the 2 field(s) "
+                                      "['word', 'n'] of words/default")]
+
+
+def test_the_pure_twin_decodes_as_the_msgpack_serializer_does():
+    from engine.serialization import MsgpackSerializer
+    blob = msgpack.packb(["a", b"b", {"k": [1]}], use_bin_type=True)
+    assert pure_api._loads(blob) == MsgpackSerializer.loads(blob)
