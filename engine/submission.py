@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from compat.storm_api.project import Project, load_project, resolve_options
+from engine.network.credits import CreditConfigError, capacities
 from engine.network.inflight import InflightConfigError, batching
 from engine.plan.compiler import compile_topology
 from engine.plan.discovery import load_topology_class
@@ -54,12 +55,13 @@ def load_topology(path: Path | str, *, name: str | None = None, env: str | None 
 
 
 def check_transport_config(config: Mapping[str, Any]) -> None:
-    """The batching and backpressure keys, checked when the topology is loaded: a bad
+    """The batching, credit and backpressure keys, checked when the topology is loaded: a bad
     value is a one-line error at submit, not a Stream Manager or instance that dies at
     start in every container."""
     try:
         batching(config)
         watermarks(config)
         wait_watermarks(config)
-    except (InflightConfigError, BackpressureConfigError) as exc:
+        capacities(config)
+    except (InflightConfigError, BackpressureConfigError, CreditConfigError) as exc:
         raise InvalidConfigError(str(exc)) from None

@@ -1,16 +1,20 @@
 """The gateway thread: owns the Stream Manager and Metrics Manager sockets.
 
 It registers the instance, relays physical plans and tuple batches to the executor
-thread over a bounded in-process pipe, and sends what the executor produces. When the
-executor's pipe is full the gateway stops reading from the Stream Manager (the batch in
-hand waits), and when the Stream Manager is not taking data the gateway stops reading
-from the executor: pressure travels back to where it can be measured, and nothing here
+thread over a bounded in-process pipe, and sends what the executor produces. What the
+Stream Manager sends is bounded by the instance's read credit (engine.network.credits:
+it sends tuple batches only while the executor has given back enough), so the gateway
+keeps reading it even when the executor's pipe is full, holding what does not fit in
+order: credit coming back must never wait behind data. When the Stream Manager is not
+taking data the gateway stops reading from the executor, whose own write credit bounds
+what it hands over: pressure travels back to where it can be measured, and nothing here
 grows without bound.
 """
 
 from __future__ import annotations
 
 import logging
+import collections
 import os
 import threading
 import time
@@ -22,6 +26,7 @@ from zmq.utils.monitor import recv_monitor_message
 from engine.messages import metrics_pb2, stmgr_pb2
 from engine.network import (DATA_HWM, SOCKET_BUFFER_BYTES, MalformedMessage, connect_dealer,
                             decode, encode, type_frame)
+from engine.network.credits import CREDIT, WriteCredit, decode_credit
 
 log = logging.getLogger("heron.instance")
 
@@ -45,6 +50,9 @@ REGISTER_RECONNECT_SECS = 10.0
 PIPE_HWM = DATA_HWM
 #: metrics snapshots waiting for the gateway; a newer one makes older ones worthless
 METRICS_PIPE_HWM = 4
+#: messages for the executor the gateway holds before it stops reading the Stream
+#: Manager: a safety net only, credits keep what it sends far below this
+HELD_FOR_EXECUTOR = 4096
 
 
 def metrics_pipe_endpoint(pipe_endpoint: str) -> str:
@@ -56,7 +64,8 @@ def metrics_pipe_endpoint(pipe_endpoint: str) -> str:
 class Gateway(threading.Thread):
     def __init__(self, ctx: zmq.Context, pipe_endpoint: str, *, stmgr_endpoint: str,
                  metrics_endpoint: str, instance: Any, topology_name: str, topology_id: str,
-                 publisher: Any, stopping: threading.Event | None = None) -> None:
+                 publisher: Any, stopping: threading.Event | None = None,
+                 write_credit: WriteCredit | None = None) -> None:
         super().__init__(name="gateway", daemon=True)
         self.ctx = ctx
         self.pipe_endpoint = pipe_endpoint
@@ -78,6 +87,9 @@ class Gateway(threading.Thread):
         #: since when a live connection has left our registration unanswered
         self._unanswered_since: float | None = None
         self.error: BaseException | None = None
+        #: the executor's write credit: given back as the Stream Manager reads, reset on
+        #: each registration (engine.network.credits)
+        self.write_credit = write_credit
 
     def run(self) -> None:
         pipe = self.ctx.socket(zmq.PAIR)
@@ -162,22 +174,24 @@ class Gateway(threading.Thread):
         self._register(stmgr)
         metrics.send_multipart(encode(metrics_pb2.MetricPublisherRegisterRequest(
             publisher=self.publisher)), zmq.NOBLOCK)
-        to_executor: list[bytes] | None = None  # a message the executor's pipe had no room for
+        #: messages the executor's pipe had no room for, in order
+        to_executor: collections.deque = collections.deque()
         to_stmgr: list[bytes] | None = None     # a message the Stream Manager had no room for
-        poller_cache: dict[tuple[bool, bool], zmq.Poller] = {}
+        poller_cache: dict[tuple[bool, bool, bool], zmq.Poller] = {}
         while True:
+            read_stmgr = len(to_executor) < HELD_FOR_EXECUTOR
             if not self.registered and not self.detached:
-                self._tend_registration(stmgr, reading=to_executor is None)
+                self._tend_registration(stmgr, reading=read_stmgr)
                 if self.detached:
                     to_stmgr = None
-            read_stmgr = to_executor is None
             read_pipe = to_stmgr is None
-            key = (read_stmgr, read_pipe)
+            held = bool(to_executor)
+            key = (read_stmgr, read_pipe, held)
             poller = poller_cache.get(key)
             if poller is None:
                 poller = zmq.Poller()
                 stmgr_flags = (zmq.POLLIN if read_stmgr else 0) | (0 if read_pipe else zmq.POLLOUT)
-                pipe_flags = (zmq.POLLIN if read_pipe else 0) | (0 if read_stmgr else zmq.POLLOUT)
+                pipe_flags = (zmq.POLLIN if read_pipe else 0) | (zmq.POLLOUT if held else 0)
                 if stmgr_flags:
                     poller.register(stmgr, stmgr_flags)
                 if pipe_flags:
@@ -187,12 +201,8 @@ class Gateway(threading.Thread):
                 poller.register(self.monitor, zmq.POLLIN)
                 poller_cache[key] = poller
             events = dict(poller.poll(500))
-            if to_executor is not None and events.get(pipe, 0) & zmq.POLLOUT:
-                try:
-                    pipe.send_multipart(to_executor, zmq.NOBLOCK, copy=False)
-                    to_executor = None
-                except zmq.Again:
-                    pass
+            if to_executor and events.get(pipe, 0) & zmq.POLLOUT:
+                self._hand_over(pipe, to_executor)
             if to_stmgr is not None and events.get(stmgr, 0) & zmq.POLLOUT:
                 try:
                     stmgr.send_multipart(to_stmgr, zmq.NOBLOCK, copy=False)
@@ -200,8 +210,9 @@ class Gateway(threading.Thread):
                 except zmq.Again:
                     pass
             if read_stmgr and events.get(stmgr, 0) & zmq.POLLIN:
-                # Relay everything waiting, until the executor's pipe is full.
-                while to_executor is None:
+                # Relay everything waiting; what the executor's pipe has no room for is
+                # held, in order (the Stream Manager's credits bound it).
+                while len(to_executor) < HELD_FOR_EXECUTOR:
                     try:
                         frames = stmgr.recv_multipart(zmq.NOBLOCK, copy=False)
                     except zmq.Again:
@@ -209,10 +220,13 @@ class Gateway(threading.Thread):
                     frames = self._from_stmgr(frames)
                     if frames is None:
                         continue
+                    if to_executor:
+                        to_executor.append(frames)
+                        continue
                     try:
                         pipe.send_multipart(frames, zmq.NOBLOCK, copy=False)
                     except zmq.Again:
-                        to_executor = frames
+                        to_executor.append(frames)
             if read_pipe and events.get(pipe, 0) & zmq.POLLIN:
                 while to_stmgr is None:
                     try:
@@ -247,6 +261,16 @@ class Gateway(threading.Thread):
                     metrics.recv_multipart(zmq.NOBLOCK)  # register responses: nothing to do
                 except zmq.Again:
                     pass
+
+    @staticmethod
+    def _hand_over(pipe: zmq.Socket, held: collections.deque) -> None:
+        """Pass held messages to the executor, in order, until its pipe is full."""
+        while held:
+            try:
+                pipe.send_multipart(held[0], zmq.NOBLOCK, copy=False)
+            except zmq.Again:
+                return
+            held.popleft()
 
     def _disconnect(self, stmgr: zmq.Socket) -> None:
         """Drop the Stream Manager connection and its queued messages; zmq stops
@@ -293,6 +317,11 @@ class Gateway(threading.Thread):
                         len(frames))
             return None
         kind = frames[0].bytes
+        if kind == CREDIT:
+            returned = decode_credit(frames[1].bytes)
+            if returned is not None and self.write_credit is not None:
+                self.write_credit.give_back(returned)
+            return None
         if kind == _REGISTER_RESPONSE:
             try:
                 response = decode([kind, frames[1].bytes])
@@ -304,6 +333,9 @@ class Gateway(threading.Thread):
                 return None
             self.registered = True
             self._unanswered_since = None
+            if self.write_credit is not None:
+                # this Stream Manager (perhaps a new one) holds nothing of ours
+                self.write_credit.reset()
             log.info("registered with the stream manager")
             if response.HasField("pplan"):
                 assignment = stmgr_pb2.NewInstanceAssignmentMessage(pplan=response.pplan)

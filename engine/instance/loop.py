@@ -23,6 +23,7 @@ from engine.instance.gateway import GATEWAY_FAILED, STOP, TO_METRICS, TO_STMGR
 from engine.instance.stateful import KINDS as STATEFUL_KINDS
 from engine.messages import ckptmgr_pb2, metrics_pb2, stmgr_pb2, topology_pb2, tuple_pb2
 from engine.network import encode, type_frame
+from engine.network.credits import WriteCredit, encode_credit
 from engine.network.inflight import DEFAULT_BATCH_TIME_MS
 from engine.process.progress import mark_progress
 from engine.process.restart_policy import CRASH_LOOPING_METRIC, RestartPolicy, RestartTracker
@@ -39,6 +40,60 @@ METRICS_INTERVAL = 1.0
 #: most time a row waits in an open batch before it is sent, unless the topology sets
 #: ``heron.instance.emit.batch.time.ms`` (engine.network.inflight)
 FLUSH_INTERVAL = DEFAULT_BATCH_TIME_MS / 1000.0
+
+
+class ReadCreditPipe:
+    """The executor's end of the pipe, giving the Stream Manager back the read credit of
+    each tuple batch once the loop has run it (engine.network.credits).
+
+    A batch's bytes are owed from the moment the loop receives it, and given back the
+    next time the loop looks at its input (``poll`` for input, or ``recv_multipart``):
+    by then it has executed the batch. Every batch received is given back, executed or
+    dropped, so no credit leaks. Everything else is the pipe's."""
+
+    def __init__(self, pipe: zmq.Socket, running: Callable[[], bool]) -> None:
+        self._pipe = pipe
+        self._running = running
+        #: bytes received and not yet given back
+        self.owed = 0
+        self.given_back = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._pipe, name)
+
+    def recv_multipart(self, *args: Any, **kwargs: Any) -> Any:
+        if self.owed:
+            self.give_back()
+        frames = self._pipe.recv_multipart(*args, **kwargs)
+        if len(frames) == 2:
+            kind = frames[0]
+            if (kind.bytes if isinstance(kind, zmq.Frame) else kind) == TUPLE_BATCH:
+                self.owed += len(frames[1])
+        return frames
+
+    def poll(self, timeout: Any = None, flags: int = zmq.POLLIN) -> int:
+        if self.owed and flags & zmq.POLLIN:
+            self.give_back()
+        return self._pipe.poll(timeout, flags)
+
+    def send_multipart(self, *args: Any, **kwargs: Any) -> Any:
+        return self._pipe.send_multipart(*args, **kwargs)
+
+    def give_back(self) -> None:
+        """Send the credit owed to the Stream Manager, through the gateway; waits (still
+        watching for stop) while the pipe is full, as a data batch would."""
+        frames = [TO_STMGR, *encode_credit(self.owed)]
+        pipe = self._pipe
+        while True:
+            try:
+                pipe.send_multipart(frames, zmq.NOBLOCK)
+                break
+            except zmq.Again:
+                if not self._running():
+                    return
+                pipe.poll(50, zmq.POLLOUT)
+        self.given_back += self.owed
+        self.owed = 0
 
 
 def _task_layout(pplan: Any) -> set[tuple[str, int]]:
@@ -90,6 +145,17 @@ class ExecutorLoop:
         self.stateful: Any = None
         #: the component keeps state (a StatefulComponent): only its state is stored
         self.component_is_stateful = False
+        #: bytes of tuple batches this task may hand the gateway before its Stream
+        #: Manager has read them (engine.network.credits); None: not limited
+        self.write_credit: WriteCredit | None = None
+
+    def use_credits(self, write_credit: WriteCredit | None, *, read: bool) -> None:
+        """Take part in the Stream Manager's flow control: spend ``write_credit`` (shared
+        with the gateway, which gives it back) on each tuple batch sent, and, with
+        ``read`` (bolts), give back read credit for each batch run."""
+        self.write_credit = write_credit
+        if read and not isinstance(self.pipe, ReadCreditPipe):
+            self.pipe = ReadCreditPipe(self.pipe, self._running)
 
     # -- plumbing ----------------------------------------------------------------------
     def send(self, frames: list[Any]) -> None:
@@ -108,7 +174,17 @@ class ExecutorLoop:
                 pipe.poll(100, zmq.POLLOUT)
 
     def send_data(self, frames: list[bytes]) -> None:
+        credit = self.write_credit
+        if credit is not None and frames[0] == TUPLE_BATCH:
+            # wait for the Stream Manager to have read enough of what went before
+            # (backpressure: it has stopped reading this spout); keep reporting
+            if not credit.acquire(len(frames[1]), self._running, self._waiting_for_credit):
+                return
         self.send([TO_STMGR, *frames])
+
+    def _waiting_for_credit(self) -> None:
+        if self.metrics_pipe is not None:
+            self.publish_metrics()
 
     def handle_plan(self, payload: bytes) -> None:
         message = stmgr_pb2.NewInstanceAssignmentMessage.FromString(payload)
@@ -290,6 +366,11 @@ class ExecutorLoop:
             message.metrics.add(name="__last-error", value=s.last_error)
         for name, value in self.extra_metrics():
             message.metrics.add(name=name, value=str(value))
+        if self.write_credit is not None:
+            message.metrics.add(name="__write-credit-in-flight-bytes-max",
+                                value=str(self.write_credit.max_in_flight))
+            message.metrics.add(name="__write-credit-wait-ms",
+                                value=str(int(self.write_credit.waited_secs * 1000)))
         if self.stateful is not None:
             for name, value in self.stateful.metrics():
                 message.metrics.add(name=name, value=str(value))

@@ -31,6 +31,7 @@ from engine.instance.capture import InstanceCapture
 from engine.instance.collector import InstanceCollector, StreamOut
 from engine.instance.bolt_loop import BoltLoop
 from engine.instance.gateway import PIPE_HWM, Gateway, metrics_pipe_endpoint
+from engine.network.credits import WriteCredit, capacities
 from engine.instance.loop import ASSIGNMENT, TaskGaveUp
 from engine.instance.spout_loop import SpoutLoop
 from engine.instance.stateful import TaskCheckpointing
@@ -123,13 +124,14 @@ def run(args: argparse.Namespace, stopping: threading.Event) -> int:
                                             component_name=comp.name, instance_id=me.instance_id,
                                             instance_index=inst_plan.component_index)
     ctx = zmq.Context()
+    write_credit = WriteCredit(capacities(conf).write(comp.kind))
     pipe_endpoint = f"inproc://executor-{args.task}"
     gateway = Gateway(ctx, pipe_endpoint,
                       stmgr_endpoint=ipc_endpoint(spec.topology_id, local_socket_name(
                           args.container, spout=comp.kind == "spout")),
                       metrics_endpoint=ipc_endpoint(spec.topology_id, metrics_socket_name(args.container)),
                       instance=me, topology_name=spec.topology_name, topology_id=spec.topology_id,
-                      publisher=publisher, stopping=stopping)
+                      publisher=publisher, stopping=stopping, write_credit=write_credit)
     gateway.start()
     gateway.bound.wait(10)
     pipe = ctx.socket(zmq.PAIR)
@@ -143,7 +145,7 @@ def run(args: argparse.Namespace, stopping: threading.Event) -> int:
     metrics_pipe.connect(metrics_pipe_endpoint(pipe_endpoint))
     try:
         return _run_task(spec, loaded, plan, comp, task, conf, serializer, pipe, stopping,
-                         metrics_pipe)
+                         metrics_pipe, write_credit)
     finally:
         gateway.join(5)
         pipe.close(linger=0)
@@ -161,7 +163,8 @@ def _wait_for_plan(pipe: zmq.Socket, stopping: threading.Event) -> Any:
 
 def _run_task(spec: LaunchSpec, loaded: Any, plan: Any, comp: Any, task: TaskInfo,
               conf: dict, serializer: Any, pipe: zmq.Socket, stopping: threading.Event,
-              metrics_pipe: zmq.Socket | None = None) -> int:
+              metrics_pipe: zmq.Socket | None = None,
+              write_credit: WriteCredit | None = None) -> int:
     first = _wait_for_plan(pipe, stopping)
     if first is None:
         pipe.send_multipart([b"X"])
@@ -232,6 +235,7 @@ def _run_task(spec: LaunchSpec, loaded: Any, plan: Any, comp: Any, task: TaskInf
                         loads_many=serializer.loads_many,
                         tick_secs=tick_frequency(conf), shell=shell is not None)
     loop.metrics_pipe = metrics_pipe
+    loop.use_credits(write_credit, read=comp.kind != "spout")
     loop.stateful = stateful
     loop.component_is_stateful = shell is None and issubclass(
         loaded.compiled.component_classes[comp.name], StatefulComponent)

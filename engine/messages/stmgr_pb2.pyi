@@ -39,6 +39,12 @@ class NewInstanceAssignmentMessage(_message.Message):
     pplan: _physical_plan_pb2.PhysicalPlan
     def __init__(self, pplan: _Optional[_Union[_physical_plan_pb2.PhysicalPlan, _Mapping]] = ...) -> None: ...
 
+class InstanceCredit(_message.Message):
+    __slots__ = ("bytes",)
+    BYTES_FIELD_NUMBER: _ClassVar[int]
+    bytes: int
+    def __init__(self, bytes: _Optional[int] = ...) -> None: ...
+
 class StrMgrHelloRequest(_message.Message):
     __slots__ = ("topology_name", "topology_id", "stmgr")
     TOPOLOGY_NAME_FIELD_NUMBER: _ClassVar[int]

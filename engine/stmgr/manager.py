@@ -21,6 +21,7 @@ from engine.network import (DATA_HWM, SOCKET_BUFFER_BYTES, MalformedMessage, bin
 from compat.storm_api.config import checkpointing, reliability, with_defaults
 from engine.grouping.key_groups import key_groups
 from engine.stmgr.acking import AckTracker
+from engine.network.credits import CREDIT, CreditLedger, capacities, decode_credit, encode_credit
 from engine.network.watermarks import wait_watermarks, watermarks
 from engine.stmgr.backpressure import Backpressure, InstanceBackpressure
 from engine.stmgr.outbox import Outbox
@@ -73,7 +74,13 @@ class StreamManager:
                                                      buffer_bytes=SOCKET_BUFFER_BYTES)
         self.metrics = connect_dealer(self.ctx, ipc_endpoint(tid, metrics_socket_name(container)),
                                       self.id, sndhwm=10)
-        self.outbox = Outbox()
+        #: read credit per local bolt instance (engine.network.credits): what it may be
+        #: sent before it says it executed it
+        self.credits = CreditLedger(capacities(dict(plan.config)).bolt_read)
+        self.outbox = Outbox(credits=self.credits)
+        #: identity -> [socket, bytes] of write credit owed to a local instance: the
+        #: tuple batches read from it, given back after each round of reading
+        self._owed_credit: dict[bytes, list] = {}
         #: the largest tuple batch a local instance has sent
         self.largest_batch_bytes = 0
         #: identity -> (socket, Instance) of registered local instances
@@ -138,6 +145,8 @@ class StreamManager:
                 self._drain(self.local, self._from_instance)
             if events.get(self.spouts):
                 self._drain(self.spouts, self._from_instance, stop=self._spouts_must_wait)
+            if self._owed_credit:
+                self._give_write_credit()
             if events.get(self.metrics):
                 try:
                     self.metrics.recv_multipart(zmq.NOBLOCK)
@@ -180,6 +189,21 @@ class StreamManager:
                 self.counts["malformed"] += 1
                 log.warning("dropped a message from %r that could not be handled: %s: %s",
                             frames[0].bytes[:80], type(exc).__name__, exc)
+
+    def _give_write_credit(self) -> None:
+        """Give local instances back the write credit of the batches just read from them,
+        one message each, straight to the socket: never queued behind data waiting for
+        read credit (an instance waiting for write credit may be the one that has to
+        execute that data first). A full socket keeps it owed until the next round."""
+        for identity in list(self._owed_credit):
+            sock, owed = self._owed_credit[identity]
+            try:
+                sock.send_multipart([identity, *encode_credit(owed)], zmq.NOBLOCK)
+            except zmq.Again:
+                continue
+            except zmq.ZMQError as exc:  # gone: its next registration starts afresh
+                log.debug("credit for %r not sent: %s", identity[:60], exc)
+            del self._owed_credit[identity]
 
     def _may_read_peers(self) -> bool:
         """Peers' tuples wait in the socket until this Stream Manager has a physical plan:
@@ -231,6 +255,19 @@ class StreamManager:
             raise MalformedMessage(f"expected [identity, type, payload], got {len(frames)} frames")
         identity = frames[0].bytes
         kind = frames[1].bytes
+        if kind == TUPLE_BATCH:
+            # the instance may send as much again, whatever becomes of this batch
+            owed = self._owed_credit.get(identity)
+            if owed is None:
+                self._owed_credit[identity] = [sock, len(frames[2])]
+            else:
+                owed[1] += len(frames[2])
+        elif kind == CREDIT:
+            returned = decode_credit(frames[2].bytes)
+            if returned is not None and not self.credits.give_back(identity, returned):
+                self._warn_once(("credit", identity), f"credit from {identity[:60]!r}, which "
+                                                      f"is not a registered bolt; ignored")
+            return
         if self.stateful is not None and kind != REGISTER_INSTANCE:
             registered = self.instances.get(identity)
             if registered is None:
@@ -274,6 +311,13 @@ class StreamManager:
         else:
             old = self.instances.get(identity)
             self.instances[identity] = (sock, inst)
+            # a registration starts with full credit either way (engine.network.credits)
+            self._owed_credit.pop(identity, None)
+            component = self.plan.components.get(inst.info.component_name)
+            if component is not None and component.kind != "spout":
+                self.credits.open(identity)
+            else:
+                self.credits.close(identity)
             self.task_identity[inst.info.task_id] = identity
             repeated = old is not None and request.pid and self._instance_pids.get(identity) == request.pid
             self._instance_pids[identity] = request.pid
@@ -336,7 +380,8 @@ class StreamManager:
                 self._warn_once(("absent", task), f"task {task} has not connected to us; dropping")
                 return
             sock = self.instances[identity][0]
-            self.outbox.send(identity, sock, [identity, kind, payload])
+            self.outbox.send(identity, sock, [identity, kind, payload],
+                             len(payload) if kind == TUPLE_BATCH else 0)
         else:
             peer = self.peers.get(owner) if owner else None
             if peer is None:
@@ -597,6 +642,9 @@ class StreamManager:
                             ("__largest-queue-bytes", self.outbox.largest_queue()[1]),
                             ("__largest-queue-bytes-max", self.bp.max_queue_bytes),
                             ("__largest-batch-bytes-max", self.largest_batch_bytes),
+                            ("__read-credit-in-flight-bytes-max", self.credits.max_in_flight),
+                            ("__read-credit-bytes-in-flight",
+                             sum(self.credits.in_flight.values())),
                             ("__longest-queue-wait-ms-max", int(self.bp.max_wait * 1000))):
             message.metrics.add(name=name, value=str(value))
         for name, value in self._instance_metrics():
@@ -643,7 +691,8 @@ class StreamManager:
             self.counts["dropped"] += count
             self._warn_once(("absent", task), f"task {task} has not connected to us; dropping")
             return
-        self.outbox.send(identity, self.instances[identity][0], [identity, kind, payload])
+        self.outbox.send(identity, self.instances[identity][0], [identity, kind, payload],
+                         len(payload) if kind == TUPLE_BATCH else 0)
         self.counts["tuples_out"] += count
 
     def send_peer(self, owner: str, frames: list[Any]) -> None:

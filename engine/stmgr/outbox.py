@@ -6,6 +6,11 @@ behind it, so order per path is kept). The bytes waiting, and how long the oldes
 them has waited, are what backpressure is measured on: per destination (a slow
 instance or peer is what backpressure reacts to) and in total (what the Stream Manager
 holds).
+
+A destination the ``credits`` ledger limits (a local bolt instance) is also sent tuple
+batches only while it has read credit (engine.network.credits): a batch without credit
+waits in the same queue, and so does everything behind it (a checkpoint marker stays
+behind the data it follows). Messages that are not data spend no credit.
 """
 
 from __future__ import annotations
@@ -17,13 +22,18 @@ from typing import Any, Callable, Hashable
 
 import zmq
 
+from engine.network.credits import CreditLedger
+
 log = logging.getLogger("heron.stmgr")
 
 
 class Outbox:
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic,
+                 credits: CreditLedger | None = None) -> None:
         self._clock = clock
-        #: destination -> deque of (frames, bytes, when queued)
+        #: read credit per local bolt instance (None: nothing limited)
+        self.credits = credits
+        #: destination -> deque of (frames, bytes, when queued, credit bytes it spends)
         self._queues: dict[Hashable, collections.deque] = {}
         self._sockets: dict[Hashable, zmq.Socket] = {}
         self.buffered_bytes = 0
@@ -31,26 +41,40 @@ class Outbox:
         self.queued_bytes: dict[Hashable, int] = {}
         self.dropped = 0
 
-    def send(self, key: Hashable, sock: zmq.Socket, frames: list[Any]) -> None:
+    def send(self, key: Hashable, sock: zmq.Socket, frames: list[Any], data: int = 0) -> None:
+        """Send ``frames`` to ``key`` now, or queue them behind what waits for it.
+        ``data``: the bytes of tuple batch the message carries (what it spends of a
+        credit-limited destination's read credit; 0 for everything else)."""
         queue = self._queues.get(key)
         if queue:
             size = _size(frames)
-            queue.append((frames, size, self._clock()))
+            queue.append((frames, size, self._clock(), data))
             self.buffered_bytes += size
             self.queued_bytes[key] += size
+            return
+        credits = self.credits
+        if data and credits is not None and not credits.may_send(key):
+            self._queue(key, sock, frames, data)
             return
         try:
             sock.send_multipart(frames, zmq.NOBLOCK, copy=False)
         except zmq.Again:
-            size = _size(frames)
-            self._queues.setdefault(key, collections.deque()).append((frames, size,
-                                                                      self._clock()))
-            self._sockets[key] = sock
-            self.buffered_bytes += size
-            self.queued_bytes[key] = size
+            self._queue(key, sock, frames, data)
+            return
         except zmq.ZMQError as exc:
             self.dropped += 1
             log.warning("dropped a message to %s: %s", key, exc)
+            return
+        if data and credits is not None:
+            credits.spend(key, data)
+
+    def _queue(self, key: Hashable, sock: zmq.Socket, frames: list[Any], data: int) -> None:
+        size = _size(frames)
+        self._queues.setdefault(key, collections.deque()).append((frames, size,
+                                                                  self._clock(), data))
+        self._sockets[key] = sock
+        self.buffered_bytes += size
+        self.queued_bytes[key] = self.queued_bytes.get(key, 0) + size
 
     def pending(self) -> bool:
         return self.buffered_bytes > 0
@@ -87,10 +111,13 @@ class Outbox:
 
     def retry(self) -> None:
         """Send what waits, in order, until each destination is full again."""
+        credits = self.credits
         for key, queue in list(self._queues.items()):
             sock = self._sockets[key]
             while queue:
-                frames, size, _ = queue[0]
+                frames, size, _, data = queue[0]
+                if data and credits is not None and not credits.may_send(key):
+                    break  # waits for the instance to give credit back
                 try:
                     sock.send_multipart(frames, zmq.NOBLOCK, copy=False)
                 except zmq.Again:
@@ -98,6 +125,9 @@ class Outbox:
                 except zmq.ZMQError as exc:
                     self.dropped += 1
                     log.warning("dropped a queued message to %s: %s", key, exc)
+                else:
+                    if data and credits is not None:
+                        credits.spend(key, data)
                 queue.popleft()
                 self.buffered_bytes -= size
                 self.queued_bytes[key] -= size
@@ -122,7 +152,7 @@ class Outbox:
         self._sockets.pop(key, None)
         self.queued_bytes.pop(key, None)
         if queue:
-            self.buffered_bytes -= sum(size for _, size, _ in queue)
+            self.buffered_bytes -= sum(entry[1] for entry in queue)
             self.dropped += len(queue)
 
 

@@ -1,0 +1,144 @@
+"""Byte credits between a Stream Manager and its instances (engine.network.credits): the
+keys and their checks, the ledger's grant / spend / return / reset, the instance's write
+credit shared by two threads, a malformed credit logged and ignored, and the Stream
+Manager's queue holding data (never control) for an instance without credit."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+
+import pytest
+import zmq
+
+from engine.messages import stmgr_pb2
+from engine.network.credits import (BOLT_READ_KEY, BOLT_WRITE_KEY, CREDIT,
+                                    DEFAULT_BOLT_READ_BYTES, DEFAULT_BOLT_WRITE_BYTES,
+                                    DEFAULT_SPOUT_WRITE_BYTES, SPOUT_WRITE_KEY, Capacities,
+                                    CreditConfigError, CreditLedger, WriteCredit, capacities,
+                                    decode_credit, encode_credit)
+from engine.stmgr.outbox import Outbox
+from engine.submission import check_transport_config
+from engine.plan.errors import InvalidConfigError
+
+
+def test_defaults_and_keys():
+    assert capacities({}) == Capacities(DEFAULT_BOLT_READ_BYTES, DEFAULT_SPOUT_WRITE_BYTES,
+                                        DEFAULT_BOLT_WRITE_BYTES)
+    got = capacities({BOLT_READ_KEY: 1000, SPOUT_WRITE_KEY: 2000, BOLT_WRITE_KEY: 3000})
+    assert (got.bolt_read, got.write("spout"), got.write("bolt")) == (1000, 2000, 3000)
+
+
+@pytest.mark.parametrize("key", [BOLT_READ_KEY, SPOUT_WRITE_KEY, BOLT_WRITE_KEY])
+@pytest.mark.parametrize("value", [0, -1, 1.5, "64k", True, None])
+def test_a_bad_value_names_its_key_at_submit(key, value):
+    with pytest.raises(CreditConfigError, match=key.replace(".", r"\.")):
+        capacities({key: value})
+    with pytest.raises(InvalidConfigError, match=key.replace(".", r"\.")):
+        check_transport_config({key: value})
+
+
+def test_the_ledger_grants_spends_returns_and_resets():
+    ledger = CreditLedger(100)
+    assert ledger.may_send(b"spout") and not ledger.limits(b"spout")  # never opened
+    ledger.open(b"bolt")
+    assert ledger.may_send(b"bolt")
+    ledger.spend(b"bolt", 60)
+    assert ledger.may_send(b"bolt")          # 60 < 100: one more batch may go
+    ledger.spend(b"bolt", 60)                # the batch that crosses the capacity
+    assert not ledger.may_send(b"bolt") and ledger.max_in_flight == 120
+    assert ledger.give_back(b"bolt", 30)
+    assert ledger.in_flight[b"bolt"] == 90 and ledger.may_send(b"bolt")
+    ledger.open(b"bolt")                     # registered again: full credit
+    assert ledger.in_flight[b"bolt"] == 0
+    assert ledger.give_back(b"bolt", 50)     # a late return from before: clamped
+    assert ledger.in_flight[b"bolt"] == 0
+    assert not ledger.give_back(b"unknown", 10) and ledger.ignored == 1
+    ledger.close(b"bolt")
+    assert not ledger.limits(b"bolt")
+
+
+def test_credit_messages_round_trip_and_malformed_ones_are_ignored(caplog):
+    kind, payload = encode_credit(4096)
+    assert kind == CREDIT and decode_credit(payload) == 4096
+    with caplog.at_level(logging.WARNING, logger="heron.network"):
+        assert decode_credit(b"\xff\xff\xff") is None                      # does not parse
+        assert decode_credit(b"") is None                                  # no bytes field
+        assert decode_credit(stmgr_pb2.InstanceCredit(bytes=-5).SerializeToString()) is None
+    assert caplog.text.count("ignored") == 3
+
+
+def test_write_credit_waits_for_the_stream_manager_and_resets():
+    credit = WriteCredit(100)
+    assert credit.acquire(80, lambda: True)
+    assert credit.acquire(80, lambda: True)  # 80 < 100: crosses it
+    assert credit.in_flight == 160 and credit.max_in_flight == 160
+    got = []
+
+    def executor():
+        got.append(credit.acquire(10, lambda: True))
+    thread = threading.Thread(target=executor)
+    thread.start()
+    time.sleep(0.05)
+    assert not got                       # waiting: nothing read yet
+    credit.give_back(80)                 # the Stream Manager read a batch
+    thread.join(2)
+    assert got == [True] and credit.in_flight == 90
+    credit.reset()                       # a new registration: nothing of ours is held
+    assert credit.in_flight == 0
+    credit.give_back(500)                # late: clamped
+    assert credit.in_flight == 0
+
+
+def test_write_credit_gives_up_when_stopping():
+    credit = WriteCredit(10)
+    credit.acquire(10, lambda: True)
+    began = time.monotonic()
+    assert not credit.acquire(1, lambda: time.monotonic() - began < 0.15)
+    assert credit.in_flight == 10
+
+
+@pytest.fixture
+def pair():
+    ctx = zmq.Context()
+    router = ctx.socket(zmq.ROUTER)
+    router.setsockopt(zmq.ROUTER_MANDATORY, 1)
+    router.bind("inproc://credits-test")
+    dealer = ctx.socket(zmq.DEALER)
+    dealer.setsockopt(zmq.IDENTITY, b"bolt")
+    dealer.connect("inproc://credits-test")
+    dealer.send(b"hello")
+    router.recv_multipart()
+    yield router, dealer
+    router.close(0)
+    dealer.close(0)
+    ctx.term()
+
+
+def _received(dealer):
+    out = []
+    while dealer.poll(50):
+        out.append(dealer.recv_multipart())
+    return out
+
+
+def test_data_without_credit_waits_in_order_and_control_spends_none(pair):
+    router, dealer = pair
+    ledger = CreditLedger(100)
+    ledger.open(b"bolt")
+    box = Outbox(credits=ledger)
+    box.send(b"bolt", router, [b"bolt", b"data", b"a" * 70], data=70)
+    box.send(b"bolt", router, [b"bolt", b"data", b"b" * 70], data=70)   # crosses: goes
+    box.send(b"bolt", router, [b"bolt", b"plan", b"p"])                  # control: goes
+    box.send(b"bolt", router, [b"bolt", b"data", b"c" * 70], data=70)   # no credit: waits
+    box.send(b"bolt", router, [b"bolt", b"marker", b"m"])                # behind the data
+    assert [f[0] for f in _received(dealer)] == [b"data", b"data", b"plan"]
+    assert box.queued_bytes[b"bolt"] > 70 and box.pending()  # what backpressure measures
+    box.retry()
+    assert _received(dealer) == []                           # still no credit
+    ledger.give_back(b"bolt", 70)
+    box.retry()
+    assert [f[0] for f in _received(dealer)] == [b"data", b"marker"]
+    assert not box.pending() and ledger.in_flight[b"bolt"] == 140
+    assert ledger.max_in_flight == 140 <= 100 + 70          # capacity plus one batch
