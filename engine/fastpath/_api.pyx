@@ -14,6 +14,8 @@ from cpython.tuple cimport PyTuple_Check, PyTuple_GET_ITEM, PyTuple_New, PyTuple
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memcpy
 
+from engine.fastpath._codec cimport StreamOut
+
 import sys as _sys
 import time as _time
 
@@ -258,11 +260,55 @@ cdef class CollectorCore:
 
     cdef object _emit(self, object values, object stream, object anchors, object direct_task,
                       object need_task_ids, object tup_id):
-        cdef object out, payload, full
+        cdef object found, payload, full
+        cdef StreamOut out
         if stream is None or stream == "default":
-            out = self._default
+            found = self._default
         else:
-            out = self.streams.get(stream)
+            found = self.streams.get(stream)
+        if type(found) is not StreamOut:  # None (undeclared), or another path's stream
+            return self._emit_any(found, values, stream, anchors, direct_task, need_task_ids,
+                                  tup_id)
+        out = <StreamOut>found
+        if (direct_task is not None or need_task_ids or out.direct
+                or len(values) != out.nfields):
+            return self._emit_checked(out, values, stream, direct_task, need_task_ids, tup_id,
+                                      anchors)
+        cdef bint acking = self.acking
+        if out.leaf:
+            if tup_id is not None:
+                return self._emit_checked(out, values, stream, direct_task, need_task_ids,
+                                          tup_id, anchors)
+            if anchors and acking:
+                if len(anchors) != 1 or anchors[0] not in self.inflight:
+                    self._anchor_roots(anchors, out.name)
+            try:
+                payload = self._dumps(values)
+            except Exception as exc:
+                raise self._serialization_error(exc, out, values) from None
+            self.emitted += 1
+            if self.capture is not None:
+                self.capture.record(out.name, values, payload)
+            return None
+        if out.slow or (tup_id is not None and not acking):
+            return self._emit_checked(out, values, stream, direct_task, need_task_ids, tup_id,
+                                      anchors)
+        if out is not self._open:
+            self._switch_to(out)
+        try:
+            full = out._add_row(values, tup_id, anchors if acking else None)
+        except RowNotPacked as exc:
+            raise self._serialization_error(exc.error, out, values) from None
+        self.emitted += 1
+        if full:
+            self.flush_stream(out)
+        return None
+
+    cdef object _emit_any(self, object out, object values, object stream, object anchors,
+                          object direct_task, object need_task_ids, object tup_id):
+        """``_emit`` for a stream that is not this path's ``StreamOut`` (or none): the same
+        steps, read through Python attributes."""
+        cdef object payload, full
         if (out is None or direct_task is not None or need_task_ids or out.direct
                 or len(values) != out.nfields):
             return self._emit_checked(out, values, stream, direct_task, need_task_ids, tup_id,

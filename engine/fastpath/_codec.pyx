@@ -590,14 +590,8 @@ cdef class StreamOut:
     """One declared output stream of an instance's task and the rows waiting to be sent
     (the twin of ``codec.StreamOut``: the same attributes, and ``add_packed`` in C)."""
 
-    cdef public object name, fields, key_indices, single_key, groupings
-    cdef public Py_ssize_t nfields
-    cdef public bint direct, leaf, captured, slow
-    cdef public list values, hashes, dest_counts, dest_tasks, root_counts, root_tasks, root_keys
-    cdef public Py_ssize_t nbytes
-    cdef object _task, _anchor_roots, _pending, _dumps
-    cdef bint _msgpack
-    cdef Py_ssize_t _batch_size, _batch_bytes
+    # its attributes and ``_add_row`` are declared in _codec.pxd, where the component
+    # API's path (_api.pyx) reads them from C
 
     def __init__(self, name, fields, direct, key_indices, groupings, leaf, captured=None):
         self.name = name

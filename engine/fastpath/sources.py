@@ -15,9 +15,9 @@ from pathlib import Path
 #: directory); each embeds the hash of its own files, so a change to any of them makes
 #: that build stale (and a rebuild regenerates exactly the modules whose files changed).
 EXTENSIONS: dict[str, tuple[str, ...]] = {
-    "engine.fastpath._codec": ("_codec.pyx", "_scratch.pxd"),
+    "engine.fastpath._codec": ("_codec.pyx", "_codec.pxd", "_scratch.pxd"),
     "engine.fastpath._stmgr": ("_stmgr.pyx", "_scratch.pxd"),
-    "engine.fastpath._api": ("_api.pyx",),
+    "engine.fastpath._api": ("_api.pyx", "_codec.pxd"),
 }
 
 #: Each compiled module's pure-Python twin: the reference and the fallback.
