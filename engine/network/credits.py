@@ -57,13 +57,14 @@ BOLT_WRITE_KEY = "heron.instance.internal.bolt.write.queue.capacity.bytes"
 HERON_COUNT_KEYS = tuple(f"heron.instance.internal.{kind}.{way}.queue.capacity"
                          for kind in ("bolt", "spout") for way in ("read", "write"))
 
-#: four batches of the default 32 KiB (``heron.instance.emit.batch.size.bytes``): enough
-#: that a bolt never waits for its credit to come back (a round trip through two threads
-#: and the Stream Manager's loop), small enough to be a few milliseconds of its work
-DEFAULT_BOLT_READ_BYTES = 128 * 1024
-#: two batches: while its Stream Manager reads, a spout always has one to fill and one on
-#: its way; while it does not (backpressure), only these wait
-DEFAULT_SPOUT_WRITE_BYTES = 64 * 1024
+#: two batches of the default 32 KiB (``heron.instance.emit.batch.size.bytes``), several
+#: of the half batches a Stream Manager splits a spout's into: enough that a bolt rarely
+#: waits for its credit to come back (a round trip through two threads and the Stream
+#: Manager's loop), and tens of milliseconds of a Python word count's work (about 2 MB/s)
+DEFAULT_BOLT_READ_BYTES = 64 * 1024
+#: one batch: while its Stream Manager reads, a spout has one on its way as it fills the
+#: next; while it does not (backpressure), only this waits
+DEFAULT_SPOUT_WRITE_BYTES = 32 * 1024
 #: a bolt's Stream Manager always reads it (it never stops reading bolts), so this bounds
 #: only what waits while that process is short of CPU
 DEFAULT_BOLT_WRITE_BYTES = 128 * 1024

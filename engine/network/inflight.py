@@ -11,15 +11,20 @@ bounded in bytes, and the open batch also in time:
 * an instance sends its open batch after ``heron.instance.emit.batch.time.ms`` or once
   its rows reach ``heron.instance.emit.batch.size.bytes`` (Heron's keys), or
   ``heron.instance.batch.size`` rows, whichever comes first;
-* a zmq queue holds at most ``DATA_HWM`` messages, each at most one batch: the zmq part
-  of a hop is capped at ``DATA_HWM x emit.batch.size.bytes`` each way (plus one row
-  larger than a batch, which is sent alone), plus the kernel's socket buffers, which
-  are the operating system's (``SOCKET_BUFFER_BYTES`` None). Fixing them small (64 KiB)
-  was tried: under a slow bolt an instance then stopped noticing its Stream Manager's
-  restart (zmq never read the closed connection) and ``heron update`` hung, so it waits
-  for a flow control that does not depend on the kernel's buffers;
+* between a Stream Manager and its instances, byte credits (engine.network.credits)
+  bound what is in flight whatever zmq and the kernel would hold: a bolt is sent at most
+  its read capacity (64 KiB) beyond what it has executed, a spout hands its gateway at
+  most its write capacity (32 KiB) beyond what its Stream Manager has read (each plus
+  the batch that crossed it); the executor <-> gateway pipes are inside that bound;
+* between Stream Managers a zmq queue holds at most ``DATA_HWM`` messages, each at most
+  one batch: ``DATA_HWM x emit.batch.size.bytes`` each way (plus one row larger than a
+  batch, which is sent alone), plus the kernel's socket buffers, which are the operating
+  system's (``SOCKET_BUFFER_BYTES`` None). Fixing them small (64 KiB) was tried: under a
+  slow bolt an instance then stopped noticing its Stream Manager's restart (zmq never
+  read the closed connection) and ``heron update`` hung;
 * the Stream Manager's queue per destination is capped by the backpressure high
-  watermark (``engine.stmgr.backpressure``): over it, every spout stops.
+  watermark (``engine.stmgr.backpressure``): over it, or once its oldest message has
+  waited the time watermark (40 ms by default), every spout stops.
 
 :func:`hop_cap_bytes` is that documented cap for one hop; the Stream Manager reports
 its largest queue (``__largest-queue-bytes-max``) against it. docs/decisions.md

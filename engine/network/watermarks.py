@@ -19,6 +19,11 @@ HIGH_MS_KEY = "heron.streammgr.network.backpressure.highwatermark.ms"
 LOW_MS_KEY = "heron.streammgr.network.backpressure.lowwatermark.ms"
 DEFAULT_HIGH_MB = 8.0
 DEFAULT_LOW_MB = 4.0
+#: the high time watermark when unset: with byte credits between Stream Managers and
+#: instances (engine.network.credits) a word waits almost only in a Stream Manager's
+#: queues, where it is timed, so this bounds a flooded word's wait whatever the bolts'
+#: rate (docs/decisions.md, "In-flight bounds")
+DEFAULT_HIGH_MS = 40.0
 #: the low time watermark, unless set: this share of the high one
 DEFAULT_LOW_SHARE = 0.2
 
@@ -42,8 +47,19 @@ def watermarks(config: Mapping[str, Any]) -> tuple[int, int]:
 
 
 def wait_watermarks(config: Mapping[str, Any]) -> tuple[float, float]:
-    """(high, low) in seconds: how long the oldest queued message may wait, checked;
-    infinite (off) unless ``highwatermark.ms`` is set."""
+    """(high, low) in seconds: how long the oldest queued message may wait before the
+    spouts pause, checked; ``DEFAULT_HIGH_MS`` (and a fifth of it) unless set."""
+    high, low = blame_wait_watermarks(config)
+    if high == float("inf"):
+        return DEFAULT_HIGH_MS / 1000.0, DEFAULT_HIGH_MS * DEFAULT_LOW_SHARE / 1000.0
+    return high, low
+
+
+def blame_wait_watermarks(config: Mapping[str, Any]) -> tuple[float, float]:
+    """(high, low) in seconds by which a local instance is counted as causing
+    backpressure (what the Health Manager reads), checked: infinite (bytes alone decide)
+    unless ``highwatermark.ms`` is set. A default time watermark must not blame an
+    instance: under load every queue is about as old, and the oldest is no bottleneck."""
     def read(key: str) -> float | None:
         value = config.get(key)
         if value is None:

@@ -22,7 +22,7 @@ from compat.storm_api.config import checkpointing, reliability, with_defaults
 from engine.grouping.key_groups import key_groups
 from engine.stmgr.acking import AckTracker
 from engine.network.credits import CREDIT, CreditLedger, capacities, decode_credit, encode_credit
-from engine.network.watermarks import wait_watermarks, watermarks
+from engine.network.watermarks import blame_wait_watermarks, wait_watermarks, watermarks
 from engine.stmgr.backpressure import Backpressure, InstanceBackpressure
 from engine.stmgr.outbox import Outbox
 from engine.stmgr.routing import build_routes, rebatch, split_batch
@@ -100,8 +100,9 @@ class StreamManager:
         high_secs, low_secs = wait_watermarks(dict(plan.config))
         self.bp = Backpressure(high, low, high_secs=high_secs, low_secs=low_secs)
         #: which local instance's queue keeps this manager in backpressure (Health Manager)
-        self.instance_bp = InstanceBackpressure(high, low, high_secs=high_secs,
-                                                low_secs=low_secs)
+        blame_high, blame_low = blame_wait_watermarks(dict(plan.config))
+        self.instance_bp = InstanceBackpressure(high, low, high_secs=blame_high,
+                                                low_secs=blame_low)
         #: at-least-once tracking (None when the topology does not ack)
         self.acks: AckTracker | None = None
         self._reliability = reliability(with_defaults(dict(plan.config)))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 import zmq
 
-from engine.network.watermarks import (HIGH_MS_KEY, LOW_MS_KEY, BackpressureConfigError,
+from engine.network.watermarks import (HIGH_MS_KEY, blame_wait_watermarks, LOW_MS_KEY, BackpressureConfigError,
                                        wait_watermarks)
 from engine.stmgr.backpressure import Backpressure, InstanceBackpressure
 from engine.stmgr.outbox import Outbox
@@ -85,8 +85,10 @@ def test_an_instance_is_blamed_while_its_queue_is_stale():
     assert bp.causing() == set() and bp.total_ms(b"slow") == 750
 
 
-def test_time_watermarks_are_off_unless_set_and_checked():
-    assert wait_watermarks({}) == (float("inf"), float("inf"))
+def test_time_watermarks_default_for_pausing_and_blame_only_when_set():
+    assert wait_watermarks({}) == (0.04, pytest.approx(0.008))
+    assert blame_wait_watermarks({}) == (float("inf"), float("inf"))
+    assert blame_wait_watermarks({HIGH_MS_KEY: 50}) == (0.05, pytest.approx(0.01))
     assert wait_watermarks({HIGH_MS_KEY: 50}) == (0.05, pytest.approx(0.01))
     assert wait_watermarks({HIGH_MS_KEY: 200, LOW_MS_KEY: 20}) == (0.2, 0.02)
     for bad in ({HIGH_MS_KEY: 0}, {HIGH_MS_KEY: 50, LOW_MS_KEY: "5"}, {LOW_MS_KEY: 5},
