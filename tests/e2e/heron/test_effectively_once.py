@@ -55,10 +55,11 @@ def completed(run: HeronRun) -> int:
 
 
 def test_counts_are_exact_when_a_bolt_raises_mid_run(tmp_path, isolated_imports):
-    n = 12_000
+    n = 8_000  # about 24,000 words per counting task: it raises a third of the way
     run = HeronRun(PROJECT, "stateful_wordcount", tmp_path / "run", workers=2,
-                   options={"e2e.sentences": n, "e2e.raise_after": 12_000,
-                            "e2e.raise_flag": str(tmp_path / "raised")})
+                   options={"e2e.sentences": n, "e2e.raise_after": 8_000,
+                            "e2e.raise_flag": str(tmp_path / "raised"),
+                            "topology.stateful.checkpoint.interval.seconds": 0.5})
     try:
         run.start()
         result = run.finish(time_limit=120)
@@ -95,34 +96,59 @@ def _kill_one(pids: Path, prefix: str) -> int | None:
     return None
 
 
-def _monkey(run: HeronRun, kills: list, killed: list, problems: list) -> None:
-    """Kill each (kind, pid-file prefix) in turn with SIGKILL, a checkpoint apart."""
-    for kind, prefix in kills:
-        before = completed(run)
-        if wait_until(lambda: completed(run) > before, 60) is None:
-            problems.append(f"no checkpoint completed before killing the {kind}")
-            return
-        pid = wait_until(lambda: _kill_one(run.working_dir / "pids", prefix), 30)
-        if pid is None:
-            problems.append(f"no live {kind} to kill")
-            return
-        killed.append((kind, pid))
+def _checkpoint_after(run: HeronRun, before: int) -> bool:
+    return wait_until(lambda: completed(run) > before, 60) is not None
+
+
+def _monkey(run: HeronRun, kills: list, killed: list, problems: list, fast_flag: Path) -> None:
+    """Kill each (kind, pid-file prefix) in turn with SIGKILL, a checkpoint apart, while
+    the spouts emit slowly; once a checkpoint completed after the last kill (the topology
+    recovered while words still flowed), let the spouts run fast to the end."""
+    try:
+        for kind, prefix in kills:
+            if not _checkpoint_after(run, completed(run)):
+                problems.append(f"no checkpoint completed before killing the {kind}")
+                return
+            pid = wait_until(lambda: _kill_one(run.working_dir / "pids", prefix), 30)
+            if pid is None:
+                problems.append(f"no live {kind} to kill")
+                return
+            killed.append((kind, pid))
+        if not _checkpoint_after(run, completed(run)):
+            problems.append("no checkpoint completed after the last kill")
+    finally:
+        fast_flag.touch()
+
+
+#: sentences per spout task in the kill tests: at the slow pace (5 sentences, about 15
+#: words, every 40 ms per task) they would last over 90 s, several times what the kills
+#: take even on a loaded machine
+KILL_SENTENCES = 12_000
+
+
+def paced(tmp_path: Path, **options) -> dict:
+    """The kill tests' options: the spouts emit a steady, slow stream while the kills
+    happen and run fast to the end once the monkey is done; a checkpoint every 0.5 s."""
+    return {"e2e.pause_ms": 40, "e2e.fast_flag": str(tmp_path / "fast"),
+            "topology.stateful.checkpoint.interval.seconds": 0.5, **options}
 
 
 def run_under_kills(run: HeronRun, kills: list, time_limit: float = 180):
-    """Start ``run``, kill each process kind of ``kills`` in turn while it runs (a
-    checkpoint apart), and return its result once it finished; every kill must have
-    happened and the run must have ended by itself."""
+    """Start ``run`` (its options from ``paced``), kill each process kind of ``kills`` in
+    turn while it runs (a checkpoint apart), and return its result once it finished;
+    every kill must have happened and the run must have ended by itself."""
     killed: list[tuple[str, int]] = []
     problems: list[str] = []
+    fast_flag = Path(run.options["e2e.fast_flag"])
     try:
         run.start()
-        thread = threading.Thread(target=_monkey, args=(run, kills, killed, problems),
-                                  daemon=True)
+        thread = threading.Thread(target=_monkey,
+                                  args=(run, kills, killed, problems, fast_flag), daemon=True)
         thread.start()
         result = run.finish(time_limit=time_limit)
         thread.join(5)
     finally:
+        fast_flag.touch()
         run.close()
     assert not problems, problems
     assert [k for k, _ in killed] == [k for k, _ in kills]
@@ -132,9 +158,9 @@ def run_under_kills(run: HeronRun, kills: list, time_limit: float = 180):
 
 def test_counts_are_exact_when_each_kind_of_process_is_killed_mid_run(tmp_path,
                                                                        isolated_imports):
-    n = 60_000
+    n = KILL_SENTENCES
     run = HeronRun(PROJECT, "stateful_wordcount", tmp_path / "run", workers=2,
-                   options={"e2e.sentences": n, "e2e.pause_ms": 4})
+                   options=paced(tmp_path, **{"e2e.sentences": n}))
     result = run_under_kills(run, KILLS)
     assert largest_counts(result) == expected(n)
     assert int(run.runner.instances["heron-tmanager"]["__restores"]) >= 2
@@ -159,15 +185,15 @@ def test_file_and_redis_sinks_write_every_record_exactly_once_under_kills(
 
     from compat.connectors import read_committed
 
-    n = 30_000
+    n = KILL_SENTENCES
     out = tmp_path / "out"
     write_corpus(tmp_path / "in", n, files=SPOUT_TASKS)  # one file per spout task
     run = HeronRun(PROJECT, "stateful_sinks", tmp_path / "run", workers=2,
-                   options={"heron.connectors.file.path": str(tmp_path / "in" / "*.txt"),
-                            "e2e.pause_ms": 4,
-                            "heron.connectors.file.sink.dir": str(out),
-                            "heron.connectors.redis.url": redis_url,
-                            "heron.connectors.redis.sink.key": "counts"})
+                   options=paced(tmp_path, **{
+                       "heron.connectors.file.path": str(tmp_path / "in" / "*.txt"),
+                       "heron.connectors.file.sink.dir": str(out),
+                       "heron.connectors.redis.url": redis_url,
+                       "heron.connectors.redis.sink.key": "counts"}))
     run_under_kills(run, SINK_KILLS)
     wanted = Counter((word, count) for word, total in expected(n).items()
                      for count in range(1, total + 1))
@@ -244,25 +270,34 @@ def test_a_corrupt_newest_checkpoint_is_skipped_and_start_clean_starts_empty(
     from engine.launch import StateManagerSpec
     from engine.statefulstorage import LocalFileSystemStorage
 
-    n = 4_000
+    n = 2_000
     state_spec = StateManagerSpec(kind="local", root=str(tmp_path / "state"))
     kept: list = []
 
+    # the first run's spouts are slow until it has 3 checkpoints, then fast to the end;
+    # it deletes none of its checkpoints' files (those the copy lists must stay)
+    fast = tmp_path / "fast"
     first = HeronRun(PROJECT, "stateful_wordcount", tmp_path / "first", workers=2,
-                     options={"e2e.sentences": n, "e2e.pause_ms": 5,
+                     options={"e2e.sentences": n, "e2e.pause_ms": 40, "e2e.fast_flag": str(fast),
+                              "topology.stateful.checkpoint.interval.seconds": 0.5,
+                              "heron.statefulstorage.localfs.max.checkpoints": 1000,
                               "heron.statefulstorage.localfs.root.path": str(tmp_path / "ckpts")},
                      state_spec=state_spec)
     try:
         first.start()
         assert wait_until(lambda: completed(first) >= 3, 60), "no checkpoints"
         kept.append(first.state.get("statefulcheckpoints", "stateful_wordcount"))
+        fast.touch()
         result = first.finish(time_limit=120)
     finally:
+        fast.touch()
         first.close()
     assert result.reason == "finished", describe_run(result)
     ids = [c.checkpoint_id for c in kept[0].consistent_checkpoints]
     assert len(ids) >= 2
     storage = LocalFileSystemStorage(tmp_path / "ckpts" / "stateful_wordcount")
+    assert all(list((storage.root / i).rglob("*.state")) for i in ids[:2]), \
+        sorted(p.name for p in storage.root.iterdir())
     for path in (storage.root / ids[0]).rglob("*.state"):  # one byte of each file flipped
         data = bytearray(path.read_bytes())
         data[-1] ^= 0xFF

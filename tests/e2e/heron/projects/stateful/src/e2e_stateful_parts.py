@@ -29,9 +29,28 @@ def expected_counts(n: int) -> dict[str, int]:
     return counts
 
 
+class Pace:
+    """A spout's pause after each call: ``e2e.pause_ms``; with ``e2e.fast_flag`` (a file
+    path) set, ``e2e.fast_pause_ms`` (default 1) instead once that file exists, so a
+    test can keep a run slow while it acts on it (kills, say) and then let it end
+    quickly. A task started after the file appeared is fast from its start."""
+
+    def __init__(self, conf):
+        self.pause = float(conf.get("e2e.pause_ms", 2)) / 1000.0
+        self.fast_flag = conf.get("e2e.fast_flag") or None
+        self.fast_pause = float(conf.get("e2e.fast_pause_ms", 1)) / 1000.0
+
+    def wait(self):
+        if self.fast_flag is not None and os.path.exists(self.fast_flag):
+            self.pause, self.fast_flag = self.fast_pause, None
+        if self.pause:
+            time.sleep(self.pause)
+
+
 class SentenceSpout(StatefulComponent, Spout):
     """Emits sentences 0..n-1 (``e2e.sentences``), ``e2e.per_call`` per next_tuple, at
-    most one call every ``e2e.pause_ms``; the next sentence's index is its state."""
+    most one call every ``e2e.pause_ms`` (see ``Pace``); the next sentence's index is its
+    state."""
 
     outputs = ["sentence"]
 
@@ -41,7 +60,7 @@ class SentenceSpout(StatefulComponent, Spout):
     def initialize(self, conf, ctx):
         self.n = int(conf.get("e2e.sentences", 2000))
         self.per_call = int(conf.get("e2e.per_call", 5))
-        self.pause = float(conf.get("e2e.pause_ms", 2)) / 1000.0
+        self.pace = Pace(conf)
         self.state.setdefault("next", 0)
         #: at-least-once (for comparison): sentences emitted with their index as id, a
         #: failed one emitted again
@@ -65,8 +84,7 @@ class SentenceSpout(StatefulComponent, Spout):
                 self.emit([sentence(i)])
             i += 1
         self.state["next"] = i
-        if self.pause:
-            time.sleep(self.pause)
+        self.pace.wait()
 
     def ack(self, tup_id):
         self.pending.discard(tup_id)
@@ -128,18 +146,18 @@ class CountList(RedisSink):
 
 class PacedFileSpout(FileSpout):
     """The shipped file spout (position: file and byte offset, in state), slowed down by
-    ``e2e.pause_ms`` after each batch of lines so a run lasts long enough for kills."""
+    ``e2e.pause_ms`` after each batch of lines (see ``Pace``) so a run lasts long enough
+    for kills."""
 
     outputs = ["sentence"]
 
     def initialize(self, conf, ctx):
         super().initialize(conf, ctx)
-        self.pause = float(conf.get("e2e.pause_ms", 2)) / 1000.0
+        self.pace = Pace(conf)
 
     def next_tuple(self):
         super().next_tuple()
-        if self.pause:
-            time.sleep(self.pause)
+        self.pace.wait()
 
 
 def write_corpus(directory, n: int, files: int) -> list[str]:
