@@ -1,7 +1,8 @@
 """Effectively-once on the heron engine (issue 29): what checkpoints cost.
 
     python bench/checkpoint.py [--duration 20] [--warmup 3] [--intervals 1,5,30]
-                               [--keys 10000,1000000,5000000] [--json FIGURES.json]
+                               [--keys 10000,1000000,5000000] [--size-interval 2]
+                               [--json FIGURES.json]
                                [--skip modes,sizes,kill] [--work-dir DIR] [--keep]
 
 In one run, on Heron's word count (``bench/projects/wordcount_bench``: one spout task
@@ -22,7 +23,8 @@ that keep a map and emit nothing per word, two containers; real processes throug
 2. **Checkpoint duration and bytes for 10,000, 1,000,000 and 5,000,000 keys**
    (``wordcount_bench_checkpoint``: one counting task, pre-filled in ``initialize`` with
    that many keys, the spout at ``--size-rate`` words/s from a vocabulary of 100 words, so
-   the state holds N keys and at most 100 more; a checkpoint every 2 s), read from
+   the state holds N keys and at most 100 more; a checkpoint every ``--size-interval``
+   s, 2 by default), read from
    the engine: the Topology Master's ``__checkpoint-last-duration-ms`` (start to globally
    consistent) and ``__checkpoint-last-bytes``, and the task's own ``__checkpoint-save-ms``
    (flush, ``pre_save``, encode, write + fsync) once ``--checkpoints`` checkpoints have
@@ -116,6 +118,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                    help="state sizes of the checkpoint figures (default 10000,1000000,5000000)")
     p.add_argument("--checkpoints", type=int, default=2,
                    help="checkpoints to complete per state size; the last is reported")
+    p.add_argument("--size-interval", type=float, default=2.0,
+                   help="checkpoint interval of the state-size runs, s (default 2)")
     p.add_argument("--size-rate", type=float, default=20_000,
                    help="words/s the spout offers in the state-size runs (default 20000)")
     p.add_argument("--kill-interval", type=float, default=1.0,
@@ -143,8 +147,10 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     if bad:
         p.error(f"--skip: unknown part(s) {sorted(bad)}; choose from {', '.join(PARTS)}")
     if args.duration <= 0 or args.warmup < 0 or not args.intervals or not args.keys \
-            or args.checkpoints < 1 or args.rounds < 1 or min(args.keys) < 1 or min(args.intervals) <= 0:
-        p.error("--duration, --intervals, --keys and --checkpoints must be positive")
+            or args.checkpoints < 1 or args.rounds < 1 or min(args.keys) < 1 \
+            or min(args.intervals) <= 0 or args.size_interval <= 0 or args.kill_interval <= 0:
+        p.error("--duration, --intervals, --keys, --checkpoints, --size-interval and "
+                "--kill-interval must be positive")
     return args
 
 
@@ -304,8 +310,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if "sizes" not in args.skip:
         for keys in args.keys:
             runs.append((f"size-{keys}", lambda s, keys=keys: sizes.append(run_size(
-                keys, checkpoints=args.checkpoints, interval=2.0, rate=args.size_rate,
-                workers=args.workers, work_dir=base / f"size-{keys}", status=s))))
+                keys, checkpoints=args.checkpoints, interval=args.size_interval,
+                rate=args.size_rate, workers=args.workers, work_dir=base / f"size-{keys}",
+                status=s))))
     if "kill" not in args.skip:
         def do_kill(s: Callable[[str], None]) -> None:
             nonlocal kill

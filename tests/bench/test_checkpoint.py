@@ -44,11 +44,16 @@ def test_goals_compare_each_interval_with_at_least_once_and_the_million_key_chec
 def test_arguments():
     args = parse_args(["--intervals", "2,10", "--keys", "5,6", "--skip", "kill"])
     assert args.intervals == [2.0, 10.0] and args.keys == [5, 6] and args.skip == ["kill"]
-    assert parse_args([]).keys == [10_000, 1_000_000, 5_000_000]
+    defaults = parse_args([])
+    assert defaults.keys == [10_000, 1_000_000, 5_000_000]
+    assert (defaults.size_interval, defaults.kill_interval, defaults.warmup) == (2.0, 1.0, 3.0)
+    assert parse_args(["--size-interval", "0.5"]).size_interval == 0.5
     with pytest.raises(SystemExit):
         parse_args(["--skip", "nothing"])
     with pytest.raises(SystemExit):
         parse_args(["--duration", "0"])
+    with pytest.raises(SystemExit):
+        parse_args(["--size-interval", "0"])
 
 
 @pytest.mark.slow
@@ -57,8 +62,10 @@ def test_a_short_run_reports_every_figure_and_leaves_no_process(tmp_path):
     work, report = tmp_path / "runs", tmp_path / "figures.json"
     try:
         proc = subprocess.run(
-            [sys.executable, str(SCRIPT), "--duration", "2", "--warmup", "1",
-             "--keys", "1000,20000", "--checkpoints", "1", "--kill-settle", "2",
+            # short: no warmup, checkpoints every 0.5 s in the state-size and kill runs
+            [sys.executable, str(SCRIPT), "--duration", "2", "--warmup", "0",
+             "--keys", "1000,20000", "--checkpoints", "1", "--size-interval", "0.5",
+             "--kill-interval", "0.5", "--kill-settle", "2",
              "--rescale-keys", "20000", "--churn-keys", "20000", "--churn", "0.01,0.1",
              "--work-dir", str(work), "--json", str(report)],
             capture_output=True, text=True, timeout=300, cwd=tmp_path, check=False,
