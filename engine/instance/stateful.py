@@ -217,6 +217,13 @@ class TaskCheckpointing:
         old_tasks = sorted(int(name[:-len(".state")]) for name in
                            storage.names(checkpoint_id, self.component)
                            if name.endswith(".state") and name[:-len(".state")].isdigit())
+        if not old_tasks and not from_savepoint:
+            # every task of a stateful component stores its state in every checkpoint, so
+            # none here means the checkpoint's files are gone (deleted, or a directory that
+            # is not mounted on this node): the Topology Master tries an older one, rather
+            # than this task starting empty as if it had restored
+            raise CheckpointUnreadable(f"{checkpoint_id} holds no state of {self.component} "
+                                       f"(its files are missing from {storage.describe()})")
         if len(old_tasks) == parallelism:
             # by position: ids shift when another component's count changes (or a
             # savepoint is started as another topology), positions do not
