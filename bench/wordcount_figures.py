@@ -150,6 +150,10 @@ class KindFigures:
     #: the peaks of every process of this kind added up
     total_peak_rss_mb: float
     cpu_seconds: float
+    #: CPU per word counted while the run was in full flow (between a fifth and four
+    #: fifths of the words counted): start-up and the drain left out; None when the run
+    #: gave no such window
+    steady_us_per_word: float | None = None
 
 
 @dataclass
@@ -246,6 +250,19 @@ def latency_figures(nanos: Sequence[int]) -> dict[str, float]:
         return {}
     return {name: percentile(values, q) / 1e6
             for name, q in (("p50", 0.50), ("p95", 0.95), ("p99", 0.99), ("max", 1.0))}
+
+
+def steady_cpu(marks: Sequence[tuple[int, dict[str, float]]], words: int,
+               low: float = 0.2, high: float = 0.8) -> dict[str, float]:
+    """CPU µs per word of each process kind in full flow, from ``marks`` (words counted,
+    CPU seconds by kind), taken as the run went: between the first mark at or past ``low``
+    of ``words`` and the last at or before ``high``. Empty when no two marks fall there."""
+    inside = [m for m in marks if low * words <= m[0] <= high * words]
+    if len(inside) < 2 or inside[-1][0] <= inside[0][0]:
+        return {}
+    (first, before), (last, after) = inside[0], inside[-1]
+    counted = last - first
+    return {kind: (after[kind] - before.get(kind, 0.0)) * 1e6 / counted for kind in after}
 
 
 def sample_every_for(words: int) -> int:
@@ -461,6 +478,14 @@ class ProcessSampler:
                             total_peak_rss_mb=sum(e[0] for e in entries) / mb,
                             cpu_seconds=sum(e[1] for e in entries))
                 for kind, entries in sorted(kinds.items(), key=lambda kv: _kind_rank(kv[0]))]
+
+    def cpu_by_kind(self) -> dict[str, float]:
+        """CPU seconds of each process kind so far (as last sampled)."""
+        out: dict[str, float] = {}
+        for (stem, _pid), entry in list(self.seen.items()):
+            kind = process_kind(stem)
+            out[kind] = out.get(kind, 0.0) + entry[1]
+        return out
 
     def window_figures(self, start: float, end: float) -> dict[str, dict[str, float]]:
         """Per process kind, the peak *current* RSS seen in ``[start, end)`` (monotonic

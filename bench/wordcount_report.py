@@ -236,16 +236,25 @@ def results_renderable(report: dict[str, Any], runs: Sequence[RunFigures],
 def kinds_table(title: str, kinds: Sequence[KindFigures], words: int) -> Table:
     procs = _table(title, (("process kind", "left"), ("processes", "right"),
                            ("peak RSS MB (largest)", "right"), ("peak RSS MB (all)", "right"),
-                           ("CPU s", "right"), ("CPU µs/word", "right")))
+                           ("CPU s", "right"), ("CPU µs/word", "right"),
+                           ("in full flow", "right")))
     for k in kinds:
         procs.add_row(k.kind, str(k.processes), f"{k.peak_rss_mb:,.1f}",
                       f"{k.total_peak_rss_mb:,.1f}", f"{k.cpu_seconds:,.1f}",
-                      f"{k.cpu_seconds * 1e6 / words:,.2f}")
+                      f"{k.cpu_seconds * 1e6 / words:,.2f}", _steady(k.steady_us_per_word))
     cpu = sum(k.cpu_seconds for k in kinds)
+    steady = [k.steady_us_per_word for k in kinds]
     procs.add_row("all", str(sum(k.processes for k in kinds)), "",
                   f"{sum(k.total_peak_rss_mb for k in kinds):,.1f}", f"{cpu:,.1f}",
-                  f"{cpu * 1e6 / words:,.2f}", style="bold")
+                  f"{cpu * 1e6 / words:,.2f}",
+                  _steady(sum(steady) if steady and None not in steady else None), style="bold")
     return procs
+
+
+def _steady(us: float | None) -> str:
+    """CPU µs per word in full flow (from a fifth to four fifths of the words counted:
+    start-up and drain left out), or "-" when the run gave no such window."""
+    return "-" if us is None else f"{us:,.2f}"
 
 
 def cpu_table(columns: Sequence[tuple[str, Sequence[KindFigures]]], words: int) -> Table:

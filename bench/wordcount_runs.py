@@ -18,7 +18,7 @@ from typing import Any
 
 from bench.wordcount_figures import (BOLT, END_STREAM, PATH_LABELS, PROJECT, SPOUT,
                                      TOPOLOGY, VARIANTS, BackpressureFigures, KindFigures,
-                                     ProcessSampler, RunFigures, figures_from_capture,
+                                     ProcessSampler, RunFigures, figures_from_capture, steady_cpu,
                                      figures_from_leaves, log, percentile, window_rates,
                                      _int_metric)
 from compat.storm_api.config import with_defaults
@@ -289,7 +289,13 @@ def run_heron(loaded: Any, options: Mapping[str, Any], workers: int, work_dir: P
     reported: dict[str, list[float]] = {"p50": [], "p99": []}
     seen_marks: set[tuple[str, str]] = set()
 
+    #: (words the counting bolt executed, CPU seconds by process kind) as the run went
+    cpu_marks: list[tuple[int, dict[str, float]]] = []
+
     def on_progress(stats: Mapping[str, Any], elapsed: float) -> None:
+        counting = stats.get(BOLT)
+        if counting is not None:
+            cpu_marks.append((counting.executed, sampler.cpu_by_kind()))
         for instance, values in runner.instances.items():
             if values.get("component") != SPOUT or "__complete-latency-p99" not in values:
                 continue
@@ -336,7 +342,11 @@ def run_heron(loaded: Any, options: Mapping[str, Any], workers: int, work_dir: P
             figures.engine_complete_ms = {
                 "p50_median": _median(reported["p50"]), "p99_median": _median(reported["p99"]),
                 "p99_max": max(reported["p99"]), "seconds": len(reported["p99"])}
-    return figures, sampler.figures()
+    kinds = sampler.figures()
+    steady = steady_cpu(cpu_marks, words)
+    for kind in kinds:
+        kind.steady_us_per_word = steady.get(kind.kind)
+    return figures, kinds
 
 
 def run_storm(loaded: Any, words: int, log_dir: Path, time_limit: float,
