@@ -176,9 +176,12 @@ def test_split_batch_and_rebatch_identical(compiled_stmgr: ModuleType, pure_stmg
         assert got == want
         assert route_state(routes_c) == route_state(routes_p)
         if got[0] == "ok":
-            for _, part in got[1]:
+            for index, (_, part) in enumerate(got[1]):
                 if isinstance(part, list):
-                    if odd_parts:  # not a list of bytes: protobuf's result or its error
+                    # one part of an odd example is not a list of bytes (protobuf's result
+                    # or its error): one part, not all of them, so how many parts a batch
+                    # splits into does not swing the share of calls the compiled code takes
+                    if odd_parts and index == 0:
                         part = tuple(part) if len(part) % 2 else [*part, bytearray(b"x")]
                     assert outcome(compiled_stmgr.rebatch, batch, part) == outcome(
                         pure_stmgr.rebatch, batch, part)
