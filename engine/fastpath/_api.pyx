@@ -14,7 +14,7 @@ from cpython.tuple cimport PyTuple_Check, PyTuple_GET_ITEM, PyTuple_New, PyTuple
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memcpy
 
-from engine.fastpath._codec cimport StreamOut
+from engine.fastpath._codec cimport StreamOut, _decimal
 
 import sys as _sys
 import time as _time
@@ -24,7 +24,8 @@ from compat.storm_api.exceptions import StormWentAwayError
 from compat.storm_api.hosting import handle_component_exception
 from compat.storm_api.tuple import Tuple
 from engine.fastpath.markers import RowNotPacked
-from engine.fastpath.api import _loads
+from engine.fastpath.api import CollectorCore as _PureCore, _loads
+from engine.fastpath.codec import values_of as _values_of
 
 cdef extern from *:
     """
@@ -40,7 +41,6 @@ cdef extern from "Python.h":
     bint PyType_IsSubtype(PyTypeObject* a, PyTypeObject* b)
     PyTypeObject PyTuple_Type
     object PyUnicode_DecodeUTF8(const char* s, Py_ssize_t size, const char* errors)
-    object PyUnicode_DecodeASCII(const char* s, Py_ssize_t size, const char* errors)
 
 cdef extern from "<time.h>" nogil:
     ctypedef int clockid_t
@@ -63,6 +63,8 @@ _time_monotonic = _time.monotonic
 cdef bint _c_clock = _sys.platform.startswith("linux")
 cdef object _Tuple = Tuple
 cdef object _ACK = ACK
+#: the pure twin's emit, for a stream that is not this path's StreamOut
+cdef object _pure_emit = _PureCore.emit
 #: what a row decoder returns for a row it leaves to msgpack
 cdef object _MISS = object()
 
@@ -194,26 +196,6 @@ cdef inline void _set(object tup, Py_ssize_t k, object item):
     PyTuple_SET_ITEM(tup, k, item)
 
 
-cdef object _decimal(long long n):
-    """``str(n)``."""
-    cdef char digits[24]
-    cdef int pos = 24
-    cdef bint negative = n < 0
-    cdef unsigned long long u = <unsigned long long>n
-    if negative:
-        u = 0ULL - u
-    while True:
-        pos -= 1
-        digits[pos] = <char>(48 + u % 10)
-        u //= 10
-        if u == 0:
-            break
-    if negative:
-        pos -= 1
-        digits[pos] = b'-'
-    return PyUnicode_DecodeASCII(digits + pos, 24 - pos, NULL)
-
-
 cdef inline double _monotonic():
     cdef timespec ts
     if not _c_clock:
@@ -266,9 +248,9 @@ cdef class CollectorCore:
             found = self._default
         else:
             found = self.streams.get(stream)
-        if type(found) is not StreamOut:  # None (undeclared), or another path's stream
-            return self._emit_any(found, values, stream, anchors, direct_task, need_task_ids,
-                                  tup_id)
+        if type(found) is not StreamOut:  # None (undeclared), or another path's stream:
+            # the twin's steps, through Python attributes
+            return _pure_emit(self, values, stream, anchors, direct_task, need_task_ids, tup_id)
         out = <StreamOut>found
         if (direct_task is not None or need_task_ids or out.direct
                 or len(values) != out.nfields):
@@ -297,45 +279,6 @@ cdef class CollectorCore:
             self._switch_to(out)
         try:
             full = out._add_row(values, tup_id, anchors if acking else None)
-        except RowNotPacked as exc:
-            raise self._serialization_error(exc.error, out, values) from None
-        self.emitted += 1
-        if full:
-            self.flush_stream(out)
-        return None
-
-    cdef object _emit_any(self, object out, object values, object stream, object anchors,
-                          object direct_task, object need_task_ids, object tup_id):
-        """``_emit`` for a stream that is not this path's ``StreamOut`` (or none): the same
-        steps, read through Python attributes."""
-        cdef object payload, full
-        if (out is None or direct_task is not None or need_task_ids or out.direct
-                or len(values) != out.nfields):
-            return self._emit_checked(out, values, stream, direct_task, need_task_ids, tup_id,
-                                      anchors)
-        cdef bint acking = self.acking
-        if out.leaf:
-            if tup_id is not None:
-                return self._emit_checked(out, values, stream, direct_task, need_task_ids,
-                                          tup_id, anchors)
-            if anchors and acking:
-                if len(anchors) != 1 or anchors[0] not in self.inflight:
-                    self._anchor_roots(anchors, out.name)
-            try:
-                payload = self._dumps(values)
-            except Exception as exc:
-                raise self._serialization_error(exc, out, values) from None
-            self.emitted += 1
-            if self.capture is not None:
-                self.capture.record(out.name, values, payload)
-            return None
-        if out.slow or (tup_id is not None and not acking):
-            return self._emit_checked(out, values, stream, direct_task, need_task_ids, tup_id,
-                                      anchors)
-        if out is not self._open:
-            self._switch_to(out)
-        try:
-            full = out.add_row(values, tup_id, anchors if acking else None)
         except RowNotPacked as exc:
             raise self._serialization_error(exc.error, out, values) from None
         self.emitted += 1
@@ -394,32 +337,39 @@ cdef class CollectorCore:
             while i < n:
                 tup = <object>PyList_GET_ITEM(tuples, i)
                 i += 1
-                try:
-                    if track:
-                        component._current_tups = [tup]
-                    process(tup)
-                    if component.auto_ack:
-                        # Bolt.ack(tup): its id, read as the tuple's item (an index into
-                        # a tuple subclass would go through a generic __getitem__ slot)
-                        tup_id = (<object>PyTuple_GET_ITEM(tup, 0) if PyTuple_Check(tup)
-                                  else tup[0])
-                        if plain_ack:
-                            self._ack(tup_id, False)
-                            acked += 1
-                        else:
-                            self.ack(tup_id)
-                    if track:
-                        component._current_tups = []
-                except StormWentAwayError:
-                    raise
-                except Exception as exc:
-                    if not track:
-                        component._current_tups = [tup]
-                    handle_component_exception(component, exc)
+                # its id read as the tuple's item (an index into a tuple subclass would go
+                # through a generic __getitem__ slot)
+                tup_id = <object>PyTuple_GET_ITEM(tup, 0) if PyTuple_Check(tup) else tup[0]
+                acked += self._run_one(component, process, tup, tup_id, track, plain_ack)
         finally:
             self.ran = i - start
             if acked:
                 self.stats.acked += acked
+
+    cdef int _run_one(self, object component, object process, object tup, object tup_id,
+                      bint track, bint plain_ack) except -1:
+        """``api.CollectorCore._run_one``: 1 when this class's ``ack`` acked it (the
+        caller counts those), else 0."""
+        cdef int acked = 0
+        try:
+            if track:
+                component._current_tups = [tup]
+            process(tup)
+            if component.auto_ack:
+                if plain_ack:
+                    self._ack(tup_id, False)  # Bolt.ack(tup)
+                    acked = 1
+                else:
+                    self.ack(tup_id)
+            if track:
+                component._current_tups = []
+        except StormWentAwayError:
+            raise
+        except Exception as exc:
+            if not track:
+                component._current_tups = [tup]
+            handle_component_exception(component, exc)
+        return acked
 
     def run_blobs(self, component, blobs, long long first_id, source, stream, task,
                   values_type, Py_ssize_t start):
@@ -447,15 +397,7 @@ cdef class CollectorCore:
                           if direct and type(blob) is bytes else _MISS)
                 if values is _MISS:
                     try:
-                        row = _loads(blob)
-                        if values_type is None:
-                            values = tuple(row)
-                        elif len(row) != width:
-                            raise ValueError(
-                                f"{len(row)} value(s) for the {width} field(s) "
-                                f"{list(values_type._fields)} of {source}/{stream}")
-                        else:
-                            values = tuple.__new__(values_type, row)
+                        values = _values_of(_loads(blob), values_type, width, source, stream)
                     except Exception as exc:
                         return exc
                 tup_id = _decimal(first_id + i - 1)
@@ -465,24 +407,7 @@ cdef class CollectorCore:
                 _set(tup, 2, stream)
                 _set(tup, 3, task)
                 _set(tup, 4, values)
-                try:
-                    if track:
-                        component._current_tups = [tup]
-                    process(tup)
-                    if component.auto_ack:
-                        if plain_ack:
-                            self._ack(tup_id, False)  # Bolt.ack(tup)
-                            acked += 1
-                        else:
-                            self.ack(tup_id)
-                    if track:
-                        component._current_tups = []
-                except StormWentAwayError:
-                    raise
-                except Exception as exc:
-                    if not track:
-                        component._current_tups = [tup]
-                    handle_component_exception(component, exc)
+                acked += self._run_one(component, process, tup, tup_id, track, plain_ack)
             return None
         finally:
             self.ran = i - start

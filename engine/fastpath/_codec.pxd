@@ -1,6 +1,10 @@
 """What other compiled modules of the tuple path use of ``_codec`` from C: a stream's
 pending batch, whose fields and ``_add_row`` the component API's path (``_api.pyx``)
-reads and calls on every emit without going through Python attribute lookups."""
+reads and calls on every emit without going through Python attribute lookups, and the
+decimal text of a tuple id."""
+
+
+cdef object _decimal(long long n)
 
 
 cdef class StreamOut:

@@ -496,7 +496,7 @@ cdef object _values_of(object row, object values_type, Py_ssize_t width,
                          f"{list(values_type._fields)} of {component}/{stream}")
     return tuple.__new__(values_type, row)
 
-cdef inline object _decimal(long long n):
+cdef object _decimal(long long n):
     """``str(n)``, without the format parsing of PyUnicode_FromFormat."""
     cdef char digits[24]
     cdef int pos = 24

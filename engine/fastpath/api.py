@@ -38,6 +38,7 @@ from compat.storm_api.hosting import handle_component_exception
 from compat.storm_api.tuple import Tuple
 import msgpack
 
+from engine.fastpath.codec import values_of
 from engine.fastpath.markers import RowNotPacked
 
 #: False here, True in the compiled twin: which one a caller holds.
@@ -196,28 +197,37 @@ class CollectorCore:
             while i < n:
                 tup = tuples[i]
                 i += 1
-                try:
-                    if track:
-                        component._current_tups = [tup]
-                    process(tup)
-                    if component.auto_ack:
-                        if plain_ack:
-                            self._ack(tup[0], False)  # Bolt.ack(tup)
-                            acked += 1
-                        else:
-                            self.ack(tup[0])
-                    if track:
-                        component._current_tups = []
-                except StormWentAwayError:
-                    raise
-                except Exception as exc:
-                    if not track:
-                        component._current_tups = [tup]
-                    handle_component_exception(component, exc)
+                acked += self._run_one(component, process, tup, tup[0], track, plain_ack)
         finally:
             self.ran = i - start
             if acked:
                 self.stats.acked += acked
+
+    def _run_one(self, component: Any, process: Callable[[Any], None], tup: Any, tup_id: Any,
+                 track: bool, plain_ack: bool) -> int:
+        """One data tuple through a stock bolt, as ``Bolt._process_tuple`` and hosting do
+        it; 1 when this class's ``ack`` acked it (the caller adds those to
+        ``stats.acked`` once), else 0."""
+        acked = 0
+        try:
+            if track:
+                component._current_tups = [tup]
+            process(tup)
+            if component.auto_ack:
+                if plain_ack:
+                    self._ack(tup_id, False)  # Bolt.ack(tup)
+                    acked = 1
+                else:
+                    self.ack(tup_id)
+            if track:
+                component._current_tups = []
+        except StormWentAwayError:
+            raise
+        except Exception as exc:
+            if not track:
+                component._current_tups = [tup]
+            handle_component_exception(component, exc)
+        return acked
 
     def run_blobs(self, component: Any, blobs: Any, first_id: int, source: str, stream: str,
                   task: int, values_type: type | None, start: int) -> Exception | None:
@@ -242,35 +252,12 @@ class CollectorCore:
                 blob = blobs[i]
                 i += 1
                 try:
-                    row = _loads(blob)
-                    if values_type is None:
-                        values = tuple(row)
-                    elif len(row) != width:
-                        raise ValueError(f"{len(row)} value(s) for the {width} field(s) "
-                                         f"{list(values_type._fields)} of {source}/{stream}")
-                    else:
-                        values = _new(values_type, row)
+                    values = values_of(_loads(blob), values_type, width, source, stream)
                 except Exception as exc:
                     return exc
-                tup = _new(Tuple, (str(first_id + i - 1), source, stream, task, values))
-                try:
-                    if track:
-                        component._current_tups = [tup]
-                    process(tup)
-                    if component.auto_ack:
-                        if plain_ack:
-                            self._ack(tup[0], False)  # Bolt.ack(tup)
-                            acked += 1
-                        else:
-                            self.ack(tup[0])
-                    if track:
-                        component._current_tups = []
-                except StormWentAwayError:
-                    raise
-                except Exception as exc:
-                    if not track:
-                        component._current_tups = [tup]
-                    handle_component_exception(component, exc)
+                tup_id = str(first_id + i - 1)
+                tup = _new(Tuple, (tup_id, source, stream, task, values))
+                acked += self._run_one(component, process, tup, tup_id, track, plain_ack)
             return None
         finally:
             self.ran = i - start

@@ -94,6 +94,20 @@ def encode_batch(src_task: int, component: str, stream: str, values: Sequence[by
     return batch.SerializeToString()
 
 
+def values_of(row: Any, values_type: type | None, width: int, component: str,
+              stream: str) -> tuple:
+    """One decoded row as the values of a ``Tuple``: a ``values_type`` namedtuple of
+    ``width`` fields (built as ``Bolt._make_tuple`` builds it, without its ``__new__``), or
+    a plain tuple when the stream's fields are unknown; a row that does not fit raises what
+    the bolt's own tuple factory would."""
+    if values_type is None:
+        return tuple(row)
+    if len(row) != width:
+        raise ValueError(f"{len(row)} value(s) for the {width} field(s) "
+                         f"{list(values_type._fields)} of {component}/{stream}")
+    return _new(values_type, row)
+
+
 def make_tuples(first_id: int, rows: Sequence[Any], component: str, stream: str, task: int,
                 values_type: type | None, tuple_type: type) -> tuple[list[Any], bool]:
     """``(tuples, clean)``: row ``i`` of a decoded batch as ``tuple_type(str(first_id +
@@ -112,13 +126,7 @@ def make_tuples(first_id: int, rows: Sequence[Any], component: str, stream: str,
             clean = False
             continue
         try:
-            if values_type is None:
-                values = tuple(row)
-            elif len(row) != width:
-                raise ValueError(f"{len(row)} value(s) for the {width} field(s) "
-                                 f"{list(values_type._fields)} of {component}/{stream}")
-            else:
-                values = _new(values_type, row)
+            values = values_of(row, values_type, width, component, stream)
         except Exception as exc:
             append(Undecodable(exc))
             clean = False
