@@ -36,6 +36,24 @@ def component_in_back_pressure(symptoms: Sequence[Symptom], measurements: Measur
 SLOW_LATENCY_RATIO = 2.0
 
 
+def starved_peers(component: ComponentMetrics, chosen: set[str],
+                  latency: dict[str, float]) -> tuple[str, ...]:
+    """``slow_by_latency`` when no other instance executed a tuple in the window: the
+    candidates that did, if the component receives no fields grouping. Under byte credits
+    the tuples of a slow instance wait in its Stream Manager's queue; while that drains
+    from the high watermark to the low one the spouts stay paused, for whole windows when
+    it drains slowly, so its shuffle-grouped peers get nothing and execute nothing. A hot
+    key cannot leave them with nothing: only a fields grouping sends every tuple to one
+    instance, and then which it is stays unknown (none)."""
+    if component.view.fields_grouped:
+        return ()
+    rates = component.means("execute_rate")
+    others = [i for i in component.instances if i not in chosen]
+    if not others or any(rates.get(i, 0.0) > 0.0 for i in others):
+        return ()
+    return tuple(sorted(i for i in chosen if i in latency))
+
+
 def slow_by_latency(component: ComponentMetrics, candidates: Iterable[str]) -> tuple[str, ...]:
     """Of ``candidates`` (the instances whose queues stand out), those whose mean execute
     latency over the window is more than :data:`SLOW_LATENCY_RATIO` times the median of
@@ -53,7 +71,7 @@ def slow_by_latency(component: ComponentMetrics, candidates: Iterable[str]) -> t
     chosen = set(candidates)
     peers = sorted(v for i, v in latency.items() if i not in chosen)
     if not peers:
-        return ()
+        return starved_peers(component, chosen, latency)
     median = statistics.median(peers)
     return tuple(sorted(i for i in chosen if i in latency
                         and latency[i] > SLOW_LATENCY_RATIO * median))

@@ -130,3 +130,21 @@ def test_the_auto_restart_policy_restarts_the_container_of_a_slow_instance_with_
     assert [d.kind for d in result.diagnoses] == [DiagnosisKind.SLOW_INSTANCE]
     assert result.action is not None and result.action.kind is ActionKind.RESTART_CONTAINER
     assert result.action.container == rec.layout["count"]["container_1_count_0"]
+
+
+def test_a_slow_instance_whose_shuffle_grouped_peers_starve_is_a_slow_instance():
+    # under byte credits the spouts stay paused while the slow instance's queue drains from
+    # the high watermark to the low one: its peers execute nothing in the whole window and
+    # publish no latency to compare with; only the slow one executes
+    rec = record({"count": [Profile(rate=20, bp=900, queue=20_000, latency_ms=50.0,
+                                    jitter=0.05),
+                            Profile(rate=0), Profile(rate=0)]})
+    [d] = diagnose(measured(rec))
+    assert (d.kind, d.instances) == (DiagnosisKind.SLOW_INSTANCE, ("container_1_count_0",))
+    # fields-grouped, one instance getting every tuple may be a hot key: Heron's reading
+    assert [d.kind for d in diagnose(measured(rec, fields={"count": True}))] == [
+        DiagnosisKind.DATA_SKEW]
+    # a peer that executed anything is evidence the other way: Heron's rules decide
+    busy = record({"count": [Profile(rate=20, bp=900, queue=20_000, latency_ms=50.0),
+                             Profile(rate=5), Profile(rate=0)]})
+    assert [d.kind for d in diagnose(measured(busy))] != [DiagnosisKind.SLOW_INSTANCE]
