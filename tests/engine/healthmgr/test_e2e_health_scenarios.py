@@ -133,6 +133,7 @@ def test_a_hot_key_is_reported_as_data_skew_on_its_instance_and_not_scaled(
 RESTART = "e2e_restart"
 
 
+@pytest.mark.timeout(240)
 def test_an_instance_slow_until_restarted_gets_one_container_restart_and_a_new_pid(
         real_engine, sweep, live_processes, isolated_imports, tmp_path):
     out, rate_file = submit(tmp_path, 600, name=RESTART)
@@ -153,7 +154,9 @@ def test_an_instance_slow_until_restarted_gets_one_container_restart_and_a_new_p
             before = read_pid_file(pids / f"{flaky}.pid")
             assert before is not None and before.pid == int(marker.read_text())
 
-            assert wait_until(lambda: actions(health(RESTART)), timeout=60), \
+            # under byte credits a window in which the slow instance's peers are starved
+            # (which is what tells it from a hot key) can take a few windows to come
+            assert wait_until(lambda: actions(health(RESTART)), timeout=120), \
                 f"no restart: {health(RESTART)[-10:]}"
             (restart,) = actions(health(RESTART))
             assert (restart["kind"], restart["diagnosis"], restart["status"],
