@@ -23,7 +23,7 @@ from engine.instance.gateway import GATEWAY_FAILED, STOP, TO_METRICS, TO_STMGR
 from engine.instance.stateful import KINDS as STATEFUL_KINDS
 from engine.messages import ckptmgr_pb2, metrics_pb2, stmgr_pb2, topology_pb2, tuple_pb2
 from engine.network import encode, type_frame
-from engine.network.credits import WriteCredit, encode_credit
+from engine.network.credits import WriteCredit, encode_credit, give_back_at
 from engine.network.inflight import DEFAULT_BATCH_TIME_MS
 from engine.process.progress import mark_progress
 from engine.process.restart_policy import CRASH_LOOPING_METRIC, RestartPolicy, RestartTracker
@@ -44,16 +44,22 @@ FLUSH_INTERVAL = DEFAULT_BATCH_TIME_MS / 1000.0
 
 class ReadCreditPipe:
     """The executor's end of the pipe, giving the Stream Manager back the read credit of
-    each tuple batch once the loop has run it (engine.network.credits).
+    the tuple batches the loop has run (engine.network.credits).
 
-    A batch's bytes are owed from the moment the loop receives it, and given back the
-    next time the loop looks at its input (``poll`` for input, or ``recv_multipart``):
-    by then it has executed the batch. Every batch received is given back, executed or
-    dropped, so no credit leaks. Everything else is the pipe's."""
+    A batch's bytes are owed from the moment the loop receives it; by the next time the
+    loop looks at its input it has executed the batch. What it owes goes back then once it
+    reaches ``give_back_at(capacity)`` (a quarter of the read capacity), and always before
+    the loop waits for input (a ``poll`` with a timeout, or a receive with nothing ready):
+    a busy bolt returns credit in a few messages instead of one per batch, and an idle one
+    owes nothing. Every batch received is given back, executed or dropped, so no credit
+    leaks. Everything else is the pipe's."""
 
-    def __init__(self, pipe: zmq.Socket, running: Callable[[], bool]) -> None:
+    def __init__(self, pipe: zmq.Socket, running: Callable[[], bool],
+                 capacity: int | None = None) -> None:
         self._pipe = pipe
         self._running = running
+        #: owed bytes that are given back without waiting for the loop to go idle
+        self.threshold = give_back_at(capacity) if capacity else 1
         #: bytes received and not yet given back
         self.owed = 0
         self.given_back = 0
@@ -62,7 +68,8 @@ class ReadCreditPipe:
         return getattr(self._pipe, name)
 
     def recv_multipart(self, *args: Any, **kwargs: Any) -> Any:
-        if self.owed:
+        owed = self.owed
+        if owed and (owed >= self.threshold or not self._pipe.poll(0)):
             self.give_back()
         frames = self._pipe.recv_multipart(*args, **kwargs)
         if len(frames) == 2:
@@ -72,7 +79,8 @@ class ReadCreditPipe:
         return frames
 
     def poll(self, timeout: Any = None, flags: int = zmq.POLLIN) -> int:
-        if self.owed and flags & zmq.POLLIN:
+        owed = self.owed
+        if owed and flags & zmq.POLLIN and (timeout != 0 or owed >= self.threshold):
             self.give_back()
         return self._pipe.poll(timeout, flags)
 
@@ -149,13 +157,15 @@ class ExecutorLoop:
         #: Manager has read them (engine.network.credits); None: not limited
         self.write_credit: WriteCredit | None = None
 
-    def use_credits(self, write_credit: WriteCredit | None, *, read: bool) -> None:
+    def use_credits(self, write_credit: WriteCredit | None, *, read: bool,
+                    read_capacity: int | None = None) -> None:
         """Take part in the Stream Manager's flow control: spend ``write_credit`` (shared
         with the gateway, which gives it back) on each tuple batch sent, and, with
-        ``read`` (bolts), give back read credit for each batch run."""
+        ``read`` (bolts), give back read credit for the batches run (a quarter of
+        ``read_capacity`` at a time, and all of it before waiting for input)."""
         self.write_credit = write_credit
         if read and not isinstance(self.pipe, ReadCreditPipe):
-            self.pipe = ReadCreditPipe(self.pipe, self._running)
+            self.pipe = ReadCreditPipe(self.pipe, self._running, read_capacity)
 
     # -- plumbing ----------------------------------------------------------------------
     def send(self, frames: list[Any]) -> None:

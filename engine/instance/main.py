@@ -235,7 +235,8 @@ def _run_task(spec: LaunchSpec, loaded: Any, plan: Any, comp: Any, task: TaskInf
                         loads_many=serializer.loads_many,
                         tick_secs=tick_frequency(conf), shell=shell is not None)
     loop.metrics_pipe = metrics_pipe
-    loop.use_credits(write_credit, read=comp.kind != "spout")
+    loop.use_credits(write_credit, read=comp.kind != "spout",
+                     read_capacity=capacities(conf).bolt_read)
     loop.stateful = stateful
     loop.component_is_stateful = shell is None and issubclass(
         loaded.compiled.component_classes[comp.name], StatefulComponent)

@@ -71,6 +71,10 @@ DEFAULT_BOLT_WRITE_BYTES = 128 * 1024
 
 CREDIT = type_frame(stmgr_pb2.InstanceCredit)
 
+#: credit is given back once this share of the capacity is owed (and a bolt gives back
+#: all it owes before it waits for input): see ``give_back_at``
+GIVE_BACK_SHARE = 4
+
 
 class CreditConfigError(ValueError):
     """A credit key with a value the engine cannot use; the message names the key."""
@@ -102,6 +106,19 @@ def _bytes(config: Mapping[str, Any], key: str, default: int) -> int:
         raise CreditConfigError(f"topology config {key} must be a positive integer number "
                                 f"of bytes, got {value!r}")
     return value
+
+
+def give_back_at(capacity: int) -> int:
+    """The bytes owed at which the receiving side gives credit back: a quarter of the
+    capacity, not every batch.
+
+    Each return is a message through two threads and a Stream Manager's loop; given back
+    per batch, returns were as many messages as the data itself, and cost the word count
+    about a sixth of its CPU. Holding back less than a quarter never stalls a sender: a
+    sender that waits has at least the capacity in flight, so once the receiver has read
+    what is on its way it owes at least that, crosses this threshold and gives it all
+    back; until then the sender still has three quarters of its capacity to send with."""
+    return max(1, capacity // GIVE_BACK_SHARE)
 
 
 def encode_credit(nbytes: int) -> list[bytes]:

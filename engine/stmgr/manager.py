@@ -21,7 +21,8 @@ from engine.network import (DATA_HWM, SOCKET_BUFFER_BYTES, MalformedMessage, bin
 from compat.storm_api.config import checkpointing, reliability, with_defaults
 from engine.grouping.key_groups import key_groups
 from engine.stmgr.acking import AckTracker
-from engine.network.credits import CREDIT, CreditLedger, capacities, decode_credit, encode_credit
+from engine.network.credits import (CREDIT, CreditLedger, capacities, decode_credit,
+                                     encode_credit, give_back_at)
 from engine.network.watermarks import blame_wait_watermarks, wait_watermarks, watermarks
 from engine.stmgr.backpressure import Backpressure, InstanceBackpressure
 from engine.stmgr.outbox import Outbox
@@ -76,11 +77,15 @@ class StreamManager:
                                       self.id, sndhwm=10)
         #: read credit per local bolt instance (engine.network.credits): what it may be
         #: sent before it says it executed it
-        self.credits = CreditLedger(capacities(dict(plan.config)).bolt_read)
+        caps = capacities(dict(plan.config))
+        self.credits = CreditLedger(caps.bolt_read)
         self.outbox = Outbox(credits=self.credits)
         #: identity -> [socket, bytes] of write credit owed to a local instance: the
-        #: tuple batches read from it, given back after each round of reading
+        #: tuple batches read from it, given back after a round of reading once they
+        #: reach ``_give_back_at`` (a quarter of the smaller write capacity, so below
+        #: what any instance may have in flight: engine.network.credits.give_back_at)
         self._owed_credit: dict[bytes, list] = {}
+        self._give_back_at = give_back_at(min(caps.spout_write, caps.bolt_write))
         #: the largest tuple batch a local instance has sent
         self.largest_batch_bytes = 0
         #: identity -> (socket, Instance) of registered local instances
@@ -192,12 +197,15 @@ class StreamManager:
                             frames[0].bytes[:80], type(exc).__name__, exc)
 
     def _give_write_credit(self) -> None:
-        """Give local instances back the write credit of the batches just read from them,
-        one message each, straight to the socket: never queued behind data waiting for
+        """Give local instances back the write credit of the batches read from them once
+        it reaches a quarter of the smaller write capacity, one message each, straight to
+        the socket: never queued behind data waiting for
         read credit (an instance waiting for write credit may be the one that has to
         execute that data first). A full socket keeps it owed until the next round."""
         for identity in list(self._owed_credit):
             sock, owed = self._owed_credit[identity]
+            if owed < self._give_back_at:
+                continue
             try:
                 sock.send_multipart([identity, *encode_credit(owed)], zmq.NOBLOCK)
             except zmq.Again:

@@ -1,8 +1,11 @@
 """The instance's side of the byte credits (engine.network.credits): the executor gives
 back a tuple batch's read credit once the loop looks at its input again (it has run the
-batch), through the gateway to the Stream Manager; control messages spend none."""
+batch), through the gateway to the Stream Manager, a quarter of the capacity at a time
+and all of it before the loop waits; control messages spend none."""
 
 from __future__ import annotations
+
+import threading
 
 import zmq
 
@@ -38,6 +41,68 @@ def test_a_batch_is_given_back_after_the_loop_ran_it():
         frames = gateway.recv_multipart()
         assert frames[:2] == [TO_STMGR, CREDIT] and decode_credit(frames[2]) == 300
         assert pipe.given_back == 1000
+    finally:
+        gateway.close(0)
+        raw.close(0)
+        ctx.term()
+
+
+def test_a_busy_bolt_gives_credit_back_a_quarter_at_a_time_and_all_before_waiting():
+    ctx = zmq.Context()
+    gateway = ctx.socket(zmq.PAIR)
+    gateway.bind("inproc://credit-pipe-threshold")
+    raw = ctx.socket(zmq.PAIR)
+    raw.connect("inproc://credit-pipe-threshold")
+    try:
+        pipe = ReadCreditPipe(raw, lambda: True, capacity=4000)   # gives back at 1,000
+        for _ in range(5):
+            gateway.send_multipart([TUPLE_BATCH, b"x" * 300])
+        for _ in range(3):                           # the loop, busy: more input waiting
+            assert pipe.poll(0)
+            pipe.recv_multipart()
+        assert pipe.owed == 900 and not gateway.poll(20)
+        assert pipe.poll(0)
+        pipe.recv_multipart()                        # 1,200 owed
+        assert pipe.poll(0)                          # crosses the threshold: back at once
+        assert gateway.recv_multipart() == [TO_STMGR, CREDIT, _payload(1200)]
+        pipe.recv_multipart()
+        assert pipe.owed == 300
+        assert not pipe.poll(0) and not gateway.poll(20)
+        assert not pipe.poll(10)                     # the loop waits: everything goes back
+        assert gateway.recv_multipart() == [TO_STMGR, CREDIT, _payload(300)]
+        gateway.send_multipart([TUPLE_BATCH, b"z" * 100])
+        assert pipe.poll(1000)
+        pipe.recv_multipart()
+        gateway.send_multipart([ASSIGNMENT, b"plan"])
+        while not raw.poll(0):
+            pass
+        pipe.recv_multipart()                        # something was ready: no return
+        assert pipe.owed == 100 and not gateway.poll(20)
+        assert pipe.given_back == 1500
+    finally:
+        gateway.close(0)
+        raw.close(0)
+        ctx.term()
+
+
+def test_a_receive_that_would_wait_gives_everything_back_first():
+    ctx = zmq.Context()
+    gateway = ctx.socket(zmq.PAIR)
+    gateway.bind("inproc://credit-pipe-recv")
+    raw = ctx.socket(zmq.PAIR)
+    raw.connect("inproc://credit-pipe-recv")
+    try:
+        pipe = ReadCreditPipe(raw, lambda: True, capacity=4000)
+        gateway.send_multipart([TUPLE_BATCH, b"x" * 200])
+        pipe.recv_multipart()
+        assert pipe.owed == 200
+        received = []
+        waiter = threading.Thread(target=lambda: received.append(pipe.recv_multipart()))
+        waiter.start()                               # nothing ready: it would block
+        assert gateway.recv_multipart() == [TO_STMGR, CREDIT, _payload(200)]
+        gateway.send_multipart([ASSIGNMENT, b"plan"])
+        waiter.join(5)
+        assert received == [[ASSIGNMENT, b"plan"]] and pipe.owed == 0
     finally:
         gateway.close(0)
         raw.close(0)

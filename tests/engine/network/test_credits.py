@@ -11,6 +11,8 @@ import time
 
 import pytest
 import zmq
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine.messages import stmgr_pb2
 from engine.network.credits import (BOLT_READ_KEY, BOLT_WRITE_KEY, CREDIT,
@@ -142,3 +144,56 @@ def test_data_without_credit_waits_in_order_and_control_spends_none(pair):
     assert [f[0] for f in _received(dealer)] == [b"data", b"marker"]
     assert not box.pending() and ledger.in_flight[b"bolt"] == 140
     assert ledger.max_in_flight == 140 <= 100 + 70          # capacity plus one batch
+
+
+@settings(max_examples=25, deadline=None)
+@given(sizes=st.lists(st.integers(min_value=1, max_value=3000), min_size=1, max_size=60),
+       capacity=st.integers(min_value=1, max_value=5000),
+       busy=st.lists(st.booleans(), min_size=1, max_size=8))
+def test_credit_given_back_a_quarter_at_a_time_never_stalls_the_sender(sizes, capacity, busy):
+    """The real ledger and queue of a Stream Manager against the real read-credit pipe of
+    a bolt, which gives credit back only once a quarter of its capacity is owed or before
+    it waits: whatever the batch sizes and however often the bolt stays busy, every
+    batch arrives, in order, and the bytes in flight never pass the capacity plus one
+    batch."""
+    from engine.instance.loop import ReadCreditPipe, TUPLE_BATCH
+
+    ctx = zmq.Context()
+    router = ctx.socket(zmq.ROUTER)
+    router.setsockopt(zmq.ROUTER_MANDATORY, 1)
+    router.bind("inproc://credit-no-stall")
+    dealer = ctx.socket(zmq.DEALER)
+    dealer.setsockopt(zmq.IDENTITY, b"bolt")
+    dealer.connect("inproc://credit-no-stall")
+    dealer.send(b"hello")
+    router.recv_multipart()
+    try:
+        ledger = CreditLedger(capacity)
+        ledger.open(b"bolt")
+        box = Outbox(credits=ledger)
+        pipe = ReadCreditPipe(dealer, lambda: True, capacity)
+        for n, size in enumerate(sizes):
+            box.send(b"bolt", router, [b"bolt", TUPLE_BATCH, n.to_bytes(2, "big") * size],
+                     data=2 * size)
+        received: list[int] = []
+        for step in range(20 * len(sizes) + 20):
+            # the Stream Manager: credit that came back, then what waits for it
+            while router.poll(0):
+                frames = router.recv_multipart()
+                assert frames[2] == CREDIT
+                ledger.give_back(b"bolt", decode_credit(frames[3]))
+            box.retry()
+            # the bolt's loop: run what is there, waiting (timeout) only when it is idle
+            timeout = 0 if busy[step % len(busy)] else 1
+            if pipe.poll(timeout):
+                kind, payload = pipe.recv_multipart()
+                assert kind == TUPLE_BATCH
+                received.append(int.from_bytes(payload[:2], "big"))
+            if len(received) == len(sizes) and not box.pending():
+                break
+        assert received == list(range(len(sizes)))
+        assert ledger.max_in_flight <= capacity + 2 * max(sizes)
+    finally:
+        router.close(0)
+        dealer.close(0)
+        ctx.term()

@@ -1,7 +1,8 @@
 """The Stream Manager's side of the byte credits (engine.network.credits): a bolt's read
 credit comes back in an InstanceCredit and a malformed one is logged and ignored; each
 batch read from an instance is owed back to it as write credit, sent straight to the
-socket after the round of reading (never behind data); a registration starts afresh."""
+socket after a round of reading (never behind data) once a quarter of the smaller write
+capacity is owed; a registration starts afresh."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ def _manager() -> StreamManager:
     manager.credits = CreditLedger(1000)
     manager.outbox = Outbox(credits=manager.credits)
     manager._owed_credit = {}
+    manager._give_back_at = 1
     manager._warned = set()
     manager.stateful = None
     manager.instances = {}
@@ -77,6 +79,35 @@ def test_batches_read_are_owed_back_as_write_credit_in_one_message():
         kind, payload = dealer.recv_multipart()
         assert kind == CREDIT and decode_credit(payload) == 500
         assert not dealer.poll(20)
+    finally:
+        router.close(0)
+        dealer.close(0)
+        ctx.term()
+
+
+def test_write_credit_goes_back_once_enough_is_owed():
+    """Returned per batch, credit messages were as many as the batches; held until a
+    quarter of the capacity is owed, a busy spout gets it back in a few messages."""
+    ctx = zmq.Context()
+    router = ctx.socket(zmq.ROUTER)
+    router.setsockopt(zmq.ROUTER_MANDATORY, 1)
+    router.bind("inproc://stmgr-credits-threshold")
+    dealer = ctx.socket(zmq.DEALER)
+    dealer.setsockopt(zmq.IDENTITY, b"spout")
+    dealer.connect("inproc://stmgr-credits-threshold")
+    dealer.send(b"hello")
+    router.recv_multipart()
+    try:
+        manager = _manager()
+        manager._give_back_at = 1000
+        manager._from_instance(router, _frames(b"spout", TUPLE_BATCH, b"x" * 600))
+        manager._give_write_credit()
+        assert manager._owed_credit[b"spout"][1] == 600 and not dealer.poll(20)
+        manager._from_instance(router, _frames(b"spout", TUPLE_BATCH, b"x" * 500))
+        manager._give_write_credit()
+        assert not manager._owed_credit
+        kind, payload = dealer.recv_multipart()
+        assert kind == CREDIT and decode_credit(payload) == 1100
     finally:
         router.close(0)
         dealer.close(0)
