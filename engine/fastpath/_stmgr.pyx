@@ -78,11 +78,12 @@ cdef enum:
     _F_XOR
     _F_START_MANY
     _F_REMOVE
+    _F_SPLIT_REBATCHED
     _NFUNCS
 
 _FUNCTIONS = ("split_indices", "split_batch", "rebatch", "AckTracker.route_tracked",
               "AckTracker.on_control", "RotatingXorMap.xor", "RotatingXorMap.start_many",
-              "RotatingXorMap.remove")
+              "RotatingXorMap.remove", "split_rebatched")
 cdef unsigned long long _calls[_NFUNCS]
 cdef unsigned long long _handed[_NFUNCS]
 
@@ -412,6 +413,200 @@ def rebatch(batch, values):
         return take(&_out)
     finally:
         release(&_out)
+
+# -- split and rebatch from the wire ---------------------------------------------------
+# A spout's batch is split for two or more tasks without a Python object per row: the
+# payload's fields are located in C (each value's bytes, the packed key hashes) and each
+# task's batch is written from them, as ``rebatch`` writes it. Anything but the plain
+# at-most-once layout (destination or tree columns, unpacked or repeated hash columns,
+# unknown fields, a count that disagrees with what protobuf parsed) takes
+# ``split_batch`` and ``rebatch``, the reference.
+cdef inline bint _read_varint(const uint8_t* p, Py_ssize_t n, Py_ssize_t* at, uint64_t* out):
+    cdef uint64_t v = 0
+    cdef int shift = 0
+    cdef Py_ssize_t i = at[0]
+    cdef uint8_t b
+    while i < n and shift < 64:
+        b = p[i]
+        i += 1
+        v |= (<uint64_t>(b & 0x7f)) << shift
+        if b < 0x80:
+            at[0] = i
+            out[0] = v
+            return True
+        shift += 7
+    return False
+
+
+cdef bint _scan_values(const uint8_t* p, Py_ssize_t n, Py_ssize_t rows, Py_ssize_t* starts,
+                       Py_ssize_t* sizes, const uint8_t** hashes, Py_ssize_t* nhashes):
+    """Where each value's bytes are in a TupleBatch payload, and its packed key hashes;
+    False for any layout but fields 1-5, values and hashes each in the one form protobuf
+    writes them."""
+    cdef Py_ssize_t at = 0, found = 0
+    cdef uint64_t tag, length, ignored
+    cdef int field, wire
+    hashes[0] = NULL
+    nhashes[0] = 0
+    while at < n:
+        if not _read_varint(p, n, &at, &tag):
+            return False
+        field = <int>(tag >> 3)
+        wire = <int>(tag & 7)
+        if wire == 0 and (field == 2 or field == 4):
+            if not _read_varint(p, n, &at, &ignored):
+                return False
+        elif wire == 2 and (field == 1 or field == 3 or field == 5):
+            if not _read_varint(p, n, &at, &length) or length > <uint64_t>(n - at):
+                return False
+            if field == 3:
+                if found == rows:
+                    return False
+                starts[found] = at
+                sizes[found] = <Py_ssize_t>length
+                found += 1
+            elif field == 5:
+                if hashes[0] != NULL or length % 4:
+                    return False
+                hashes[0] = p + at
+                nhashes[0] = <Py_ssize_t>(length // 4)
+            at += <Py_ssize_t>length
+        else:
+            return False
+    return found == rows
+
+
+cdef inline uint32_t _hash_at(const uint8_t* h, Py_ssize_t i):
+    return (<uint32_t>h[4 * i] | (<uint32_t>h[4 * i + 1] << 8) | (<uint32_t>h[4 * i + 2] << 16)
+            | (<uint32_t>h[4 * i + 3] << 24))
+
+
+cdef object _part(object stream, int32_t src, const uint8_t* p, Py_ssize_t* starts,
+                  Py_ssize_t* sizes, Py_ssize_t* rows, Py_ssize_t count):
+    """The batch ``rebatch`` writes for the rows listed in ``rows``."""
+    cdef Py_ssize_t k, r
+    _out.len = 0
+    try:
+        _head(stream, src)
+        for k in range(count):
+            r = rows[k]
+            put_byte(&_out, 0x1a)
+            put_varint(&_out, <uint64_t>sizes[r])
+            put_raw(&_out, <const char*>(p + starts[r]), sizes[r])
+        return take(&_out)
+    finally:
+        release(&_out)
+
+
+def split_rebatched(batch, payload, routes):
+    """``[(task, batch payload, rows)]``: ``split_batch`` with each part that is a list of
+    values rebatched (``rebatch``), and each part's row count; the payload itself where a
+    task gets the whole batch."""
+    cdef list out = []
+    cdef list route_list
+    cdef Py_ssize_t n, nt, k, i, width, column, start, total
+    cdef Py_ssize_t nhashes = 0
+    cdef const uint8_t* hashes = NULL
+    cdef const uint8_t* p
+    cdef Py_ssize_t* starts = NULL
+    cdef Py_ssize_t* sizes = NULL
+    cdef Py_ssize_t* order = NULL
+    cdef Py_ssize_t* fill = NULL
+    cdef Py_ssize_t* counts = NULL
+    cdef uint32_t* bucket = NULL
+    cdef tuple tasks
+    cdef int32_t src
+    _calls[_F_SPLIT_REBATCHED] += 1
+    n = len(batch.values)
+    if not n:
+        return out
+    route_list = list(routes)
+    if (type(payload) is not bytes or not _plain(route_list) or len(batch.dest_counts)
+            or len(batch.root_counts)):
+        _handed[_F_SPLIT_REBATCHED] += 1
+        return _split_then_rebatch(batch, payload, route_list, n)
+    _pure.check_routing(batch, route_list)
+    p = <const uint8_t*>PyBytes_AS_STRING(payload)
+    starts = <Py_ssize_t*>PyMem_Malloc(2 * n * sizeof(Py_ssize_t))
+    order = <Py_ssize_t*>PyMem_Malloc(n * sizeof(Py_ssize_t))
+    bucket = <uint32_t*>PyMem_Malloc(n * sizeof(uint32_t))
+    if starts == NULL or order == NULL or bucket == NULL:
+        PyMem_Free(starts)
+        PyMem_Free(order)
+        PyMem_Free(bucket)
+        raise MemoryError()
+    sizes = starts + n
+    try:
+        if (not _scan_values(p, PyBytes_GET_SIZE(payload), n, starts, sizes, &hashes, &nhashes)
+                or nhashes != len(batch.key_hashes)):
+            _handed[_F_SPLIT_REBATCHED] += 1
+            return _split_then_rebatch(batch, payload, route_list, n)
+        src = batch.src_task_id
+        stream = None
+        for route in route_list:
+            kind = route.kind
+            tasks = tuple(route.tasks)
+            nt = len(tasks)
+            if kind == ALL:
+                for t in tasks:
+                    out.append((t, payload, n))
+            elif kind == LOWEST or nt == 1:
+                if kind != DIRECT:
+                    out.append((tasks[0], payload, n))
+            elif kind == SHUFFLE:
+                if stream is None:
+                    stream = batch.stream.SerializeToString()
+                start = _start_for(route, src)
+                for k in range(min(nt, n)):
+                    total = 0
+                    for i in range(k, n, nt):
+                        order[total] = i
+                        total += 1
+                    out.append((tasks[(start + k) % nt],
+                                _part(stream, src, p, starts, sizes, order, total), total))
+                route.next_by_src[src] = (start + n) % nt
+            elif kind == FIELDS:
+                if stream is None:
+                    stream = batch.stream.SerializeToString()
+                width = batch.key_hash_width or 1
+                column = route.key_column if width > 1 else 0
+                counts = <Py_ssize_t*>PyMem_Malloc(2 * (nt + 1) * sizeof(Py_ssize_t))
+                if counts == NULL:
+                    raise MemoryError()
+                fill = counts + nt + 1
+                try:
+                    for k in range(nt + 1):
+                        counts[k] = 0
+                    for i in range(n):
+                        bucket[i] = _hash_at(hashes, i * width + column) % <uint32_t>nt
+                        counts[bucket[i] + 1] += 1
+                    for k in range(nt):
+                        counts[k + 1] += counts[k]
+                        fill[k] = counts[k]
+                    for i in range(n):
+                        order[fill[bucket[i]]] = i
+                        fill[bucket[i]] += 1
+                    for k in range(nt):
+                        total = counts[k + 1] - counts[k]
+                        if total:
+                            out.append((tasks[k], _part(stream, src, p, starts, sizes,
+                                                        order + counts[k], total), total))
+                finally:
+                    PyMem_Free(counts)
+                    counts = NULL
+            # DIRECT without explicit destinations: nothing (the emitter names the task)
+    finally:
+        PyMem_Free(starts)
+        PyMem_Free(order)
+        PyMem_Free(bucket)
+    return out
+
+
+cdef list _split_then_rebatch(object batch, object payload, list routes, Py_ssize_t n):
+    """The reference: ``split_batch``, then ``rebatch`` of each list of values."""
+    return [(task, rebatch(batch, part), len(part)) if isinstance(part, list)
+            else (task, part, n) for task, part in split_batch(batch, payload, routes)]
+
 
 # -- XOR tracking ----------------------------------------------------------------------
 # A table of root key -> running XOR, open addressing with linear probing. Stored values

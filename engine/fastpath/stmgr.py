@@ -3,7 +3,8 @@
 where it is not built.
 
 What runs per row at a Stream Manager lives here: splitting a batch per destination
-task by its grouping (``split_batch``, ``split_indices``, ``rebatch``), the XOR
+task by its grouping (``split_batch``, ``split_indices``, ``rebatch``,
+``split_rebatched``), the XOR
 bookkeeping of tuple trees in rotating buckets (``RotatingXorMap``, ``XorManager``), and
 the at-least-once work around it (``AckTracker``: a key per copy sent, emits and acks
 applied or forwarded in order, completions and failures for the spouts, ``ControlOut``).
@@ -27,7 +28,7 @@ from __future__ import annotations
 from engine.fastpath.stmgr_acking import ACK, EMIT, FAIL, AckTracker, ControlOut, edge_keys
 from engine.fastpath.stmgr_routing import (ALL, DIRECT, FIELDS, LOWEST, SHUFFLE, check_control,
                                            check_routing, check_tracked, rebatch, split_batch,
-                                           split_indices)
+                                           split_indices, split_rebatched)
 from engine.fastpath.stmgr_xor import RotatingXorMap, XorManager
 
 #: False here, True in the compiled twin: which one a caller holds.
@@ -47,4 +48,4 @@ def reset_path_counts() -> None:
 __all__ = ["ACK", "ALL", "COMPILED", "DIRECT", "EMIT", "FAIL", "FIELDS", "LOWEST", "SHUFFLE",
            "AckTracker", "ControlOut", "RotatingXorMap", "XorManager", "check_control",
            "check_routing", "check_tracked", "edge_keys", "path_counts", "rebatch",
-           "reset_path_counts", "split_batch", "split_indices"]
+           "reset_path_counts", "split_batch", "split_indices", "split_rebatched"]

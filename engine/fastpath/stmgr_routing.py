@@ -138,6 +138,16 @@ def rebatch(batch: Any, values: list[bytes]) -> bytes:
     return out.SerializeToString()
 
 
+def split_rebatched(batch: Any, payload: bytes, routes: Iterable[Any]
+                    ) -> list[tuple[int, bytes, int]]:
+    """``[(task, batch payload, rows)]``: ``split_batch`` with each part that is a list of
+    values rebatched, and each part's row count (the Stream Manager's at-most-once
+    route; the compiled twin writes the parts straight from the payload's bytes)."""
+    n = len(batch.values)
+    return [(task, rebatch(batch, part), len(part)) if isinstance(part, list) else (task, part, n)
+            for task, part in split_batch(batch, payload, routes)]
+
+
 def split_indices(batch: Any, routes: Iterable[Any]) -> list[tuple[int, list[int]]]:
     """``[(task, row indices)]``: the tracked (at-least-once) path, where every copy needs
     its own key and its tuple's roots, so destinations are worked out per row."""

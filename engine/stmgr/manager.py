@@ -26,7 +26,7 @@ from engine.network.credits import (CREDIT, CreditLedger, capacities, decode_cre
 from engine.network.watermarks import blame_wait_watermarks, wait_watermarks, watermarks
 from engine.stmgr.backpressure import Backpressure, InstanceBackpressure
 from engine.stmgr.outbox import Outbox
-from engine.stmgr.routing import build_routes, rebatch, split_batch
+from engine.stmgr.routing import build_routes, split_rebatched
 from engine.stmgr.stateful import (DOWNSTREAM_MARKER, FROM_INSTANCE, StatefulRole,
                                    upstream_tasks)
 
@@ -363,12 +363,7 @@ class StreamManager:
             for task, part, count in self.acks.route_tracked(batch, routes):
                 self._deliver(task, TUPLE_BATCH, part, count, batch.src_task_id, "data")
             return
-        for task, part in split_batch(batch, payload, routes):
-            if isinstance(part, list):
-                count = len(part)
-                part = rebatch(batch, part)
-            else:
-                count = n
+        for task, part, count in split_rebatched(batch, payload, routes):
             self._deliver(task, TUPLE_BATCH, part, count, batch.src_task_id, "data")
 
     def _route_done(self, payload: bytes) -> None:

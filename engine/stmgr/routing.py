@@ -6,7 +6,8 @@ emitting instance computed; all copies to every task; global (lowest) sends ever
 to the lowest task id; none is shuffle; local-or-shuffle prefers the consumer's tasks in
 this container; direct and ``need_task_ids`` emits carry explicit destinations.
 
-The per-tuple work (``split_batch``, ``split_indices``, ``rebatch``) is the selected
+The per-tuple work (``split_batch``, ``split_indices``, ``rebatch``, ``split_rebatched``)
+is the selected
 implementation's (``engine.fastpath.stmgr_path``: compiled when built, else its
 pure-Python twin ``engine.fastpath.stmgr``, with the same results and errors); building
 the routes from the plan is here.
@@ -29,6 +30,8 @@ split_batch = stmgr_path.split_batch
 split_indices = stmgr_path.split_indices
 #: ``rebatch(batch, values)``: the serialized batch of the same stream holding ``values``
 rebatch = stmgr_path.rebatch
+#: ``split_rebatched(batch, payload, routes)``: ``[(task, batch payload, rows)]``
+split_rebatched = stmgr_path.split_rebatched
 
 
 @dataclass

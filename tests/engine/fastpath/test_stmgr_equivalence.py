@@ -190,6 +190,51 @@ def test_split_batch_and_rebatch_identical(compiled_stmgr: ModuleType, pure_stmg
                    handed=("split_batch", "rebatch"))
 
 
+def test_split_rebatched_identical(compiled_stmgr: ModuleType, pure_stmgr: ModuleType,
+                                  compiled_share: Any) -> None:
+    """The Stream Manager's at-most-once route: the compiled twin writes each task's
+    batch straight from the payload's bytes, and must give the bytes, row counts, tasks
+    and shuffle positions the reference gives (``split_batch`` then ``rebatch``)."""
+    @SETTINGS
+    @given(tuple_batches(), route_specs())
+    @example(DIRECT_BATCH, [DIRECT_ROUTE])
+    @example(SHUFFLED_BATCH, [SHUFFLE_ROUTE, ("fields", (3, 4, 9), 0, {}, 7, None)])
+    @example(tuple_pb2.TupleBatch(src_task_id=1, values=[b"a", b"b"], root_counts=[1, 1],
+                                  root_tasks=[1, 1], root_keys=[3, 4]).SerializeToString(),
+             [SHUFFLE_ROUTE])
+    def check(payload: bytes, specs: list) -> None:
+        routes_c, routes_p = make_routes(specs), make_routes(specs)
+        got = outcome(compiled_stmgr.split_rebatched, parse(payload), payload, routes_c)
+        want = outcome(pure_stmgr.split_rebatched, parse(payload), payload, routes_p)
+        assert got == want
+        assert route_state(routes_c) == route_state(routes_p)
+        if got[0] == "ok":
+            for _, part, rows in got[1]:
+                assert len(parse(part).values) == rows
+
+    compiled_share(compiled_stmgr, check, "split_rebatched", handed=("split_rebatched",))
+
+
+def test_split_rebatched_takes_the_reference_for_what_it_does_not_scan(
+        compiled_stmgr: ModuleType, pure_stmgr: ModuleType) -> None:
+    """A payload protobuf reads but laid out otherwise than protobuf writes it (key hashes
+    unpacked, values split by an unknown field, a truncated tail) is routed exactly as
+    the reference routes it, never misread."""
+    routes = [("fields", (3, 4), 0, {}, 7, None), ("shuffle", (5, 6), 0, {}, 3, None)]
+    written = tuple_pb2.TupleBatch(src_task_id=2, values=[b"a", b"bb"], key_hashes=[7, 8])
+    payload = written.SerializeToString()
+    unpacked = (b"\x10\x02\x1a\x01a\x1a\x02bb" + b"\x2d" + (7).to_bytes(4, "little")
+                + b"\x2d" + (8).to_bytes(4, "little"))
+    unknown = payload + b"\xa0\x06\x01"
+    for variant in (payload, unpacked, unknown):
+        got = outcome(compiled_stmgr.split_rebatched, parse(variant), variant,
+                      make_routes(routes))
+        want = outcome(pure_stmgr.split_rebatched, parse(variant), variant, make_routes(routes))
+        assert got == want and got[0] == "ok"
+    assert compiled_stmgr.split_rebatched(parse(payload), payload, make_routes(routes)) == \
+        pure_stmgr.split_rebatched(parse(unpacked), unpacked, make_routes(routes))
+
+
 def test_rebatch_of_odd_values_is_protobufs(compiled_stmgr: ModuleType,
                                             pure_stmgr: ModuleType) -> None:
     batch = tuple_pb2.TupleBatch(src_task_id=-5)
