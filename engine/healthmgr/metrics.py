@@ -18,6 +18,11 @@ What the engine must publish (see ``docs/health-manager.md``):
   Heron reads ``__execute-count/default``, the engine counts all streams together).
 * ``__execute-latency``: by the instance, the mean milliseconds per execute (a gauge);
   used only to estimate capacity when it was never observed under backpressure.
+* ``__time-spent-back-pressure-initiated-ms``: by each Stream Manager, the milliseconds
+  it has held the spouts back for its own queues, whatever tripped it (bytes or the
+  time watermark; a counter). Only the bytes blame an instance, so the Health Manager
+  shares what no instance was blamed for among the instances with bytes waiting
+  (:data:`UNBLAMED_BACK_PRESSURE`, derived by :class:`~engine.healthmgr.source.SnapshotHistory`).
 """
 
 from __future__ import annotations
@@ -35,6 +40,15 @@ EXECUTE_COUNT = "__execute-count"
 #: instance metric: mean execute latency (gauge, ms)
 EXECUTE_LATENCY = "__execute-latency"
 
+#: Stream Manager metric: ms it has held its spouts back for its own queues, whether a
+#: queue went over the high watermark in bytes or its oldest message waited too long
+#: (counter, ms; the manager's own, not per instance)
+BACK_PRESSURE_INITIATED = "__time-spent-back-pressure-initiated-ms"
+#: derived by the Health Manager, not published: of a Stream Manager's backpressure that
+#: no instance was blamed for (the time watermark's), this instance's share by the bytes
+#: waiting for it (counter, ms, from 0 when the Health Manager first saw the instance)
+UNBLAMED_BACK_PRESSURE = "healthmgr:unblamed_back_pressure/{instance}"
+
 #: Heron's cap on backpressure per second: a second holds at most 1000 ms of it
 MAX_BACK_PRESSURE_MS_PER_S = 1000.0
 
@@ -45,6 +59,22 @@ def metric_name(template: str, instance: str) -> str:
     """The name a metric is published under for ``instance`` (templates without a
     placeholder, such as ``__execute-count``, are published by the instance itself)."""
     return template.format(instance=instance)
+
+
+def instance_in(template: str, name: str) -> str | None:
+    """The instance id in ``name`` when it is ``template`` published for some instance
+    (``instance_in(WAIT_QUEUE, "__connection_buffer_by_instanceid/x/bytes") == "x"``)."""
+    prefix, _, suffix = template.partition("{instance}")
+    if len(name) <= len(prefix) + len(suffix) or not name.startswith(prefix) \
+            or not name.endswith(suffix):
+        return None
+    return name[len(prefix):len(name) - len(suffix)]
+
+
+def counter_increase(before: float, after: float) -> float:
+    """How much a cumulative counter grew from ``before`` to ``after``; a counter that went
+    down was restarted with its process, so it grew by its new value."""
+    return after - before if after >= before else after
 
 
 @dataclass(frozen=True)
@@ -127,7 +157,7 @@ def counter_rates(samples: Sequence[Sample], *, cap: float | None = None) -> Ser
         dt = t1 - t0
         if dt <= 0 or not (math.isfinite(v0) and math.isfinite(v1)):
             continue
-        increase = v1 - v0 if v1 >= v0 else v1
+        increase = counter_increase(v0, v1)
         rate = increase / dt
         if cap is not None:
             rate = min(rate, cap)

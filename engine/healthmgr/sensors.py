@@ -12,8 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from engine.healthmgr.metrics import (BACK_PRESSURE, EMPTY, EXECUTE_COUNT, EXECUTE_LATENCY,
-                                      MAX_BACK_PRESSURE_MS_PER_S, WAIT_QUEUE, Series,
-                                      counter_rates, gauge_series)
+                                      MAX_BACK_PRESSURE_MS_PER_S, UNBLAMED_BACK_PRESSURE,
+                                      WAIT_QUEUE, Series, counter_rates, gauge_series)
 from engine.healthmgr.source import MetricsSource
 from engine.healthmgr.topology import ComponentView
 
@@ -26,13 +26,16 @@ class Sensor:
     """Reads one metric of a component's instances into series.
 
     ``name`` is Heron's sensor class name (the prefix of its ``.duration`` key);
-    ``counter`` says the metric is cumulative and is read as a per-second rate."""
+    ``counter`` says the metric is cumulative and is read as a per-second rate.
+    ``also``: more counters whose rates are added to the metric's at the same polls
+    (an instance without them reads as the metric alone), before ``cap``."""
 
     name: str
     metric: str
     counter: bool
     duration: float = DEFAULT_DURATION_SECS
     cap: float | None = None
+    also: tuple[str, ...] = ()
 
     def read(self, source: MetricsSource, component: ComponentView, now: float,
              not_before: float | None = None) -> dict[str, Series]:
@@ -40,18 +43,39 @@ class Sensor:
         if not_before is not None:
             start = max(start, not_before)
         raw = source.fetch(component.name, self.metric, start, now)
+        extra = [source.fetch(component.name, m, start, now) for m in self.also]
         out: dict[str, Series] = {}
         for instance in component.instances:
             samples = sorted(raw.get(instance, ()))
-            out[instance] = (counter_rates(samples, cap=self.cap) if self.counter
-                             else gauge_series(samples))
+            if not self.counter:
+                out[instance] = gauge_series(samples)
+                continue
+            rates = counter_rates(samples, cap=None if extra else self.cap)
+            if extra:
+                rates = _added(rates, [counter_rates(sorted(e.get(instance, ())))
+                                       for e in extra], self.cap)
+            out[instance] = rates
         return out
 
 
+def _added(base: Series, extra: list[Series], cap: float | None) -> Series:
+    """``base`` with the values of ``extra`` at the same times added, then capped; the
+    times and spans stay ``base``'s (every metric comes from the same polls)."""
+    lookups = [dict(zip(e.times, e.values)) for e in extra]
+    values = []
+    for t, v in zip(base.times, base.values):
+        v += sum(look.get(t, 0.0) for look in lookups)
+        values.append(min(v, cap) if cap is not None else v)
+    return Series(base.times, tuple(values), base.spans)
+
+
 def back_pressure_sensor(duration: float = DEFAULT_DURATION_SECS) -> Sensor:
-    """ms of backpressure per second caused by each instance, capped at 1000."""
+    """ms of backpressure per second caused by each instance, capped at 1000: what its
+    Stream Manager blamed it for, plus its share of what the manager blamed nobody for
+    (the time watermark's pauses, engine/healthmgr/blame.py), without which a slow
+    instance under byte credits can hold the spouts still for whole windows unseen."""
     return Sensor("BackPressureSensor", BACK_PRESSURE, True, duration,
-                  MAX_BACK_PRESSURE_MS_PER_S)
+                  MAX_BACK_PRESSURE_MS_PER_S, also=(UNBLAMED_BACK_PRESSURE,))
 
 
 def buffer_size_sensor(duration: float = DEFAULT_DURATION_SECS) -> Sensor:

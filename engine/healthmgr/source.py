@@ -8,7 +8,11 @@ with every poll (``values`` and ``components`` shaped as the tracker's
 source (a metrics cache, a tracker over HTTP) only has to implement ``fetch``.
 
 Samples are raw: counters as the cumulative values published, gauges as they are. The
-sensors turn them into rates, so the source needs no knowledge of metric kinds.
+sensors turn them into rates, so the source needs no knowledge of metric kinds. One
+metric is derived as polls arrive, because it needs a Stream Manager's metrics at two
+consecutive polls, which are summed away afterwards: ``UNBLAMED_BACK_PRESSURE``, each
+instance's share of its Stream Manager's backpressure that no instance was blamed for
+(engine/healthmgr/blame.py); it reads as a counter like the rest.
 """
 
 from __future__ import annotations
@@ -19,7 +23,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from engine.healthmgr.metrics import Sample, metric_name
+from engine.healthmgr.blame import unblamed_shares
+from engine.healthmgr.metrics import UNBLAMED_BACK_PRESSURE, Sample, metric_name
 
 
 class MetricsSource(Protocol):
@@ -70,6 +75,11 @@ class SnapshotHistory:
             raise ValueError("keep_secs must be positive")
         self.keep_secs = keep_secs
         self._snapshots: list[_Snapshot] = []
+        #: system process id -> (time, metrics) of its latest poll: the "before" of the
+        #: next poll's unblamed shares
+        self._system_before: dict[str, tuple[float, dict[str, float]]] = {}
+        #: instance id -> cumulative ms of unblamed backpressure shared to it
+        self._unblamed_ms: dict[str, float] = {}
 
     def __len__(self) -> int:
         return len(self._snapshots)
@@ -91,19 +101,35 @@ class SnapshotHistory:
         own: dict[str, dict[str, float]] = {}
         shared: dict[str, float] = {}
         user_components: dict[str, str] = {}
+        unblamed_of: set[str] = set()
         for source, metrics in values.items():
             component = components.get(source, "")
             parsed = {name: n for name, v in metrics.items() if (n := _number(v)) is not None}
             if component.startswith("__"):
                 for name, n in parsed.items():
                     shared[name] = shared.get(name, 0.0) + n
+                unblamed_of |= self._share_unblamed(source, time, parsed)
             else:
                 own[source] = parsed
                 user_components[source] = component
+        for instance in unblamed_of:
+            shared[metric_name(UNBLAMED_BACK_PRESSURE, instance)] = self._unblamed_ms[instance]
         self._snapshots.append(_Snapshot(time, own, shared, user_components))
         horizon = time - self.keep_secs
         cut = bisect.bisect_left([s.time for s in self._snapshots], horizon)
         del self._snapshots[:cut]
+
+    def _share_unblamed(self, process: str, time: float,
+                        metrics: dict[str, float]) -> set[str]:
+        """Add the unblamed backpressure of system process ``process`` since its previous
+        poll to its local instances' counters; the instances it publishes metrics for."""
+        previous = self._system_before.get(process)
+        self._system_before[process] = (time, metrics)
+        shares = unblamed_shares(previous[1] if previous else {}, metrics,
+                                 time - previous[0] if previous else 0.0)
+        for instance, ms in shares.items():
+            self._unblamed_ms[instance] = self._unblamed_ms.get(instance, 0.0) + ms
+        return set(shares)
 
     def fetch(self, component: str, metric: str, start: float,
               end: float) -> dict[str, list[Sample]]:

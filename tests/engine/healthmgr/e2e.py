@@ -14,10 +14,11 @@ import collections
 import json
 import re
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tests.e2e.heron.helpers import complete_text, json_lines
+from tests.e2e.heron.helpers import complete_text, json_lines, wait_until
 from tests.engine.cli.conftest import heron
 
 PROJECT = Path(__file__).resolve().parents[2] / "e2e" / "heron" / "projects" / "autoscale"
@@ -106,6 +107,20 @@ def submit(tmp_path: Path, rate: int, name: str = NAME,
                       "-o", f"e2e.rate_file={rate_file}", *extra)
     assert submitted.exit_code == 0, submitted.output
     return out, rate_file
+
+
+def kill_and_wait(name: str, live_processes: Callable[[], list], timeout: float = 15.0) -> Any:
+    """``heron kill NAME``, then wait (at most ``timeout`` s) until no process of the
+    test's HERON_HOME is alive; the kill's result. For a test's ``finally``: ``heron
+    kill`` returns once it has stopped the scheduler and signalled the rest, not once
+    every process has exited, and the ``sweep`` fixture looks right after the test. A
+    test that failed never reached its own wait after the kill, so processes still
+    exiting were reported as "processes left running" on top of the real failure. A
+    process that outlives the wait is still the sweep's to report (and kill)."""
+    try:
+        return heron("kill", name)
+    finally:
+        wait_until(lambda: not live_processes(), timeout=timeout)
 
 
 def working_dir(home: Path, name: str = NAME) -> Path:

@@ -3,8 +3,10 @@
 :func:`record` plays a bolt's instances for a while and keeps every poll in a
 :class:`SnapshotHistory` exactly as the engine will: metric values as text, the
 per-instance backpressure and wait-queue metrics published by the instance's Stream
-Manager (``stmgr-<container>``, component ``__stmgr__``), ``__execute-count`` by the
-instance. Counters are cumulative, noise is seeded so every run sees the same series.
+Manager (``stmgr-<container>``, component ``__stmgr__``), with the manager's own total of
+backpressure it initiated (``__time-spent-back-pressure-initiated-ms``: what it blamed
+its instances for, plus the time watermark's pauses it blamed nobody for),
+``__execute-count`` by the instance. Counters are cumulative, noise is seeded so every run sees the same series.
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from engine.healthmgr.metrics import BACK_PRESSURE, EXECUTE_COUNT, EXECUTE_LATENCY, WAIT_QUEUE
+from engine.healthmgr.metrics import (BACK_PRESSURE, BACK_PRESSURE_INITIATED, EXECUTE_COUNT,
+                                      EXECUTE_LATENCY, WAIT_QUEUE)
 from engine.healthmgr.source import SnapshotHistory
 from engine.healthmgr.topology import ComponentView, TopologyView
 
@@ -28,6 +31,10 @@ class Profile:
     bp: float | Callable[[float], float] = 0.0       # ms of backpressure caused per second
     queue: float | Callable[[float], float] = 0.0    # bytes waiting at its Stream Manager
     latency_ms: float | None = None                  # mean execute latency, if published
+    #: ms per second its queue kept its Stream Manager's spouts paused without the
+    #: manager blaming it (the time watermark: its oldest message waited too long while
+    #: its bytes stayed under the high watermark)
+    held: float | Callable[[float], float] = 0.0
     jitter: float = 0.0                              # relative noise on every sample
 
 
@@ -71,12 +78,14 @@ def record(components: Mapping[str, list[Profile]], *, secs: float = 300.0,
         rec.layout[name] = {instance_id(name, task + k, 1 + (task + k) % containers):
                             1 + (task + k) % containers for k in range(len(profiles))}
         task += len(profiles)
+    held_totals: dict[str, float] = getattr(rec, "_held", {})
     steps = int(round(secs / period))
     for step in range(0 if recording is None else 1, steps + 1):
         now = first + step * period
         t = now - START
         values: dict[str, dict[str, str]] = {}
         owners: dict[str, str] = {}
+        held: dict[str, float] = {}  # stmgr -> ms/s it initiated backpressure this step
         task = 0
         for name, profiles in components.items():
             for k, p in enumerate(profiles):
@@ -87,7 +96,10 @@ def record(components: Mapping[str, list[Profile]], *, secs: float = 300.0,
                 acc = totals.setdefault(iid, {"exec": 0.0, "bp": 0.0})
                 if step > 0:
                     acc["exec"] += max(0.0, _at(p.rate, t)) * period * noise()
-                    acc["bp"] += min(1000.0, max(0.0, _at(p.bp, t) * noise())) * period
+                    blamed = min(1000.0, max(0.0, _at(p.bp, t) * noise()))
+                    acc["bp"] += blamed * period
+                    caused = min(1000.0, blamed + max(0.0, _at(p.held, t)))
+                    held[stmgr] = max(held.get(stmgr, 0.0), caused)
                 own = values.setdefault(iid, {})
                 own[EXECUTE_COUNT] = str(int(acc["exec"]))
                 if p.latency_ms is not None:
@@ -99,7 +111,11 @@ def record(components: Mapping[str, list[Profile]], *, secs: float = 300.0,
                 shared[WAIT_QUEUE.format(instance=iid)] = \
                     str(int(max(0.0, _at(p.queue, t) * noise())))
             task += len(profiles)
+        for stmgr in [s for s, owner in owners.items() if owner == "__stmgr__"]:
+            held_totals[stmgr] = held_totals.get(stmgr, 0.0) + held.get(stmgr, 0.0) * period
+            values[stmgr][BACK_PRESSURE_INITIATED] = str(int(held_totals[stmgr]))
         rec.history.record(now, values, owners)
     rec.end = first + steps * period
     rec._totals = totals  # type: ignore[attr-defined]
+    rec._held = held_totals  # type: ignore[attr-defined]
     return rec

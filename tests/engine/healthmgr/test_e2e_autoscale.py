@@ -23,8 +23,8 @@ from engine.statemgr import open_state_manager
 from tests.e2e.heron.helpers import wait_until
 from tests.engine.cli.conftest import (heron, heron_home, live_processes,  # noqa: F401
                                        real_engine, sweep)
-from tests.engine.healthmgr.e2e import (NAME, WAIT_SECS, actions, health, ledger, parallelism,
-                                        sink_counts, submit)
+from tests.engine.healthmgr.e2e import (NAME, WAIT_SECS, actions, health, kill_and_wait, ledger,
+                                        parallelism, sink_counts, submit)
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(420)]
 
@@ -72,7 +72,8 @@ def test_scales_up_under_backpressure_and_down_when_the_load_drops(
             rate_file.write_text("60")
             assert wait_until(lambda: actions(health(), "over_provisioning"), timeout=75), \
                 f"never scaled down from {peak}: {health()[-10:]}"
-            assert wait_until(lambda: parallelism(state, "slow") < peak, timeout=30)
+            assert wait_until(lambda: parallelism(state, "slow") < peak, timeout=30), \
+                f"the scale-down never reached the plan: {actions(health())}"
             down = actions(health(), "over_provisioning")[0]
             assert down["status"] == "applied" and down["target"] < down["current"]
             # every action waited for the previous one's wait
@@ -87,7 +88,7 @@ def test_scales_up_under_backpressure_and_down_when_the_load_drops(
                               timeout=90), \
                 f"ids never acked: {sorted(ledger(out)[0] - ledger(out)[1])[:20]}"
         finally:
-            killed = heron("kill", NAME)
+            killed = kill_and_wait(NAME, live_processes)
     assert killed.exit_code == 0, killed.output
     emitted, _ = ledger(out)
     assert sink_counts(out) == collections.Counter(f"w{n % 7}" for n in emitted)
@@ -117,6 +118,6 @@ def test_a_restarted_health_manager_keeps_the_wait_after_its_last_action(
             later = [a for a in actions(health()) if a["time"] > first["time"]]
             assert all(a["time"] >= first["time"] + WAIT_SECS - 0.5 for a in later), later
         finally:
-            killed = heron("kill", NAME)
+            killed = kill_and_wait(NAME, live_processes)
     assert killed.exit_code == 0, killed.output
     assert wait_until(lambda: not live_processes(), timeout=15)

@@ -25,8 +25,8 @@ from tests.engine.cli.conftest import (heron, heron_home, live_processes,  # noq
 from tests.engine.healthmgr.e2e import (INSTANCE_ID, INTERVAL_SECS, NAME, NOISE_MS_PER_S,
                                         WAIT_SECS, WINDOW_SECS, BackPressureMeter, actions,
                                         all_acked, expected_counts, health, instances_by_task,
-                                        ledger, of_type, parallelism, sink_counts, sleep_until,
-                                        submit, working_dir)
+                                        kill_and_wait, ledger, of_type, parallelism, sink_counts,
+                                        sleep_until, submit, working_dir)
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(150)]
 
@@ -89,7 +89,7 @@ def test_a_policy_deactivated_after_a_scale_up_takes_no_action_while_backpressur
             assert any(r["time"] == second["time"] for r in of_type(records, "symptom",
                                                                       "back_pressure"))
         finally:
-            killed = heron("kill", NAME)
+            killed = kill_and_wait(NAME, live_processes)
     assert killed.exit_code == 0, killed.output
     assert wait_until(lambda: not live_processes(), timeout=15)
 
@@ -125,7 +125,7 @@ def test_a_hot_key_is_reported_as_data_skew_on_its_instance_and_not_scaled(
             assert not actions(records), actions(records)
             assert parallelism(state, "slow", HOTKEY) == 3
         finally:
-            killed = heron("kill", HOTKEY)
+            killed = kill_and_wait(HOTKEY, live_processes)
     assert killed.exit_code == 0, killed.output
     assert wait_until(lambda: not live_processes(), timeout=15)
 
@@ -154,9 +154,7 @@ def test_an_instance_slow_until_restarted_gets_one_container_restart_and_a_new_p
             before = read_pid_file(pids / f"{flaky}.pid")
             assert before is not None and before.pid == int(marker.read_text())
 
-            # under byte credits a window in which the slow instance's peers are starved
-            # (which is what tells it from a hot key) can take a few windows to come
-            assert wait_until(lambda: actions(health(RESTART)), timeout=120), \
+            assert wait_until(lambda: actions(health(RESTART)), timeout=60), \
                 f"no restart: {health(RESTART)[-10:]}"
             (restart,) = actions(health(RESTART))
             assert (restart["kind"], restart["diagnosis"], restart["status"],
@@ -181,7 +179,7 @@ def test_an_instance_slow_until_restarted_gets_one_container_restart_and_a_new_p
             assert wait_until(lambda: all_acked(out), timeout=60), \
                 f"ids never acked: {sorted(ledger(out)[0] - ledger(out)[1])[:20]}"
         finally:
-            killed = heron("kill", RESTART)
+            killed = kill_and_wait(RESTART, live_processes)
     assert killed.exit_code == 0, killed.output
     emitted, _ = ledger(out)
     assert sink_counts(out) == expected_counts(emitted)

@@ -27,7 +27,7 @@ from engine.statemgr import open_state_manager
 from tests.e2e.heron.helpers import wait_until
 from tests.engine.cli.conftest import (heron, heron_home, live_processes,  # noqa: F401
                                        real_engine, sweep)
-from tests.engine.healthmgr.e2e import actions, health, of_type, parallelism
+from tests.engine.healthmgr.e2e import actions, health, kill_and_wait, of_type, parallelism
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
@@ -95,7 +95,7 @@ def test_the_health_manager_scales_a_keyed_counting_bolt_and_every_count_is_exac
                                    f"{list(missing)[:5]}), {sum(repeated.values())} extra "
                                    f"(e.g. {list(repeated)[:5]})")
         finally:
-            killed = heron("kill", NAME)
+            killed = kill_and_wait(NAME, live_processes, timeout=30)
     assert killed.exit_code == 0, killed.output
     assert wait_until(lambda: not live_processes(), timeout=30), \
         [p.cmdline() for p in live_processes()]

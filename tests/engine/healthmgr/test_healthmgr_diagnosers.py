@@ -148,3 +148,35 @@ def test_a_slow_instance_whose_shuffle_grouped_peers_starve_is_a_slow_instance()
     busy = record({"count": [Profile(rate=20, bp=900, queue=20_000, latency_ms=50.0),
                              Profile(rate=5), Profile(rate=0)]})
     assert [d.kind for d in diagnose(measured(busy))] != [DiagnosisKind.SLOW_INSTANCE]
+
+
+def test_a_slow_instance_whose_stream_manager_pauses_by_the_time_watermark_is_restarted():
+    # the e2e_restart picture under byte credits: the slow instance's oldest message
+    # waits past the time watermark, so its Stream Manager keeps the spouts paused all
+    # window long, while the bytes waiting for it stay under the high watermark and it is
+    # never blamed; its shuffle-grouped peers execute nothing
+    from engine.healthmgr.policies.auto_restart import AutoRestartPolicy
+    from engine.healthmgr.policies.config import parse_health_config
+    from engine.healthmgr.records import ActionKind
+
+    def slow_one(held: float):
+        return record({"count": [Profile(rate=20, bp=0, held=held, queue=12_000,
+                                          latency_ms=50.0, jitter=0.05),
+                                  Profile(rate=0, latency_ms=1.1), Profile(rate=0)]},
+                      secs=10.0, period=1.0)
+
+    config = parse_health_config({"heron.topology.healthmgr.mode": "cluster",
+                                  "heron.class.health.policies":
+                                      ["auto-restart-backpressure-container"]})
+    policy = AutoRestartPolicy(config.policies[0])
+    rec = slow_one(held=950)
+    result = policy.evaluate(rec.history, rec.view(), rec.end, None, CapacityEstimates())
+    assert [(d.kind, d.instances) for d in result.diagnoses] == [
+        (DiagnosisKind.SLOW_INSTANCE, ("container_1_count_0",))]
+    assert result.action is not None and result.action.kind is ActionKind.RESTART_CONTAINER
+    assert result.action.container == rec.layout["count"]["container_1_count_0"]
+    # what the Health Manager saw before it read the Stream Manager's own total: the
+    # symptoms of skew, no backpressure, no diagnosis, no restart
+    rec = slow_one(held=0)
+    result = policy.evaluate(rec.history, rec.view(), rec.end, None, CapacityEstimates())
+    assert result.diagnoses == [] and result.action is None
