@@ -87,11 +87,12 @@ cdef enum:
     _F_ADD_ROW
     _F_SETTLE
     _F_EXPIRE
+    _F_ENCODE_CONTROL
     _NFUNCS
 
 _FUNCTIONS = ("pack_row", "key_hash", "pack_row_hash", "append_key_hashes", "encode_batch",
               "make_tuples", "StreamOut.add_row", "PendingTable.settle",
-              "PendingTable.expire")
+              "PendingTable.expire", "encode_control")
 cdef unsigned long long _calls[_NFUNCS]
 cdef unsigned long long _handed[_NFUNCS]
 cdef unsigned long long _handoffs = 0
@@ -463,6 +464,82 @@ def encode_batch(src_task, component, stream, values, key_hash_width, key_hashes
             return _pure.encode_batch(src_task, component, stream, values, key_hash_width,
                                       key_hashes, dest_counts, dest_tasks, root_counts,
                                       root_tasks, root_keys)
+        return take(&_out)
+    finally:
+        release(&_out)
+
+# -- a bolt's acks and fails as one ControlBatch ---------------------------------------
+cdef bint _control_entry(object item, Py_ssize_t* nroots):
+    """Whether ``item`` is ``(kind, ((root task, root key)..., tuple key))`` with every
+    number exactly of its field's type and range (a kind ControlKind names); counts its
+    roots."""
+    cdef object entry, tree, root
+    if type(item) is not tuple or len(<tuple>item) != 2:
+        return False
+    if type(item[0]) is not int or not (1 <= item[0] <= 3):
+        return False
+    entry = item[1]
+    if type(entry) is not tuple or len(<tuple>entry) != 2 or not _uint64(entry[1]):
+        return False
+    tree = entry[0]
+    if type(tree) is not tuple:
+        return False
+    for root in <tuple>tree:
+        if (type(root) is not tuple or len(<tuple>root) != 2 or not _int32(root[0])
+                or not _uint64(root[1])):
+            return False
+    nroots[0] += len(<tuple>tree)
+    return True
+
+cdef inline void _column_head(int field, Py_ssize_t size):
+    put_varint(&_out, (field << 3) | 2)
+    put_varint(&_out, size)
+
+def encode_control(src_task, list settled):
+    """The serialized ``ControlBatch`` of a bolt's settled inputs, byte for byte what
+    protobuf writes (``codec.encode_control``); anything not exactly of its field's type
+    and range is left to protobuf, for its own result or error."""
+    cdef Py_ssize_t n = len(settled), roots = 0, size, k
+    cdef object item, tree, root
+    _calls[_F_ENCODE_CONTROL] += 1
+    if not _int32(src_task):
+        _to_twin(_F_ENCODE_CONTROL)
+        return _pure.encode_control(src_task, settled)
+    for item in settled:
+        if not _control_entry(item, &roots):
+            _to_twin(_F_ENCODE_CONTROL)
+            return _pure.encode_control(src_task, settled)
+    _out.len = 0
+    try:
+        put_byte(&_out, 0x08)
+        put_varint(&_out, <uint64_t><int64_t>(<long long>src_task))
+        if n:
+            _column_head(2, n)  # kinds: 1-3, one byte each
+            for item in settled:
+                put_byte(&_out, <uint8_t>(<long>item[0]))
+            size = 0
+            for item in settled:
+                size += varint_size(<uint64_t>len(<tuple>item[1][0]))
+            _column_head(3, size)
+            for item in settled:
+                put_varint(&_out, <uint64_t>len(<tuple>item[1][0]))
+        if roots:
+            size = 0
+            for item in settled:
+                for root in <tuple>item[1][0]:
+                    size += varint_size(<uint64_t><int64_t>(<long long>root[0]))
+            _column_head(4, size)
+            for item in settled:
+                for root in <tuple>item[1][0]:
+                    put_varint(&_out, <uint64_t><int64_t>(<long long>root[0]))
+            _column_head(5, 8 * roots)
+            for item in settled:
+                for root in <tuple>item[1][0]:
+                    put_le(&_out, <uint64_t>(<unsigned long long>root[1]), 8)
+        if n:
+            _column_head(6, 8 * n)
+            for item in settled:
+                put_le(&_out, <uint64_t>(<unsigned long long>item[1][1]), 8)
         return take(&_out)
     finally:
         release(&_out)

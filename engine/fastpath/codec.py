@@ -94,6 +94,20 @@ def encode_batch(src_task: int, component: str, stream: str, values: Sequence[by
     return batch.SerializeToString()
 
 
+def encode_control(src_task: int, settled: Sequence[tuple[int, Any]]) -> bytes:
+    """The serialized ``ControlBatch`` of a bolt's settled inputs: ``settled`` holds
+    ``(kind, (roots, tuple key))`` per input acked or failed, ``roots`` its ``(root task,
+    root key)`` pairs; the columns are built here in bulk rather than per ack."""
+    roots = [root for _, (tree, _) in settled for root in tree]
+    return tuple_pb2.ControlBatch(src_task_id=src_task,
+                                  kinds=[kind for kind, _ in settled],
+                                  root_counts=[len(tree) for _, (tree, _) in settled],
+                                  root_tasks=[task for task, _ in roots],
+                                  root_keys=[key for _, key in roots],
+                                  tuple_keys=[key for _, (_, key) in settled]
+                                  ).SerializeToString()
+
+
 def values_of(row: Any, values_type: type | None, width: int, component: str,
               stream: str) -> tuple:
     """One decoded row as the values of a ``Tuple``: a ``values_type`` namedtuple of

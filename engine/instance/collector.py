@@ -39,6 +39,7 @@ UNTRACKED = None
 _key_hash = tuple_codec.key_hash
 _append_key_hashes = tuple_codec.append_key_hashes
 _encode_batch = tuple_codec.encode_batch
+_encode_control = tuple_codec.encode_control
 
 
 #: One declared output stream of this task and the rows waiting to be sent: the tuple
@@ -261,14 +262,7 @@ class InstanceCollector(api_path.CollectorCore):
         """The settled inputs as ControlBatch columns, built here in bulk rather than
         per ack."""
         settled, self._settled = self._settled, []
-        roots = [root for _, (tree, _) in settled for root in tree]
-        batch = tuple_pb2.ControlBatch(src_task_id=self.task,
-                                       kinds=[kind for kind, _ in settled],
-                                       root_counts=[len(tree) for _, (tree, _) in settled],
-                                       root_tasks=[task for task, _ in roots],
-                                       root_keys=[key for _, key in roots],
-                                       tuple_keys=[key for _, (_, key) in settled])
-        self._send([CONTROL_BATCH, batch.SerializeToString()])
+        self._send([CONTROL_BATCH, _encode_control(self.task, settled)])
 
     # -- acking --------------------------------------------------------------------------
     def _anchor_roots(self, anchors: list, stream: str) -> tuple[tuple[int, int], ...]:

@@ -353,6 +353,51 @@ def test_batches_encode_identically(compiled: ModuleType, pure: ModuleType,
     compiled_share(compiled, check, "encode_batch", handed=("encode_batch",))
 
 
+@st.composite
+def settled_inputs(draw: Any) -> tuple:
+    """``encode_control``'s arguments as a bolt's collector passes them (kinds ACK or
+    FAIL, one root per input mostly, a tree of several now and then), or about once in
+    twenty with one entry odd (protobuf's result or error)."""
+    roots = st.tuples(int32s, uint64s)
+    trees = st.one_of(st.tuples(roots), st.lists(roots, max_size=4).map(tuple))
+    settled = draw(st.lists(st.tuples(st.sampled_from([1, 2, 3]), st.tuples(trees, uint64s)),
+                            max_size=30))
+    src = draw(int32s)
+    if draw(one_in(ODD_ONE_IN)):
+        what = draw(st.sampled_from(["src", "kind", "root task", "root key", "key", "shape"]))
+        if what == "src":
+            src = draw(st.sampled_from(ODD["int32"]))
+        else:
+            odd = {"kind": (0, 7, True, IntSub(1)), "root task": tuple(ODD["int32"]),
+                   "root key": tuple(ODD["uint64"]), "key": tuple(ODD["uint64"]),
+                   "shape": ([1, ((), 0)], (1, [(), 0]), (1, (((1, 2),), 0, 3)))}[what]
+            value = draw(st.sampled_from(odd))
+            entry = {"kind": (value, (((1, 2),), 3)), "root task": (1, (((value, 2),), 3)),
+                     "root key": (1, (((1, value),), 3)), "key": (1, (((1, 2),), value)),
+                     "shape": value}[what]
+            settled.insert(draw(st.integers(0, len(settled))), entry)
+    return src, settled
+
+
+def test_acks_and_fails_encode_identically(compiled: ModuleType, pure: ModuleType,
+                                           compiled_share: Any) -> None:
+    """A bolt's ControlBatch (its acks and fails, each with the roots of its tree), as
+    the compiled path writes it and as protobuf does."""
+    @SETTINGS
+    @given(settled_inputs())
+    @example((7, [(1, (((3, 2**64 - 1),), 5)), (2, (((-4, 0), (9, 1)), 0))]))
+    def check(args: tuple) -> None:
+        src, settled = args
+        got = outcome(compiled.encode_control, src, settled)
+        same(got, outcome(pure.encode_control, src, settled))
+        if got[0] == "ok":  # and protobuf reads it back as what was written
+            message = tuple_pb2.ControlBatch.FromString(got[1])
+            assert list(message.kinds) == [kind for kind, _ in settled]
+            assert list(message.tuple_keys) == [key for _, (_, key) in settled]
+
+    compiled_share(compiled, check, "encode_control", handed=("encode_control",))
+
+
 def test_the_common_word_count_batch(compiled: ModuleType, pure: ModuleType) -> None:
     rows_ = [compiled.pack_row(["word", i]) for i in range(1024)]
     hashes = [compiled.key_hash("word")] * 1024
