@@ -18,4 +18,5 @@ export HERON_REQUIRE_COMPILED=1
 export HERON_TEST_REQUIRE_ALL=1
 
 # Two cores: run the suite in one process; tests bound their own run time.
-exec python3 -m pytest "$@"
+# The slowest tests are listed at the end, so a run that grows says where.
+exec python3 -m pytest --durations=25 "$@"
