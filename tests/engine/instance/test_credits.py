@@ -12,15 +12,11 @@ import zmq
 from engine.instance.gateway import TO_STMGR
 from engine.instance.loop import ASSIGNMENT, TUPLE_BATCH, ReadCreditPipe
 from engine.network.credits import CREDIT, decode_credit
+from tests.zmq_pairs import pipe_pair
 
 
 def test_a_batch_is_given_back_after_the_loop_ran_it():
-    ctx = zmq.Context()
-    gateway = ctx.socket(zmq.PAIR)
-    gateway.bind("inproc://credit-pipe")
-    raw = ctx.socket(zmq.PAIR)
-    raw.connect("inproc://credit-pipe")
-    try:
+    with pipe_pair() as (gateway, raw):
         pipe = ReadCreditPipe(raw, lambda: True)
         gateway.send_multipart([TUPLE_BATCH, b"x" * 700])
         gateway.send_multipart([ASSIGNMENT, b"plan"])
@@ -41,19 +37,10 @@ def test_a_batch_is_given_back_after_the_loop_ran_it():
         frames = gateway.recv_multipart()
         assert frames[:2] == [TO_STMGR, CREDIT] and decode_credit(frames[2]) == 300
         assert pipe.given_back == 1000
-    finally:
-        gateway.close(0)
-        raw.close(0)
-        ctx.term()
 
 
 def test_a_busy_bolt_gives_credit_back_a_quarter_at_a_time_and_all_before_waiting():
-    ctx = zmq.Context()
-    gateway = ctx.socket(zmq.PAIR)
-    gateway.bind("inproc://credit-pipe-threshold")
-    raw = ctx.socket(zmq.PAIR)
-    raw.connect("inproc://credit-pipe-threshold")
-    try:
+    with pipe_pair() as (gateway, raw):
         pipe = ReadCreditPipe(raw, lambda: True, capacity=4000)   # gives back at 1,000
         for _ in range(5):
             gateway.send_multipart([TUPLE_BATCH, b"x" * 300])
@@ -79,19 +66,10 @@ def test_a_busy_bolt_gives_credit_back_a_quarter_at_a_time_and_all_before_waitin
         pipe.recv_multipart()                        # something was ready: no return
         assert pipe.owed == 100 and not gateway.poll(20)
         assert pipe.given_back == 1500
-    finally:
-        gateway.close(0)
-        raw.close(0)
-        ctx.term()
 
 
 def test_a_receive_that_would_wait_gives_everything_back_first():
-    ctx = zmq.Context()
-    gateway = ctx.socket(zmq.PAIR)
-    gateway.bind("inproc://credit-pipe-recv")
-    raw = ctx.socket(zmq.PAIR)
-    raw.connect("inproc://credit-pipe-recv")
-    try:
+    with pipe_pair() as (gateway, raw):
         pipe = ReadCreditPipe(raw, lambda: True, capacity=4000)
         gateway.send_multipart([TUPLE_BATCH, b"x" * 200])
         pipe.recv_multipart()
@@ -103,10 +81,6 @@ def test_a_receive_that_would_wait_gives_everything_back_first():
         gateway.send_multipart([ASSIGNMENT, b"plan"])
         waiter.join(5)
         assert received == [[ASSIGNMENT, b"plan"]] and pipe.owed == 0
-    finally:
-        gateway.close(0)
-        raw.close(0)
-        ctx.term()
 
 
 def _payload(n: int) -> bytes:

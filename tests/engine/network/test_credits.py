@@ -10,7 +10,6 @@ import threading
 import time
 
 import pytest
-import zmq
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -22,6 +21,7 @@ from engine.network.credits import (BOLT_READ_KEY, BOLT_WRITE_KEY, CREDIT,
                                     decode_credit, encode_credit)
 from engine.stmgr.outbox import Outbox
 from engine.submission import check_transport_config
+from tests.zmq_pairs import router_and_dealer
 from engine.plan.errors import InvalidConfigError
 
 
@@ -103,19 +103,8 @@ def test_write_credit_gives_up_when_stopping():
 
 @pytest.fixture
 def pair():
-    ctx = zmq.Context()
-    router = ctx.socket(zmq.ROUTER)
-    router.setsockopt(zmq.ROUTER_MANDATORY, 1)
-    router.bind("inproc://credits-test")
-    dealer = ctx.socket(zmq.DEALER)
-    dealer.setsockopt(zmq.IDENTITY, b"bolt")
-    dealer.connect("inproc://credits-test")
-    dealer.send(b"hello")
-    router.recv_multipart()
-    yield router, dealer
-    router.close(0)
-    dealer.close(0)
-    ctx.term()
+    with router_and_dealer(b"bolt") as sockets:
+        yield sockets
 
 
 def _received(dealer):
@@ -158,16 +147,7 @@ def test_credit_given_back_a_quarter_at_a_time_never_stalls_the_sender(sizes, ca
     batch."""
     from engine.instance.loop import ReadCreditPipe, TUPLE_BATCH
 
-    ctx = zmq.Context()
-    router = ctx.socket(zmq.ROUTER)
-    router.setsockopt(zmq.ROUTER_MANDATORY, 1)
-    router.bind("inproc://credit-no-stall")
-    dealer = ctx.socket(zmq.DEALER)
-    dealer.setsockopt(zmq.IDENTITY, b"bolt")
-    dealer.connect("inproc://credit-no-stall")
-    dealer.send(b"hello")
-    router.recv_multipart()
-    try:
+    with router_and_dealer(b"bolt") as (router, dealer):
         ledger = CreditLedger(capacity)
         ledger.open(b"bolt")
         box = Outbox(credits=ledger)
@@ -193,7 +173,3 @@ def test_credit_given_back_a_quarter_at_a_time_never_stalls_the_sender(sizes, ca
                 break
         assert received == list(range(len(sizes)))
         assert ledger.max_in_flight <= capacity + 2 * max(sizes)
-    finally:
-        router.close(0)
-        dealer.close(0)
-        ctx.term()

@@ -7,14 +7,13 @@ capacity is owed; a registration starts afresh."""
 from __future__ import annotations
 
 import logging
-from types import SimpleNamespace
 
-import zmq
 
 from engine.messages import stmgr_pb2
 from engine.network.credits import CREDIT, CreditLedger, decode_credit, encode_credit
 from engine.stmgr.manager import TUPLE_BATCH, StreamManager
 from engine.stmgr.outbox import Outbox
+from tests.zmq_pairs import router_and_dealer
 
 
 def _manager() -> StreamManager:
@@ -60,16 +59,7 @@ def test_read_credit_comes_back_and_a_malformed_one_is_ignored(caplog):
 
 
 def test_batches_read_are_owed_back_as_write_credit_in_one_message():
-    ctx = zmq.Context()
-    router = ctx.socket(zmq.ROUTER)
-    router.setsockopt(zmq.ROUTER_MANDATORY, 1)
-    router.bind("inproc://stmgr-credits")
-    dealer = ctx.socket(zmq.DEALER)
-    dealer.setsockopt(zmq.IDENTITY, b"spout")
-    dealer.connect("inproc://stmgr-credits")
-    dealer.send(b"hello")
-    router.recv_multipart()
-    try:
+    with router_and_dealer(b"spout") as (router, dealer):
         manager = _manager()
         for size in (300, 200):
             manager._from_instance(router, _frames(b"spout", TUPLE_BATCH, b"x" * size))
@@ -79,25 +69,12 @@ def test_batches_read_are_owed_back_as_write_credit_in_one_message():
         kind, payload = dealer.recv_multipart()
         assert kind == CREDIT and decode_credit(payload) == 500
         assert not dealer.poll(20)
-    finally:
-        router.close(0)
-        dealer.close(0)
-        ctx.term()
 
 
 def test_write_credit_goes_back_once_enough_is_owed():
     """Returned per batch, credit messages were as many as the batches; held until a
     quarter of the capacity is owed, a busy spout gets it back in a few messages."""
-    ctx = zmq.Context()
-    router = ctx.socket(zmq.ROUTER)
-    router.setsockopt(zmq.ROUTER_MANDATORY, 1)
-    router.bind("inproc://stmgr-credits-threshold")
-    dealer = ctx.socket(zmq.DEALER)
-    dealer.setsockopt(zmq.IDENTITY, b"spout")
-    dealer.connect("inproc://stmgr-credits-threshold")
-    dealer.send(b"hello")
-    router.recv_multipart()
-    try:
+    with router_and_dealer(b"spout") as (router, dealer):
         manager = _manager()
         manager._give_back_at = 1000
         manager._from_instance(router, _frames(b"spout", TUPLE_BATCH, b"x" * 600))
@@ -108,7 +85,3 @@ def test_write_credit_goes_back_once_enough_is_owed():
         assert not manager._owed_credit
         kind, payload = dealer.recv_multipart()
         assert kind == CREDIT and decode_credit(payload) == 1100
-    finally:
-        router.close(0)
-        dealer.close(0)
-        ctx.term()
