@@ -130,16 +130,16 @@ class StreamManager:
         self.metrics.send_multipart(encode(metrics_pb2.MetricPublisherRegisterRequest(
             publisher=metrics_pb2.MetricPublisher(hostname="127.0.0.1", component_name="__stmgr__",
                                                   instance_id=self.id))), zmq.NOBLOCK)
+        # One poller per set of sockets read, built once: the loop turns once per
+        # message or two under load, and building a poller each turn showed in its profile.
+        pollers: dict[tuple[bool, bool, Any], zmq.Poller] = {}
         while running() and not self.superseded:
-            poller = zmq.Poller()
-            poller.register(self.local, zmq.POLLIN)
-            if self._may_read_peers():
-                poller.register(self.data, zmq.POLLIN)
-            if not self.bp.paused:
-                poller.register(self.spouts, zmq.POLLIN)
-            if self.tm is not None:
-                poller.register(self.tm, zmq.POLLIN)
-            poller.register(self.metrics, zmq.POLLIN)
+            key = (self._may_read_peers(), not self.bp.paused, self.tm)
+            poller = pollers.get(key)
+            if poller is None:
+                if any(tm is not self.tm for _, _, tm in pollers):
+                    pollers.clear()  # a new Topology Master connection: the old is closed
+                poller = pollers[key] = self._poller(*key)
             events = dict(poller.poll(2 if self.outbox.pending() else 100))
             # The Topology Master first: a new physical plan must be in place before the
             # tuples routed by it, which may already wait on the other sockets.
@@ -176,6 +176,21 @@ class StreamManager:
                 if self.stateful is not None:
                     self.stateful.expire()
                 self._publish_metrics()
+
+    def _poller(self, read_peers: bool, read_spouts: bool, tm: zmq.Socket | None) -> zmq.Poller:
+        """A poller for the local instances, the metrics manager and what else is read:
+        peers (unless a local instance is congested), spouts (unless in backpressure),
+        the Topology Master (once connected)."""
+        poller = zmq.Poller()
+        poller.register(self.local, zmq.POLLIN)
+        if read_peers:
+            poller.register(self.data, zmq.POLLIN)
+        if read_spouts:
+            poller.register(self.spouts, zmq.POLLIN)
+        if tm is not None:
+            poller.register(tm, zmq.POLLIN)
+        poller.register(self.metrics, zmq.POLLIN)
+        return poller
 
     def _drain(self, sock: zmq.Socket, handler: Any, limit: int = 256,
                stop: Any = None) -> None:
