@@ -372,10 +372,11 @@ cdef class CollectorCore:
         return acked
 
     def run_blobs(self, component, blobs, long long first_id, source, stream, task,
-                  values_type, Py_ssize_t start):
+                  values_type, Py_ssize_t start, ids=None):
         """``api.CollectorCore.run_blobs``: the common rows decoded in C straight into
         their values type, every other row by msgpack."""
         cdef Py_ssize_t n = len(blobs)
+        cdef bint given_ids = type(ids) is list and PyList_GET_SIZE(ids) >= n
         cdef Py_ssize_t i = start
         cdef Py_ssize_t acked = 0, width = -1
         cdef bint track = self.acking
@@ -400,7 +401,12 @@ cdef class CollectorCore:
                         values = _values_of(_loads(blob), values_type, width, source, stream)
                     except Exception as exc:
                         return exc
-                tup_id = _decimal(first_id + i - 1)
+                if given_ids:
+                    tup_id = <object>PyList_GET_ITEM(ids, i - 1)
+                elif ids is not None:
+                    tup_id = ids[i - 1]
+                else:
+                    tup_id = _decimal(first_id + i - 1)
                 tup = PyType_GenericAlloc(<PyTypeObject*>_Tuple, 5)
                 _set(tup, 0, tup_id)
                 _set(tup, 1, source)

@@ -230,7 +230,8 @@ class CollectorCore:
         return acked
 
     def run_blobs(self, component: Any, blobs: Any, first_id: int, source: str, stream: str,
-                  task: int, values_type: type | None, start: int) -> Exception | None:
+                  task: int, values_type: type | None, start: int,
+                  ids: list[str] | None = None) -> Exception | None:
         """``blobs[start:]``, a batch's msgpack rows, each decoded as the bolt's serializer
         decodes one (``MsgpackSerializer.loads``), built into the ``Tuple`` that
         ``make_tuples`` builds (id ``str(first_id + i)``) and run through a stock bolt as
@@ -238,7 +239,9 @@ class CollectorCore:
         tuples is built. Stops at a row that does not decode or does not fit the stream
         and returns its error (``ran`` counts that row: the caller drops it alone and goes
         on after it); None when every row ran. ``ComponentFailure`` propagates with
-        ``ran`` set as ``run_tuples`` sets it."""
+        ``ran`` set as ``run_tuples`` sets it. ``ids``, when given, holds those ids already
+        made (``ids[i] == str(first_id + i)``: the ones the in-flight table was keyed by
+        at-least-once), so each tuple's id is that same string, made and hashed once."""
         n = len(blobs)
         i = start
         acked = 0
@@ -255,7 +258,7 @@ class CollectorCore:
                     values = values_of(_loads(blob), values_type, width, source, stream)
                 except Exception as exc:
                     return exc
-                tup_id = str(first_id + i - 1)
+                tup_id = ids[i - 1] if ids is not None else str(first_id + i - 1)
                 tup = _new(Tuple, (tup_id, source, stream, task, values))
                 acked += self._run_one(component, process, tup, tup_id, track, plain_ack)
             return None
