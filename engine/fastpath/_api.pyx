@@ -8,13 +8,15 @@ from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes
 from cpython.float cimport PyFloat_FromDouble
 from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
 from cpython.long cimport PyLong_FromLong, PyLong_FromLongLong, PyLong_FromUnsignedLongLong
+from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from cpython.object cimport PyObject, PyTypeObject
 from cpython.ref cimport Py_INCREF
 from cpython.tuple cimport PyTuple_Check, PyTuple_GET_ITEM, PyTuple_New, PyTuple_SET_ITEM
-from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint16_t, uint32_t, uint64_t
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memcpy
 
 from engine.fastpath._codec cimport StreamOut, _decimal
+from engine.fastpath._wire cimport values_at
 
 import sys as _sys
 import time as _time
@@ -153,12 +155,12 @@ cdef object _scalar(const unsigned char* p, Py_ssize_t n, Py_ssize_t* at):
     return _MISS
 
 
-cdef object _fast_values(object blob, object values_type, Py_ssize_t width):
-    """The values of one msgpack row (an array of scalars) built straight into the
-    stream's values type (a tuple subclass, or a plain tuple when None), as ``_loads`` and
-    ``tuple.__new__`` would build them; ``_MISS`` for any row this does not decode."""
-    cdef const unsigned char* p = <const unsigned char*>PyBytes_AS_STRING(blob)
-    cdef Py_ssize_t n = PyBytes_GET_SIZE(blob)
+cdef object _fast_values(const unsigned char* p, Py_ssize_t n, object values_type,
+                         Py_ssize_t width):
+    """The values of one msgpack row (an array of scalars, the ``n`` bytes at ``p``) built
+    straight into the stream's values type (a tuple subclass, or a plain tuple when None),
+    as ``_loads`` and ``tuple.__new__`` would build them; ``_MISS`` for any row this does
+    not decode."""
     cdef Py_ssize_t count, k, at
     cdef unsigned char b
     cdef object values, item
@@ -372,11 +374,16 @@ cdef class CollectorCore:
         return acked
 
     def run_blobs(self, component, blobs, long long first_id, source, stream, task,
-                  values_type, Py_ssize_t start, ids=None):
+                  values_type, Py_ssize_t start, ids=None, payload=None):
         """``api.CollectorCore.run_blobs``: the common rows decoded in C straight into
-        their values type, every other row by msgpack."""
+        their values type, every other row by msgpack. With ``payload``, the serialized
+        ``TupleBatch`` that ``blobs`` were parsed from, the rows are read where they lie
+        in it (no ``bytes`` object per row); ``blobs`` then serve only the rows msgpack
+        decodes, and a payload that does not hold exactly those rows is not used."""
         cdef Py_ssize_t n = len(blobs)
         cdef bint given_ids = type(ids) is list and PyList_GET_SIZE(ids) >= n
+        cdef Py_ssize_t* starts = NULL
+        cdef const unsigned char* wire = NULL
         cdef Py_ssize_t i = start
         cdef Py_ssize_t acked = 0, width = -1
         cdef bint track = self.acking
@@ -390,15 +397,28 @@ cdef class CollectorCore:
         direct = values_type is None or (isinstance(values_type, type) and PyType_IsSubtype(
             <PyTypeObject*>values_type, &PyTuple_Type))
         self.ran = 0
+        if direct and type(payload) is bytes and n > start:
+            starts = <Py_ssize_t*>PyMem_Malloc(2 * n * sizeof(Py_ssize_t))
+            if starts == NULL:
+                raise MemoryError()
+            if values_at(<const uint8_t*>PyBytes_AS_STRING(payload), PyBytes_GET_SIZE(payload),
+                         n, starts, starts + n):
+                wire = <const unsigned char*>PyBytes_AS_STRING(payload)
         try:
             while i < n:
-                blob = blobs[i]
                 i += 1
-                values = (_fast_values(blob, values_type, width)
-                          if direct and type(blob) is bytes else _MISS)
+                if wire != NULL:
+                    values = _fast_values(wire + starts[i - 1], starts[n + i - 1], values_type,
+                                          width)
+                else:
+                    blob = blobs[i - 1]
+                    values = (_fast_values(<const unsigned char*>PyBytes_AS_STRING(blob),
+                                           PyBytes_GET_SIZE(blob), values_type, width)
+                              if direct and type(blob) is bytes else _MISS)
                 if values is _MISS:
                     try:
-                        values = _values_of(_loads(blob), values_type, width, source, stream)
+                        values = _values_of(_loads(blobs[i - 1]), values_type, width, source,
+                                            stream)
                     except Exception as exc:
                         return exc
                 if given_ids:
@@ -416,6 +436,7 @@ cdef class CollectorCore:
                 acked += self._run_one(component, process, tup, tup_id, track, plain_ack)
             return None
         finally:
+            PyMem_Free(starts)
             self.ran = i - start
             if acked:
                 self.stats.acked += acked

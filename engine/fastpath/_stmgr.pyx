@@ -30,6 +30,7 @@ from libc.stdlib cimport qsort
 
 from engine.fastpath._scratch cimport (Scratch, put_byte, put_le, put_raw, put_varint,
                                        release, take, varint_size)
+from engine.fastpath._wire cimport read_varint
 
 import time
 from random import randbytes as _randbytes
@@ -421,23 +422,6 @@ def rebatch(batch, values):
 # at-most-once layout (destination or tree columns, unpacked or repeated hash columns,
 # unknown fields, a count that disagrees with what protobuf parsed) takes
 # ``split_batch`` and ``rebatch``, the reference.
-cdef inline bint _read_varint(const uint8_t* p, Py_ssize_t n, Py_ssize_t* at, uint64_t* out):
-    cdef uint64_t v = 0
-    cdef int shift = 0
-    cdef Py_ssize_t i = at[0]
-    cdef uint8_t b
-    while i < n and shift < 64:
-        b = p[i]
-        i += 1
-        v |= (<uint64_t>(b & 0x7f)) << shift
-        if b < 0x80:
-            at[0] = i
-            out[0] = v
-            return True
-        shift += 7
-    return False
-
-
 cdef bint _scan_values(const uint8_t* p, Py_ssize_t n, Py_ssize_t rows, Py_ssize_t* starts,
                        Py_ssize_t* sizes, const uint8_t** hashes, Py_ssize_t* nhashes):
     """Where each value's bytes are in a TupleBatch payload, and its packed key hashes;
@@ -449,15 +433,15 @@ cdef bint _scan_values(const uint8_t* p, Py_ssize_t n, Py_ssize_t rows, Py_ssize
     hashes[0] = NULL
     nhashes[0] = 0
     while at < n:
-        if not _read_varint(p, n, &at, &tag):
+        if not read_varint(p, n, &at, &tag):
             return False
         field = <int>(tag >> 3)
         wire = <int>(tag & 7)
         if wire == 0 and (field == 2 or field == 4):
-            if not _read_varint(p, n, &at, &ignored):
+            if not read_varint(p, n, &at, &ignored):
                 return False
         elif wire == 2 and (field == 1 or field == 3 or field == 5):
-            if not _read_varint(p, n, &at, &length) or length > <uint64_t>(n - at):
+            if not read_varint(p, n, &at, &length) or length > <uint64_t>(n - at):
                 return False
             if field == 3:
                 if found == rows:

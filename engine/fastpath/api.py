@@ -231,7 +231,8 @@ class CollectorCore:
 
     def run_blobs(self, component: Any, blobs: Any, first_id: int, source: str, stream: str,
                   task: int, values_type: type | None, start: int,
-                  ids: list[str] | None = None) -> Exception | None:
+                  ids: list[str] | None = None, payload: bytes | None = None
+                  ) -> Exception | None:
         """``blobs[start:]``, a batch's msgpack rows, each decoded as the bolt's serializer
         decodes one (``MsgpackSerializer.loads``), built into the ``Tuple`` that
         ``make_tuples`` builds (id ``str(first_id + i)``) and run through a stock bolt as
@@ -241,7 +242,9 @@ class CollectorCore:
         on after it); None when every row ran. ``ComponentFailure`` propagates with
         ``ran`` set as ``run_tuples`` sets it. ``ids``, when given, holds those ids already
         made (``ids[i] == str(first_id + i)``: the ones the in-flight table was keyed by
-        at-least-once), so each tuple's id is that same string, made and hashed once."""
+        at-least-once), so each tuple's id is that same string, made and hashed once.
+        ``payload``, the serialized batch the rows came from, is for the compiled twin
+        (which reads the rows where they lie in it); here the rows are ``blobs``."""
         n = len(blobs)
         i = start
         acked = 0

@@ -16,8 +16,8 @@ from pathlib import Path
 #: that build stale (and a rebuild regenerates exactly the modules whose files changed).
 EXTENSIONS: dict[str, tuple[str, ...]] = {
     "engine.fastpath._codec": ("_codec.pyx", "_codec.pxd", "_scratch.pxd"),
-    "engine.fastpath._stmgr": ("_stmgr.pyx", "_scratch.pxd"),
-    "engine.fastpath._api": ("_api.pyx", "_codec.pxd"),
+    "engine.fastpath._stmgr": ("_stmgr.pyx", "_scratch.pxd", "_wire.pxd"),
+    "engine.fastpath._api": ("_api.pyx", "_codec.pxd", "_wire.pxd"),
 }
 
 #: Each compiled module's pure-Python twin: the reference and the fallback.

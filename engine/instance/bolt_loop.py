@@ -171,7 +171,7 @@ class BoltLoop(ExecutorLoop):
         # below, a batch at a time
         start = 0
         if self._run_blobs is not None:
-            start = self._run_blobs_of(blobs, first, source, stream, src_task, ids)
+            start = self._run_blobs_of(blobs, first, source, stream, src_task, ids, payload)
             if start is None:
                 return
         values, clean = self._decode_values(blobs)
@@ -247,12 +247,14 @@ class BoltLoop(ExecutorLoop):
             break
 
     def _run_blobs_of(self, blobs: Any, first: int, source: str, stream: str,
-                      src_task: int, ids: list[str] | None = None) -> int | None:
+                      src_task: int, ids: list[str] | None = None,
+                      payload: bytes | None = None) -> int | None:
         """A batch's rows run by the tuple path's ``run_blobs`` while the hosted bolt allows
         it (``batch_runner``): None when every row is done with (or the loop is stopping),
         else the index of the first row left to the batch-at-a-time path. A row that does
         not decode or fit the stream is dropped alone and logged, as there. ``ids``
-        (at-least-once): the inputs' ids as registered, which the Tuples then carry."""
+        (at-least-once): the inputs' ids as registered, which the Tuples then carry;
+        ``payload``: the batch as it arrived, where the compiled path reads the rows."""
         stats = self.stats
         total = len(blobs)
         start = 0
@@ -264,7 +266,7 @@ class BoltLoop(ExecutorLoop):
             try:
                 try:
                     error = self._run_blobs(runner[1], blobs, first, source, stream, src_task,
-                                            runner[0], start, ids)
+                                            runner[0], start, ids, payload)
                 finally:
                     done = self.collector.ran  # the row that raised or was bad included
             except ComponentFailure as failure:

@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine.fastpath import api as pure_api
+from engine.messages import tuple_pb2
 
 compiled_api = pytest.importorskip("engine.fastpath._api")
 
@@ -77,13 +78,15 @@ class Seen:
                             [(type(v).__name__, repr(v)) for v in tup.values]))
 
 
-def run_all(module: Any, rows: list[bytes], values_type: Any) -> tuple[list, list, int]:
+def run_all(module: Any, rows: Any, values_type: Any,
+            payload: bytes | None = None) -> tuple[list, list, int]:
     """Every row through run_blobs, going on after each bad row as the bolt loop does:
     (what the bolt saw, the errors with the index of their row, acks counted)."""
     c, bolt = core(module), Seen()
     errors, start = [], 0
     while start < len(rows):
-        error = c.run_blobs(bolt, rows, 40, "words", "default", 3, values_type, start)
+        error = c.run_blobs(bolt, rows, 40, "words", "default", 3, values_type, start, None,
+                            payload)
         start += c.ran
         if error is None:
             break
@@ -96,6 +99,31 @@ def run_all(module: Any, rows: list[bytes], values_type: Any) -> tuple[list, lis
 def test_run_blobs_gives_the_bolt_what_the_pure_twin_gives_it(rows, named):
     values_type = Values if named else None
     assert run_all(compiled_api, rows, values_type) == run_all(pure_api, rows, values_type)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(blobs(), max_size=12), st.booleans(), st.sampled_from(["plain", "tracked",
+                                                                       "other"]))
+def test_rows_read_from_the_payload_are_what_the_pure_twin_gives(rows, named, layout):
+    """The bolt loop hands the compiled path the batch as it arrived: the rows are read
+    where they lie in it, whatever else the batch carries (tree columns, key hashes); a
+    payload that is not the batch the rows came from is not read at all."""
+    values_type = Values if named else None
+    batch = tuple_pb2.TupleBatch(src_task_id=7, values=rows)
+    batch.stream.id, batch.stream.component_name = "default", "words"
+    if layout == "tracked":
+        batch.root_counts.extend([1] * len(rows))
+        batch.root_tasks.extend([7] * len(rows))
+        batch.root_keys.extend(range(1, len(rows) + 1))
+        batch.edge_keys.extend(range(5, len(rows) + 5))
+        batch.key_hash_width = 1
+        batch.key_hashes.extend(range(len(rows)))
+    payload = batch.SerializeToString()
+    if layout == "other":  # a payload holding another number of rows
+        payload = tuple_pb2.TupleBatch(values=rows + [b"\x90"]).SerializeToString()
+    parsed = tuple_pb2.TupleBatch.FromString(batch.SerializeToString()).values
+    assert run_all(compiled_api, parsed, values_type, payload) == run_all(pure_api, rows,
+                                                                           values_type)
 
 
 def test_the_common_rows_are_decoded_by_the_compiled_decoder_itself(monkeypatch):
@@ -111,6 +139,24 @@ def test_the_common_rows_are_decoded_by_the_compiled_decoder_itself(monkeypatch)
     seen, errors, _ = run_all(compiled_api, [msgpack.packb(["a", 1, 2])], Values)
     assert seen == [] and errors == [(0, "ValueError", "3 value(s) for the 2 field(s) "
                                       "['word', 'n'] of words/default")]
+
+
+def test_words_and_counts_are_read_from_the_payload_itself(monkeypatch):
+    """Given the batch as it arrived, the compiled path decodes the common rows where they
+    lie in it: msgpack is never called, and the bolt sees the rows' own values."""
+    calls = []
+    monkeypatch.setattr(compiled_api, "_loads", lambda blob: calls.append(blob) or
+                        msgpack.unpackb(blob, raw=False, strict_map_key=False))
+    rows = [msgpack.packb([f"word{i}" * (i % 3), i * 1000], use_bin_type=True)
+            for i in range(50)]
+    batch = tuple_pb2.TupleBatch(src_task_id=7, values=rows, root_counts=[1] * 50,
+                                 root_tasks=[7] * 50, root_keys=range(1, 51))
+    payload = batch.SerializeToString()
+    parsed = tuple_pb2.TupleBatch.FromString(payload).values
+    seen, errors, acked = run_all(compiled_api, parsed, Values, payload)
+    assert (errors, acked, calls) == ([], 50, [])
+    assert [v for *_, v in seen] == [[("str", repr(f"word{i}" * (i % 3))), ("int", repr(i * 1000))]
+                                     for i in range(50)]
 
 
 def test_the_pure_twin_decodes_as_the_msgpack_serializer_does():
