@@ -26,7 +26,7 @@ from . import common_pb2 as heron_dot_proto_dot_common__pb2
 from . import physical_plan_pb2 as heron_dot_proto_dot_physical__plan__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17heron/proto/stmgr.proto\x12\x11heron.proto.stmgr\x1a\x18heron/proto/common.proto\x1a\x1fheron/proto/physical_plan.proto\"M\n\x16NewPhysicalPlanMessage\x12\x33\n\tnew_pplan\x18\x01 \x01(\x0b\x32 .heron.proto.system.PhysicalPlan\"\x82\x01\n\x17RegisterInstanceRequest\x12.\n\x08instance\x18\x01 \x01(\x0b\x32\x1c.heron.proto.system.Instance\x12\x15\n\rtopology_name\x18\x02 \x01(\t\x12\x13\n\x0btopology_id\x18\x03 \x01(\t\x12\x0b\n\x03pid\x18\x64 \x01(\x05\"w\n\x18RegisterInstanceResponse\x12*\n\x06status\x18\x01 \x01(\x0b\x32\x1a.heron.proto.system.Status\x12/\n\x05pplan\x18\x02 \x01(\x0b\x32 .heron.proto.system.PhysicalPlan\"O\n\x1cNewInstanceAssignmentMessage\x12/\n\x05pplan\x18\x01 \x01(\x0b\x32 .heron.proto.system.PhysicalPlan\"\x1f\n\x0eInstanceCredit\x12\r\n\x05\x62ytes\x18\x01 \x01(\x03\"O\n\x12StrMgrHelloRequest\x12\x15\n\rtopology_name\x18\x01 \x01(\t\x12\x13\n\x0btopology_id\x18\x02 \x01(\t\x12\r\n\x05stmgr\x18\x03 \x01(\t\"A\n\x13StrMgrHelloResponse\x12*\n\x06status\x18\x01 \x01(\x0b\x32\x1a.heron.proto.system.Status\"i\n\x18StartBackPressureMessage\x12\x15\n\rtopology_name\x18\x01 \x01(\t\x12\x13\n\x0btopology_id\x18\x02 \x01(\t\x12\r\n\x05stmgr\x18\x03 \x01(\t\x12\x12\n\nmessage_id\x18\x04 \x01(\t\"h\n\x17StopBackPressureMessage\x12\x15\n\rtopology_name\x18\x01 \x01(\t\x12\x13\n\x0btopology_id\x18\x02 \x01(\t\x12\r\n\x05stmgr\x18\x03 \x01(\t\x12\x12\n\nmessage_id\x18\x04 \x01(\t\"\x9e\x01\n\x12TupleStreamMessage\x12\x0f\n\x07task_id\x18\x01 \x01(\x05\x12\x13\n\x0bsrc_task_id\x18\x03 \x01(\x05\x12\x12\n\nnum_tuples\x18\x04 \x01(\x05\x12\x14\n\x0crestore_txid\x18\x64 \x01(\x03\x12\x0e\n\x04\x64\x61ta\x18\x02 \x01(\x0cH\x00\x12\x11\n\x07\x63ontrol\x18\x05 \x01(\x0cH\x00\x12\x0e\n\x04\x64one\x18\x06 \x01(\x0cH\x00\x42\x05\n\x03set\"]\n\x0b\x45ndOfStream\x12\x0e\n\x06sender\x18\x01 \x01(\t\x12\x13\n\x0bsrc_task_id\x18\x02 \x01(\x05\x12\x14\n\x0c\x62\x61tches_sent\x18\x03 \x01(\x04\x12\x13\n\x0btuples_sent\x18\x04 \x01(\x04\"e\n\x0e\x45ndOfStreamAck\x12\x10\n\x08receiver\x18\x01 \x01(\t\x12\x0e\n\x06sender\x18\x02 \x01(\t\x12\x18\n\x10\x62\x61tches_received\x18\x03 \x01(\x04\x12\x17\n\x0ftuples_received\x18\x04 \x01(\x04')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17heron/proto/stmgr.proto\x12\x11heron.proto.stmgr\x1a\x18heron/proto/common.proto\x1a\x1fheron/proto/physical_plan.proto\"M\n\x16NewPhysicalPlanMessage\x12\x33\n\tnew_pplan\x18\x01 \x01(\x0b\x32 .heron.proto.system.PhysicalPlan\"\x82\x01\n\x17RegisterInstanceRequest\x12.\n\x08instance\x18\x01 \x01(\x0b\x32\x1c.heron.proto.system.Instance\x12\x15\n\rtopology_name\x18\x02 \x01(\t\x12\x13\n\x0btopology_id\x18\x03 \x01(\t\x12\x0b\n\x03pid\x18\x64 \x01(\x05\"w\n\x18RegisterInstanceResponse\x12*\n\x06status\x18\x01 \x01(\x0b\x32\x1a.heron.proto.system.Status\x12/\n\x05pplan\x18\x02 \x01(\x0b\x32 .heron.proto.system.PhysicalPlan\"O\n\x1cNewInstanceAssignmentMessage\x12/\n\x05pplan\x18\x01 \x01(\x0b\x32 .heron.proto.system.PhysicalPlan\"\x1f\n\x0eInstanceCredit\x12\r\n\x05\x62ytes\x18\x01 \x01(\x03\"O\n\x12StrMgrHelloRequest\x12\x15\n\rtopology_name\x18\x01 \x01(\t\x12\x13\n\x0btopology_id\x18\x02 \x01(\t\x12\r\n\x05stmgr\x18\x03 \x01(\t\"A\n\x13StrMgrHelloResponse\x12*\n\x06status\x18\x01 \x01(\x0b\x32\x1a.heron.proto.system.Status\"\x80\x01\n\x18StartBackPressureMessage\x12\x15\n\rtopology_name\x18\x01 \x01(\t\x12\x13\n\x0btopology_id\x18\x02 \x01(\t\x12\r\n\x05stmgr\x18\x03 \x01(\t\x12\x12\n\nmessage_id\x18\x04 \x01(\t\x12\x15\n\rdata_endpoint\x18\x64 \x01(\t\"\x7f\n\x17StopBackPressureMessage\x12\x15\n\rtopology_name\x18\x01 \x01(\t\x12\x13\n\x0btopology_id\x18\x02 \x01(\t\x12\r\n\x05stmgr\x18\x03 \x01(\t\x12\x12\n\nmessage_id\x18\x04 \x01(\t\x12\x15\n\rdata_endpoint\x18\x64 \x01(\t\"\x9e\x01\n\x12TupleStreamMessage\x12\x0f\n\x07task_id\x18\x01 \x01(\x05\x12\x13\n\x0bsrc_task_id\x18\x03 \x01(\x05\x12\x12\n\nnum_tuples\x18\x04 \x01(\x05\x12\x14\n\x0crestore_txid\x18\x64 \x01(\x03\x12\x0e\n\x04\x64\x61ta\x18\x02 \x01(\x0cH\x00\x12\x11\n\x07\x63ontrol\x18\x05 \x01(\x0cH\x00\x12\x0e\n\x04\x64one\x18\x06 \x01(\x0cH\x00\x42\x05\n\x03set\"]\n\x0b\x45ndOfStream\x12\x0e\n\x06sender\x18\x01 \x01(\t\x12\x13\n\x0bsrc_task_id\x18\x02 \x01(\x05\x12\x14\n\x0c\x62\x61tches_sent\x18\x03 \x01(\x04\x12\x13\n\x0btuples_sent\x18\x04 \x01(\x04\"e\n\x0e\x45ndOfStreamAck\x12\x10\n\x08receiver\x18\x01 \x01(\t\x12\x0e\n\x06sender\x18\x02 \x01(\t\x12\x18\n\x10\x62\x61tches_received\x18\x03 \x01(\x04\x12\x17\n\x0ftuples_received\x18\x04 \x01(\x04')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -47,14 +47,14 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_STRMGRHELLOREQUEST']._serialized_end=631
   _globals['_STRMGRHELLORESPONSE']._serialized_start=633
   _globals['_STRMGRHELLORESPONSE']._serialized_end=698
-  _globals['_STARTBACKPRESSUREMESSAGE']._serialized_start=700
-  _globals['_STARTBACKPRESSUREMESSAGE']._serialized_end=805
-  _globals['_STOPBACKPRESSUREMESSAGE']._serialized_start=807
-  _globals['_STOPBACKPRESSUREMESSAGE']._serialized_end=911
-  _globals['_TUPLESTREAMMESSAGE']._serialized_start=914
-  _globals['_TUPLESTREAMMESSAGE']._serialized_end=1072
-  _globals['_ENDOFSTREAM']._serialized_start=1074
-  _globals['_ENDOFSTREAM']._serialized_end=1167
-  _globals['_ENDOFSTREAMACK']._serialized_start=1169
-  _globals['_ENDOFSTREAMACK']._serialized_end=1270
+  _globals['_STARTBACKPRESSUREMESSAGE']._serialized_start=701
+  _globals['_STARTBACKPRESSUREMESSAGE']._serialized_end=829
+  _globals['_STOPBACKPRESSUREMESSAGE']._serialized_start=831
+  _globals['_STOPBACKPRESSUREMESSAGE']._serialized_end=958
+  _globals['_TUPLESTREAMMESSAGE']._serialized_start=961
+  _globals['_TUPLESTREAMMESSAGE']._serialized_end=1119
+  _globals['_ENDOFSTREAM']._serialized_start=1121
+  _globals['_ENDOFSTREAM']._serialized_end=1214
+  _globals['_ENDOFSTREAMACK']._serialized_start=1216
+  _globals['_ENDOFSTREAMACK']._serialized_end=1317
 # @@protoc_insertion_point(module_scope)

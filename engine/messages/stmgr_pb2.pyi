@@ -62,28 +62,32 @@ class StrMgrHelloResponse(_message.Message):
     def __init__(self, status: _Optional[_Union[_common_pb2.Status, _Mapping]] = ...) -> None: ...
 
 class StartBackPressureMessage(_message.Message):
-    __slots__ = ("topology_name", "topology_id", "stmgr", "message_id")
+    __slots__ = ("topology_name", "topology_id", "stmgr", "message_id", "data_endpoint")
     TOPOLOGY_NAME_FIELD_NUMBER: _ClassVar[int]
     TOPOLOGY_ID_FIELD_NUMBER: _ClassVar[int]
     STMGR_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
+    DATA_ENDPOINT_FIELD_NUMBER: _ClassVar[int]
     topology_name: str
     topology_id: str
     stmgr: str
     message_id: str
-    def __init__(self, topology_name: _Optional[str] = ..., topology_id: _Optional[str] = ..., stmgr: _Optional[str] = ..., message_id: _Optional[str] = ...) -> None: ...
+    data_endpoint: str
+    def __init__(self, topology_name: _Optional[str] = ..., topology_id: _Optional[str] = ..., stmgr: _Optional[str] = ..., message_id: _Optional[str] = ..., data_endpoint: _Optional[str] = ...) -> None: ...
 
 class StopBackPressureMessage(_message.Message):
-    __slots__ = ("topology_name", "topology_id", "stmgr", "message_id")
+    __slots__ = ("topology_name", "topology_id", "stmgr", "message_id", "data_endpoint")
     TOPOLOGY_NAME_FIELD_NUMBER: _ClassVar[int]
     TOPOLOGY_ID_FIELD_NUMBER: _ClassVar[int]
     STMGR_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_ID_FIELD_NUMBER: _ClassVar[int]
+    DATA_ENDPOINT_FIELD_NUMBER: _ClassVar[int]
     topology_name: str
     topology_id: str
     stmgr: str
     message_id: str
-    def __init__(self, topology_name: _Optional[str] = ..., topology_id: _Optional[str] = ..., stmgr: _Optional[str] = ..., message_id: _Optional[str] = ...) -> None: ...
+    data_endpoint: str
+    def __init__(self, topology_name: _Optional[str] = ..., topology_id: _Optional[str] = ..., stmgr: _Optional[str] = ..., message_id: _Optional[str] = ..., data_endpoint: _Optional[str] = ...) -> None: ...
 
 class TupleStreamMessage(_message.Message):
     __slots__ = ("task_id", "src_task_id", "num_tuples", "restore_txid", "data", "control", "done")

@@ -95,6 +95,9 @@ class StreamManager:
         self.task_identity: dict[int, bytes] = {}
         self.tm: zmq.Socket | None = None
         self.tm_endpoint: str | None = None
+        #: data endpoints of peer incarnations a new plan replaced (a restarted peer):
+        #: their backpressure news, still waiting in a socket, is stale
+        self._replaced_peers: set[str] = set()
         self.tm_registered = False
         self.pplan: Any = None
         self.peers: dict[str, tuple[str, zmq.Socket]] = {}
@@ -266,6 +269,7 @@ class StreamManager:
         message.topology_id = self.spec.topology_id
         message.stmgr = self.id
         message.message_id = str(self.bp.episodes)
+        message.data_endpoint = self.data_endpoint
         frames = encode(message)
         for peer_id, (_, sock) in self.peers.items():
             try:  # ahead of the data queued for that peer, when there is room
@@ -438,11 +442,44 @@ class StreamManager:
         else:
             raise MalformedMessage("TupleStreamMessage without a payload")
 
+    def _connect_peers(self, pplan: Any) -> None:
+        """A connection to each peer Stream Manager of the plan: kept while the peer is at
+        the same endpoint, replaced when it moved (it was restarted)."""
+        self.bp.keep_peers({r.id for r in pplan.stmgrs if r.id != self.id})
+        for record in pplan.stmgrs:
+            if record.id == self.id:
+                continue
+            current = self.peers.get(record.id)
+            if current is not None and current[0] == record.data_endpoint:
+                continue
+            if current is not None:
+                self.outbox.forget(record.id)
+                current[1].close(linger=0)
+                self._replaced_peers.add(current[0])
+                # a peer at a new endpoint was restarted (`heron update` restarts the
+                # Stream Manager of a changed container): the backpressure its old
+                # incarnation announced ended with it, and no "stop" will ever come
+                self.bp.peer_stopped(record.id)
+            # an identity of this process alone: a replaced incarnation of this container
+            # still connected from behind a partition must not hold the one we need
+            sock = connect_dealer(self.ctx, record.data_endpoint,
+                                  f"{self.id}:{os.getpid()}", sndhwm=DATA_HWM,
+                                  security=self.guard.security,
+                                  buffer_bytes=SOCKET_BUFFER_BYTES)
+            self.peers[record.id] = (record.data_endpoint, sock)
+            log.info("connected to %s at %s", record.id, record.data_endpoint)
+
     def _peer_backpressure(self, kind: bytes, payload: bytes) -> None:
         message = decode([kind, payload])
         if message.topology_id != self.spec.topology_id or message.stmgr not in self.peers:
             raise MalformedMessage(f"backpressure message from {message.stmgr!r} of topology "
                                    f"{message.topology_id!r}: not a peer of this topology")
+        if message.data_endpoint in self._replaced_peers:
+            # sent by an incarnation a new plan has replaced, and read only now (it waited
+            # in the socket behind data): the pause it announced ended with it
+            log.info("ignored backpressure news from %s's replaced incarnation at %s",
+                     message.stmgr, message.data_endpoint)
+            return
         if kind == START_BACKPRESSURE:
             if message.stmgr not in self.bp.from_peers:
                 log.info("%s is in backpressure: local spouts paused", message.stmgr)
@@ -613,28 +650,7 @@ class StreamManager:
                 for consumer, _ in self.plan.consumers(comp.name, stream.name):
                     targets.update(tasks_by_component.get(consumer.name, ()))
             self.downstream[comp.name] = sorted(targets)
-        self.bp.keep_peers({r.id for r in pplan.stmgrs if r.id != self.id})
-        for record in pplan.stmgrs:
-            if record.id == self.id:
-                continue
-            current = self.peers.get(record.id)
-            if current is not None and current[0] == record.data_endpoint:
-                continue
-            if current is not None:
-                self.outbox.forget(record.id)
-                current[1].close(linger=0)
-                # a peer at a new endpoint was restarted (`heron update` restarts the
-                # Stream Manager of a changed container): the backpressure its old
-                # incarnation announced ended with it, and no "stop" will ever come
-                self.bp.peer_stopped(record.id)
-            # an identity of this process alone: a replaced incarnation of this container
-            # still connected from behind a partition must not hold the one we need
-            sock = connect_dealer(self.ctx, record.data_endpoint,
-                                  f"{self.id}:{os.getpid()}", sndhwm=DATA_HWM,
-                                  security=self.guard.security,
-                                  buffer_bytes=SOCKET_BUFFER_BYTES)
-            self.peers[record.id] = (record.data_endpoint, sock)
-            log.info("connected to %s at %s", record.id, record.data_endpoint)
+        self._connect_peers(pplan)
         state = topology_pb2.TopologyState.Name(pplan.topology.state)
         log.info("new physical plan: %d stream managers, %d instances, %s",
                  len(pplan.stmgrs), len(pplan.instances), state)
