@@ -104,12 +104,17 @@ def test_the_checkpoints_card_shows_checkpoints_restores_and_state_per_task(
     browser.evaluate(session, "window.__sameDocument = true")
 
     # the rollback after the injected failure, with its reason, once checkpoints complete
+    # and both counting tasks hold state (what is asserted below: waiting for less raced)
     shown(browser, session, """[...document.querySelectorAll(
         '#checkpoint-restores tr[data-kind="rollback"]')].some(
         r => r.textContent.includes('injected failure'))
         && Number((document.querySelector('[data-figure="completed"] b') || {}).textContent) >= 1
-        && [...document.querySelectorAll('#checkpoint-tasks .state-bytes')].filter(
-        c => Number(c.textContent.replace(/,/g, '')) > 0).length >= 2""", timeout=45)
+        && [...document.querySelectorAll('#checkpoint-tasks tbody tr[data-instance]')].filter(
+        r => r.children[1].textContent === 'count').length === 2
+        && [...document.querySelectorAll('#checkpoint-tasks tbody tr[data-instance]')].filter(
+        r => r.children[1].textContent === 'count').every(
+        r => Number(r.querySelector('.state-bytes').textContent.replace(/,/g, '')) > 0)""",
+          timeout=45)
     card = json.loads(browser.evaluate(session, CARD))
     assert card["hidden"] is False and card["mode"] == "true"
     figures = card["figures"]
