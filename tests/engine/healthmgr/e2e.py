@@ -135,11 +135,14 @@ def sleep_until(deadline: float) -> None:
 
 class BackPressureMeter:
     """Backpressure that ``component``'s instances caused, from the Topology Master's
-    metrics (``__time_spent_back_pressure_by_compid/<instance>``: cumulative ms,
-    published by the Stream Managers): what the Health Manager reads, read from outside
-    it as the tracker asks the Topology Master. :meth:`poll` once a second or so;
-    :meth:`ms_per_s` is the mean since the first poll. A Stream Manager that restarted
-    starts its counters again from 0, which counts as what it reports."""
+    metrics, read from outside the Health Manager as the tracker asks the Topology Master,
+    and counted as the Health Manager counts it: what a Stream Manager blamed on the
+    instance (``__time_spent_back_pressure_by_compid/<instance>``: cumulative ms) plus
+    the instance's share of what it blamed nobody for (engine/healthmgr/blame.py: under
+    byte credits the time watermark's pauses are most of the backpressure there is).
+    :meth:`poll` once a second or so; :meth:`ms_per_s` is the mean since the first poll.
+    A Stream Manager that restarted starts its counters again from 0, which counts as
+    what it reports."""
 
     def __init__(self, home: Path, component: str, name: str = NAME) -> None:
         from engine.launch import StateManagerSpec
@@ -150,7 +153,7 @@ class BackPressureMeter:
         self.tracker = Tracker(StateManagerSpec(kind="local", root=str(home / "state")),
                                TrackerSettings(poll_interval=0, tm_timeout=2.0, home=home))
         self.tracker.start(poll=False)
-        self.last: dict[tuple[str, str], float] | None = None
+        self.last: dict[str, dict[str, float]] | None = None
         self.first_time: float | None = None
         self.last_time: float | None = None
         self.total_ms = 0.0
@@ -161,28 +164,36 @@ class BackPressureMeter:
     def __exit__(self, *exc: object) -> None:
         self.tracker.stop()
 
+    def _ours(self, instance: str) -> bool:
+        match = INSTANCE_ID.fullmatch(instance)
+        return bool(match and match.group(1) == self.component)
+
     def poll(self) -> bool:
         """Read the counters once; False when the Topology Master did not answer."""
+        from engine.healthmgr.blame import unblamed_shares
+        from engine.healthmgr.metrics import counter_increase
+
         try:
             snapshot = self.tracker.snapshot(self.tracker.record(self.name, lazy=True))
         except Exception:
             return False
         now = time.time()
-        current: dict[tuple[str, str], float] = {}
-        for process, values in snapshot.values.items():
-            for metric, value in values.items():
-                if not metric.startswith(BACK_PRESSURE_PREFIX):
-                    continue
-                instance = metric[len(BACK_PRESSURE_PREFIX):]
-                match = INSTANCE_ID.fullmatch(instance)
-                if match and match.group(1) == self.component:
-                    current[(process, instance)] = float(value)
+        current = {process: {metric: float(value) for metric, value in values.items()}
+                   for process, values in snapshot.values.items()}
         if self.last is None:
             self.first_time = now
         else:
-            for key, value in current.items():
-                before = self.last.get(key, 0.0)
-                self.total_ms += value - before if value >= before else value
+            elapsed = now - (self.last_time or now)
+            for process, after in current.items():
+                before = self.last.get(process, {})
+                for metric, value in after.items():
+                    if metric.startswith(BACK_PRESSURE_PREFIX) \
+                            and self._ours(metric[len(BACK_PRESSURE_PREFIX):]):
+                        self.total_ms += counter_increase(before.get(metric, 0.0), value)
+                if before:
+                    shares = unblamed_shares(before, after, elapsed)
+                    self.total_ms += sum(ms for instance, ms in shares.items()
+                                         if self._ours(instance))
         self.last, self.last_time = current, now
         return True
 
