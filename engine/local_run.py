@@ -225,7 +225,7 @@ class HeronLocalRun:
     # -- the run -------------------------------------------------------------------------
     def run(self, time_limit: float | None = None,
             on_progress: Callable[[dict[str, ComponentStats], float], None] | None = None,
-            progress_interval: float = 0.5) -> HeronRunResult:
+            progress_interval: float = 0.25) -> HeronRunResult:
         began = time.monotonic()
         reason, error = "finished", None
         looping: dict[str, str] = {}
