@@ -35,6 +35,10 @@ from engine.shell.logfiles import (MAX_LINES, MAX_READ_BYTES, LogFileMissing, Lo
 
 log = logging.getLogger("heron.shell")
 
+#: the longest a wait in this process's loops keeps a stop waiting: a stopped topology's
+#: containers go in a fraction of a second, and waking 20 times a second costs nothing
+STOP_POLL_MS = 50
+
 #: the kind the guard counts refused shell connections under
 SOCKET_KIND = "shell"
 
@@ -89,7 +93,7 @@ class ContainerShell:
     def _serve(self) -> None:
         try:
             while not self._stop.is_set():
-                if not self._sock.poll(200):
+                if not self._sock.poll(STOP_POLL_MS):
                     continue
                 frames = self._sock.recv_multipart()
                 sender, payload = frames[0], frames[1:]
