@@ -10,19 +10,16 @@ so whatever reaches the Topology Master within the test was forwarded for a fini
 
 from __future__ import annotations
 
-import shutil
 import threading
-import uuid
 
 import pytest
 import zmq
 
-from engine.launch import LaunchSpec, Submission, metrics_socket_name
+from engine.launch import metrics_socket_name
 from engine.messages import metrics_pb2, tmanager_pb2
 from engine.metricsmgr import manager as metricsmgr
-from engine.network import bind_router, connect_dealer, decode, encode, ipc_dir, ipc_endpoint
-from engine.security.guard import ConnectionGuard
-from engine.security.keys import TopologyKeys
+from engine.network import connect_dealer, decode, encode, ipc_endpoint
+from tests.fake_tmanager import FakeTManager
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -30,49 +27,26 @@ NAME = "forwarding"
 INSTANCE = "container_1_split_2"
 
 
-class FakeState:
-    """The one record a Metrics Manager reads from its state manager: where the Topology
-    Master listens."""
-
-    def __init__(self, location: tmanager_pb2.TManagerLocation) -> None:
-        self.location = location
-
-    def get(self, kind: str, name: str):
-        return self.location if kind == "tmanagers" and name == NAME else None
-
-
 @pytest.fixture()
 def world(tmp_path, monkeypatch):
     monkeypatch.setattr(metricsmgr, "FORWARD_SECS", 60.0)
     monkeypatch.setenv("HERON_HOME", str(tmp_path / "home"))
-    topology_id = f"{NAME}-{uuid.uuid4().hex[:12]}"
-    spec = LaunchSpec(topology_name=NAME, topology_id=topology_id, working_dir=str(tmp_path),
-                      submission=Submission(project=str(tmp_path), name=NAME))
-    keys = TopologyKeys.generate(NAME, topology_id)
-    keys.save(spec.home)
-    ctx = zmq.Context()
-    guard = ConnectionGuard.start(ctx, keys, process="test")
-    tm, tm_endpoint = bind_router(ctx, "tcp://127.0.0.1:0", guard=guard, kind="tmanager")
-    location = tmanager_pb2.TManagerLocation(topology_name=NAME, topology_id=topology_id,
-                                             server_endpoint=tm_endpoint)
-    manager = metricsmgr.MetricsManager(spec, 1, FakeState(location))
+    fake = FakeTManager(NAME, tmp_path, tmp_path)
+    manager = metricsmgr.MetricsManager(fake.spec, 1, fake.state)
     running = threading.Event()
     running.set()
     thread = threading.Thread(target=manager.serve, args=(running.is_set,), daemon=True)
     thread.start()
-    publisher = connect_dealer(ctx, ipc_endpoint(topology_id, metrics_socket_name(1)),
-                               INSTANCE)
+    publisher = connect_dealer(fake.ctx, ipc_endpoint(fake.spec.topology_id,
+                                                      metrics_socket_name(1)), INSTANCE)
+    fake.sockets.append(publisher)
     try:
-        yield dict(tm=tm, publisher=publisher)
+        yield dict(tm=fake.tm, publisher=publisher)
     finally:
         running.clear()
         thread.join(10)
         manager.close()
-        for sock in (tm, publisher):
-            sock.close(linger=0)
-        guard.stop()
-        ctx.term()
-        shutil.rmtree(ipc_dir(topology_id), ignore_errors=True)
+        fake.close()
 
 
 def publish(publisher: zmq.Socket, **metrics: int) -> None:

@@ -12,41 +12,27 @@ Topology Master, a peer Stream Manager and a local Heron Instance.
 
 from __future__ import annotations
 
-import shutil
 import threading
 import time
-import uuid
 from pathlib import Path
 
 import pytest
 import zmq
 
-from engine.launch import LaunchSpec, Submission, instance_id
+from engine.launch import instance_id
 from engine.messages import (common_pb2, physical_plan_pb2, stmgr_pb2, tmanager_pb2, topology_pb2,
                              tuple_pb2)
-from engine.network import bind_router, connect_dealer, decode, encode, ipc_dir
+from engine.network import bind_router, connect_dealer, decode, encode
 from engine.packing.tasks import assign_task_ids
-from engine.security.guard import ConnectionGuard
-from engine.security.keys import TopologyKeys
 from engine.stmgr.manager import StreamManager
 from engine.submission import load_topology
+from tests.fake_tmanager import FakeTManager
 
 pytestmark = pytest.mark.timeout(60)
 
 PROJECT = Path(__file__).resolve().parents[2] / "e2e" / "heron" / "projects" / "groupings"
 NAME = "e2e_groupings"
 SINK = "shuffle_sink"
-
-
-class FakeState:
-    """The one record a Stream Manager reads from its state manager: where the Topology
-    Master listens."""
-
-    def __init__(self, location: tmanager_pb2.TManagerLocation) -> None:
-        self.location = location
-
-    def get(self, kind: str, name: str):
-        return self.location if kind == "tmanagers" and name == NAME else None
 
 
 def recv(sock: zmq.Socket, timeout_ms: int = 10_000) -> list[bytes]:
@@ -59,37 +45,23 @@ def world(tmp_path):
     """A Stream Manager for container 1 (one local sink task), a fake Topology Master it
     finds through its state, and the pieces the test drives."""
     plan = load_topology(PROJECT, name=NAME, cli_options={"e2e.limit": 5}).plan
-    topology_id = f"{NAME}-{uuid.uuid4().hex[:12]}"
-    spec = LaunchSpec(topology_name=NAME, topology_id=topology_id, working_dir=str(tmp_path),
-                      submission=Submission(project=str(PROJECT), name=NAME))
-    keys = TopologyKeys.generate(NAME, topology_id)
-    keys.save(spec.home)
-    ctx = zmq.Context()
-    guard = ConnectionGuard.start(ctx, keys, process="test")
-    tm, tm_endpoint = bind_router(ctx, "tcp://127.0.0.1:0", guard=guard, kind="tmanager")
-    location = tmanager_pb2.TManagerLocation(topology_name=NAME, topology_id=topology_id,
-                                             server_endpoint=tm_endpoint)
+    fake = FakeTManager(NAME, PROJECT, tmp_path)
     tasks = assign_task_ids(plan)  # as the packing gives them
     sink_task = tasks[SINK][0]
     sink_id = instance_id(1, SINK, sink_task)
-    manager = StreamManager(spec, 1, plan, {sink_id: sink_task}, FakeState(location))
+    manager = StreamManager(fake.spec, 1, plan, {sink_id: sink_task}, fake.state)
     running = threading.Event()
     running.set()
     thread = threading.Thread(target=manager.serve, args=(running.is_set,), daemon=True)
     thread.start()
-    sockets = [tm]
     try:
-        yield dict(manager=manager, ctx=ctx, tm=tm, tasks=tasks, sink_task=sink_task,
-                   sink_id=sink_id, spec=spec, sockets=sockets, guard=guard)
+        yield dict(manager=manager, ctx=fake.ctx, tm=fake.tm, tasks=tasks, sink_task=sink_task,
+                   sink_id=sink_id, spec=fake.spec, sockets=fake.sockets, guard=fake.guard)
     finally:
         running.clear()
         thread.join(10)
         manager.close()
-        for sock in sockets:
-            sock.close(linger=0)
-        guard.stop()
-        ctx.term()
-        shutil.rmtree(ipc_dir(topology_id), ignore_errors=True)  # its ipc socket files
+        fake.close()
 
 
 def pplan_for(world, peer_endpoint: str) -> physical_plan_pb2.PhysicalPlan:
