@@ -28,12 +28,9 @@ from engine.security.access_token import (AccessTokenError, home_of_working_dir,
 from engine.security.guard import SocketSecurity
 from engine.network import MalformedMessage, bind_router, connect_dealer, decode, encode, ipc_endpoint
 from engine.process.restart_policy import PROCESS_CRASH_LOOPING_METRIC, PROCESS_LAST_ERROR_METRIC
+from engine.process.stopping import STOP_POLL_MS
 
 log = logging.getLogger("heron.metricsmgr")
-
-#: the longest a wait in this process's loops keeps a stop waiting: a stopped topology's
-#: containers go in a fraction of a second, and waking 20 times a second costs nothing
-STOP_POLL_MS = 50
 
 FORWARD_SECS = 1.0
 #: what an instance publishes as 1 once it will emit nothing more (engine.instance.loop)

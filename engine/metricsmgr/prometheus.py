@@ -28,13 +28,10 @@ from prometheus_client.core import CollectorRegistry, GaugeMetricFamily
 from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
 from prometheus_client.registry import Collector
 
+from engine.process.stopping import STOP_POLL_MS
 from engine.security.access_token import bearer, matches
 
 log = logging.getLogger("heron.metricsmgr")
-
-#: the longest a wait in this process's loops keeps a stop waiting: a stopped topology's
-#: containers go in a fraction of a second, and waking 20 times a second costs nothing
-STOP_POLL_MS = 50
 
 _INVALID = re.compile(r"[^a-zA-Z0-9_]")
 

@@ -35,13 +35,10 @@ import zmq
 from zmq.utils import z85
 from zmq.utils.monitor import recv_monitor_message
 
+from engine.process.stopping import STOP_POLL_MS
 from engine.security.keys import TopologyKeys
 
 log = logging.getLogger(__name__)
-
-#: the longest a wait in this process's loops keeps a stop waiting: a stopped topology's
-#: containers go in a fraction of a second, and waking 20 times a second costs nothing
-STOP_POLL_MS = 50
 
 ZAP_ENDPOINT = "inproc://zeromq.zap.01"
 _ZAP_VERSION = b"1.0"

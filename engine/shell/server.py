@@ -29,15 +29,12 @@ import zmq
 from engine.messages import common_pb2, shell_pb2
 from engine.network.codec import MalformedMessage, decode, encode
 from engine.network.sockets import bind_router
+from engine.process.stopping import STOP_POLL_MS
 from engine.security.guard import ConnectionGuard
 from engine.shell.logfiles import (MAX_LINES, MAX_READ_BYTES, LogFileMissing, LogNameRefused,
                                    find_log, list_logs, read_range, tail_bytes)
 
 log = logging.getLogger("heron.shell")
-
-#: the longest a wait in this process's loops keeps a stop waiting: a stopped topology's
-#: containers go in a fraction of a second, and waking 20 times a second costs nothing
-STOP_POLL_MS = 50
 
 #: the kind the guard counts refused shell connections under
 SOCKET_KIND = "shell"

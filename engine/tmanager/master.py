@@ -15,6 +15,7 @@ from engine.messages import (ckptmgr_pb2, common_pb2, physical_plan_pb2, stmgr_p
                              tmanager_pb2, topology_pb2)
 from engine.network import MalformedMessage, bind_router, decode, encode
 from engine.process.progress import mark_progress
+from engine.process.stopping import STOP_POLL_MS
 from engine.security.guard import ConnectionGuard
 from engine.grouping.key_groups import key_groups
 from engine.plan import LogicalPlan
@@ -24,10 +25,6 @@ from engine.tmanager.staleness import REPORT_AGE_METRIC
 from engine.tmanager.stateful_controller import StatefulController
 
 log = logging.getLogger("heron.tmanager")
-
-#: the longest a wait in this process's loops keeps a stop waiting: a stopped topology's
-#: containers go in a fraction of a second, and waking 20 times a second costs nothing
-STOP_POLL_MS = 50
 
 #: how often the stored packing plan is checked for `heron update`
 PACKING_CHECK_SECS = 1.0
