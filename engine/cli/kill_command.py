@@ -5,11 +5,15 @@ package and secrets (engine/submitter/cleanup.py)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
-from engine.cli.env import (CommandError, Env, common_options, require_topology,
-                            topology_security)
+from engine.cli.env import (CommandError, Env, ask_topology_master, common_options,
+                            require_topology, topology_security)
 from engine.cli.savepoint_command import take_savepoint
+from engine.messages import common_pb2, tmanager_pb2, topology_pb2
+from engine.submitter.errors import SubmitterError
 
 #: how long the scheduler may take to stop everything and answer a kill
 KILL_TIMEOUT_SECS = 60.0
@@ -20,7 +24,8 @@ KILL_TIMEOUT_SECS = 60.0
 @click.option("--wait", "wait_secs", type=float, default=5.0, show_default=True,
               help="Seconds to let in-flight tuples drain after deactivating.")
 @click.option("--savepoint", "with_savepoint", is_flag=True,
-              help="Take a savepoint first (EFFECTIVELY_ONCE): nothing is killed if it fails.")
+              help="Take a savepoint first (EFFECTIVELY_ONCE): if it fails, nothing is "
+                   "killed and the topology runs on.")
 @click.option("--savepoint-id", metavar="ID", help="With --savepoint: its name.")
 @common_options
 def kill_command(name: str, wait_secs: float, with_savepoint: bool, savepoint_id: str | None,
@@ -39,12 +44,25 @@ def kill_command(name: str, wait_secs: float, with_savepoint: bool, savepoint_id
         runtime = RuntimeManager(state, name, home=env.home, working_dir=env.working_dir(name),
                                  security=topology_security(state, name, env.working_dir(name)),
                                  notify=lambda line: click.echo(line, err=True))
+        was_active = _active(state, name)
         runtime.deactivate_and_drain(topology, wait_secs)
         if with_savepoint:
             # after the drain, and the last checkpoint: what the sinks committed is all in it
-            path = take_savepoint(env, name, savepoint_id, final=True)
+            try:
+                path = take_savepoint(env, name, savepoint_id, final=True)
+            except CommandError as exc:
+                exc.args = (f"{exc}; {_not_killed(env, name, was_active)}",)
+                raise
             click.echo(f"savepoint of {name!r} written: {path}")
-        how = runtime.kill(topology, KILL_TIMEOUT_SECS)
+            try:
+                how = runtime.kill(topology, KILL_TIMEOUT_SECS)
+            except SubmitterError as exc:
+                exc.args = (f"{exc}; the savepoint {path} was written, and {name!r} is left "
+                            f"deactivated, taking no checkpoints: `heron kill {name}` again, "
+                            f"or `heron activate {name}` to run it on",)
+                raise
+        else:
+            how = runtime.kill(topology, KILL_TIMEOUT_SECS)
     finally:
         state.close()
     if how == "kubernetes":
@@ -60,3 +78,31 @@ def kill_command(name: str, wait_secs: float, with_savepoint: bool, savepoint_id
     if cancelled:
         click.echo(f"cancelled Slurm jobs {' '.join(cancelled)} of {name!r}")
     click.echo(f"killed topology {name!r}")
+
+
+def _active(state: Any, name: str) -> bool:
+    """Whether the topology runs activated now (its physical plan says; True when there
+    is none yet, as a topology starts activated)."""
+    pplan = state.get("pplans", name)
+    return pplan is None or pplan.topology.state != topology_pb2.PAUSED
+
+
+def _not_killed(env: Env, name: str, was_active: bool) -> str:
+    """After the savepoint of ``heron kill --savepoint`` failed: nothing is killed, and a
+    topology the kill deactivated is activated again (as Flink's stop-with-savepoint leaves
+    the job running when its savepoint fails). What was done, for the error line."""
+    if not was_active:
+        return (f"{name!r} was not killed; it stays deactivated, as it was before "
+                f"(`heron activate {name}` runs it on)")
+    try:
+        answer = ask_topology_master(
+            env, name, lambda topology, tm: tmanager_pb2.TopologyActivateRequest(
+                topology_name=name, topology_id=tm.topology_id or topology.id),
+            f"cannot activate {name!r} again")
+        status = answer.status.status
+        if status not in (common_pb2.OK, common_pb2.TOPOLOGY_ALREADY_ACTIVE):
+            raise CommandError(answer.status.message or common_pb2.StatusCode.Name(status))
+    except CommandError as exc:
+        return (f"{name!r} was not killed, but is left deactivated: activating it again "
+                f"failed ({exc}); `heron activate {name}` runs it on")
+    return f"{name!r} was not killed: it is activated again and takes checkpoints as before"

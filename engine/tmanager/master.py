@@ -445,6 +445,10 @@ class TopologyMaster:
                                        f"{', '.join(sorted(self.absent))})")
             return response
         wanted = topology_pb2.RUNNING if activate else topology_pb2.PAUSED
+        if activate and self.stateful is not None:
+            # active again (or still): a `heron kill --savepoint` that stopped checkpoints
+            # for its final savepoint failed or gave up, so checkpoints go on
+            self.stateful.resume()
         if self.topology.state == wanted:
             response.status.status = (common_pb2.TOPOLOGY_ALREADY_ACTIVE if activate
                                       else common_pb2.TOPOLOGY_ALREADY_DEACTIVE)

@@ -42,6 +42,16 @@ KIND = "statefulcheckpoints"
 
 
 @dataclass
+class _Wanted:
+    """A savepoint asked for: its id, who gets the answer, and whether it is the final
+    one of a ``heron kill --savepoint`` (no checkpoint may follow it once written)."""
+
+    savepoint_id: str
+    reply: Callable[[Any], None]
+    final: bool = False
+
+
+@dataclass
 class _InFlight:
     checkpoint_id: str
     started: float
@@ -50,8 +60,8 @@ class _InFlight:
     #: component -> its tasks' per-task state shapes and bytes so far
     shapes: dict[str, list[str]] = field(default_factory=dict)
     component_bytes: dict[str, int] = field(default_factory=dict)
-    #: a savepoint to write once it completes: (savepoint id, reply)
-    savepoint: tuple[str, Callable[[Any], None]] | None = None
+    #: a savepoint to write once it completes
+    savepoint: _Wanted | None = None
 
 
 @dataclass
@@ -108,10 +118,12 @@ class StatefulController:
         self.running = False
         self.next_checkpoint = 0.0
         self.figures = StatefulFigures()
-        #: savepoints asked for and not yet started: (savepoint id, reply)
-        self.savepoints_wanted: list[tuple[str, Callable[[Any], None]]] = []
-        #: a final savepoint was asked for: once it is written, no more checkpoints
-        self.final_savepoint = False
+        #: savepoints asked for and not yet started
+        self.savepoints_wanted: list[_Wanted] = []
+        #: a final savepoint (``heron kill --savepoint``) was written: no more checkpoints
+        #: until the topology is activated again or another savepoint is asked for (the
+        #: kill that asked for it failed). Only a written final savepoint sets it: one
+        #: that is abandoned or cannot be written leaves the checkpoints going.
         self.stopped = False
         #: "savepoint:<checkpoint id>" of the savepoint this topology started from: the
         #: restore to fall back on before empty state (None: it started from nothing)
@@ -159,9 +171,15 @@ class StatefulController:
     def start_restore(self, reason: str) -> None:
         if not self.stmgrs:
             return
-        if self.in_flight is not None:
-            log.info("checkpoint %s given up: the topology rolls back", self.in_flight.checkpoint_id)
+        flight = self.in_flight
+        if flight is not None:
+            log.info("checkpoint %s given up: the topology rolls back", flight.checkpoint_id)
             self.in_flight = None
+            if flight.savepoint is not None:  # its requester waits: tell it now
+                flight.savepoint.reply(_savepoint_answer(
+                    flight.savepoint.savepoint_id,
+                    error=f"its checkpoint {flight.checkpoint_id} was given up: the topology "
+                          f"rolls back ({reason})"))
         self.running = False
         candidates = ([c.checkpoint_id for c in self.consistent]
                       + ([self.origin] if self.origin else []) + [""])
@@ -306,17 +324,23 @@ class StatefulController:
         log.warning("checkpoint %s abandoned: %s", flight.checkpoint_id, why)
         self.in_flight = None
         if flight.savepoint is not None:
-            savepoint_id, reply = flight.savepoint
-            reply(_savepoint_answer(savepoint_id, error=f"its checkpoint {flight.checkpoint_id} "
-                                                        f"was abandoned: {why}"))
+            wanted = flight.savepoint
+            if wanted.final:
+                log.warning("the final savepoint %s failed: checkpoints go on",
+                            wanted.savepoint_id)
+            wanted.reply(_savepoint_answer(wanted.savepoint_id,
+                                           error=f"its checkpoint {flight.checkpoint_id} "
+                                                 f"was abandoned: {why}"))
 
     # -- savepoints ----------------------------------------------------------------------
     def request_savepoint(self, savepoint_id: str, reply: Callable[[Any], None],
                           final: bool = False) -> None:
         """Take a checkpoint now (or once the one in flight is done) and copy it into
         the savepoints directory; ``reply`` gets the answer when it is written. ``final``:
-        the topology is being stopped; no checkpoint is taken after this one (what a
-        two-phase-commit sink commits then would not be in the savepoint)."""
+        the topology is being stopped; once this one is written, no checkpoint is taken
+        after it (what a two-phase-commit sink committed then would not be in the
+        savepoint). A final savepoint that fails stops nothing. A savepoint asked for
+        after a final one was written means the kill did not happen: checkpoints resume."""
         if not self.settings.savepoints:
             reply(_savepoint_answer(savepoint_id, error="no savepoints directory is configured "
                                                         "(heron.statefulstorage.savepoints.path)"))
@@ -329,12 +353,33 @@ class StatefulController:
         except SavepointError as exc:
             reply(_savepoint_answer(savepoint_id, error=str(exc)))
             return
-        log.info("savepoint %s asked for: a checkpoint starts as soon as it can", savepoint_id)
-        self.savepoints_wanted.append((savepoint_id, reply))
-        self.final_savepoint = self.final_savepoint or final
+        if self.stopped:
+            log.info("savepoint %s asked for after the final one: checkpoints resume",
+                     savepoint_id)
+            self.stopped = False
+        log.info("%ssavepoint %s asked for: a checkpoint starts as soon as it can",
+                 "final " if final else "", savepoint_id)
+        self.savepoints_wanted.append(_Wanted(savepoint_id, reply, final))
+
+    def resume(self) -> None:
+        """The topology is activated (again): a kill that asked for a final savepoint is
+        over (it failed, or gave up waiting), so checkpoints go on, and a final savepoint
+        still to be written is written as a plain one."""
+        if self.stopped:
+            log.info("the topology is activated: checkpoints resume after the final savepoint")
+        self.stopped = False
+        pending = list(self.savepoints_wanted)
+        if self.in_flight is not None and self.in_flight.savepoint is not None:
+            pending.append(self.in_flight.savepoint)
+        for wanted in pending:
+            if wanted.final:
+                log.info("savepoint %s is no longer final: the topology is active",
+                         wanted.savepoint_id)
+                wanted.final = False
 
     def _write_savepoint(self, flight: _InFlight, record: Any) -> None:
-        savepoint_id, reply = flight.savepoint
+        wanted = flight.savepoint
+        savepoint_id, reply = wanted.savepoint_id, wanted.reply
         metadata = {"topology": self.name, "key_groups": self.key_groups,
                     "components": {c.component: {"tasks": c.tasks, "task_state": c.task_state,
                                                  "bytes": c.bytes}
@@ -343,16 +388,25 @@ class StatefulController:
             path = write_savepoint(self.storage, flight.checkpoint_id, self.settings.savepoints,
                                    savepoint_id, metadata)
         except (OSError, SavepointError) as exc:
-            log.warning("savepoint %s: cannot be written: %s", savepoint_id, exc)
+            log.warning("%ssavepoint %s: cannot be written: %s%s", "final " if wanted.final else "",
+                        savepoint_id, exc, " (checkpoints go on)" if wanted.final else "")
             reply(_savepoint_answer(savepoint_id, error=str(exc)))
             return
         log.info("savepoint %s written: %s (checkpoint %s)", savepoint_id, path,
                  flight.checkpoint_id)
-        if self.final_savepoint and not self.savepoints_wanted:
+        if wanted.final:
             self.stopped = True
             log.info("the final savepoint is written: no more checkpoints")
+            self._refuse_wanted(f"the final savepoint {savepoint_id} of this topology was "
+                                f"just written: it is being stopped")
         reply(_savepoint_answer(savepoint_id, path=str(path),
                                 checkpoint_id=flight.checkpoint_id))
+
+    def _refuse_wanted(self, why: str) -> None:
+        """Answer every savepoint still waiting with ``why``: none is taken."""
+        waiting, self.savepoints_wanted = self.savepoints_wanted, []
+        for wanted in waiting:
+            wanted.reply(_savepoint_answer(wanted.savepoint_id, error=why))
 
     def _store(self, records: list[Any]) -> None:
         message = ckptmgr_pb2.StatefulConsistentCheckpoints(consistent_checkpoints=records)

@@ -1,7 +1,8 @@
 """The Topology Master's checkpointer and restorer (engine/tmanager/stateful_controller.py),
 driven with a clock and a recording of what it sends: consistent checkpoints recorded and
 older ones deleted, timeouts counted, restores falling back to older checkpoints, stale
-answers ignored, ``start.clean`` on the first start only."""
+answers ignored, ``start.clean`` on the first start only; a final savepoint (``heron kill
+--savepoint``) stops checkpoints only once written, and one that fails stops nothing."""
 
 from __future__ import annotations
 
@@ -208,3 +209,144 @@ def test_a_restore_left_unanswered_is_asked_again_under_a_new_transaction(tmp_pa
     assert len(again) == 2 and again[0].restore_txid > first[0].restore_txid
     answer_restore(ctl, sent)
     assert ctl.running
+
+
+# -- savepoints: a final one (heron kill --savepoint) that fails stops nothing ------------
+class Written:
+    """Stands in for write_savepoint: the savepoints it wrote, or the error it raises."""
+
+    def __init__(self) -> None:
+        self.ids: list[str] = []
+        self.fail: Exception | None = None
+
+    def __call__(self, storage, checkpoint_id, directory, savepoint_id, metadata):
+        if self.fail is not None:
+            raise self.fail
+        self.ids.append(savepoint_id)
+        return f"{directory}/{savepoint_id}"
+
+
+def savepoint_controller(tmp_path, monkeypatch):
+    written = Written()
+    monkeypatch.setattr("engine.tmanager.stateful_controller.write_savepoint", written)
+    ctl, clock, sent, _ = controller(tmp_path, savepoints=str(tmp_path / "savepoints"))
+    ctl.load(first_start=True)
+    ctl.new_plan(pplan(), "pack-1", "start")
+    answer_restore(ctl, sent)
+    sent.clear()
+    return ctl, clock, sent, written
+
+
+def ask_savepoint(ctl, savepoint_id, final=False) -> list:
+    answers: list = []
+    ctl.request_savepoint(savepoint_id, answers.append, final=final)
+    return answers
+
+
+def starts_checkpoints(ctl, clock, sent, times=3) -> bool:
+    """Whether the timer still starts checkpoints (and they complete), ``times`` in a row."""
+    for _ in range(times):
+        clock.now += 1.0
+        ctl.tick()
+        starts = [m for _, m in sent if isinstance(m, ckptmgr_pb2.StartStatefulCheckpoint)]
+        sent.clear()
+        if not starts:
+            return False
+        for checkpoint_id in {m.checkpoint_id for m in starts}:
+            for task in (1, 2, 3):
+                ctl.on_stored(ckptmgr_pb2.InstanceStateStored(
+                    checkpoint_id=checkpoint_id, task_id=task, bytes=1))
+    return True
+
+
+def test_checkpoints_go_on_after_a_final_savepoint_abandoned_and_a_plain_savepoint(
+        tmp_path, monkeypatch):
+    ctl, clock, sent, written = savepoint_controller(tmp_path, monkeypatch)
+    final = ask_savepoint(ctl, "before-kill", final=True)
+    ctl.tick()  # starts at once, with the savepoint
+    clock.now += 6.0
+    ctl.tick()  # nobody stored within the 5 s timeout: abandoned
+    assert [a.status.status for a in final] == [common_pb2.NOTOK]
+    assert "abandoned" in final[0].status.message
+    plain = ask_savepoint(ctl, "later")  # after the checkpoint the timeout's tick started
+    assert starts_checkpoints(ctl, clock, sent, times=2)
+    assert [a.status.status for a in plain] == [common_pb2.OK] and written.ids == ["later"]
+    assert starts_checkpoints(ctl, clock, sent)
+
+
+def test_checkpoints_go_on_after_a_final_savepoint_that_cannot_be_written_and_a_plain_one(
+        tmp_path, monkeypatch):
+    ctl, clock, sent, written = savepoint_controller(tmp_path, monkeypatch)
+    written.fail = OSError(28, "No space left on device")
+    final = ask_savepoint(ctl, "before-kill", final=True)
+    assert starts_checkpoints(ctl, clock, sent, times=1)
+    assert [a.status.status for a in final] == [common_pb2.NOTOK]
+    assert "No space left" in final[0].status.message
+    assert starts_checkpoints(ctl, clock, sent)  # not stopped by the failed final one
+    written.fail = None
+    plain = ask_savepoint(ctl, "later")
+    assert starts_checkpoints(ctl, clock, sent, times=1)
+    assert [a.status.status for a in plain] == [common_pb2.OK]
+    assert starts_checkpoints(ctl, clock, sent)
+
+
+def test_a_final_savepoint_given_up_by_a_rollback_is_answered_at_once_and_stops_nothing(
+        tmp_path, monkeypatch):
+    ctl, clock, sent, written = savepoint_controller(tmp_path, monkeypatch)
+    final = ask_savepoint(ctl, "before-kill", final=True)
+    ctl.tick()
+    ctl.on_reset(ckptmgr_pb2.ResetTopologyState(reason="task 2 failed"), "stmgr-1")
+    assert [a.status.status for a in final] == [common_pb2.NOTOK]  # the kill need not wait
+    assert "rolls back" in final[0].status.message
+    answer_restore(ctl, sent)
+    sent.clear()
+    ask_savepoint(ctl, "later")
+    assert starts_checkpoints(ctl, clock, sent)
+    assert written.ids == ["later"]
+
+
+def test_a_written_final_savepoint_is_the_last_checkpoint_until_the_topology_is_activated(
+        tmp_path, monkeypatch):
+    ctl, clock, sent, written = savepoint_controller(tmp_path, monkeypatch)
+    final = ask_savepoint(ctl, "before-kill", final=True)
+    assert starts_checkpoints(ctl, clock, sent, times=1)
+    assert [a.status.status for a in final] == [common_pb2.OK]
+    assert not starts_checkpoints(ctl, clock, sent, times=1)  # the kill follows: none after it
+    ctl.resume()  # the kill failed and the topology was activated again
+    assert starts_checkpoints(ctl, clock, sent)
+
+
+def test_a_final_savepoint_still_waiting_when_the_topology_is_activated_stops_nothing(
+        tmp_path, monkeypatch):
+    """`heron kill --savepoint` gave up waiting and reactivated the topology: the savepoint
+    it asked for is written later as a plain one, and checkpoints go on."""
+    ctl, clock, sent, written = savepoint_controller(tmp_path, monkeypatch)
+    clock.now += 1.0
+    ctl.tick()  # a checkpoint is in flight: the savepoint waits for it
+    ask_savepoint(ctl, "before-kill", final=True)
+    ctl.resume()
+    ctl.in_flight = None  # that checkpoint is lost
+    assert starts_checkpoints(ctl, clock, sent, times=1)
+    assert written.ids == ["before-kill"]
+    assert starts_checkpoints(ctl, clock, sent)
+
+
+def test_heron_activate_resumes_checkpoints_stopped_by_a_final_savepoint(tmp_path, monkeypatch):
+    """The Topology Master hands an activation (even of a topology still active: the kill
+    that deactivated it may not have got that far) to the controller."""
+    from engine.messages import tmanager_pb2, topology_pb2
+    from engine.tmanager.master import TopologyMaster
+
+    ctl, clock, sent, written = savepoint_controller(tmp_path, monkeypatch)
+    ask_savepoint(ctl, "before-kill", final=True)
+    assert starts_checkpoints(ctl, clock, sent, times=1) and written.ids == ["before-kill"]
+    assert not starts_checkpoints(ctl, clock, sent, times=1)
+    plan = physical_plan_pb2.PhysicalPlan()
+    plan.topology.state = topology_pb2.PAUSED
+    master = SimpleNamespace(name="wc", spec=SimpleNamespace(topology_id="wc-1"), pplan=plan,
+                             topology=plan.topology, stateful=ctl, absent=set(),
+                             _store_pplan=lambda: None, _broadcast=lambda: None)
+    answer = TopologyMaster._set_state(master, tmanager_pb2.TopologyActivateRequest(
+        topology_name="wc", topology_id="wc-1"))
+    assert answer.status.status == common_pb2.OK
+    assert starts_checkpoints(ctl, clock, sent)
