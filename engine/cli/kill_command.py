@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from engine.cli.env import (CommandError, Env, ask_topology_master, common_options,
+from engine.cli.env import (BadInput, CommandError, Env, ask_topology_master, common_options,
                             require_topology, topology_security)
 from engine.cli.savepoint_command import take_savepoint
 from engine.messages import common_pb2, tmanager_pb2, topology_pb2
@@ -40,6 +40,8 @@ def kill_command(name: str, wait_secs: float, with_savepoint: bool, savepoint_id
     state = env.open_state()
     try:
         topology = require_topology(state, name)
+        if with_savepoint:
+            refuse_savepoint_unless_effectively_once(name, topology)
         execution = state.get("executionstate", name)
         runtime = RuntimeManager(state, name, home=env.home, working_dir=env.working_dir(name),
                                  security=topology_security(state, name, env.working_dir(name)),
@@ -78,6 +80,37 @@ def kill_command(name: str, wait_secs: float, with_savepoint: bool, savepoint_id
     if cancelled:
         click.echo(f"cancelled Slurm jobs {' '.join(cancelled)} of {name!r}")
     click.echo(f"killed topology {name!r}")
+
+
+def reliability_mode(topology: Any) -> str:
+    """The reliability mode the stored ``topology`` runs in, as the engines read it:
+    ``topology.reliability.mode``, else Storm's acking (ATLEAST_ONCE with ackers,
+    ATMOST_ONCE without)."""
+    # deferred: CLI start-up time
+    from compat.storm_api.config import RELIABILITY_MODE_KEY, ConfigError, reliability
+    from engine.plan.topology_config import topology_config
+
+    conf = topology_config(topology)
+    mode = conf.get(RELIABILITY_MODE_KEY)
+    if mode is not None:
+        return str(mode).upper()
+    try:
+        return "ATLEAST_ONCE" if reliability(conf).acking else "ATMOST_ONCE"
+    except ConfigError:
+        return "ATLEAST_ONCE"  # Storm's default: one acker
+
+
+def refuse_savepoint_unless_effectively_once(name: str, topology: Any) -> None:
+    """``heron kill --savepoint`` of a topology that takes no checkpoints: BadInput (exit
+    2) naming it and its mode, before anything is deactivated, drained or killed."""
+    # deferred: CLI start-up time
+    from engine.submitter.stateful_guard import effectively_once
+
+    if not effectively_once(topology):
+        raise BadInput(f"cannot take a savepoint of {name!r}: it runs "
+                       f"{reliability_mode(topology)}, and only EFFECTIVELY_ONCE topologies "
+                       f"(topology.reliability.mode) take checkpoints; nothing was deactivated "
+                       f"or killed (`heron kill {name}` kills it without a savepoint)")
 
 
 def _active(state: Any, name: str) -> bool:

@@ -1,6 +1,7 @@
 """``heron kill NAME --savepoint``: what happens before anything is killed.
 
-When the savepoint fails, nothing is killed, and a
+A topology that takes no checkpoints is refused before it is deactivated or drained (exit
+2, one line naming it and its mode). When the savepoint fails, nothing is killed, and a
 topology the kill deactivated is activated again, as Flink's stop-with-savepoint leaves a
 job running. No engine process runs: the topology is stored in the state manager, and the
 Topology Master and the scheduler are stand-ins recording what they are asked."""
@@ -52,6 +53,34 @@ def calls(monkeypatch) -> list[str]:
                         lambda self, topology, timeout: seen.append("kill") or "scheduler")
     monkeypatch.setattr(kill_command, "topology_security", lambda *args: None)
     return seen
+
+
+@pytest.mark.parametrize("config, mode", [
+    ({"topology.reliability.mode": "ATLEAST_ONCE"}, "ATLEAST_ONCE"),
+    ({"topology.reliability.mode": "atmost_once"}, "ATMOST_ONCE"),
+    ({}, "ATLEAST_ONCE"),  # Storm's acking, one acker
+    ({"topology.acker.executors": 0}, "ATMOST_ONCE"),
+])
+def test_kill_with_a_savepoint_of_a_topology_taking_no_checkpoints_is_refused_before_anything(
+        heron_home, calls, config, mode):
+    store_topology(heron_home, config, topology_pb2.RUNNING)
+    result = heron("kill", NAME, "--savepoint")
+    assert result.exit_code == 2
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1, result.output
+    assert lines[0].startswith(f"heron: error: cannot take a savepoint of {NAME!r}: it runs "
+                               f"{mode}, and only EFFECTIVELY_ONCE topologies")
+    assert calls == []  # neither deactivated, drained nor killed
+
+
+def test_kill_without_a_savepoint_of_a_topology_taking_no_checkpoints_still_kills(
+        heron_home, calls, monkeypatch):
+    monkeypatch.setattr("engine.submitter.cleanup.clean_cluster", lambda *args: [])
+    store_topology(heron_home, {"topology.reliability.mode": "ATLEAST_ONCE"},
+                   topology_pb2.RUNNING)
+    result = heron("kill", NAME, "--wait", "0")
+    assert result.exit_code == 0, result.output
+    assert calls == ["deactivate", "kill"]
 
 
 @pytest.fixture
