@@ -362,6 +362,25 @@ class BoltLoop(ExecutorLoop):
                 return
             time.sleep(0.01)
 
+    def ticks_now(self) -> bool:
+        """Whether a tick tuple due now is executed. Under EFFECTIVELY_ONCE not until the
+        Topology Master says processing starts after a restore, as a spout waits for it: a
+        tick changes state and emits, and what it emitted to a container still restoring
+        would be dropped while the state change stayed (a windowed bolt's flushed window
+        lost). Ticks skipped meanwhile are not made up: Storm sends none to a bolt that
+        is not running either."""
+        return (self.hosted is not None and self.active
+                and (self.stateful is None or self.stateful.processing))
+
+    def _tick(self) -> None:
+        if not self.ticks_now():
+            return
+        self._counter += 1
+        if self.collector.acking:
+            self.collector.register_input(str(self._counter), (), 0)
+        self._execute(self.hosted.make_tuple(str(self._counter), "__system", "__tick",
+                                             -1, [self.tick_secs]))
+
     def run(self) -> None:
         pipe = self.pipe
         collector = self.collector
@@ -397,10 +416,5 @@ class BoltLoop(ExecutorLoop):
                     self.restart(failure)
             if next_tick is not None and time.monotonic() >= next_tick:
                 next_tick = time.monotonic() + self.tick_secs
-                if self.hosted is not None and self.active:
-                    self._counter += 1
-                    if collector.acking:
-                        collector.register_input(str(self._counter), (), 0)
-                    self._execute(self.hosted.make_tuple(str(self._counter), "__system", "__tick",
-                                                         -1, [self.tick_secs]))
+                self._tick()
             self.publish_metrics()
