@@ -28,7 +28,8 @@ from typing import Any
 from .bolt import Bolt
 
 __all__ = ["State", "HashMapState", "KeyedState", "StatefulComponent", "TwoPhaseCommitBolt",
-           "PENDING_TRANSACTIONS_KEY", "checkpoint_order", "split_lists"]
+           "PENDING_TRANSACTIONS_KEY", "INHERITED_TRANSACTIONS_KEY", "checkpoint_order",
+           "prepared_transactions", "split_lists"]
 
 
 class State(MutableMapping):
@@ -213,6 +214,12 @@ def split_lists(states: list[Any], new_parallelism: int) -> list[dict]:
 #: where a TwoPhaseCommitBolt keeps the transactions it prepared and has not yet
 #: committed: {checkpoint id: what ``pre_commit`` returned}
 PENDING_TRANSACTIONS_KEY = "__two_phase_commit_pending__"
+#: where the first task after a parallelism change finds the prepared transactions of the
+#: old tasks, committed by its ``init_state`` and then removed: a list of
+#: [checkpoint id, what ``pre_commit`` returned] pairs, oldest checkpoint first. A list of
+#: pairs, not a mapping by checkpoint id, because every task of a sink prepares under the
+#: same checkpoint ids (and lists of str and values are what every serializer encodes)
+INHERITED_TRANSACTIONS_KEY = "__two_phase_commit_inherited__"
 
 
 class TwoPhaseCommitBolt(StatefulComponent, Bolt):
@@ -232,8 +239,13 @@ class TwoPhaseCommitBolt(StatefulComponent, Bolt):
     is given to ``abort``, when this process is still there to do it; one that died with
     its process must simply never become visible.
 
+    When the sink's parallelism changes, every old task's prepared transactions go to the
+    new first task, which commits them in ``init_state`` (``rescale_state``), so a
+    prepared transaction must be committable by any task of the sink.
+
     Subclasses implement ``begin``, ``pre_commit``, ``commit`` and ``abort``, and may
-    use ``self.state`` for state of their own (never under ``PENDING_TRANSACTIONS_KEY``).
+    use ``self.state`` for state of their own (never under ``PENDING_TRANSACTIONS_KEY``
+    or ``INHERITED_TRANSACTIONS_KEY``).
     """
 
     state: State
@@ -257,10 +269,11 @@ class TwoPhaseCommitBolt(StatefulComponent, Bolt):
     # -- the checkpoint hooks, in terms of the four above ----------------------------
     def init_state(self, stateful_state: State) -> None:
         self.state = stateful_state
-        pending = dict(stateful_state.get(PENDING_TRANSACTIONS_KEY) or {})
-        for checkpoint_id in sorted(pending, key=checkpoint_order):
-            self.commit(checkpoint_id, pending[checkpoint_id])
+        for checkpoint_id, prepared in prepared_transactions(stateful_state):
+            self.commit(checkpoint_id, prepared)
         stateful_state[PENDING_TRANSACTIONS_KEY] = {}
+        if INHERITED_TRANSACTIONS_KEY in stateful_state:
+            del stateful_state[INHERITED_TRANSACTIONS_KEY]
         self.begin()
 
     def pre_save(self, checkpoint_id: str) -> None:
@@ -282,21 +295,43 @@ class TwoPhaseCommitBolt(StatefulComponent, Bolt):
 
     @staticmethod
     def rescale_state(states: list[Any], new_parallelism: int) -> list[dict]:
-        """When the sink's parallelism changes: every old task's prepared transactions
-        (and other entries, a later task's winning on equal keys) go to the new first
-        task, which commits them on restore; the others start empty. So a prepared
-        transaction must be committable by any task (the shipped sinks' are: a file's
-        names, a Redis write's own fence)."""
+        """When the sink's parallelism changes: every old task's prepared transactions go
+        to the new first task, under ``INHERITED_TRANSACTIONS_KEY`` as [checkpoint id,
+        prepared] pairs in checkpoint order (old task order within a checkpoint), and its
+        ``init_state`` commits each of them once; its own pending transactions start
+        empty. The old tasks' other entries go to it too, a later task's winning on equal
+        keys; the other new tasks start empty. Every task of a sink prepares under the
+        same checkpoint id, so the transactions are kept as a list, never merged by
+        checkpoint id (which would keep one task's and lose the others'). A prepared
+        transaction must therefore be committable by any task (the shipped sinks' are: a
+        file's names, a Redis write's own fence). States saved before this key existed
+        (pending transactions only) are read the same way."""
         first: dict[Any, Any] = {}
-        pending: dict[Any, Any] = {}
+        inherited: list[list[Any]] = []
         for state in states:
             for key, value in state.items():
                 if key == PENDING_TRANSACTIONS_KEY:
-                    pending.update(value or {})
+                    inherited.extend([cid, prepared] for cid, prepared in (value or {}).items())
+                elif key == INHERITED_TRANSACTIONS_KEY:
+                    inherited.extend([cid, prepared] for cid, prepared in value or [])
                 else:
                     first[key] = value
-        first[PENDING_TRANSACTIONS_KEY] = pending
+        inherited.sort(key=lambda pair: checkpoint_order(pair[0]))  # stable: task order kept
+        first[PENDING_TRANSACTIONS_KEY] = {}
+        first[INHERITED_TRANSACTIONS_KEY] = inherited
         return [first] + [{} for _ in range(new_parallelism - 1)]
+
+
+def prepared_transactions(state: Any) -> list[tuple[str, Any]]:
+    """The prepared, not yet committed transactions a ``TwoPhaseCommitBolt``'s state
+    holds, its own (``PENDING_TRANSACTIONS_KEY``) and those inherited from other tasks in
+    a parallelism change (``INHERITED_TRANSACTIONS_KEY``), as (checkpoint id, prepared)
+    pairs in checkpoint order: what ``init_state`` commits on a restore."""
+    pairs: list[tuple[str, Any]] = [(cid, prepared) for cid, prepared
+                                    in state.get(INHERITED_TRANSACTIONS_KEY) or []]
+    pairs.extend((state.get(PENDING_TRANSACTIONS_KEY) or {}).items())
+    pairs.sort(key=lambda pair: checkpoint_order(pair[0]))
+    return pairs
 
 
 def checkpoint_order(checkpoint_id: str) -> tuple[int, str]:
