@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from compat.storm_api.spout import Spout
-from compat.storm_api.state import HashMapState, State, StatefulComponent, TwoPhaseCommitBolt
+from compat.storm_api.state import HashMapState, State, StatefulComponent, TwoPhaseCommitBolt, \
+    prepared_transactions
 from compat.storm_api.tuple import Tuple
 
 from .config import ConnectorConfigError, setting, task_slice
@@ -214,13 +215,17 @@ class FileSink(TwoPhaseCommitBolt):
     no file. In the other reliability modes nothing is ever committed: use it with
     ``EFFECTIVELY_ONCE``. One case escapes: a restore that falls back past a checkpoint
     that was already committed (its checkpoint data was lost) replays that checkpoint's
-    tuples into a new file.
+    tuples into a new file. A prepared transaction whose files are in the directory no
+    more (a ``--from-savepoint`` start with another ``heron.connectors.file.sink.dir``, or
+    output moved away) fails the task with a message naming the checkpoint, the files and
+    both directories, rather than dropping its records.
 
     Config keys:
 
     * ``heron.connectors.file.sink.dir`` (required): the output directory (created if
       missing). Task ids are unique in a topology, so tasks never write the same name; two
-      topologies need two directories.
+      topologies need two directories. Keep it when starting from a savepoint: the
+      savepoint's prepared transactions are committed from it.
 
     Line format: ``format_tuple(tup)``, by default the JSON of the tuple's values
     (``["word", 3]``); a subclass overrides it to write another format (one line, no
@@ -254,10 +259,17 @@ class FileSink(TwoPhaseCommitBolt):
         that never became part of the output. Only once the first checkpoint after this
         task started is consistent: by then every task of the sink has committed the
         transactions its restored state held, whichever task prepared them (after a
-        parallelism change one task commits them all), so a file with this task's
-        prefix that is not its open transaction is an orphan."""
+        parallelism change one task commits them all). A file with this task's prefix is
+        an orphan unless it is the open transaction or a prepared one this task's state
+        still holds (its own, of a checkpoint after the one just committed, or one it
+        inherited): those are committed later, and deleting them would lose their
+        records."""
+        keep = {self._txn_name}
+        for _checkpoint_id, prepared in prepared_transactions(getattr(self, "state", {})):
+            if isinstance(prepared, dict) and prepared.get("temp"):
+                keep.add(str(prepared["temp"]))
         for path in self._dir.glob(f"{_TEMP_PREFIX}{self._task}-*{_TEMP_SUFFIX}"):
-            if path.name == self._txn_name:
+            if path.name in keep:
                 continue
             try:
                 path.unlink()
@@ -289,8 +301,9 @@ class FileSink(TwoPhaseCommitBolt):
         self._txn_records += 1
 
     def pre_commit(self, checkpoint_id: str) -> Any:
-        """Make the open file durable; returns {"temp", "final", "records"} (names in the
-        output directory), or None for a transaction with no tuples."""
+        """Make the open file durable; returns {"temp", "final", "records", "dir"} (names
+        in the output directory, and that directory, kept to say where a lost transaction
+        was prepared), or None for a transaction with no tuples."""
         if self._txn is None:
             return None
         self._txn.flush()
@@ -299,10 +312,12 @@ class FileSink(TwoPhaseCommitBolt):
         self._txn = None
         return {"temp": self._txn_name,
                 "final": f"part-{self._task}-{_safe(checkpoint_id)}{_COMMITTED_SUFFIX}",
-                "records": self._txn_records}
+                "records": self._txn_records, "dir": str(self._dir)}
 
     def commit(self, checkpoint_id: str, prepared: Any) -> None:
-        """Rename the prepared file to its visible name; nothing to do when it is there."""
+        """Rename the prepared file to its visible name; nothing to do when it is there.
+        Raises when neither is in the directory: the transaction's records belong to a
+        consistent checkpoint and are not replayed, so going on would lose them."""
         if not prepared:
             return
         self._setup()
@@ -313,10 +328,38 @@ class FileSink(TwoPhaseCommitBolt):
         except FileNotFoundError:
             if final.exists():
                 return  # committed already
-            raise RuntimeError(
-                f"{type(self).__name__}: the transaction of checkpoint {checkpoint_id} is "
-                f"lost: neither {temp} nor {final} exists") from None
+            raise RuntimeError(self._lost_message(checkpoint_id, prepared, temp, final)) \
+                from None
         _fsync_dir(self._dir)
+
+    def _lost_message(self, checkpoint_id: str, prepared: Any, temp: Path, final: Path) -> str:
+        records = prepared.get("records")
+        count = ("an unknown number of records" if records is None else
+                 f"{records} record{'' if records == 1 else 's'}")
+        where = prepared.get("dir")
+        if where is None:  # prepared before sinks recorded their directory
+            cause = ("The state was probably restored from a savepoint (heron submit "
+                     "--from-savepoint) taken while the sink wrote to another directory, or "
+                     "the sink's files were moved or deleted.")
+        elif Path(where) == self._dir:
+            cause = ("It was prepared in this directory: its files were probably moved or "
+                     "deleted since, or this path is another directory than the one it was "
+                     "prepared in (a directory local to another node).")
+        else:
+            still = (", where its temporary file still is"
+                     if (Path(where) / str(prepared["temp"])).exists() else "")
+            cause = (f"It was prepared in {where!r}{still}: the state was probably restored "
+                     f"from a savepoint (heron submit --from-savepoint) taken while the sink "
+                     f"wrote to that directory, or the sink's files were moved.")
+        return (
+            f"{type(self).__name__}: the prepared transaction of checkpoint {checkpoint_id} "
+            f"({count}) is lost: neither its temporary file {temp.name!r} nor its committed "
+            f"file {final.name!r} is in {str(self._dir)!r} (config key "
+            f"'heron.connectors.file.sink.dir'). {cause} Its records belong to the restored "
+            f"checkpoint and are not replayed, so the task stops rather than drop them: set "
+            f"heron.connectors.file.sink.dir to the directory the transaction was prepared "
+            f"in, or move that directory's files (the hidden {_TEMP_PREFIX}*{_TEMP_SUFFIX} "
+            f"ones too) into {str(self._dir)!r}, and start the topology again.")
 
     def abort(self) -> None:
         if getattr(self, "_txn", None) is None:
