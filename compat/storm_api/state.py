@@ -97,9 +97,18 @@ class KeyedState(dict):
     one.
 
     Checkpoints of keyed state are incremental: only keys written since the last one are
-    stored. So **replace a value to change it** (``keyed[k] = v``, ``update``, ``del``,
-    ``pop``, ``setdefault``); a value changed in place (``keyed[k].append(x)``) is seen by
-    the next checkpoint only after ``keyed.touch(k)``.
+    stored. So **replace a value to change it**: every way a dict changes itself marks the
+    keys it touches (``keyed[k] = v``, ``keyed |= other``, ``update`` with a mapping, pairs
+    or keywords, ``setdefault``, ``del``, ``pop``, ``popitem``; ``clear`` rewrites
+    everything). ``setdefault`` marks its key even when the key is there, because the value
+    it returns is usually changed in place (``keyed.setdefault(k, []).append(x)``). Any
+    other value changed in place (``keyed[k].append(x)``) is seen by the next checkpoint
+    only after ``keyed.touch(k)``.
+
+    What makes a new mapping gives a plain ``dict``: ``keyed | other``, ``other | keyed``
+    and ``keyed.copy()`` are snapshots that no checkpoint follows (change the state itself
+    to change what is saved). ``KeyedState.fromkeys`` gives a ``KeyedState`` whose keys
+    are all marked.
     """
 
     __slots__ = ("dirty", "cleared")
@@ -130,8 +139,10 @@ class KeyedState(dict):
         return iter(list(self.items()))
 
     def setdefault(self, key: Any, default: Any = None) -> Any:
+        # marked also when present: the value returned is usually changed in place
         if key not in self:
-            self[key] = default
+            dict.__setitem__(self, key, default)
+        self.dirty.add(key)
         return dict.__getitem__(self, key)
 
     def pop(self, key: Any, *default: Any) -> Any:
@@ -147,6 +158,32 @@ class KeyedState(dict):
     def update(self, *args: Any, **kwargs: Any) -> None:
         for key, value in dict(*args, **kwargs).items():
             self[key] = value
+
+    def __ior__(self, other: Any) -> "KeyedState":
+        # dict's own |= writes past __setitem__: the keys would never reach a checkpoint
+        self.update(other)
+        return self
+
+    def __or__(self, other: Any) -> Any:
+        if not isinstance(other, dict):
+            return NotImplemented
+        return {**self, **other}
+
+    def __ror__(self, other: Any) -> Any:
+        if not isinstance(other, dict):
+            return NotImplemented
+        return {**other, **self}
+
+    def copy(self) -> dict:
+        """A plain dict of the entries: a snapshot no checkpoint follows."""
+        return dict(self)
+
+    @classmethod
+    def fromkeys(cls, iterable: Any, value: Any = None) -> "KeyedState":
+        keyed = cls()
+        for key in iterable:
+            keyed[key] = value
+        return keyed
 
     def clear(self) -> None:
         dict.clear(self)
