@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from compat.storm_api.config import RELIABILITY_MODE_KEY
 from compat.storm_api.spout import Spout
 from compat.storm_api.state import HashMapState, State, StatefulComponent, TwoPhaseCommitBolt
 from compat.storm_api.tuple import Tuple
@@ -78,8 +79,9 @@ class RedisStreamSpout(StatefulComponent, Spout):
       task it must contain ``{task_index}`` (0, 1, ...): each task reads its own stream, as
       a stream has no partitions to share out.
     * ``heron.connectors.redis.stream.start`` (default ``0``): where a task with no saved
-      position starts: ``0`` the beginning, ``$`` after the newest entry there now (taken
-      once and saved, so a restore is exact), or an entry id to start after.
+      position starts: ``0`` the beginning, ``$`` after the newest entry there when the
+      task first starts (under ``EFFECTIVELY_ONCE`` taken once and kept, so also a
+      rollback to empty state replays from it: below), or an entry id to start after.
     * ``heron.connectors.redis.stream.count`` (default 100): most entries per read.
     * ``heron.connectors.redis.stream.block.ms`` (default 0: do not block): wait up to this
       long (at most 1000, ``next_tuple`` must return soon) for new entries.
@@ -88,6 +90,22 @@ class RedisStreamSpout(StatefulComponent, Spout):
     * ``heron.connectors.redis.stream.end.field`` (default none): an entry having this field
       marks the end of the stream; it is not emitted and the spout is exhausted from then
       on (also after a restore).
+
+    ``stream.start: $`` under ``EFFECTIVELY_ONCE``: a failure before the topology's first
+    consistent checkpoint (or with every checkpoint unreadable) rolls back to *empty*
+    state, and the entries emitted before it, and those added since, must be emitted
+    again. Taking ``$`` afresh would skip them, and the position cannot be kept in this
+    task's state (the rollback empties it) nor in a checkpoint (a component cannot force
+    one, and the entries are emitted before the first). So the first start resolves ``$``
+    to the newest entry's id (``0-0`` for an empty stream) and stores it in Redis, beside
+    the stream it indexes, before the first entry is emitted: the string
+    ``heron:stream.start:<topology>:<component>:<task index>:<stream key>``, written
+    with ``SET NX``, so every later start with empty state reads the first one's value.
+    Like the checkpoints, it is kept by topology name and never expires: a later
+    submission under the same name with no checkpoint to restore (or started with
+    ``topology.stateful.start.clean``) also starts from it; delete the key, or use another
+    topology name, to have ``$`` taken afresh. In the other modes nothing is stored and a
+    restarted task takes ``$`` again.
     """
 
     outputs = ["entry_id", "fields"]
@@ -112,6 +130,7 @@ class RedisStreamSpout(StatefulComponent, Spout):
                 f"contain {{task_index}} when the component has {count} tasks (each task "
                 f"reads its own stream), not {key!r}")
         self._key = key.replace("{task_index}", str(index))
+        self._task_index = index
         self._count = setting(self, "heron.connectors.redis.stream.count", "int", 100,
                               minimum=1)
         block = setting(self, "heron.connectors.redis.stream.block.ms", "int", 0, minimum=0)
@@ -139,7 +158,22 @@ class RedisStreamSpout(StatefulComponent, Spout):
         if start != "$":
             return "0-0" if start == "0" else start
         newest = self._client.xrevrange(self._key, "+", "-", count=1)
-        return newest[0][0] if newest else "0-0"
+        resolved = newest[0][0] if newest else "0-0"
+        conf = getattr(self, "storm_conf", None) or {}
+        if str(conf.get(RELIABILITY_MODE_KEY, "")).upper() != "EFFECTIVELY_ONCE":
+            return resolved  # nothing is saved: a restarted task takes $ again
+        record = self.start_record_key()
+        self._client.set(record, resolved, nx=True)  # the first start's value wins
+        kept = self._client.get(record)
+        return str(kept) if kept is not None else resolved
+
+    def start_record_key(self) -> str:
+        """The Redis key holding what ``stream.start: $`` resolved to for this task
+        (see the class docstring)."""
+        conf = getattr(self, "storm_conf", None) or {}
+        component = self.component_name or type(self).__name__
+        return (f"heron:stream.start:{conf.get('topology.name', '')}:{component}:"
+                f"{self._task_index}:{self._key}")
 
     def _save_position(self) -> None:
         self.state[self.POSITION_KEY] = {"last_id": self._last_id, "ended": self._ended}
