@@ -2,8 +2,9 @@
 named files of keyed state beside them (``kg-<group>.<kind>``, ``<task>.keyed``,
 ``<task>.refs``: engine/statefulstorage/keyed.py).
 
-Each file is written to a temporary name, flushed to disk and renamed, so a reader sees
-a whole state or none; a header with the length and a CRC-32 of the body lets a reader
+Each file is written to a temporary name, fsynced and renamed, and its directory fsynced
+after the rename (engine/statefulstorage/durable.py), so a reader sees a whole state or
+none, even after an OS crash; a header with the length and a CRC-32 of the body lets a reader
 tell a cut-short or corrupt file from a good one (``CheckpointUnreadable``), and the
 Topology Master then falls back to an older checkpoint. Directories are owner-only:
 state is the user's data.
@@ -17,8 +18,8 @@ import struct
 import zlib
 from pathlib import Path
 
-from engine.security.private import private_dir
 from engine.spi.statefulstorage import CheckpointUnreadable
+from engine.statefulstorage.durable import private_dirs, publish
 
 MAGIC = b"HST1"
 _HEADER = struct.Struct("<4sQI")  # magic, body length, crc32 of the body
@@ -62,9 +63,7 @@ class LocalFileSystemStorage:
 
     def store_named(self, checkpoint_id: str, component: str, name: str, data: bytes) -> int:
         path = self._path(checkpoint_id, component, name)
-        private_dir(self.root)
-        private_dir(path.parent.parent)
-        private_dir(path.parent)
+        private_dirs(self.root, path.parent.parent, path.parent)
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         header = _HEADER.pack(MAGIC, len(data), zlib.crc32(data))
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -74,7 +73,7 @@ class LocalFileSystemStorage:
                 out.write(data)
                 out.flush()
                 os.fsync(out.fileno())
-            os.replace(tmp, path)
+            publish(tmp, path)
         except BaseException:
             tmp.unlink(missing_ok=True)
             raise

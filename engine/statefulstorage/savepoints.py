@@ -9,8 +9,9 @@ from it, possibly with new code or other parallelism: components are matched by 
 keyed state is read by key group and per-task state shared out as on any rescale.
 
 Inside, the layout is a checkpoint storage's (``<checkpoint id>/<component>/...``), so the
-same readers restore from it; the copy is written under a temporary name and renamed,
-so a savepoint is whole or absent.
+same readers restore from it; the copy is written under a temporary name, every file and
+directory of it fsynced, then renamed and its directory fsynced (engine/statefulstorage/
+durable.py), so a savepoint is whole or absent, even after an OS crash.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from engine.security.private import private_dir
+from engine.statefulstorage.durable import fsync_tree, private_dirs, publish, write_file
 from engine.statefulstorage.localfs import LocalFileSystemStorage
 
 MANIFEST = "savepoint.json"
@@ -52,7 +53,7 @@ def write_savepoint(storage: LocalFileSystemStorage, checkpoint_id: str, directo
     """Copy checkpoint ``checkpoint_id`` (and the older checkpoints it reads from) into
     ``directory/savepoint_id``; its path. Raises ``SavepointError`` if it exists."""
     check_id(savepoint_id)
-    root = private_dir(Path(directory))
+    root = private_dirs(Path(directory))
     target = root / savepoint_id
     if target.exists():
         raise SavepointError(f"savepoint {savepoint_id!r} already exists in {root}")
@@ -63,8 +64,10 @@ def write_savepoint(storage: LocalFileSystemStorage, checkpoint_id: str, directo
             shutil.copytree(storage.root / cid, tmp / cid)
         manifest = {**metadata, "savepoint_id": savepoint_id, "checkpoint_id": checkpoint_id,
                     "created": time.time()}
-        (tmp / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
-        os.replace(tmp, target)
+        write_file(tmp / MANIFEST,
+                   (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode("utf-8"))
+        fsync_tree(tmp)  # every copied file and directory on disk before it is published
+        publish(tmp, target)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
