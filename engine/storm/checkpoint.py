@@ -7,7 +7,10 @@ for the components (the same hooks, in the same order, with the same guarantees)
 
 * **checkpoint** (every ``topology.stateful.checkpoint.interval.seconds``): park every
   spout (no ``next_tuple``), stop tick tuples, wait until no tuple is queued or being
-  processed, park every bolt executor; then ``pre_save(id)`` on each stateful task, store
+  processed, park every bolt executor; then ``pre_save(id)`` on each stateful task,
+  upstream first, with the bolts running so that what a hook emits is processed before
+  any state is stored (it belongs to this checkpoint, as it does in the heron engine,
+  where it goes out before the task's marker), park and drain the bolts again, store
   each stateful task's ``State`` (non-stateful tasks store nothing: a restore rebuilds
   them fresh), store a marker last, which makes the checkpoint consistent, keep the
   newest ``retained`` and dispose of older ones, ``post_save(id)`` on each stateful task,
@@ -103,6 +106,8 @@ class Checkpointer(threading.Thread):
         self._parked_queues: dict[int, threading.Event] = {}
         #: (emitted total, restores) when the last checkpoint froze, if it completed
         self._settled_mark: tuple[int, int] | None = None
+        #: component -> its place upstream first (``_component_order``)
+        self._order: dict[str, int] | None = None
 
     # -- called from other threads ----------------------------------------------------
     def task_failed(self, task: HostedTask, reason: str) -> None:
@@ -385,37 +390,96 @@ class Checkpointer(threading.Thread):
                             self.settings.timeout_secs)
                 self._thaw()
                 return
-            self._save(began)
+            self._save(began, deadline)
             if not self._failures:
                 self._thaw()
         finally:
             self._busy = False
 
     def _stateful(self) -> list[HostedTask]:
-        """Tasks running a StatefulComponent, spouts first (Heron: spouts save first)."""
+        """Tasks running a StatefulComponent, spouts first (Heron: spouts save first), then
+        each component after every component it reads from (Heron: a bolt saves once the
+        markers of all its inputs arrived)."""
         tasks = [t for t in self.tasks if t.stateful and t.hosted is not None]
         spout_tasks = {s.task.task for s in self.spouts}
-        return sorted(tasks, key=lambda t: (t.task not in spout_tasks, t.task))
+        order = self._component_order()
+        return sorted(tasks, key=lambda t: (t.task not in spout_tasks,
+                                            order.get(t.component, len(order)), t.task))
 
-    def _save(self, began: float) -> None:
-        """(Everything parked and drained) pre_save, store, mark consistent, post_save."""
-        stats = self.stats
-        cid = self._next_id()
-        emitted = self._emitted_total()
-        tasks = self._stateful()
+    def _component_order(self) -> dict[str, int]:
+        """component -> its place in a topological order of the topology (upstream first;
+        the components of a cycle, if any, last, by name)."""
+        if self._order is not None:
+            return self._order
+        plan = getattr(self.runtime, "plan", None)
+        components = getattr(plan, "components", None) or {}
+        downstream: dict[str, set[str]] = {name: set() for name in components}
+        for comp in components.values():
+            for stream in comp.outputs.values():
+                for consumer, _ in plan.consumers(comp.name, stream.name):
+                    if consumer.name != comp.name and consumer.name in downstream:
+                        downstream[comp.name].add(consumer.name)
+        inputs = {name: 0 for name in downstream}
+        for targets in downstream.values():
+            for name in targets:
+                inputs[name] += 1
+        ready = sorted(name for name, n in inputs.items() if n == 0)
+        order: dict[str, int] = {}
+        while ready:
+            name = ready.pop(0)
+            order[name] = len(order)
+            for target in sorted(downstream[name]):
+                inputs[target] -= 1
+                if inputs[target] == 0:
+                    ready.append(target)
+        for name in sorted(set(downstream) - set(order)):
+            order[name] = len(order)
+        self._order = order
+        return order
+
+    def _pre_save(self, cid: str, tasks: list[HostedTask], deadline: float) -> bool:
+        """(Everything parked and drained) ``pre_save(cid)`` on each stateful task, upstream
+        first, as the heron engine does: what a task emits in ``pre_save`` goes out before
+        its marker there, so it belongs to this checkpoint. Here the bolts run while the
+        hooks do (spouts and ticks stay stopped), what a hook emitted is processed before
+        the next task's hook, and every bolt is parked again, drained, before anything is
+        stored. False when the checkpoint cannot go on: a failure (a rollback follows) or
+        what was emitted did not drain in time."""
+        self._unpark_bolts()  # a hook's emits never wait on a parked executor's full queue
+        ok = True
         for task in tasks:
+            before = self._emitted_total()
             try:
                 task.hosted.component.pre_save(cid)
             except Exception as exc:
                 task.fail_in_hook(exc, f"pre_save({cid})")
-        if self._failures:
+            if self._failures:
+                return False
+            if self._emitted_total() != before and not self._wait_quiet(deadline):
+                ok = False
+                break
+        while ok and not self._failures:
+            ok = (self._wait_quiet(deadline)
+                  and self._park_bolts(deadline, discard=False))
+            if not ok or self._failures or self._drained():
+                break
+            self._unpark_bolts()  # not drained after all: let them go on
+        if ok or self._failures:
+            return ok and not self._failures
+        self.stats.timed_out += 1
+        log.warning("%s: checkpoint %s abandoned: what pre_save emitted was not processed "
+                    "within %gs", self.topology, cid, self.settings.timeout_secs)
+        return False
+
+    def _save(self, began: float, deadline: float) -> None:
+        """(Everything parked and drained) pre_save, store, mark consistent, post_save."""
+        stats = self.stats
+        cid = self._next_id()
+        tasks = self._stateful()
+        if not self._pre_save(cid, tasks, deadline):
             stats.abandoned += 1
             return
-        if self._emitted_total() != emitted:
-            stats.abandoned += 1
-            log.warning("%s: checkpoint %s abandoned: a component emitted in pre_save "
-                        "(emit from next_tuple/process instead)", self.topology, cid)
-            return
+        emitted = self._emitted_total()
         serializer = self.runtime.serializer
         per_task: dict[str, int] = {}
         layout: dict[str, list[int]] = {}

@@ -554,3 +554,69 @@ def test_keyed_counts_follow_their_words_to_another_parallelism(tmp_path):
     assert len(reg2["final"]) == 3
     want = collections.Counter(w for s in list(SENTENCES) + more for w in s.split())
     assert final_counts(reg2) == want
+
+
+class FlushingBolt(StatefulComponent, Bolt):
+    """Holds the words it gets in its state and emits them in ``pre_save``: each checkpoint
+    flushes what its interval brought, as a batching or windowing bolt does."""
+
+    outputs = ["word"]
+
+    def init_state(self, state):
+        self.state = state
+
+    def initialize(self, conf, ctx):
+        self.reg = REG[conf["test.run"]]
+
+    def process(self, tup):
+        self.state["held"] = list(self.state.get("held", [])) + [tup.values.word]
+
+    def pre_save(self, checkpoint_id):
+        held = list(self.state.get("held", []))
+        for word in held:
+            self.emit([word])
+        self.state["held"] = []
+        self.reg["flushed"] = self.reg.get("flushed", 0) + len(held)
+
+
+class FlushedWordCount(Topology):
+    # "count" numbers its tasks before "flush": the hooks still run upstream first
+    sentences = SentenceSpout.spec()
+    split = SplitBolt.spec(inputs={sentences: Grouping.SHUFFLE}, par=2)
+    flush = FlushingBolt.spec(inputs={split: Grouping.SHUFFLE}, par=2)
+    count = CountBolt.spec(inputs={flush: Grouping.fields("word")}, par=2)
+
+
+def test_a_bolt_emitting_in_pre_save_completes_its_checkpoints_and_each_word_counts_once(
+        tmp_path):
+    run_id, reg = new_run()
+    result = run(FlushedWordCount, eo_conf(run_id), tmp_path)
+    assert result.reason == "finished", result.error
+    cps = result.checkpoints
+    assert reg["flushed"] == sum(expected_counts().values())  # every word went through
+    assert cps.abandoned == 0 and cps.completed >= 2
+    assert final_counts(reg) == expected_counts()
+    assert stored_counts(FlushedWordCount, eo_conf(run_id), tmp_path) == expected_counts()
+    latest = result.capture.streams[("count", "default")].latest
+    assert {k[0]: v for k, v in latest.items()} == dict(expected_counts())
+
+
+class FlushedWordSink(Topology):
+    # "commit" numbers its tasks before "flush": its pre_commit must still come after
+    # what "flush" emitted in the same checkpoint's pre_save was written into it
+    sentences = SentenceSpout.spec()
+    split = SplitBolt.spec(inputs={sentences: Grouping.SHUFFLE}, par=2)
+    flush = FlushingBolt.spec(inputs={split: Grouping.SHUFFLE}, par=2)
+    commit = ListSink.spec(inputs={flush: Grouping.SHUFFLE}, par=2)
+
+
+def test_what_a_bolt_emits_in_pre_save_is_committed_exactly_once_despite_a_rollback(
+        tmp_path):
+    run_id, reg = new_run(sink_fail_after=7, sink_failed=False, committed_names=set(),
+                          aborted=0)
+    SINK_RUN.append(run_id)
+    result = run(FlushedWordSink, eo_conf(run_id), tmp_path)
+    assert result.reason == "finished", result.error
+    assert reg["sink_failed"] and result.checkpoints.rollbacks == 1
+    assert result.checkpoints.completed >= 2
+    assert collections.Counter(reg["committed"]) == expected_counts()
