@@ -51,6 +51,12 @@ def pure_stmgr() -> ModuleType:
     return pure_stmgr_module
 
 
+@pytest.fixture(scope="session")
+def compiled_api(compiled: ModuleType) -> ModuleType:
+    """``engine.fastpath._api`` (the selection checked every compiled module fresh)."""
+    return importlib.import_module("engine.fastpath._api")
+
+
 #: the share of calls a compared compiled function must handle itself (it hands the
 #: rest to the pure twin); the strategies draw mostly what topologies emit, so the
 #: shares measured are far above this (docs/compiled-path.md)

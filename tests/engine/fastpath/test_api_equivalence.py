@@ -5,7 +5,9 @@ order, under the same ids), stop at the same bad row with the same error, and co
 same acks, whatever the rows hold. The strategies draw mostly what topologies emit (words,
 counts, timestamps, floats, flags, None, bytes) and some of everything else (nested
 arrays and maps, big integers, extension types, truncated and padded rows, text that is
-not UTF-8), which the compiled decoder leaves to msgpack."""
+not UTF-8), which the compiled decoder leaves to msgpack. The compiled module comes from the
+``compiled_api`` fixture (conftest.py): with ``HERON_REQUIRE_COMPILED=1`` a missing or
+stale build fails these tests instead of skipping them."""
 
 from __future__ import annotations
 
@@ -20,8 +22,6 @@ from hypothesis import strategies as st
 
 from engine.fastpath import api as pure_api
 from engine.messages import tuple_pb2
-
-compiled_api = pytest.importorskip("engine.fastpath._api")
 
 Values = namedtuple("WordsDefaultTuple", "word n")
 
@@ -96,7 +96,7 @@ def run_all(module: Any, rows: Any, values_type: Any,
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(blobs(), max_size=12), st.booleans())
-def test_run_blobs_gives_the_bolt_what_the_pure_twin_gives_it(rows, named):
+def test_run_blobs_gives_the_bolt_what_the_pure_twin_gives_it(compiled_api, rows, named):
     values_type = Values if named else None
     assert run_all(compiled_api, rows, values_type) == run_all(pure_api, rows, values_type)
 
@@ -104,7 +104,8 @@ def test_run_blobs_gives_the_bolt_what_the_pure_twin_gives_it(rows, named):
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(blobs(), max_size=12), st.booleans(), st.sampled_from(["plain", "tracked",
                                                                        "other"]))
-def test_rows_read_from_the_payload_are_what_the_pure_twin_gives(rows, named, layout):
+def test_rows_read_from_the_payload_are_what_the_pure_twin_gives(compiled_api, rows, named,
+                                                                  layout):
     """The bolt loop hands the compiled path the batch as it arrived: the rows are read
     where they lie in it, whatever else the batch carries (tree columns, key hashes); a
     payload that is not the batch the rows came from is not read at all."""
@@ -126,7 +127,7 @@ def test_rows_read_from_the_payload_are_what_the_pure_twin_gives(rows, named, la
                                                                            values_type)
 
 
-def test_the_common_rows_are_decoded_by_the_compiled_decoder_itself(monkeypatch):
+def test_the_common_rows_are_decoded_by_the_compiled_decoder_itself(compiled_api, monkeypatch):
     """Words and counts never reach msgpack: the compiled path decodes them in C."""
     calls = []
     monkeypatch.setattr(compiled_api, "_loads", lambda blob: calls.append(blob) or
@@ -141,7 +142,7 @@ def test_the_common_rows_are_decoded_by_the_compiled_decoder_itself(monkeypatch)
                                       "['word', 'n'] of words/default")]
 
 
-def test_words_and_counts_are_read_from_the_payload_itself(monkeypatch):
+def test_words_and_counts_are_read_from_the_payload_itself(compiled_api, monkeypatch):
     """Given the batch as it arrived, the compiled path decodes the common rows where they
     lie in it: msgpack is never called, and the bolt sees the rows' own values."""
     calls = []
@@ -165,7 +166,12 @@ def test_the_pure_twin_decodes_as_the_msgpack_serializer_does():
     assert pure_api._loads(blob) == MsgpackSerializer.loads(blob)
 
 
-@pytest.mark.parametrize("module", [compiled_api, pure_api], ids=["compiled", "pure"])
+@pytest.fixture(params=["compiled", "pure"])
+def module(request: pytest.FixtureRequest) -> Any:
+    """Each twin in turn: the compiled one through its fixture (required or skipped)."""
+    return request.getfixturevalue("compiled_api") if request.param == "compiled" else pure_api
+
+
 def test_given_ids_are_the_ids_the_tuples_carry(module):
     """At-least-once the bolt loop registers each input under its id before any runs;
     run_blobs then gives each Tuple that same string (made and hashed once, found by
