@@ -2,7 +2,11 @@
 """The component API's per-tuple path, compiled: the twin of ``engine.fastpath.api`` (read
 its docstring for what each piece does). Every function here does what the twin does, in
 the same order, with the same errors; only the Python frames are gone. The user's own
-``next_tuple`` and ``process`` are the only Python code left on a tuple's way."""
+``next_tuple`` and ``process`` are the only Python code left on a tuple's way.
+
+``path_counts()`` says, as ``_codec``'s does, how many calls of ``run_blobs`` decoded
+every row here and how many handed some row to msgpack, the pure twin's decoder
+(``reset_path_counts()`` starts over): one C increment per call."""
 
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from cpython.float cimport PyFloat_FromDouble
@@ -69,6 +73,34 @@ cdef object _ACK = ACK
 cdef object _pure_emit = _PureCore.emit
 #: what a row decoder returns for a row it leaves to msgpack
 cdef object _MISS = object()
+
+
+# -- which calls ran here, and which were handed to the pure twin -----------------------
+# Per public function: calls, and calls that handed some of their work (a row) to the
+# pure twin's decoder.
+cdef enum:
+    _F_RUN_BLOBS
+    _NFUNCS
+
+_FUNCTIONS = ("CollectorCore.run_blobs",)
+cdef unsigned long long _calls[_NFUNCS]
+cdef unsigned long long _handed[_NFUNCS]
+
+def path_counts():
+    """``{function: (calls handled here, calls handed to the pure twin)}`` since the
+    module was loaded or ``reset_path_counts()``; a call that raises counts where it
+    raised (nothing in the pure twin runs compiled, so it keeps no counts)."""
+    cdef int f
+    return {_FUNCTIONS[f]: (_calls[f] - _handed[f], _handed[f]) for f in range(_NFUNCS)}
+
+def reset_path_counts():
+    """Set every count of ``path_counts()`` to 0."""
+    cdef int f
+    for f in range(_NFUNCS):
+        _calls[f] = 0
+        _handed[f] = 0
+
+reset_path_counts()
 
 
 # -- a row's values straight from its msgpack bytes -----------------------------------
@@ -389,8 +421,10 @@ cdef class CollectorCore:
         cdef bint track = self.acking
         cdef bint plain_ack = self._plain_ack
         cdef bint direct
+        cdef bint handed = False
         cdef object blob, row, values, tup, tup_id
         cdef object process = component.process
+        _calls[_F_RUN_BLOBS] += 1
         if values_type is not None:
             width = len(values_type._fields)
         # values are built in place only where tuple.__new__ would build exactly that
@@ -416,6 +450,9 @@ cdef class CollectorCore:
                                            PyBytes_GET_SIZE(blob), values_type, width)
                               if direct and type(blob) is bytes else _MISS)
                 if values is _MISS:
+                    if not handed:
+                        handed = True
+                        _handed[_F_RUN_BLOBS] += 1
                     try:
                         values = _values_of(_loads(blobs[i - 1]), values_type, width, source,
                                             stream)
