@@ -24,7 +24,7 @@ from engine.runtime.checkpoint_stats import CheckpointStats, RestoreRecord
 from engine.runtime.stats import ComponentStats
 from engine.submitter.deploy import deploy
 from engine.instance.capture import JsonlCapture, read_captures, write_jsonl_config
-from engine.launch import LaunchSpec, StateManagerSpec, Submission
+from engine.launch import TMANAGER, LaunchSpec, StateManagerSpec, Submission
 from engine.messages import tmanager_pb2
 from engine.network.sockets import RequestTimeout, request
 from engine.process.restart_policy import crash_loop_error
@@ -107,6 +107,9 @@ class HeronLocalRun:
         self._security: Any = None
         self.instances: dict[str, dict[str, str]] = {}
         self.exceptions: list[Any] = []
+        #: the Topology Master answered at least once (it came up)
+        self.tmanager_answered = False
+        self._began = time.monotonic()
 
     # -- lifecycle ---------------------------------------------------------------------
     def start(self) -> None:
@@ -166,6 +169,7 @@ class HeronLocalRun:
             return
         if response is None:
             return
+        self.tmanager_answered = True
         for task_metric in response.metric:
             values = self.instances.setdefault(task_metric.instance_id, {})
             for metric in task_metric.metric:
@@ -204,7 +208,27 @@ class HeronLocalRun:
                 out[f"component {values.get('component', '?')!r} task {task}"] = error
         if self.scheduler is not None:
             out.update(self.scheduler.crash_looping())
+        if not self.tmanager_answered and self.spec is not None:
+            status = tmanager_status(self.spec.restarts_dir)
+            if status.get("crash_looping"):
+                out[f"the Topology Master ({TMANAGER})"] = (status.get("last_error")
+                                                            or "crash-looping")
         return out
+
+    def tmanager_never_came_up(self) -> str | None:
+        """Why the run must fail when the Topology Master never answered: the metrics and
+        the end of the run go through it, so all-zero counts would otherwise look like a
+        quiet topology and exit 0."""
+        if self.tmanager_answered or self.spec is None:
+            return None
+        status = tmanager_status(self.spec.restarts_dir)
+        if not status.get("failures_in_a_row") and time.monotonic() - self._began < 15:
+            return None  # not failed, only slow to start in a short run
+        last = status.get("last_error") or last_log_error(self.spec.log_dir / f"{TMANAGER}.log")
+        tried = f", started {status['attempts']} times" if status.get("attempts") else ""
+        return (f"the Topology Master never came up{tried}"
+                f"{f' (last error: {last})' if last else ''}; see its log "
+                f"{self.spec.log_dir / f'{TMANAGER}.log'}")
 
     def _task_ids(self) -> list[str]:
         return [i for i, v in self.instances.items() if "__done" in v]
@@ -226,7 +250,7 @@ class HeronLocalRun:
     def run(self, time_limit: float | None = None,
             on_progress: Callable[[dict[str, ComponentStats], float], None] | None = None,
             progress_interval: float = 0.25) -> HeronRunResult:
-        began = time.monotonic()
+        began = self._began = time.monotonic()
         reason, error = "finished", None
         looping: dict[str, str] = {}
         try:
@@ -247,6 +271,8 @@ class HeronLocalRun:
                     looping = self.crash_looping()
                     if looping:
                         reason, error = "error", crash_loop_message(looping, self.spec.log_dir)
+                    elif self.tmanager_never_came_up():
+                        reason, error = "error", self.tmanager_never_came_up()
                     break
                 if on_progress is not None:
                     on_progress(self.snapshot(), now - began)
@@ -273,3 +299,25 @@ def crash_loop_message(looping: dict[str, str], log_dir: Path) -> str:
     """One line naming what is crash-looping and its last error."""
     named = "; ".join(f"{what} (last error: {error})" for what, error in looping.items())
     return f"still crash-looping when the time limit ended: {named}; see the logs in {log_dir}"
+
+
+def tmanager_status(restarts_dir: Path) -> dict[str, Any]:
+    """The restart status the executor keeps for the Topology Master's process ({} when
+    it has none or it cannot be read)."""
+    try:
+        return json.loads((restarts_dir / f"{TMANAGER}.json").read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def last_log_error(path: Path) -> str:
+    """The last line of a log that names an error (a traceback's last line), or ""."""
+    try:
+        lines = path.read_text(errors="replace").splitlines()[-200:]
+    except OSError:
+        return ""
+    for line in reversed(lines):
+        text = line.strip()
+        if text and ("Error" in text or "error" in text.split(":", 1)[0]):
+            return text[:300]
+    return ""

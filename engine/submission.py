@@ -8,12 +8,9 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from compat.storm_api.project import Project, load_project, resolve_options
-from engine.network.credits import CreditConfigError, capacities
-from engine.network.inflight import InflightConfigError, batching
 from engine.plan.compiler import compile_topology
+from engine.plan.config_check import check_runtime_config
 from engine.plan.discovery import load_topology_class
-from engine.plan.errors import InvalidConfigError
-from engine.network.watermarks import BackpressureConfigError, wait_watermarks, watermarks
 
 
 @dataclass
@@ -49,19 +46,8 @@ def load_topology(path: Path | str, *, name: str | None = None, env: str | None 
                               dict(cli_options or {}), ackers=ackers, workers=workers,
                               debug=debug)
     compiled = compile_topology(topology_cls, name=topology_file.stem, env=env_name, config=options)
-    check_transport_config(compiled.plan.config)
+    plan = compiled.plan
+    check_runtime_config(plan.config, {c.name: c.config for c in plan.components.values()})
     return LoadedTopology(project, topology_file, env_name, dict(settings), compiled,
                           list(project.notes))
 
-
-def check_transport_config(config: Mapping[str, Any]) -> None:
-    """The batching, credit and backpressure keys, checked when the topology is loaded: a bad
-    value is a one-line error at submit, not a Stream Manager or instance that dies at
-    start in every container."""
-    try:
-        batching(config)
-        watermarks(config)
-        wait_watermarks(config)
-        capacities(config)
-    except (InflightConfigError, BackpressureConfigError, CreditConfigError) as exc:
-        raise InvalidConfigError(str(exc)) from None

@@ -20,7 +20,7 @@ from engine.network.credits import (BOLT_READ_KEY, BOLT_WRITE_KEY, CREDIT,
                                     CreditConfigError, CreditLedger, WriteCredit, capacities,
                                     decode_credit, encode_credit)
 from engine.stmgr.outbox import Outbox
-from engine.submission import check_transport_config
+from engine.plan.config_check import check_runtime_config
 from tests.zmq_pairs import router_and_dealer
 from engine.plan.errors import InvalidConfigError
 
@@ -38,7 +38,7 @@ def test_a_bad_value_names_its_key_at_submit(key, value):
     with pytest.raises(CreditConfigError, match=key.replace(".", r"\.")):
         capacities({key: value})
     with pytest.raises(InvalidConfigError, match=key.replace(".", r"\.")):
-        check_transport_config({key: value})
+        check_runtime_config({key: value})
 
 
 def test_the_ledger_grants_spends_returns_and_resets():
