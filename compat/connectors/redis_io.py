@@ -99,13 +99,14 @@ class RedisStreamSpout(StatefulComponent, Spout):
     one, and the entries are emitted before the first). So the first start resolves ``$``
     to the newest entry's id (``0-0`` for an empty stream) and stores it in Redis, beside
     the stream it indexes, before the first entry is emitted: the string
-    ``heron:stream.start:<topology>:<component>:<task index>:<stream key>``, written
+    ``heron:stream.start:<submission>:<component>:<task index>:<stream key>``, written
     with ``SET NX``, so every later start with empty state reads the first one's value.
-    Like the checkpoints, it is kept by topology name and never expires: a later
-    submission under the same name with no checkpoint to restore (or started with
-    ``topology.stateful.start.clean``) also starts from it; delete the key, or use another
-    topology name, to have ``$`` taken afresh. In the other modes nothing is stored and a
-    restarted task takes ``$`` again.
+    ``<submission>`` is Storm's ``storm.id``, the id of one submission (the engines set
+    it): a new ``heron submit`` of the topology takes ``$`` afresh, as a user expects,
+    while restarts, rollbacks and ``heron update`` within a submission keep it. The key
+    is small and never expires; delete ``heron:stream.start:*`` keys of killed topologies
+    at will. In the other modes nothing is stored and a restarted task takes ``$``
+    again.
     """
 
     outputs = ["entry_id", "fields"]
@@ -172,8 +173,8 @@ class RedisStreamSpout(StatefulComponent, Spout):
         (see the class docstring)."""
         conf = getattr(self, "storm_conf", None) or {}
         component = self.component_name or type(self).__name__
-        return (f"heron:stream.start:{conf.get('topology.name', '')}:{component}:"
-                f"{self._task_index}:{self._key}")
+        submission = conf.get("storm.id") or conf.get("topology.name", "")
+        return f"heron:stream.start:{submission}:{component}:{self._task_index}:{self._key}"
 
     def _save_position(self) -> None:
         self.state[self.POSITION_KEY] = {"last_id": self._last_id, "ended": self._ended}

@@ -113,6 +113,7 @@ def run(args: argparse.Namespace, stopping: threading.Event) -> int:
     task = TaskInfo(comp.name, args.task, comp.kind, inst_plan.component_index)
     conf = with_defaults(plan.config)
     conf["topology.name"] = plan.name
+    conf["storm.id"] = spec.topology_id  # Storm's key for one submission's id
     conf.update(comp.config)
     serializer = serializer_for_config(conf)
     me = physical_plan_pb2.Instance(instance_id=instance_id(args.container, comp.name, args.task),

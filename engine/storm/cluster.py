@@ -91,6 +91,8 @@ class LocalCluster:
         self.classes: Mapping[str, type] = compiled.component_classes
         self.conf = with_defaults(self.plan.config)
         self.conf["topology.name"] = self.plan.name
+        # Storm's key for one submission's id (its "name-N-secs" form)
+        self.conf["storm.id"] = f"{self.plan.name}-1-{int(time.time())}"
         self.reliability = reliability(self.conf)
         self.restart_policy = RestartPolicy.from_config(self.conf)
         self.log_dir = Path(log_dir) if log_dir else Path(tempfile.mkdtemp(prefix="heron-storm-"))

@@ -16,7 +16,7 @@ from compat.storm_api.testing import SpoutHarness
 CONF = {"heron.connectors.redis.stream.key": "events",
         "heron.connectors.redis.stream.start": "$",
         "topology.reliability.mode": "EFFECTIVELY_ONCE",
-        "topology.name": "words"}
+        "topology.name": "words", "storm.id": "words-1-100"}
 
 
 class Words(RedisStreamSpout):
@@ -68,15 +68,16 @@ def test_a_rollback_before_anything_arrived_replays_what_arrived_since(client, r
         assert words(again) == ["w1", "w2"]
 
 
-def test_the_resolved_start_is_kept_per_topology_and_component(client, redis_url):
+def test_the_resolved_start_is_kept_per_submission_and_component(client, redis_url):
     add(client, "old0")
     with spout(redis_url) as first:
         key = first.component.start_record_key()
         assert words(first) == []
-    assert key == "heron:stream.start:words:events:0:events"
+    assert key == "heron:stream.start:words-1-100:events:0:events"
     assert client.get(key) == client.xrevrange("events", "+", "-", count=1)[0][0]
     add(client, "w1")
-    with spout(redis_url, **{"topology.name": "another"}) as other:  # its own first start
+    # the same topology submitted again (after a kill): a first start of its own
+    with spout(redis_url, **{"storm.id": "words-2-200"}) as other:
         add(client, "w2")
         assert words(other) == ["w2"]
     with spout(redis_url) as again:
