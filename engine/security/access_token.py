@@ -25,7 +25,10 @@ from engine.security.private import (UnsafePathError, private_dir, read_private_
                                      write_private_file)
 
 TOKEN_FILE = "access-token"
-#: the cookie the one-time ``?token=`` link sets (HttpOnly, SameSite=Strict)
+#: the cookie the one-time ``?token=`` link sets (HttpOnly, SameSite=Lax: engine/ui/auth.py).
+#: Lax, not Strict: a link followed from another site (a chat, a wiki page) is a cross-site
+#: navigation, and so is the redirect that sets the cookie; a Strict cookie would not be
+#: sent with the redirected request, which would then be refused.
 COOKIE = "heron_token"
 #: the query parameter of the link ``heron tracker`` prints
 QUERY = "token"
