@@ -388,8 +388,9 @@ class StatefulController:
             path = write_savepoint(self.storage, flight.checkpoint_id, self.settings.savepoints,
                                    savepoint_id, metadata)
         except (OSError, SavepointError) as exc:
-            log.warning("%ssavepoint %s: cannot be written: %s%s", "final " if wanted.final else "",
-                        savepoint_id, exc, " (checkpoints go on)" if wanted.final else "")
+            log.warning("%ssavepoint %s: cannot be written: %s%s",
+                        "final " if wanted.final else "", savepoint_id, exc,
+                        " (checkpoints go on)" if wanted.final else "")
             reply(_savepoint_answer(savepoint_id, error=str(exc)))
             return
         log.info("savepoint %s written: %s (checkpoint %s)", savepoint_id, path,
