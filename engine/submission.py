@@ -49,5 +49,21 @@ def load_topology(path: Path | str, *, name: str | None = None, env: str | None 
     plan = compiled.plan
     check_runtime_config(plan.config, {c.name: c.config for c in plan.components.values()})
     return LoadedTopology(project, topology_file, env_name, dict(settings), compiled,
-                          list(project.notes))
+                          [*project.notes, *overridden_options(cli_options or {}, plan)])
+
+
+def overridden_options(cli_options: Mapping[str, Any], plan: Any) -> list[str]:
+    """A note for each ``-o KEY=VALUE`` that a component's own config overrides: Storm's
+    order (a component's config wins over the topology's) is kept, but a user who set a
+    key on the command line must not be left to think it took effect everywhere."""
+    notes = []
+    for key, value in cli_options.items():
+        for component in plan.components.values():
+            own = component.config.get(key, value)
+            if key in component.config and own != value:
+                notes.append(f"note: -o {key}={value!r} does not reach component "
+                             f"{component.name!r}: its own config sets {own!r}, and a "
+                             "component's config wins over the topology's (Storm's order); "
+                             "change it where the component is declared (spec(config=...))")
+    return notes
 

@@ -9,6 +9,7 @@ Heron's does.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -119,10 +120,31 @@ def _from_savepoint(loaded: Any, cluster: Any, env: Env, savepoint: str,
                 if isinstance(cls, type) and issubclass(cls, StatefulComponent)}
     try:
         path = find_savepoint(savepoint, savepoints_dir(cluster, config, env.home))
-        check_components(read_savepoint(path), stateful, allow_missing)
+        manifest = read_savepoint(path)
+        check_components(manifest, stateful, allow_missing)
     except SavepointError as exc:
         raise BadInput(str(exc)) from None
+    click.echo(savepoint_summary(path, manifest))
     return {FROM_SAVEPOINT_KEY: str(path)}
+
+
+def savepoint_summary(path: Path, manifest: dict[str, Any]) -> str:
+    """The line that says which savepoint a submit starts from: its id, where it is, when
+    it was taken, of which topology and checkpoint, and the components whose state it
+    holds."""
+    created = manifest.get("created")
+    when = (time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(created))
+            if isinstance(created, (int, float)) else "at an unknown time")
+    components = sorted((manifest.get("components") or {}).items())
+    held = ", ".join(f"{name} ({_tasks(info.get('tasks'))})"
+                     for name, info in components) or "no component"
+    return (f"starting from savepoint {manifest.get('savepoint_id', path.name)!r} ({path}): "
+            f"taken {when} from topology {manifest.get('topology', '?')!r} at checkpoint "
+            f"{manifest.get('checkpoint_id', '?')}; state of {held}")
+
+
+def _tasks(count: Any) -> str:
+    return f"{count} task{'' if count == 1 else 's'}" if isinstance(count, int) else "? tasks"
 
 
 def _containers(count: int) -> str:

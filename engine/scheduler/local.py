@@ -106,8 +106,10 @@ class LocalScheduler(KillOnce, ServiceScheduler):
             self._supervisor = Supervisor(specs, self.spec.restart_policy,
                                           on_event=self._on_event, pid_dir=self.spec.pid_dir,
                                           name="scheduler", status_dir=self.spec.restarts_dir)
-            log.info("launching %s (%s): %d containers", self.spec.topology_name,
-                     self.spec.topology_id, len(specs))
+            workers = len(specs) - 1  # container 0 is the Topology Master's
+            log.info("launching %s (%s): %d container%s + Topology Master",
+                     self.spec.topology_name, self.spec.topology_id, workers,
+                     "" if workers == 1 else "s")
             self._supervisor.start()
             return self.containers
 

@@ -111,6 +111,10 @@ def test_a_savepoint_round_trip_with_new_code_and_parallelism_continues_exactly(
                      "-o", f"heron.connectors.file.sink.dir={out}",
                      "--from-savepoint", "before-upgrade")
     assert upgraded.exit_code == 0, upgraded.output
+    said = " ".join(upgraded.output.split())
+    assert "starting from savepoint 'before-upgrade'" in said
+    assert "from topology 'keyed_wordcount' at checkpoint ckpt-" in said
+    assert "state of count (2 tasks)" in said
     wanted = collections.Counter(
         (word, k) for word, total in expected_counts(SENTENCES).items()
         for k in range(1, SPOUT_TASKS * total + 1))
