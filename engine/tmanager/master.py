@@ -77,6 +77,8 @@ class TopologyMaster:
         self.stateful: StatefulController | None = None
         #: why the next physical plan is made (the reason a restore gives)
         self._plan_reason = "the topology started"
+        #: the reason of a packing plan change (heron update) until its plan is built
+        self._update_reason: str | None = None
 
     # -- startup -----------------------------------------------------------------------
     def load(self, wait: float = 30.0) -> None:
@@ -220,7 +222,10 @@ class TopologyMaster:
         if stored is None or stored.id == self.packing.id:
             return
         log.info("new packing plan %s (was %s)", stored.id, self.packing.id)
-        self._plan_reason = f"new packing plan {stored.id}"
+        # kept until the plan it leads to is built: the Stream Managers of changed
+        # containers register again meanwhile, and the rollback is the update's
+        self._update_reason = f"heron update: {packing_change(self.packing, stored)}"
+        self._plan_reason = self._update_reason
         self.packing = stored
         if topology is not None and topology.id == self.spec.topology_id:
             state = self.topology.state
@@ -319,7 +324,7 @@ class TopologyMaster:
         self.senders[sid] = sender
         self.incarnations[sid] = incarnation
         again = sid in self.stmgrs
-        if again:
+        if again and self._update_reason is None:
             self._plan_reason = f"{sid} registered again (it or one of its instances restarted)"
         self.stmgrs[sid] = (physical_plan_pb2.StMgr(), list(request.instances))
         self.stmgrs[sid][0].CopyFrom(request.stmgr)
@@ -355,6 +360,7 @@ class TopologyMaster:
         self.pplan = pplan
         self._store_pplan()
         self._broadcast()
+        self._update_reason = None
         if self.stateful is not None:
             self.stateful.new_plan(pplan, self.packing.id, self._plan_reason)
 
@@ -495,3 +501,23 @@ class TopologyMaster:
 
 def _port(endpoint: str) -> int:
     return int(endpoint.rsplit(":", 1)[1])
+
+
+def packing_change(before: Any, after: Any) -> str:
+    """What ``heron update`` changed between two packing plans, for the reason a rollback
+    is reported with: each component whose task count changed, and the containers."""
+    def tasks(packing: Any) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for container in packing.container_plans:
+            for instance in container.instance_plans:
+                counts[instance.component_name] = counts.get(instance.component_name, 0) + 1
+        return counts
+
+    old, new = tasks(before), tasks(after)
+    changes = [f"{name} {old.get(name, 0)} -> {new.get(name, 0)} tasks"
+               for name in sorted(set(old) | set(new)) if old.get(name, 0) != new.get(name, 0)]
+    containers = (sum(1 for c in before.container_plans if c.id != 0),
+                  sum(1 for c in after.container_plans if c.id != 0))
+    if containers[0] != containers[1]:
+        changes.append(f"{containers[0]} -> {containers[1]} containers")
+    return f"rescale to packing plan {after.id} ({', '.join(changes) or 'containers repacked'})"
