@@ -15,6 +15,8 @@ import shutil
 from pathlib import Path
 from typing import Any, Callable
 
+import psutil
+
 from engine.cluster.config import ClusterConfigError, ClusterRef, load_cluster
 from engine.launch import LaunchError, LaunchSpec
 from engine.messages import common_pb2, scheduler_pb2, tmanager_pb2
@@ -30,6 +32,8 @@ from engine.uploader import delete_package
 
 #: how long a request to the Topology Master may take
 TM_TIMEOUT_SECS = 10.0
+#: how long a kill waits for the topology's processes on this machine to exit
+KILL_EXIT_SECS = 15.0
 
 
 class RuntimeManager:
@@ -108,6 +112,9 @@ class RuntimeManager:
                 pass  # submitted from another machine: its package stays where it was uploaded
             return "kubernetes"
         endpoint = self.scheduler_endpoint()
+        # this machine's processes of the topology, seen before they are told to stop: a
+        # kill returns once they are gone, not while they are still exiting
+        running = self.local_processes()
         if endpoint is not None and self._scheduler_alive():
             try:
                 response = request(endpoint,
@@ -116,13 +123,38 @@ class RuntimeManager:
                 if response.status.status != common_pb2.OK:
                     raise SubmitterError(f"the scheduler refused to kill {self.name!r}: "
                                          f"{response.status.message}")
+                self._wait_gone(running)
                 return "scheduler"
             except RequestTimeout:
                 # It may have finished but lost the reply: the state says.
                 if self.state.get("topologies", self.name) is None:
+                    self._wait_gone(running)
                     return "scheduler"
         self.kill_from_pid_files(topology.id)
+        self._wait_gone(running)
         return "pid files"
+
+    def local_processes(self) -> list[psutil.Process]:
+        """The live processes of this topology that have pid files on this machine (the
+        scheduler service, executors, and the processes they started)."""
+        procs = []
+        for path in sorted((self.working_dir / "pids").glob("*.pid")):
+            proc = read_pid_file(path)
+            if proc is not None:
+                procs.append(proc)
+        return procs
+
+    def _wait_gone(self, procs: list[psutil.Process], timeout: float = KILL_EXIT_SECS) -> None:
+        """Wait until ``procs`` have exited; past ``timeout`` stop those left (SIGKILL to
+        their process groups) and say so, so a kill that returns leaves nothing running."""
+        _, alive = psutil.wait_procs(procs, timeout=timeout)
+        if not alive:
+            return
+        self.notify(f"{len(alive)} process(es) of {self.name!r} were still running "
+                    f"{timeout:.0f} s after the kill: stopped with SIGKILL "
+                    f"({', '.join(str(p.pid) for p in alive)})")
+        stop_groups([p.pid for p in alive], grace=0.0)
+        psutil.wait_procs(alive, timeout=5.0)
 
     def _scheduler_alive(self) -> bool:
         """False when the scheduler's pid file shows it is dead (a ZooKeeper location can
