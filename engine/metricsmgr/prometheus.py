@@ -29,17 +29,13 @@ from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
 from prometheus_client.registry import Collector
 
 from engine.process.stopping import STOP_POLL_MS
+from engine.runtime.stats import COUNTERS
 from engine.security.access_token import bearer, matches
 
 log = logging.getLogger("heron.metricsmgr")
 
 _INVALID = re.compile(r"[^a-zA-Z0-9_]")
 
-#: Heron's counters: monotonic per process lifetime (a restarted process starts again)
-COUNTERS = {"__emit-count", "__transfer-count", "__execute-count", "__ack-count",
-            "__fail-count", "__error-count", "__restart-count", "__timeout-count",
-            "__tuples-received", "__tuples-sent", "__tuples-dropped", "__malformed-messages",
-            "__trees-completed", "__trees-failed", "__trees-forgotten"}
 
 
 def prometheus_name(metric: str) -> str:

@@ -6,6 +6,15 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Iterable
 
+#: Heron's counters: monotonic per process lifetime (a restarted process starts again at
+#: 0). The Prometheus endpoints serve them so; the Topology Master adds up each
+#: instance's across its restarts (engine/tmanager/counter_totals.py).
+COUNTERS = frozenset({
+    "__emit-count", "__transfer-count", "__execute-count", "__ack-count", "__fail-count",
+    "__error-count", "__restart-count", "__timeout-count", "__tuples-received",
+    "__tuples-sent", "__tuples-dropped", "__malformed-messages", "__trees-completed",
+    "__trees-failed", "__trees-forgotten"})
+
 
 @dataclass
 class TaskStats:

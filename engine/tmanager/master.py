@@ -21,6 +21,7 @@ from engine.grouping.key_groups import key_groups
 from engine.plan import LogicalPlan
 from engine.statefulstorage import open_storage
 from engine.statemgr import NodeExistsError
+from engine.tmanager.counter_totals import CounterTotals
 from engine.tmanager.staleness import REPORT_AGE_METRIC
 from engine.tmanager.stateful_controller import StatefulController
 
@@ -41,6 +42,9 @@ TMANAGER_COMPONENT = "__tmanager__"
 
 
 class TopologyMaster:
+    #: the reason of a packing plan change (heron update) until its plan is built
+    _update_reason: str | None = None
+
     def __init__(self, spec: LaunchSpec, state: Any, *, shell_endpoint: str = "") -> None:
         self.spec = spec
         #: where container 0's shell serves its logs (engine/shell); "" when local
@@ -69,6 +73,8 @@ class TopologyMaster:
         self.pplan: Any = None
         #: (component, instance id) -> {metric: value}; exceptions per instance
         self.metrics: dict[tuple[str, str], dict[str, str]] = {}
+        #: each instance's counters added up across its restarts
+        self.counter_totals = CounterTotals()
         #: (component, instance id) -> unix time of its newest figures (the time its
         #: process published them, as its Metrics Manager stamps them): REPORT_AGE_METRIC
         self.reported_at: dict[tuple[str, str], float] = {}
@@ -77,8 +83,6 @@ class TopologyMaster:
         self.stateful: StatefulController | None = None
         #: why the next physical plan is made (the reason a restore gives)
         self._plan_reason = "the topology started"
-        #: the reason of a packing plan change (heron update) until its plan is built
-        self._update_reason: str | None = None
 
     # -- startup -----------------------------------------------------------------------
     def load(self, wait: float = 30.0) -> None:
@@ -239,6 +243,7 @@ class TopologyMaster:
                     and k[0] not in ("__stmgr__", "__metricsmgr__", TMANAGER_COMPONENT)]:
             del self.metrics[key]
             self.reported_at.pop(key, None)
+            self.counter_totals.forget(key)
         self.absent = expected - set(self.stmgrs)
         if not self.absent:
             self._make_pplan()
@@ -383,7 +388,8 @@ class TopologyMaster:
         now = time.time()
         for datum in message.metrics:
             key = (datum.component_name, datum.instance_id)
-            self.metrics.setdefault(key, {})[datum.name] = datum.value
+            self.metrics.setdefault(key, {})[datum.name] = self.counter_totals.total(
+                key, datum.name, datum.value)
             # unstamped (0) or stamped ahead of this clock: as of now
             stamped = min(float(datum.timestamp), now) if datum.timestamp else now
             if stamped > self.reported_at.get(key, 0.0):
