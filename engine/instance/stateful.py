@@ -124,6 +124,7 @@ class TaskCheckpointing:
                     report.bytes += keyed.bytes
                     report.groups_written = keyed.groups_written
                     report.keys_written = keyed.keys_written
+                    report.keyed_bytes = keyed.live_bytes
                     self.last_keys_written = keyed.keys_written
         except ComponentFailure as failure:
             loop.restart(failure)
@@ -201,6 +202,7 @@ class TaskCheckpointing:
         state (shared out by ``rescale_state`` when the component's parallelism changed)
         and exactly the key groups it owns now."""
         self.chains = {}
+        self.keyed_store.chain_bytes = {}
         if not checkpoint_id or not loop.component_is_stateful:
             return HashMapState()
         storage, keyed_store = self.storage, self.keyed_store

@@ -24,16 +24,18 @@ class StatefulConsistentCheckpoint(_message.Message):
     def __init__(self, checkpoint_id: _Optional[str] = ..., packing_plan_id: _Optional[str] = ..., completed_at_ms: _Optional[int] = ..., duration_secs: _Optional[float] = ..., bytes: _Optional[int] = ..., components: _Optional[_Iterable[_Union[ComponentCheckpoint, _Mapping]]] = ...) -> None: ...
 
 class ComponentCheckpoint(_message.Message):
-    __slots__ = ("component", "tasks", "task_state", "bytes")
+    __slots__ = ("component", "tasks", "task_state", "bytes", "keyed_bytes")
     COMPONENT_FIELD_NUMBER: _ClassVar[int]
     TASKS_FIELD_NUMBER: _ClassVar[int]
     TASK_STATE_FIELD_NUMBER: _ClassVar[int]
     BYTES_FIELD_NUMBER: _ClassVar[int]
+    KEYED_BYTES_FIELD_NUMBER: _ClassVar[int]
     component: str
     tasks: int
     task_state: str
     bytes: int
-    def __init__(self, component: _Optional[str] = ..., tasks: _Optional[int] = ..., task_state: _Optional[str] = ..., bytes: _Optional[int] = ...) -> None: ...
+    keyed_bytes: int
+    def __init__(self, component: _Optional[str] = ..., tasks: _Optional[int] = ..., task_state: _Optional[str] = ..., bytes: _Optional[int] = ..., keyed_bytes: _Optional[int] = ...) -> None: ...
 
 class StatefulConsistentCheckpoints(_message.Message):
     __slots__ = ("consistent_checkpoints",)
@@ -54,7 +56,7 @@ class InitiateStatefulCheckpoint(_message.Message):
     def __init__(self, checkpoint_id: _Optional[str] = ...) -> None: ...
 
 class InstanceStateStored(_message.Message):
-    __slots__ = ("checkpoint_id", "task_id", "component_name", "bytes", "save_secs", "error", "task_state", "groups_written", "keys_written")
+    __slots__ = ("checkpoint_id", "task_id", "component_name", "bytes", "save_secs", "error", "task_state", "groups_written", "keys_written", "keyed_bytes")
     CHECKPOINT_ID_FIELD_NUMBER: _ClassVar[int]
     TASK_ID_FIELD_NUMBER: _ClassVar[int]
     COMPONENT_NAME_FIELD_NUMBER: _ClassVar[int]
@@ -64,6 +66,7 @@ class InstanceStateStored(_message.Message):
     TASK_STATE_FIELD_NUMBER: _ClassVar[int]
     GROUPS_WRITTEN_FIELD_NUMBER: _ClassVar[int]
     KEYS_WRITTEN_FIELD_NUMBER: _ClassVar[int]
+    KEYED_BYTES_FIELD_NUMBER: _ClassVar[int]
     checkpoint_id: str
     task_id: int
     component_name: str
@@ -73,7 +76,8 @@ class InstanceStateStored(_message.Message):
     task_state: str
     groups_written: int
     keys_written: int
-    def __init__(self, checkpoint_id: _Optional[str] = ..., task_id: _Optional[int] = ..., component_name: _Optional[str] = ..., bytes: _Optional[int] = ..., save_secs: _Optional[float] = ..., error: _Optional[str] = ..., task_state: _Optional[str] = ..., groups_written: _Optional[int] = ..., keys_written: _Optional[int] = ...) -> None: ...
+    keyed_bytes: int
+    def __init__(self, checkpoint_id: _Optional[str] = ..., task_id: _Optional[int] = ..., component_name: _Optional[str] = ..., bytes: _Optional[int] = ..., save_secs: _Optional[float] = ..., error: _Optional[str] = ..., task_state: _Optional[str] = ..., groups_written: _Optional[int] = ..., keys_written: _Optional[int] = ..., keyed_bytes: _Optional[int] = ...) -> None: ...
 
 class DownstreamStatefulCheckpoint(_message.Message):
     __slots__ = ("origin_task_id", "destination_task_id", "checkpoint_id", "restore_txid")

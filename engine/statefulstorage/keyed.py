@@ -50,6 +50,8 @@ class KeyedSaveResult:
     groups_written: int = 0
     keys_written: int = 0
     chains: Chains = field(default_factory=dict)
+    #: bytes of every owned group's whole chain of files: the keyed state as stored
+    live_bytes: int = 0
 
 
 class KeyedStateStore:
@@ -61,6 +63,9 @@ class KeyedStateStore:
         self.serializer = serializer
         self.component = component
         self.groups = groups
+        #: group -> bytes of its chain of files, as of the last save or load (what a
+        #: parallelism change moves, reported as ``keyed_bytes``)
+        self.chain_bytes: dict[int, int] = {}
 
     # -- save ----------------------------------------------------------------------------
     def save(self, checkpoint_id: str, task: int, index: int, parallelism: int,
@@ -80,7 +85,9 @@ class KeyedStateStore:
                 keys = members.get(g, [])
                 if not keys and not chain:
                     continue  # never held anything: no file, no chain
-                result.bytes += self._write(checkpoint_id, g, FULL, keys, keyed, ())
+                stored, size = self._write(checkpoint_id, g, FULL, keys, keyed, ())
+                result.bytes += stored
+                self.chain_bytes[g] = size
                 result.keys_written += len(keys)
                 result.groups_written += 1
                 chain = [(checkpoint_id, FULL)]
@@ -88,12 +95,16 @@ class KeyedStateStore:
                 changed = dirty_by_group[g]
                 present = [k for k in changed if k in keyed]
                 deleted = [k for k in changed if k not in keyed]
-                result.bytes += self._write(checkpoint_id, g, DELTA, present, keyed, deleted)
+                stored, size = self._write(checkpoint_id, g, DELTA, present, keyed, deleted)
+                result.bytes += stored
+                self.chain_bytes[g] = self.chain_bytes.get(g, 0) + size
                 result.keys_written += len(changed)
                 result.groups_written += 1
                 chain.append((checkpoint_id, DELTA))
             if chain:
                 result.chains[g] = chain
+        self.chain_bytes = {g: self.chain_bytes.get(g, 0) for g in result.chains}
+        result.live_bytes = sum(self.chain_bytes.values())
         manifest = msgpack.packb({g: [list(link) for link in chain]
                                   for g, chain in result.chains.items()})
         result.bytes += self.storage.store_named(checkpoint_id, self.component,
@@ -132,14 +143,15 @@ class KeyedStateStore:
         return out
 
     def _write(self, checkpoint_id: str, group: int, kind: str, keys: list[Any],
-               keyed: KeyedState, deleted: Any) -> int:
+               keyed: KeyedState, deleted: Any) -> tuple[int, int]:
+        """(bytes the storage wrote, bytes of the group's data: what a restore reads)."""
         try:
             data = self.serializer.dumps([keys, [keyed[k] for k in keys], list(deleted)])
         except (SerializationError, TypeError, ValueError, OverflowError) as exc:
             raise StateNotSerializable(f"the keyed state of {self.component} (key group "
                                        f"{group}) cannot be saved: {exc}") from exc
-        return self.storage.store_named(checkpoint_id, self.component, f"kg-{group}.{kind}",
-                                        data)
+        return (self.storage.store_named(checkpoint_id, self.component, f"kg-{group}.{kind}",
+                                         data), len(data))
 
     # -- restore -------------------------------------------------------------------------
     def chains_in(self, checkpoint_id: str) -> Chains:
@@ -163,10 +175,12 @@ class KeyedStateStore:
         """The keyed state of task ``index`` of ``parallelism``: exactly the groups it
         owns, each read through its chain; and those chains (for the next save)."""
         if not checkpoint_id:
+            self.chain_bytes = {}
             return KeyedState(), {}
         everything = self.chains_in(checkpoint_id)
         data: dict[Any, Any] = {}
         chains: Chains = {}
+        self.chain_bytes = {}
         for g in groups_of(index, self.groups, parallelism):
             chain = everything.get(g)
             if not chain:
@@ -174,6 +188,7 @@ class KeyedStateStore:
             chains[g] = chain
             for source, kind in chain:
                 blob = self.storage.load_named(source, self.component, f"kg-{g}.{kind}")
+                self.chain_bytes[g] = self.chain_bytes.get(g, 0) + len(blob)
                 try:
                     keys, values, deleted = self.serializer.loads(blob)
                 except Exception as exc:

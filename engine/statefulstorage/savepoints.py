@@ -10,7 +10,7 @@ keyed state is read by key group and per-task state shared out as on any rescale
 
 Inside, the layout is a checkpoint storage's (``<checkpoint id>/<component>/...``), so the
 same readers restore from it; the copy is written under a temporary name, every file and
-directory of it fsynced, then renamed and its directory fsynced (engine/statefulstorage/
+directory of it fsynced, then renamed and its directory fsynced (engine/runtime/
 durable.py), so a savepoint is whole or absent, even after an OS crash.
 """
 
@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from engine.statefulstorage.durable import fsync_tree, private_dirs, publish, write_file
+from engine.runtime.durable import fsync_tree, private_dirs, publish, write_file
 from engine.statefulstorage.localfs import LocalFileSystemStorage
 
 MANIFEST = "savepoint.json"

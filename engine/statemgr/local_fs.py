@@ -22,6 +22,7 @@ import threading
 import time
 from pathlib import Path
 
+from engine.runtime.durable import fsync_dir
 from engine.security.private import private_dir
 from engine.statemgr.base import NodeExistsError, NoNodeError, StateError, StateManager
 
@@ -157,6 +158,9 @@ class LocalFileSystemStateManager(StateManager):
                 fh.flush()
                 os.fsync(fh.fileno())
             os.replace(tmp, target)
+            # the rename itself on disk: after an OS crash the node (the newest
+            # consistent checkpoint's record among them) is the new one, not the old
+            fsync_dir(target.parent)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise

@@ -176,7 +176,10 @@ def _moving_state(topology: Any, changed: set[str], before: Mapping[str, int],
     groups = key_groups(topology_config(topology))
     sizes: dict[str, int] = {}
     if checkpoints is not None and len(checkpoints.consistent_checkpoints):
-        sizes = {c.component: c.bytes for c in checkpoints.consistent_checkpoints[0].components}
+        # the keyed state as stored (every group's chain), not what the newest incremental
+        # checkpoint wrote; a record from before keyed_bytes existed has only the latter
+        sizes = {c.component: c.keyed_bytes or c.bytes
+                 for c in checkpoints.consistent_checkpoints[0].components}
     return [key_group_moves(c, before[c], after[c], groups, sizes.get(c, 0))
             for c in sorted(changed & stateful_components(topology))]
 

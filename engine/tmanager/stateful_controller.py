@@ -60,6 +60,8 @@ class _InFlight:
     #: component -> its tasks' per-task state shapes and bytes so far
     shapes: dict[str, list[str]] = field(default_factory=dict)
     component_bytes: dict[str, int] = field(default_factory=dict)
+    #: component -> its tasks' whole keyed state as stored, so far
+    keyed_bytes: dict[str, int] = field(default_factory=dict)
     #: a savepoint to write once it completes
     savepoint: _Wanted | None = None
 
@@ -283,6 +285,8 @@ class StatefulController:
             flight.shapes.setdefault(component, []).append(message.task_state)
             flight.component_bytes[component] = (flight.component_bytes.get(component, 0)
                                                  + message.bytes)
+            flight.keyed_bytes[component] = (flight.keyed_bytes.get(component, 0)
+                                             + message.keyed_bytes)
         if flight.waiting:
             return
         self._completed(flight)
@@ -294,7 +298,8 @@ class StatefulController:
             completed_at_ms=self._wall_ms(), duration_secs=duration, bytes=flight.bytes,
             components=[ckptmgr_pb2.ComponentCheckpoint(
                 component=c, tasks=len(shapes), task_state=combine_shapes(shapes),
-                bytes=flight.component_bytes.get(c, 0))
+                bytes=flight.component_bytes.get(c, 0),
+                keyed_bytes=flight.keyed_bytes.get(c, 0))
                 for c, shapes in sorted(flight.shapes.items())])
         kept = [record] + self.consistent[:self.settings.retained - 1]
         try:

@@ -89,3 +89,24 @@ def test_a_savepoint_is_on_disk_whole_before_its_rename_and_the_rename_after(tmp
     assert recorder.fsynced(root, after=index), "the savepoint's rename is not on disk"
     assert recorder.fsynced(tmp_path, before=index), "the savepoints directory it made"
     assert json.loads((path / MANIFEST).read_text())["savepoint_id"] == "before-upgrade"
+
+
+def test_the_record_of_the_consistent_checkpoints_is_on_disk_after_its_rename(tmp_path,
+                                                                             monkeypatch):
+    """The local state manager's nodes (the newest consistent checkpoint's record among
+    them, which a restore starts from) are renamed into place and their directory
+    fsynced: after an OS crash the record is the new one."""
+    from engine.messages import ckptmgr_pb2
+    from engine.statemgr import open_state_manager
+
+    with open_state_manager("local", root=tmp_path / "state") as state:
+        record = ckptmgr_pb2.StatefulConsistentCheckpoints()
+        record.consistent_checkpoints.add(checkpoint_id="ckpt-1")
+        state.create("statefulcheckpoints", "wc", record)
+        recorder = Recorder(monkeypatch)
+        record.consistent_checkpoints.add(checkpoint_id="ckpt-2")
+        state.set("statefulcheckpoints", "wc", record)
+        [(index, tmp, published)] = [r for r in recorder.renames()
+                                     if "statefulcheckpoints" in str(r[2])]
+        assert recorder.fsynced(tmp, before=index), "the record's data is not on disk first"
+        assert recorder.fsynced(published.parent, after=index), "its rename is not on disk"

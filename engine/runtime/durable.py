@@ -3,7 +3,8 @@
 A rename makes a file appear whole under its name, but only in the page cache: after an
 OS crash the name can point at a file whose data never reached the disk, or the rename
 itself can be gone. So, for anything the engine publishes (a checkpoint's files, a
-savepoint and its ``savepoint.json``):
+savepoint and its ``savepoint.json``, the local state manager's nodes, among them the
+record of the consistent checkpoints):
 
 1. every file is written and fsynced before the rename that publishes it;
 2. the directory holding the new name is fsynced after that rename;
