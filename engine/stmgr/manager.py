@@ -444,8 +444,22 @@ class StreamManager:
 
     def _connect_peers(self, pplan: Any) -> None:
         """A connection to each peer Stream Manager of the plan: kept while the peer is at
-        the same endpoint, replaced when it moved (it was restarted)."""
-        self.bp.keep_peers({r.id for r in pplan.stmgrs if r.id != self.id})
+        the same endpoint, replaced when it moved (it was restarted), closed when the plan
+        no longer has it (`heron update --container-number` removed its container)."""
+        in_plan = {r.id for r in pplan.stmgrs if r.id != self.id}
+        self.bp.keep_peers(in_plan)
+        for peer_id in [p for p in self.peers if p not in in_plan]:
+            # Forget it with everything queued for it: nothing will ever read that socket
+            # again, so a message left for it (the backpressure news broadcast to every
+            # peer) would wait for good, and its age alone would keep this manager in
+            # backpressure, its spouts paused and every checkpoint abandoned.
+            endpoint, sock = self.peers.pop(peer_id)
+            self.outbox.forget(peer_id)
+            sock.close(linger=0)
+            # its news still waiting in our socket is stale (see _peer_backpressure)
+            self._replaced_peers.add(endpoint)
+            log.info("disconnected from %s at %s: not in the new physical plan",
+                     peer_id, endpoint)
         for record in pplan.stmgrs:
             if record.id == self.id:
                 continue
@@ -467,19 +481,22 @@ class StreamManager:
                                   security=self.guard.security,
                                   buffer_bytes=SOCKET_BUFFER_BYTES)
             self.peers[record.id] = (record.data_endpoint, sock)
+            # a live peer's news counts, even at an endpoint an old incarnation once had
+            self._replaced_peers.discard(record.data_endpoint)
             log.info("connected to %s at %s", record.id, record.data_endpoint)
 
     def _peer_backpressure(self, kind: bytes, payload: bytes) -> None:
         message = decode([kind, payload])
+        if message.topology_id == self.spec.topology_id \
+                and message.data_endpoint in self._replaced_peers:
+            # sent by an incarnation a new plan has replaced or removed, and read only now
+            # (it waited in the socket behind data): the pause it announced ended with it
+            log.info("ignored backpressure news from %s's replaced or removed incarnation "
+                     "at %s", message.stmgr, message.data_endpoint)
+            return
         if message.topology_id != self.spec.topology_id or message.stmgr not in self.peers:
             raise MalformedMessage(f"backpressure message from {message.stmgr!r} of topology "
                                    f"{message.topology_id!r}: not a peer of this topology")
-        if message.data_endpoint in self._replaced_peers:
-            # sent by an incarnation a new plan has replaced, and read only now (it waited
-            # in the socket behind data): the pause it announced ended with it
-            log.info("ignored backpressure news from %s's replaced incarnation at %s",
-                     message.stmgr, message.data_endpoint)
-            return
         if kind == START_BACKPRESSURE:
             if message.stmgr not in self.bp.from_peers:
                 log.info("%s is in backpressure: local spouts paused", message.stmgr)
