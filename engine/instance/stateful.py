@@ -26,6 +26,7 @@ from compat.storm_api.exceptions import ComponentFailure
 from compat.storm_api.state import HashMapState, StatefulComponent, checkpoint_order
 from engine.messages import ckptmgr_pb2, common_pb2
 from engine.network import encode, type_frame
+from engine.runtime.crash_points import crash
 from engine.spi.statefulstorage import CheckpointUnreadable
 from engine.grouping.key_groups import DEFAULT_KEY_GROUPS
 from engine.statefulstorage.codec import decode_state, encode_state
@@ -77,6 +78,8 @@ class TaskCheckpointing:
         self.last_save_ms = 0.0
         self.last_restore_ms = 0.0
         self.last_keys_written = 0
+        #: the last restore shared out the state of another number of tasks (a rescale)
+        self.rescaled = False
 
     def handle(self, loop: Any, kind: bytes, payload: bytes) -> None:
         if kind == INITIATE:
@@ -87,6 +90,7 @@ class TaskCheckpointing:
         elif kind == RESTORE:
             self.restore(loop, ckptmgr_pb2.RestoreInstanceStateRequest.FromString(payload))
         elif kind == START:
+            crash("instance.restore.at_start", self.component)
             self.processing = True
 
     @staticmethod
@@ -111,6 +115,7 @@ class TaskCheckpointing:
                 except Exception as exc:
                     raise _failure(loop, component, exc) from exc
                 loop.collector.flush()  # what pre_save emitted belongs before the marker
+                crash("instance.save.after_pre_save", self.component)
                 data = encode_state(self.state, self.serializer, component=self.component,
                                     task=self.task_id)
                 report.bytes = self.storage.store(checkpoint_id, self.component, self.task_id,
@@ -138,6 +143,7 @@ class TaskCheckpointing:
         self.last_bytes = report.bytes
         self.last_save_ms = report.save_secs * 1000
         self._saved_done[checkpoint_id] = loop.done
+        crash("instance.save.after_store", self.component)
         loop.send_data(encode(report))
 
     def saved(self, loop: Any, checkpoint_id: str) -> None:
@@ -154,6 +160,7 @@ class TaskCheckpointing:
                 component.post_save(checkpoint_id)
             except Exception as exc:
                 raise _failure(loop, component, exc) from exc
+            crash("instance.saved.after_post_save", self.component)
         except ComponentFailure as failure:
             loop.restart(failure)
 
@@ -186,6 +193,9 @@ class TaskCheckpointing:
             response.status.message = str(exc)[:500]
             loop.send_data(encode(response))
             return
+        crash("instance.restore.after_load", self.component)
+        if self.rescaled:
+            crash("instance.restore.rescaled", self.component)
         self._saved_done.clear()
         self.done_checkpointed = False
         loop.reset_stream()
@@ -203,6 +213,7 @@ class TaskCheckpointing:
         and exactly the key groups it owns now."""
         self.chains = {}
         self.keyed_store.chain_bytes = {}
+        self.rescaled = False
         if not checkpoint_id or not loop.component_is_stateful:
             return HashMapState()
         storage, keyed_store = self.storage, self.keyed_store
@@ -231,6 +242,7 @@ class TaskCheckpointing:
             # savepoint is started as another topology), positions do not
             state = self._decode(storage, checkpoint_id, old_tasks[index])
         else:
+            self.rescaled = True
             states = [self._decode(storage, checkpoint_id, task) for task in old_tasks]
             state = rescale_task_states(self.component_class, self.component, states,
                                         parallelism)[index]

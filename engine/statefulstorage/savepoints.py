@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from engine.runtime.crash_points import crash
 from engine.runtime.durable import fsync_tree, private_dirs, publish, write_file
 from engine.statefulstorage.localfs import LocalFileSystemStorage
 
@@ -62,6 +63,7 @@ def write_savepoint(storage: LocalFileSystemStorage, checkpoint_id: str, directo
     try:
         for cid in sorted({checkpoint_id} | storage.read_by({checkpoint_id})):
             shutil.copytree(storage.root / cid, tmp / cid)
+            crash("savepoint.copy.half_written", "tmanager")
         manifest = {**metadata, "savepoint_id": savepoint_id, "checkpoint_id": checkpoint_id,
                     "created": time.time()}
         write_file(tmp / MANIFEST,

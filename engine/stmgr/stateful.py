@@ -22,6 +22,7 @@ import logging
 from typing import Any, Callable
 
 from compat.storm_api.config import Checkpointing
+from engine.runtime.crash_points import crash
 from engine.messages import ckptmgr_pb2, common_pb2
 from engine.network import encode, type_frame
 from engine.stmgr.checkpoint_gateway import CheckpointGateway
@@ -81,6 +82,7 @@ class StatefulRole:
         if kind == "data":
             self.manager.send_local_data(task, value)
         else:
+            crash("stmgr.aligned.before_forward", self.manager.id)
             message = ckptmgr_pb2.InitiateStatefulCheckpoint(checkpoint_id=value)
             self.manager.send_local(task, encode(message))
 
@@ -104,6 +106,7 @@ class StatefulRole:
     def _stored(self, task: int, message: Any) -> None:
         if not self.accepts_from_instance(task):
             return
+        crash("stmgr.stored.before_markers", self.manager.id)
         message.task_id = task
         if not message.error:
             marker = ckptmgr_pb2.DownstreamStatefulCheckpoint(
@@ -170,6 +173,7 @@ class StatefulRole:
             checkpoint_id=request.checkpoint_id, restore_txid=request.restore_txid))
         for task in self.manager.local_tasks():
             self.manager.send_local(task, frames)
+        crash("stmgr.restore.mid", self.manager.id, grace=0.2)
         self._maybe_restored()
 
     def registered_again(self, task: int) -> None:
@@ -197,6 +201,7 @@ class StatefulRole:
     def _maybe_restored(self) -> None:
         if self.restoring_to is None or not self.restored >= set(self.manager.local_tasks()):
             return
+        crash("stmgr.restore.before_answer", self.manager.id)
         self.ready = True
         response = ckptmgr_pb2.RestoreTopologyStateResponse(
             checkpoint_id=self.restoring_to, restore_txid=self.txid, stmgr=self.manager.id)

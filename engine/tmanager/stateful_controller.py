@@ -30,6 +30,7 @@ from typing import Any, Callable
 
 from compat.storm_api.config import Checkpointing
 from compat.storm_api.state import checkpoint_order
+from engine.runtime.crash_points import crash
 from engine.grouping.key_groups import DEFAULT_KEY_GROUPS, moves
 from engine.messages import ckptmgr_pb2, common_pb2
 from engine.statefulstorage.rescale import combine_shapes
@@ -199,6 +200,7 @@ class StatefulController:
             checkpoint_id=checkpoint_id, restore_txid=restore.txid, reason=restore.reason)
         for sid in self.stmgrs:
             self._send(sid, request)
+            crash("tmanager.restore.sent_some", "tmanager", grace=0.2)
 
     def on_restore_response(self, response: Any) -> None:
         restore = self.restore
@@ -228,6 +230,7 @@ class StatefulController:
         figures.restore_log = (figures.restore_log + [(restore.reason, checkpoint_id)])[-20:]
         log.info("restore %d done in %.2f s: %s restored; processing starts", restore.txid,
                  figures.last_restore_secs, checkpoint_id or "empty state")
+        crash("tmanager.restore.before_start", "tmanager")
         start = ckptmgr_pb2.StartStmgrStatefulProcessing(checkpoint_id=checkpoint_id,
                                                          restore_txid=restore.txid)
         for sid in self.stmgrs:
@@ -302,6 +305,7 @@ class StatefulController:
                 keyed_bytes=flight.keyed_bytes.get(c, 0))
                 for c, shapes in sorted(flight.shapes.items())])
         kept = [record] + self.consistent[:self.settings.retained - 1]
+        crash("tmanager.consistent.before_record", "tmanager")
         try:
             self._store(kept)
         except Exception as exc:  # not recorded: it cannot be restored, so it is not done
@@ -314,8 +318,10 @@ class StatefulController:
         figures.last_duration_secs = duration
         figures.last_bytes = flight.bytes
         saved = ckptmgr_pb2.StatefulConsistentCheckpointSaved(consistent_checkpoint=record)
-        for sid in self.stmgrs:
+        crash("tmanager.consistent.before_notify", "tmanager")
+        for sid in sorted(self.stmgrs):
             self._send(sid, saved)
+            crash("tmanager.consistent.notified_some", "tmanager", grace=0.2)
         if flight.savepoint is not None:
             self._write_savepoint(flight, record)
         try:
