@@ -14,6 +14,12 @@ topologies and of ours through the same attributes:
 - ``common``: ``ComponentCommon(inputs, streams=outputs, parallelism_hint=par, json_conf=config)``
 - ``component_object``: ``ComponentObject(shell=...)`` or ``(java_object=...)`` or
   ``(serialized_java=...)``
+
+The two DSLs mix: while streamparse is imported, the specs made here are also instances
+of streamparse's spec classes, so a ``streamparse.Topology`` and streamparse's
+``Bolt.spec(inputs=...)`` take them; and the checks here take streamparse's specs,
+groupings, stream ids and streams as well as ours. ``interop`` explains the mechanism
+and why it was chosen.
 """
 
 from __future__ import annotations
@@ -25,15 +31,15 @@ import simplejson as json
 from ..thrift import (
     ComponentCommon,
     ComponentObject,
-    GlobalStreamId,
     JavaObject,
     ShellComponent,
     StreamInfo,
     to_java_arg,
 )
 from .. import thrift
+from . import interop
 from .errors import InvalidTopologyKey, InvalidTopologyType, InvalidTopologyValue
-from .stream import Grouping, Stream
+from .stream import GlobalStreamId, Grouping, Stream
 
 __all__ = [
     "ComponentSpec",
@@ -53,6 +59,22 @@ __all__ = [
 #: The command a Python component's spec names, as in streamparse, so its
 #: ``component_object`` (and a Flux file made from it) is the one Storm would get.
 PYTHON_COMMAND = "streamparse_run"
+
+
+def spec_types() -> tuple[type, ...]:
+    """What counts as a spec here: ours, and streamparse's when it is loaded."""
+    return interop.accepted(ComponentSpec, "ComponentSpec")
+
+
+def stream_id_types() -> tuple[type, ...]:
+    """What counts as a ``GlobalStreamId`` (an inputs key, ``spec["stream"]``)."""
+    return interop.accepted(thrift.GlobalStreamId, "GlobalStreamId")
+
+
+def grouping_types() -> tuple[type, ...]:
+    """What counts as a grouping (``Grouping.fields(...)`` of either DSL)."""
+    return interop.accepted(thrift.Grouping, "Grouping")
+
 
 def _describe(component_cls: Any, name: str | None) -> str:
     """Name a component in an error message: its class, and its spec name once known."""
@@ -131,8 +153,9 @@ def _sanitize_outputs(component_cls: Any, name: str | None, outputs: Any) -> dic
             f"given {outputs!r}. For one field write outputs = [{outputs!r}]."
         )
     streams: dict[str, StreamInfo] = {}
+    stream_types = interop.accepted(Stream, "Stream")
     for output in outputs:
-        if isinstance(output, Stream):
+        if isinstance(output, stream_types):
             streams[output.name] = StreamInfo(
                 output_fields=list(output.fields), direct=output.direct
             )
@@ -144,7 +167,7 @@ def _sanitize_outputs(component_cls: Any, name: str | None, outputs: Any) -> dic
         else:
             raise InvalidTopologyType(
                 f"{where}: each entry of outputs must be a field name (str) or a "
-                f"Stream from compat.storm_api; given {output!r}."
+                f"Stream (from compat.storm_api or streamparse); given {output!r}."
             )
     return streams
 
@@ -157,35 +180,37 @@ def _sanitize_inputs(component_cls: Any, name: str | None, inputs: Any) -> dict:
     when the source spec's ``default`` stream is direct.
     """
     where = _describe(component_cls, name)
+    specs, stream_ids = spec_types(), stream_id_types()
     if isinstance(inputs, dict):
+        groupings = grouping_types()
         for key, grouping in list(inputs.items()):
-            if not isinstance(key, GlobalStreamId):
-                if not isinstance(key, ComponentSpec):
+            if not isinstance(key, stream_ids):
+                if not isinstance(key, specs):
                     raise InvalidTopologyType(
                         f"{where}: the keys of an inputs dict must be specs or "
                         f"spec['stream'] (GlobalStreamId); given key {key!r}."
                     )
                 inputs[key["default"]] = grouping
                 del inputs[key]
-            if not isinstance(grouping, thrift.Grouping):
+            if not isinstance(grouping, groupings):
                 raise InvalidTopologyType(
                     f"{where}: the values of an inputs dict must be groupings "
                     f"(Grouping.SHUFFLE, Grouping.fields(...), ...); given {grouping!r} "
                     f"for input {key!r}."
                 )
         return inputs
-    if isinstance(inputs, ComponentSpec):
+    if isinstance(inputs, specs):
         inputs = [inputs]
     if isinstance(inputs, (list, tuple)):
         input_dict: dict = {}
         for source in inputs:
             grouping = Grouping.SHUFFLE
-            if isinstance(source, ComponentSpec):
+            if isinstance(source, specs):
                 stream_id = GlobalStreamId(componentId=source.name or source, streamId="default")
                 default_stream = source.common.streams.get("default")
                 if default_stream is not None and default_stream.direct:
                     grouping = Grouping.DIRECT
-            elif isinstance(source, GlobalStreamId):
+            elif isinstance(source, stream_ids):
                 stream_id = source
             else:
                 raise InvalidTopologyType(
@@ -208,6 +233,12 @@ class ComponentSpec:
     Has no ``__eq__`` on purpose: a spec can be the ``componentId`` of a
     ``GlobalStreamId`` dict key before it is named, so it must hash by identity.
     """
+
+    #: which streamparse class an instance also is, while streamparse is loaded
+    _streamparse_role = "ComponentSpec"
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> ComponentSpec:
+        return object.__new__(interop.instance_class(cls))
 
     def __init__(
         self,
@@ -252,6 +283,8 @@ class ComponentSpec:
 class ShellComponentSpec(ComponentSpec):
     """A component Storm runs as a subprocess: ``command script`` over multi-lang."""
 
+    _streamparse_role = "ShellComponentSpec"
+
     def __init__(
         self,
         component_cls: type,
@@ -284,6 +317,8 @@ class ShellComponentSpec(ComponentSpec):
 
 class JavaComponentSpec(ComponentSpec):
     """A JVM component: serialized Java, or a class name with constructor arguments."""
+
+    _streamparse_role = "JavaComponentSpec"
 
     def __init__(
         self,
@@ -331,6 +366,8 @@ class JavaComponentSpec(ComponentSpec):
 class ShellSpoutSpec(ShellComponentSpec):
     """A spout run as a subprocess."""
 
+    _streamparse_role = "ShellSpoutSpec"
+
     def __init__(
         self,
         component_cls: type,
@@ -355,9 +392,13 @@ class ShellSpoutSpec(ShellComponentSpec):
 class ShellBoltSpec(ShellComponentSpec):
     """A bolt run as a subprocess."""
 
+    _streamparse_role = "ShellBoltSpec"
+
 
 class JavaSpoutSpec(JavaComponentSpec):
     """A JVM spout."""
+
+    _streamparse_role = "JavaSpoutSpec"
 
     def __init__(
         self,
@@ -384,6 +425,8 @@ class JavaSpoutSpec(JavaComponentSpec):
 
 class JavaBoltSpec(JavaComponentSpec):
     """A JVM bolt."""
+
+    _streamparse_role = "JavaBoltSpec"
 
     def __init__(
         self,

@@ -2,6 +2,9 @@
 
 Same names, arguments, equality and reprs as ``streamparse.dsl.stream``: topology files
 print groupings, compare them, and pass them as the values of ``inputs`` dicts.
+
+Streams, groupings and stream ids made here are also streamparse's while streamparse is
+imported, so its DSL takes them (``interop`` says how and why).
 """
 
 from __future__ import annotations
@@ -9,9 +12,10 @@ from __future__ import annotations
 from typing import Any, Iterable, Sequence
 
 from .. import thrift
+from . import interop
 from .errors import InvalidTopologyType, InvalidTopologyValue
 
-__all__ = ["Grouping", "Stream"]
+__all__ = ["GlobalStreamId", "Grouping", "Stream"]
 
 
 class Stream(thrift.StreamInfo):
@@ -20,6 +24,11 @@ class Stream(thrift.StreamInfo):
     Like streamparse's, it subclasses ``StreamInfo`` but keeps its own attributes
     (``fields``, ``name``, ``direct``); specs turn it into a plain ``StreamInfo``.
     """
+
+    _streamparse_role = "Stream"
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Stream:
+        return object.__new__(interop.instance_class(cls))
 
     def __init__(
         self,
@@ -60,8 +69,34 @@ class Stream(thrift.StreamInfo):
         return self.fields
 
 
+class GlobalStreamId(thrift.GlobalStreamId):
+    """The (component, stream) keys the DSL makes: ``spec["errors"]`` and the keys of
+    ``inputs``. A ``thrift.GlobalStreamId`` (equal and hashing alike), and streamparse's
+    too while it is imported."""
+
+    _streamparse_role = "GlobalStreamId"
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> GlobalStreamId:
+        return object.__new__(interop.instance_class(cls))
+
+
+class NullStruct(thrift.NullStruct):
+    """The value of the argument-less grouping kinds the DSL makes (``SHUFFLE``...), so
+    that, mixed, ``Grouping.SHUFFLE`` equals streamparse's ``Grouping.SHUFFLE``."""
+
+    _streamparse_role = "NullStruct"
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> NullStruct:
+        return object.__new__(interop.instance_class(cls))
+
+
 class _Grouping(thrift.Grouping):
     """A thrift Grouping that prints as ``SHUFFLE`` or ``fields(['word'])``."""
+
+    _streamparse_role = "GroupingValue"
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> _Grouping:
+        return object.__new__(interop.instance_class(cls))
 
     def __repr__(self) -> str:
         kind, value = thrift.union_field(self)
@@ -70,6 +105,25 @@ class _Grouping(thrift.Grouping):
         if isinstance(value, thrift.NullStruct):
             return kind.upper()
         return f"{kind}({value!r})"
+
+
+class _Constant:
+    """A ``Grouping`` constant, made on first access rather than at import: made while
+    streamparse is imported, it is streamparse's grouping too (see ``interop``). One
+    shared instance per kind of class (plain or mixed)."""
+
+    def __init__(self, kind: str, value: Any) -> None:
+        self._kind = kind
+        self._value = value
+        self._made: dict[type, _Grouping] = {}
+
+    def __get__(self, instance: Any, owner: type) -> _Grouping:
+        cls = interop.instance_class(_Grouping)
+        made = self._made.get(cls)
+        if made is None:
+            value = NullStruct() if self._value is None else list(self._value)
+            made = self._made[cls] = _Grouping(**{self._kind: value})
+        return made
 
 
 class Grouping:
@@ -81,17 +135,17 @@ class Grouping:
     __slots__ = ()
 
     #: Tuples go to the bolt's tasks at random, evenly.
-    SHUFFLE = _Grouping(shuffle=thrift.NullStruct())
+    SHUFFLE = _Constant("shuffle", None)
     #: The whole stream goes to the bolt's task with the lowest id.
-    GLOBAL = _Grouping(fields=[])
+    GLOBAL = _Constant("fields", [])
     #: The emitter picks the task (``emit(direct_task=...)``) on a ``Stream(direct=True)``.
-    DIRECT = _Grouping(direct=thrift.NullStruct())
+    DIRECT = _Constant("direct", None)
     #: Every tuple is copied to every task of the bolt.
-    ALL = _Grouping(all=thrift.NullStruct())
+    ALL = _Constant("all", None)
     #: "Don't care"; currently the same as shuffle.
-    NONE = _Grouping(none=thrift.NullStruct())
+    NONE = _Constant("none", None)
     #: Shuffle among tasks in the emitter's worker when there are any, else shuffle.
-    LOCAL_OR_SHUFFLE = _Grouping(local_or_shuffle=thrift.NullStruct())
+    LOCAL_OR_SHUFFLE = _Constant("local_or_shuffle", None)
 
     @classmethod
     def fields(cls, *fields: Any) -> thrift.Grouping:

@@ -5,6 +5,9 @@ that imports cleanly is a valid topology. The metaclass names specs after their
 attributes, checks the wiring, and sets the class attributes the CLI and the planner
 read: ``specs`` (definition order), ``thrift_spouts``, ``thrift_bolts``,
 ``thrift_topology`` and ``config``.
+
+A topology may mix specs of both DSLs: streamparse's specs (a real streamparse ``Bolt``'s
+``spec()``) are taken as ours, and ours go into a ``streamparse.Topology`` (``interop``).
 """
 
 from __future__ import annotations
@@ -14,8 +17,9 @@ from typing import Any
 
 import simplejson as json
 
-from ..thrift import Bolt, GlobalStreamId, SpoutSpec, StormTopology, to_python_arg
+from ..thrift import Bolt, SpoutSpec, StormTopology, to_python_arg
 from ..thrift import union_field
+from . import interop
 from .component import (
     ComponentSpec,
     JavaBoltSpec,
@@ -23,15 +27,27 @@ from .component import (
     ShellBoltSpec,
     ShellComponentSpec,
     ShellSpoutSpec,
+    spec_types,
 )
 from .errors import InvalidTopologyKey, InvalidTopologyType, InvalidTopologyValue
+from .stream import GlobalStreamId
 
 __all__ = ["Topology", "TopologyType"]
 
-_BOLT_SPECS = (JavaBoltSpec, ShellBoltSpec)
-_SPOUT_SPECS = (JavaSpoutSpec, ShellSpoutSpec)
 _FLUX_SHELL_BOLT = "org.apache.storm.flux.wrappers.bolts.FluxShellBolt"
 _FLUX_SHELL_SPOUT = "org.apache.storm.flux.wrappers.spouts.FluxShellSpout"
+
+
+def _bolt_specs() -> tuple[type, ...]:
+    """Bolt spec classes: ours, and streamparse's when it is loaded."""
+    return (*interop.accepted(JavaBoltSpec, "JavaBoltSpec"),
+            *interop.accepted(ShellBoltSpec, "ShellBoltSpec"))
+
+
+def _spout_specs() -> tuple[type, ...]:
+    """Spout spec classes: ours, and streamparse's when it is loaded."""
+    return (*interop.accepted(JavaSpoutSpec, "JavaSpoutSpec"),
+            *interop.accepted(ShellSpoutSpec, "ShellSpoutSpec"))
 
 
 def _component_classes() -> tuple[type, ...]:
@@ -50,17 +66,13 @@ def _component_classes() -> tuple[type, ...]:
     return tuple(classes)
 
 
-def _is_foreign_spec(value: Any) -> bool:
-    """A streamparse spec in one of our topologies: it would otherwise be dropped silently."""
-    return type(value).__module__.startswith("streamparse.dsl")
-
-
 def _collect_specs(topology: str, class_dict: dict[str, Any]) -> dict[str, ComponentSpec]:
     """Name the specs of a class body after their attributes and index them by name."""
     specs: dict[str, ComponentSpec] = {}
     component_classes = _component_classes()
+    accepted = spec_types()
     for attr, value in class_dict.items():
-        if isinstance(value, ComponentSpec):
+        if isinstance(value, accepted):
             if value.name is None:
                 value.name = attr
             if value.name in specs:
@@ -74,11 +86,6 @@ def _collect_specs(topology: str, class_dict: dict[str, Any]) -> dict[str, Compo
                 f"Topology {topology}: attribute {attr!r} is a component instance, "
                 f"{value!r}; a topology holds specs. Write "
                 f"{attr} = {type(value).__name__}.spec(...)."
-            )
-        elif _is_foreign_spec(value):
-            raise InvalidTopologyType(
-                f"Topology {topology}: attribute {attr!r} is a streamparse spec; build "
-                "every component of this topology with compat.storm_api classes."
             )
     return specs
 
@@ -111,8 +118,9 @@ def _resolve_inputs(
     instead, which leaves a stale hash in any other bolt that shares it.
     """
     where = f"Topology {topology}: {spec.component_cls.__name__} {spec.name!r}"
+    accepted = spec_types()
     for stream_id, grouping in list(spec.inputs.items()):
-        if isinstance(stream_id.componentId, ComponentSpec):
+        if isinstance(stream_id.componentId, accepted):
             del spec.inputs[stream_id]
             stream_id = GlobalStreamId(
                 componentId=stream_id.componentId.name, streamId=stream_id.streamId
@@ -156,10 +164,11 @@ class TopologyType(type):
         specs = _collect_specs(classname, class_dict)
         bolts: dict[str, Bolt] = {}
         spouts: dict[str, SpoutSpec] = {}
+        bolt_specs, spout_specs = _bolt_specs(), _spout_specs()
         for spec in specs.values():
-            if isinstance(spec, _BOLT_SPECS):
+            if isinstance(spec, bolt_specs):
                 bolts[spec.name] = _check_bolt(classname, spec)
-            elif isinstance(spec, _SPOUT_SPECS):
+            elif isinstance(spec, spout_specs):
                 spouts[spec.name] = _check_spout(classname, spec)
             else:
                 raise InvalidTopologyType(
@@ -196,7 +205,7 @@ class TopologyType(type):
 def _spec_to_flux(spec: ComponentSpec) -> dict[str, Any]:
     """One Flux component entry, as ``sparse run`` writes it."""
     flux: dict[str, Any] = {"id": spec.name, "constructorArgs": []}
-    if not isinstance(spec, ShellComponentSpec):
+    if not isinstance(spec, interop.accepted(ShellComponentSpec, "ShellComponentSpec")):
         if spec.component_object.serialized_java is not None:
             raise InvalidTopologyType(
                 f"{spec.name!r}: Flux cannot describe a component given as serialized "
@@ -206,7 +215,8 @@ def _spec_to_flux(spec: ComponentSpec) -> dict[str, Any]:
         flux["className"] = java_object.full_class_name
         flux["constructorArgs"] = [to_python_arg(arg) for arg in java_object.args_list]
         return flux
-    flux["className"] = _FLUX_SHELL_BOLT if isinstance(spec, ShellBoltSpec) else _FLUX_SHELL_SPOUT
+    shell_bolt = isinstance(spec, interop.accepted(ShellBoltSpec, "ShellBoltSpec"))
+    flux["className"] = _FLUX_SHELL_BOLT if shell_bolt else _FLUX_SHELL_SPOUT
     shell = spec.component_object.shell
     flux["constructorArgs"].append([shell.execution_command, shell.script])
     if not spec.outputs:
@@ -254,8 +264,9 @@ class Topology(metaclass=TopologyType):
         DSLs can be compared through one rendering.
         """
         flux: dict[str, Any] = {"name": name, "bolts": [], "spouts": [], "streams": []}
+        bolt_specs = _bolt_specs()
         for spec in cls.specs:
-            if isinstance(spec, _BOLT_SPECS):
+            if isinstance(spec, bolt_specs):
                 flux["bolts"].append(_spec_to_flux(spec))
                 for stream_id, grouping in spec.inputs.items():
                     flux["streams"].append(_stream_to_flux(spec, stream_id, grouping))
