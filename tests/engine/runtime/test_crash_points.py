@@ -72,3 +72,9 @@ def test_an_armed_point_kills_one_process_for_its_target_only(tmp_path):
 def test_an_unknown_point_is_a_programming_error_when_armed(tmp_path):
     done = run_point(tmp_path, "instance.nowhere", "x", {"point": "instance.nowhere", "arm": 1})
     assert done.returncode == 1 and "unknown crash point 'instance.nowhere'" in done.stderr
+
+
+def test_the_docs_list_every_point():
+    docs = (REPO / "docs" / "stateful.md").read_text()
+    missing = [point for point in POINTS if f"`{point}`" not in docs]
+    assert not missing, f"docs/stateful.md does not list: {missing}"
