@@ -85,6 +85,26 @@ POINTS: dict[str, str] = {
     "tmanager.restore.before_start":
         "every Stream Manager restored and the Topology Master died before starting "
         "processing: its restart restores again",
+    # -- the storm engine, one process (engine/storm/checkpoint.py): it dies whole, and
+    # -- the next run with the same checkpoint root restores -------------------------------
+    "storm.save.after_pre_save":
+        "every stateful task ran pre_save (a sink prepared its transaction) and the process "
+        "died before storing any state: no marker, the checkpoint does not exist, the "
+        "prepared transaction is in no state and never committed; the next run restores the "
+        "checkpoint before and replays",
+    "storm.save.stored_some":
+        "the process stored some tasks' state and died: without the marker, written last, "
+        "the checkpoint is never restored",
+    "storm.save.before_post_save":
+        "the marker is stored (the checkpoint is consistent) and the process died before "
+        "any post_save: the next run restores it and the sinks commit its transactions then",
+    "storm.saved.post_save_some":
+        "one task ran post_save (its sink committed) and the process died: the next run "
+        "restores the same checkpoint, the others commit, and a repeated commit changes "
+        "nothing",
+    "storm.restore.after_load":
+        "the process read a checkpoint's state to restore it and died before the tasks "
+        "started: the next run restores it again",
     # -- savepoints (engine/statefulstorage/savepoints.py) ------------------------------
     "savepoint.copy.half_written":
         "the Topology Master copied part of a savepoint and died: the half-written copy is "

@@ -40,6 +40,7 @@ from typing import Any, Callable, Iterable
 
 from compat.storm_api.config import Checkpointing
 from compat.storm_api.state import HashMapState, State, StatefulComponent
+from engine.runtime.crash_points import crash
 from engine.runtime.checkpoint_stats import CheckpointStats, RestoreRecord
 from engine.runtime.errors import LocalEngineError
 from engine.spi.statefulstorage import CheckpointUnreadable, StatefulStorage
@@ -207,6 +208,7 @@ class Checkpointer(threading.Thread):
                             state.adopt_keyed(part)
                         states[task] = state
                 self.chains = chains
+                crash("storm.restore.after_load", self.topology)
                 return cid, states, skipped
             except CheckpointUnreadable as exc:
                 skipped.append(f"{cid}: {exc}")
@@ -479,6 +481,7 @@ class Checkpointer(threading.Thread):
         if not self._pre_save(cid, tasks, deadline):
             stats.abandoned += 1
             return
+        crash("storm.save.after_pre_save", self.topology)
         emitted = self._emitted_total()
         serializer = self.runtime.serializer
         per_task: dict[str, int] = {}
@@ -501,6 +504,7 @@ class Checkpointer(threading.Thread):
                     written += keyed.bytes
                 per_task[f"{task.component}:{task.task}"] = written
                 layout.setdefault(task.component, []).append(task.task)
+                crash("storm.save.stored_some", self.topology)
             marker = json.dumps({"topology": self.topology, "tasks": layout,
                                  "time": time.time()}).encode("utf-8")
             self.storage.store(cid, MARKER_COMPONENT, 0, marker)
@@ -524,6 +528,7 @@ class Checkpointer(threading.Thread):
         stats.last_bytes_per_task = per_task
         stats.last_duration_secs = time.monotonic() - began
         self._settled_mark = (emitted, len(stats.restores))
+        crash("storm.save.before_post_save", self.topology)
         for task in tasks:
             if task.hosted is None:
                 continue
@@ -531,6 +536,7 @@ class Checkpointer(threading.Thread):
                 task.hosted.component.post_save(cid)
             except Exception as exc:
                 task.fail_in_hook(exc, f"post_save({cid})")
+            crash("storm.saved.post_save_some", self.topology)
 
     # -- a rollback -------------------------------------------------------------------
     def _take_failures(self) -> list[str]:

@@ -96,18 +96,6 @@ def test_pystorm_component_instance_is_a_type_error_too():
             spout = pystorm.Spout.__new__(pystorm.Spout)
 
 
-def test_streamparse_spec_in_our_topology_is_a_type_error():
-    from streamparse import Spout as StreamparseSpout
-
-    class Foreign(StreamparseSpout):
-        outputs = ["word"]
-
-    with pytest.raises(InvalidTopologyType, match="streamparse spec"):
-
-        class Words(Topology):
-            spout = Foreign.spec()
-
-
 def test_attributes_that_are_not_specs_are_left_alone():
     class Words(Topology):
         spout = StandInSpout.spec()
