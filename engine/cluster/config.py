@@ -25,6 +25,14 @@ Three YAML files, and an optional fourth, each a flat map of Heron-style dotted 
     keys under ``heron.statefulstorage.config``; both forms are read. The submitter
     copies them into a topology's config when the topology sets none of its own
     (engine/submitter/checkpoints.py).
+``defaults.yaml`` (optional)
+    topology config every topology submitted to this cluster gets unless it sets the key
+    itself (the lowest precedence: cluster defaults < the project's config.json env
+    options < ``Topology.config`` < ``-o``; engine/submitter/submitter.py): above all
+    the sizing keys that fit containers to the nodes (``heron.resources.instance.ram``,
+    ``.cpu``, ``topology.container.padding.ram``, ``.cpu``), and any ``topology.*`` key.
+    ``scheduler.yaml`` may set the sizing keys and ``topology.*`` keys too; they are
+    defaults in the same way. Keys of the other files are refused here.
 
 ``CLUSTER[/ROLE[/ENV]]`` names a cluster, as ``heron submit`` takes it; role defaults to
 the user and env to ``default``. ``local`` needs no directory: it is this machine, as it
@@ -41,7 +49,25 @@ from typing import Any
 
 import yaml
 
-CONF_FILES = ("scheduler.yaml", "statemgr.yaml", "uploader.yaml", "stateful.yaml")
+CONF_FILES = ("scheduler.yaml", "statemgr.yaml", "uploader.yaml", "stateful.yaml",
+              "defaults.yaml")
+DEFAULTS_FILE = "defaults.yaml"
+#: the keys that fit containers to the nodes: bytes (an integer) and cores (fractions
+#: accepted; a Slurm job asks for the container's total rounded up to whole CPUs)
+SIZING_RAM_KEYS = ("heron.resources.instance.ram", "topology.container.padding.ram")
+SIZING_CPU_KEYS = ("heron.resources.instance.cpu", "topology.container.padding.cpu")
+#: scheduler.yaml keys that are topology defaults rather than the scheduler's own
+_DEFAULT_PREFIXES = ("topology.", "heron.resources.")
+#: keys that describe the cluster itself, refused in defaults.yaml (the file they belong in)
+_CLUSTER_KEY_FILES = (("heron.class.scheduler", "scheduler.yaml"),
+                      ("heron.slurm.", "scheduler.yaml"), ("heron.kubernetes.", "scheduler.yaml"),
+                      ("heron.network.", "scheduler.yaml"),
+                      ("heron.executor.docker.", "scheduler.yaml"),
+                      ("heron.class.state.manager", "statemgr.yaml"),
+                      ("heron.statemgr.", "statemgr.yaml"),
+                      ("heron.class.uploader", "uploader.yaml"),
+                      ("heron.uploader.", "uploader.yaml"),
+                      ("heron.statefulstorage.", "stateful.yaml"))
 #: the keys of ``stateful.yaml`` (those of compat.storm_api.config.checkpointing)
 STATEFUL_STORAGE_KEYS = ("heron.statefulstorage.classname",
                          "heron.statefulstorage.localfs.root.path",
@@ -106,8 +132,11 @@ class ClusterConfig:
     scheduler: str = "local"
     state_manager: str = "local"
     uploader: str | None = None
-    #: every key of the three files (scheduler's keys are read by the scheduler)
+    #: every key of the files (scheduler's keys are read by the scheduler)
     values: dict[str, Any] = field(default_factory=dict)
+    #: the topology config defaults (defaults.yaml, and scheduler.yaml's ``topology.*``
+    #: and ``heron.resources.*`` keys): what a topology gets for a key it does not set
+    topology_defaults: dict[str, Any] = field(default_factory=dict)
 
     @property
     def is_local(self) -> bool:
@@ -214,22 +243,29 @@ def load_cluster(home: Path, cluster: str) -> ClusterConfig:
             return ClusterConfig(LOCAL, None)
         raise ClusterConfigError(
             f"no cluster {cluster!r}: {directory} does not exist (describe the cluster there "
-            f"in {', '.join(CONF_FILES[:3])}, and optionally {CONF_FILES[3]}; see "
+            f"in {', '.join(CONF_FILES[:3])}, and optionally {' and '.join(CONF_FILES[3:])}; see "
             f"docs/clusters.md)")
     values: dict[str, Any] = {}
     origin: dict[str, str] = {}
+    defaults: dict[str, Any] = {}
     for name in CONF_FILES:
         path = directory / name
         read = _read_yaml(path)
         if name == "stateful.yaml":
             read = _flatten_storage_config(read, path)
+        if name == DEFAULTS_FILE:
+            _refuse_cluster_keys(read, path)
+            defaults.update(read)
+        elif name == "scheduler.yaml":
+            defaults.update({k: v for k, v in read.items() if k.startswith(_DEFAULT_PREFIXES)})
         for key, value in read.items():
             if key in values and values[key] != value:
                 raise ClusterConfigError(f"{path}: {key} is also set, differently, in "
                                          f"{origin[key]}")
             values[key] = value
             origin[key] = str(path)
-    config = ClusterConfig(cluster, directory, values=values)
+    config = ClusterConfig(cluster, directory, values=values, topology_defaults=defaults)
+    _check_sizing(defaults, origin)
     config.scheduler = _choice(values, "heron.class.scheduler", SCHEDULERS, LOCAL,
                                str(directory / "scheduler.yaml")) or LOCAL
     config.state_manager = _choice(values, "heron.class.state.manager", STATE_MANAGERS,
@@ -239,6 +275,36 @@ def load_cluster(home: Path, cluster: str) -> ClusterConfig:
     _check_stateful(config)
     _check(config)
     return config
+
+
+def _refuse_cluster_keys(data: dict[str, Any], path: Path) -> None:
+    """defaults.yaml holds topology config: a key that describes the cluster belongs in
+    the file that reads it (set here it would silently do nothing)."""
+    for key in data:
+        for prefix, file in _CLUSTER_KEY_FILES:
+            if key == prefix or (prefix.endswith(".") and key.startswith(prefix)):
+                raise ClusterConfigError(f"{path}: {key} describes the cluster, not a "
+                                         f"topology: set it in {path.parent / file}")
+
+
+def _check_sizing(defaults: dict[str, Any], origin: dict[str, str]) -> None:
+    """The sizing defaults are numbers Slurm can be asked for: bytes an integer >= 0
+    (instances: > 0), cores a number > 0 (fractions accepted)."""
+    for key in (*SIZING_RAM_KEYS, *SIZING_CPU_KEYS):
+        if key not in defaults:
+            continue
+        value = defaults[key]
+        least = 0 if key.startswith("topology.container.padding") else 1
+        if key in SIZING_RAM_KEYS:
+            ok = isinstance(value, int) and not isinstance(value, bool) and value >= least
+            what = f"a whole number of bytes{' > 0' if least else ''} (e.g. 134217728)"
+        else:
+            ok = (isinstance(value, (int, float)) and not isinstance(value, bool)
+                  and (value > 0 if least else value >= 0))
+            what = (f"a number of cores{' > 0' if least else ''}; fractions such as 0.5 "
+                    f"are accepted (a container's job rounds its total up to whole CPUs)")
+        if not ok:
+            raise ClusterConfigError(f"{origin[key]}: {key} must be {what}, got {value!r}")
 
 
 def _flatten_storage_config(data: dict[str, Any], path: Path) -> dict[str, Any]:

@@ -1,6 +1,8 @@
 """The one submit path every cluster goes through (Heron's ``SubmitterMain`` and
 ``LaunchRunner``), ``local`` included.
 
+0. give the topology the cluster's defaults (``defaults.yaml``) for the keys it does not
+   set itself: :func:`with_cluster_defaults`;
 1. open the cluster's state manager (``local``: the one the command line names; any
    other cluster: its ZooKeeper, with the digest copied owner-only into the working
    directory) and refuse a name that is already running;
@@ -19,6 +21,7 @@ half-submitted topology neither blocks its name nor leaves a package behind.
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import tempfile
 import uuid
@@ -31,12 +34,14 @@ from engine.cluster.package import build_package
 from engine.executor.remote import launch_manifest
 from engine.launch import LAUNCH_FILE, LaunchSpec, StateManagerSpec, Submission
 from engine.packing import PackingError, pack
+from engine.plan.discovery import load_topology_class
 from engine.process import read_pid_file
 from engine.scheduler.kubernetes import KubernetesScheduler, KubernetesSchedulerError
 from engine.scheduler.registry import runs_as_service
 from engine.security.keys import TopologyKeys, keys_belong_in, plaintext_requested
 from engine.statemgr import StateError
 from engine.statemgr.zookeeper import read_digest_file
+from engine.submission import load_topology
 from engine.submitter.checkpoints import with_cluster_storage
 from engine.submitter.cleanup import scrub_working_dir
 from engine.submitter.deploy import TopologyExistsError, deploy
@@ -84,7 +89,9 @@ class Submitter:
     # -- the path --------------------------------------------------------------------------
     def submit(self, loaded: Any, submission: Submission, *, deactivated: bool = False,
                multilang: bool = False, multilang_serializer: str = "json") -> Submitted:
-        # first, before anything is written: it may refuse (no shared checkpoint root)
+        # first, before anything is written: the cluster's defaults (they may make the
+        # topology effectively-once), then its storage (it may refuse: no shared root)
+        loaded, submission = with_cluster_defaults(self.cluster, loaded, submission)
         loaded, submission = with_cluster_storage(self.cluster, loaded, submission, self.home)
         name = loaded.plan.name
         working_dir = self.working_dir(name)
@@ -173,6 +180,7 @@ class Submitter:
     def dry_run(self, loaded: Any, submission: Submission) -> str:
         """The manifests a Kubernetes submission would create, secrets redacted; nothing
         is written or uploaded (the package is built aside to know its hash)."""
+        loaded, submission = with_cluster_defaults(self.cluster, loaded, submission)
         name = loaded.plan.name
         if self.cluster.zk_auth_file is None:
             cluster_state_spec(self.cluster)  # the error naming the missing digest file
@@ -194,6 +202,57 @@ class Submitter:
                                      keys.to_proto().SerializeToString(), digest)
         finally:
             shutil.rmtree(spec.home, ignore_errors=True)
+
+
+def keys_set(loaded: Any, submission: Submission) -> set[str]:
+    """The config keys the topology sets itself, anywhere above the cluster's defaults:
+    its project's config.json env options (log settings included), its ``Topology.config``,
+    the command line's ``-o`` and the flags that set keys (``-a``, ``-w``, ``--debug``).
+    The engine's own fallbacks (one worker, one acker) are not settings: a cluster default
+    replaces them."""
+    settings = loaded.env_settings or {}
+    keys = set(settings.get("options") or {})
+    keys |= {f"pystorm.log.{k}" for k in (settings.get("log") or {})}
+    keys |= {f"pystorm.log.{k[4:]}" for k in ("log_path", "log_file") if k in settings}
+    keys |= set(getattr(load_topology_class(loaded.topology_file), "config", None) or {})
+    keys |= set(submission.options)
+    if submission.ackers is not None:
+        keys.add("topology.acker.executors")
+    if submission.workers is not None:
+        keys.add("topology.workers")
+    if submission.debug:
+        keys |= {"topology.debug", "pystorm.log.level"}
+    return keys
+
+
+def cluster_default_options(cluster: ClusterConfig, loaded: Any,
+                            submission: Submission) -> dict[str, Any]:
+    """The cluster's defaults (engine/cluster/config.py, ``defaults.yaml``) for the keys
+    this topology does not set itself."""
+    if not cluster.topology_defaults:
+        return {}
+    own = keys_set(loaded, submission)
+    return {k: v for k, v in cluster.topology_defaults.items() if k not in own}
+
+
+def with_cluster_defaults(cluster: ClusterConfig, loaded: Any,
+                          submission: Submission) -> tuple[Any, Submission]:
+    """``(loaded, submission)`` with the cluster's defaults for the keys the topology does
+    not set: the lowest precedence (cluster defaults < config.json env options <
+    Topology.config < ``-o``). They are added to the submission's options, which every
+    process compiles the topology from, only where nothing above them set the key, so a
+    higher level always wins; the topology is compiled again as the nodes will compile
+    it. Unchanged when the cluster has none to add."""
+    added = cluster_default_options(cluster, loaded, submission)
+    if not added:
+        return loaded, submission
+    submission = dataclasses.replace(submission, options={**added, **submission.options})
+    s = submission
+    again = load_topology(s.project, name=s.name, env=s.env, config_file=s.config_file,
+                          cli_options=s.options, ackers=s.ackers, workers=s.workers,
+                          debug=s.debug)
+    # the notes about -o keys a component overrides are about what the user typed
+    return dataclasses.replace(again, notes=list(loaded.notes)), submission
 
 
 def prepare_working_dir(working_dir: Path, name: str) -> None:
