@@ -10,6 +10,8 @@ and checks that every one of those processes is gone.
 from __future__ import annotations
 
 import json
+import os
+import signal
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +43,17 @@ def json_lines(path: Path) -> list[dict]:
     """The complete JSON lines of a file being appended to (a malformed complete line
     still fails loudly)."""
     return [json.loads(line) for line in complete_text(path).splitlines() if line.strip()]
+
+
+def kill_one(pids: Path, prefix: str) -> int | None:
+    """SIGKILL the first live process whose pid file (in ``pids``) matches ``prefix*``
+    (a glob: ``container_?_split``); its pid, or None when none is alive."""
+    for path in sorted(pids.glob(f"{prefix}*.pid")):
+        proc = read_pid_file(path)
+        if proc is not None:
+            os.kill(proc.pid, signal.SIGKILL)
+            return proc.pid
+    return None
 
 
 def wait_until(predicate: Callable[[], Any], timeout: float = 60.0, interval: float = 0.2) -> Any:

@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import collections
 import json
-import os
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -24,11 +22,10 @@ from pathlib import Path
 import pytest
 
 from compat.connectors import read_committed
-from engine.process.spawn import read_pid_file
 from engine.runtime.crash_points import CRASH_FILE_ENV, POINTS
 from engine.statefulstorage.savepoints import SavepointError, find_savepoint
 from engine.statemgr import open_state_manager
-from tests.e2e.heron.helpers import PROJECTS, wait_until
+from tests.e2e.heron.helpers import PROJECTS, kill_one, wait_until
 from tests.engine.cli.conftest import (heron, heron_home, live_processes,  # noqa: F401
                                        real_engine, sweep)
 
@@ -92,15 +89,6 @@ def newest_checkpoint_ms(state) -> int:
     if record is None or not len(record.consistent_checkpoints):
         return 0
     return int(record.consistent_checkpoints[0].checkpoint_id.rsplit("-", 1)[-1])
-
-
-def kill_one(pids: Path, prefix: str) -> int | None:
-    for path in sorted(pids.glob(f"{prefix}*.pid")):
-        proc = read_pid_file(path)
-        if proc is not None:
-            os.kill(proc.pid, signal.SIGKILL)
-            return proc.pid
-    return None
 
 
 def logs_tail(home: Path, lines: int = 15) -> str:

@@ -13,8 +13,6 @@ word must be its total exactly; a count counted twice shows as a larger one.
 
 from __future__ import annotations
 
-import os
-import signal
 import sys
 import threading
 from collections import Counter
@@ -22,8 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.process.spawn import read_pid_file
-from tests.e2e.heron.helpers import PROJECTS, HeronRun, describe_run, wait_until
+from tests.e2e.heron.helpers import PROJECTS, HeronRun, describe_run, kill_one, wait_until
 
 PROJECT = PROJECTS / "stateful"
 sys.path.insert(0, str(PROJECT / "src"))
@@ -87,15 +84,6 @@ KILLS = [("spout instance", "container_1_sentences"), ("bolt instance", "contain
          ("metrics manager", "metricsmgr-2"), ("executor", "executor-2")]
 
 
-def _kill_one(pids: Path, prefix: str) -> int | None:
-    for path in sorted(pids.glob(f"{prefix}*.pid")):
-        proc = read_pid_file(path)
-        if proc is not None:
-            os.kill(proc.pid, signal.SIGKILL)
-            return proc.pid
-    return None
-
-
 def _checkpoint_after(run: HeronRun, before: int) -> bool:
     return wait_until(lambda: completed(run) > before, 60) is not None
 
@@ -109,7 +97,7 @@ def _monkey(run: HeronRun, kills: list, killed: list, problems: list, fast_flag:
             if not _checkpoint_after(run, completed(run)):
                 problems.append(f"no checkpoint completed before killing the {kind}")
                 return
-            pid = wait_until(lambda: _kill_one(run.working_dir / "pids", prefix), 30)
+            pid = wait_until(lambda: kill_one(run.working_dir / "pids", prefix), 30)
             if pid is None:
                 problems.append(f"no live {kind} to kill")
                 return
