@@ -46,6 +46,75 @@ HEARTBEAT_RESPONSE = type_frame(tmanager_pb2.StMgrHeartbeatResponse)
 HEARTBEAT_SECS = 5.0
 LOCATION_CHECK_SECS = 2.0
 METRICS_SECS = 1.0
+#: a flapping backpressure (its own, or a peer's) logs at most one line this often
+BACKPRESSURE_LOG_SECS = 1.0
+
+
+class EpisodeLog:
+    """The log lines of one backpressure (this manager's own, or one peer's), limited so
+    that a flapping one does not flood the log: the first episode after a quiet second is
+    logged in full, its start and its stop; the episodes that follow within the second
+    are only counted, and at most one summary line a second gives their count, the time
+    spent in backpressure and the state now. A second with no episode ends the flapping,
+    and the next episode is logged in full again. ``clock`` is injectable for tests."""
+
+    def __init__(self, what: str, clock=time.monotonic,
+                 interval: float = BACKPRESSURE_LOG_SECS) -> None:
+        self.what = what
+        self.clock = clock
+        self.interval = interval
+        self._last_line: float | None = None
+        self._logged = False  # the current episode's start was logged
+        self._started: float | None = None
+        self._counted = 0  # episodes since the last line, not logged one by one
+        self._counted_secs = 0.0
+        self._counted_since: float | None = None
+
+    def start(self, text: str, *args: Any) -> None:
+        now = self.clock()
+        self._started = now
+        if not self._counted and (self._last_line is None
+                                  or now - self._last_line >= self.interval):
+            log.info(text, *args)
+            self._last_line, self._logged = now, True
+            return
+        self._logged = False
+        if not self._counted:
+            self._counted_since = self._last_line
+        self._counted += 1
+        self.flush(active=True)
+
+    def stop(self, text: str, *args: Any) -> None:
+        now = self.clock()
+        lasted = now - self._started if self._started is not None else 0.0
+        self._started = None
+        if self._logged:
+            self._logged = False
+            log.info(text + " after %.0f ms", *args, lasted * 1000)
+            self._last_line = now
+            return
+        self._counted_secs += lasted
+        self.flush(active=False)
+
+    def flush(self, active: bool) -> None:
+        """The summary line of the episodes counted since the last line, once a second
+        has passed since it (called on every event and on every turn of the loop)."""
+        if not self._counted:
+            return
+        now = self.clock()
+        if self._last_line is not None and now - self._last_line < self.interval:
+            return
+        since = self._counted_since if self._counted_since is not None else now
+        in_bp = self._counted_secs + (now - self._started
+                                      if active and self._started is not None else 0.0)
+        log.info("%s flapping: %d more episode(s) in the last %.1f s, %.0f ms of it in "
+                 "backpressure; %s now", self.what, self._counted, now - since, in_bp * 1000,
+                 "in backpressure" if active else "out of it")
+        self._counted, self._counted_secs, self._counted_since = 0, 0.0, None
+        self._last_line = now
+        if active and self._started is not None:
+            self._started = now  # what remains of this episode counts in the next line
+
 
 
 class StreamManager:
@@ -251,19 +320,35 @@ class StreamManager:
         self._backpressure()
         return self.bp.paused
 
+    @property
+    def bp_log(self) -> EpisodeLog:
+        """This manager's backpressure log lines, limited when it flaps (EpisodeLog)."""
+        found = self.__dict__.get("_bp_log")
+        if found is None:
+            found = self.__dict__["_bp_log"] = EpisodeLog("backpressure")
+        return found
+
+    @property
+    def peer_bp_logs(self) -> dict[str, EpisodeLog]:
+        """Each peer's backpressure news' log lines, limited when it flaps."""
+        return self.__dict__.setdefault("_peer_bp_logs", {})
+
     def _backpressure(self) -> None:
         key, waiting = self.outbox.largest_queue()
         oldest_key, waited = self.outbox.longest_wait()
         change = self.bp.update(waiting, waited)
         if change is None:
+            self.bp_log.flush(active=self.bp.initiated)
+            for peer, peer_log in self.peer_bp_logs.items():
+                peer_log.flush(active=peer in self.bp.from_peers)
             return
         if change == "start":
-            log.info("backpressure: %d bytes waiting for %s, the oldest for %.0f ms (for %s); "
-                     "local spouts paused, telling %d peer(s)", waiting, key, waited * 1000,
-                     oldest_key, len(self.peers))
+            self.bp_log.start("backpressure: %d bytes waiting for %s, the oldest for %.0f ms "
+                              "(for %s); local spouts paused, telling %d peer(s)", waiting, key,
+                              waited * 1000, oldest_key, len(self.peers))
             message = stmgr_pb2.StartBackPressureMessage()
         else:
-            log.info("backpressure over")
+            self.bp_log.stop("backpressure over")
             message = stmgr_pb2.StopBackPressureMessage()
         message.topology_name = self.spec.topology_name
         message.topology_id = self.spec.topology_id
@@ -497,13 +582,18 @@ class StreamManager:
         if message.topology_id != self.spec.topology_id or message.stmgr not in self.peers:
             raise MalformedMessage(f"backpressure message from {message.stmgr!r} of topology "
                                    f"{message.topology_id!r}: not a peer of this topology")
+        peer_log = self.peer_bp_logs.get(message.stmgr)
+        if peer_log is None:
+            peer_log = self.peer_bp_logs[message.stmgr] = EpisodeLog(
+                f"{message.stmgr}'s backpressure")
         if kind == START_BACKPRESSURE:
             if message.stmgr not in self.bp.from_peers:
-                log.info("%s is in backpressure: local spouts paused", message.stmgr)
+                peer_log.start("%s is in backpressure: local spouts paused", message.stmgr)
             self.bp.peer_started(message.stmgr)
         else:
+            if message.stmgr in self.bp.from_peers:
+                peer_log.stop("%s is out of backpressure", message.stmgr)
             self.bp.peer_stopped(message.stmgr)
-            log.info("%s is out of backpressure", message.stmgr)
 
     # -- acking ------------------------------------------------------------------------
     def _on_control(self, payload: bytes) -> None:
