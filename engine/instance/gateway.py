@@ -331,12 +331,18 @@ class Gateway(threading.Thread):
             if response.status.status != 1:
                 log.error("the stream manager refused registration: %s", response.status.message)
                 return None
+            already = self.registered
             self.registered = True
             self._unanswered_since = None
             if self.write_credit is not None:
                 # this Stream Manager (perhaps a new one) holds nothing of ours
                 self.write_credit.reset()
-            log.info("registered with the stream manager")
+            # the registration is sent again when the connection comes up, so the Stream
+            # Manager may answer twice: say it once per registration, not per answer
+            if not already:
+                log.info("registered with the stream manager")
+            else:
+                log.debug("the stream manager answered a repeated registration")
             if response.HasField("pplan"):
                 assignment = stmgr_pb2.NewInstanceAssignmentMessage(pplan=response.pplan)
                 return [_ASSIGNMENT, assignment.SerializeToString()]
