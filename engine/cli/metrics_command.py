@@ -9,7 +9,9 @@ crash-looping (restarted again and again with no progress, engine.process.restar
 are counted in the ``crash-looping`` column and listed under the table with their last
 error. Instances whose figures are stale (not reported for more than five seconds:
 dead, stuck or unreachable, engine/tmanager/staleness.py) are counted in the ``stale``
-column and listed under the table with their age, since their values are frozen.
+column and listed under the table with their age, since their values are frozen;
+``--json`` gives each instance a ``stale`` flag (true or false) beside its
+``__report-age``, by the same rule (absent when the answer carries no age).
 
 The Prometheus endpoints answer only requests carrying the user's access token as a
 bearer token (engine/security/access_token.py); the table says where it is.
@@ -31,7 +33,7 @@ from engine.cli.display import make_console
 from engine.cli.env import (CommandError, Env, ask_topology_master,
                             common_options)
 from engine.process.restart_policy import crash_loop_error
-from engine.tmanager.staleness import STALE_AFTER_SECS, stale_age
+from engine.tmanager.staleness import STALE_AFTER_SECS, report_age, stale_age
 from engine.messages import tmanager_pb2
 
 #: (metric, column, how instances combine)
@@ -157,6 +159,14 @@ def _fmt(value: float | None, metric: str) -> str:
     return f"{int(value):,}"
 
 
+def with_stale_flag(values: dict) -> dict:
+    """One instance's figures with ``stale`` (whether they are older than
+    STALE_AFTER_SECS, as the table counts them) when they say their ``__report-age``."""
+    if report_age(values) is None:
+        return values
+    return {**values, "stale": stale_age(values) is not None}
+
+
 @click.command("metrics")
 @click.argument("name")
 @click.argument("component", required=False)
@@ -168,7 +178,8 @@ def metrics_command(name: str, component: str | None, instances: bool, as_json: 
     """Metrics of topology NAME (optionally only COMPONENT)."""
     metrics = fetch(env, name, component)
     if as_json:
-        click.echo(json.dumps({f"{c}/{i}": v for (c, i), v in sorted(metrics.items())},
+        click.echo(json.dumps({f"{c}/{i}": with_stale_flag(v)
+                               for (c, i), v in sorted(metrics.items())},
                               indent=2, sort_keys=True))
         return
     rows: dict[str, Row] = {}
