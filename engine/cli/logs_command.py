@@ -1,5 +1,10 @@
 """``heron logs NAME [COMPONENT [TASK]]``: a topology's process logs, wherever they are.
 
+COMPONENT is a component's name (its instances' logs; TASK: one task's), or a process
+kind as listed: ``stmgr``, ``metricsmgr`` or ``executor`` (every container's, or only
+container TASK's), ``tmanager`` (``heron-tmanager.log``) or ``scheduler``; a listed file's
+own stem (``stmgr-1``) names that file.
+
 A local topology's logs are files on this machine (``HOME/topologies/NAME/logs``) and are
 read directly, after a kill too. A topology on a cluster writes its containers' logs on
 the nodes that run them; those are read through each container's shell
@@ -10,6 +15,7 @@ scheduler's log) are shown beside them.
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass
 from datetime import datetime
@@ -165,6 +171,40 @@ def _task_of(file_name: str) -> str:
     return file_name.removesuffix(".log").rsplit("_", 1)[-1]
 
 
+#: the engine processes whose logs are named by kind: ``stmgr-<container>.log``...
+PROCESS_KINDS = ("stmgr", "metricsmgr", "executor")
+#: the processes that have one log per topology, by the name ``heron logs`` takes
+SINGLE_PROCESSES = {"tmanager": "heron-tmanager", "scheduler": "scheduler"}
+_PROCESS_LOG = re.compile(rf"^({'|'.join(PROCESS_KINDS)})-(\d+)$")
+
+
+def _process_of(file_name: str) -> tuple[str, str | None] | None:
+    """(kind, container) of an engine process's log (``stmgr-1.log``: ("stmgr", "1"));
+    None for an instance's or another file."""
+    stem = file_name.removesuffix(".log")
+    match = _PROCESS_LOG.match(stem)
+    if match:
+        return match.group(1), match.group(2)
+    for kind, single in SINGLE_PROCESSES.items():
+        if stem == single:
+            return kind, "0" if kind == "tmanager" else None
+    return None
+
+
+def _selected(file_name: str, component: str, task: int | None) -> bool:
+    """Whether ``heron logs NAME COMPONENT [TASK]`` shows this file: COMPONENT's
+    instances (TASK's), a process kind's logs (container TASK's), or the file whose stem
+    COMPONENT is."""
+    if _component_of(file_name) == component:
+        return task is None or _task_of(file_name) == str(task)
+    if file_name.removesuffix(".log") == component:
+        return task is None
+    process = _process_of(file_name)
+    if process is None or process[0] != component:
+        return False
+    return task is None or process[1] == str(task)
+
+
 @click.command("logs")
 @click.argument("name")
 @click.argument("component", required=False)
@@ -176,7 +216,8 @@ def _task_of(file_name: str) -> str:
 def logs_command(name: str, component: str | None, task: int | None, follow: bool,
                  lines: int, env: Env) -> None:
     """Show the logs of topology NAME: the list of process logs, or the last lines of
-    COMPONENT's instances (only TASK's with TASK). A local topology's work after a kill
+    COMPONENT's instances (only TASK's with TASK). COMPONENT may also be a process:
+    stmgr, metricsmgr or executor (only container TASK's with TASK), tmanager, scheduler. A local topology's work after a kill
     too; a cluster topology's are read from its running containers."""
     sources = log_sources(env, name)
     if component is None:
@@ -189,15 +230,22 @@ def logs_command(name: str, component: str | None, task: int | None, follow: boo
             return
     else:
         chosen = [(s, f) for s in sources for f in s.files()
-                  if _component_of(f.name) == component
-                  and (task is None or _task_of(f.name) == str(task))]
+                  if _selected(f.name, component, task)]
         if not chosen:
-            known = sorted({c for s in sources for f in s.files()
-                            if (c := _component_of(f.name)) is not None})
-            what = f"task {task} of {component!r}" if task is not None else repr(component)
+            files = [f.name for s in sources for f in s.files()]
+            known = sorted({c for f in files if (c := _component_of(f)) is not None})
+            kinds = [k for k in (*PROCESS_KINDS, *SINGLE_PROCESSES)
+                     if any((_process_of(f) or ("",))[0] == k for f in files)]
+            if task is None:
+                what = repr(component)
+            elif component in (*PROCESS_KINDS, *SINGLE_PROCESSES):
+                what = f"container {task}'s {component}"
+            else:
+                what = f"task {task} of {component!r}"
             places = ", ".join(s.where or str(env.working_dir(name) / "logs") for s in sources)
             raise BadInput(f"no logs for {what} in {places} (components: "
-                           f"{', '.join(known) or 'none'})")
+                           f"{', '.join(known) or 'none'}; processes: "
+                           f"{', '.join(kinds) or 'none'})")
     for source, f in chosen:
         if len(chosen) > 1:
             click.echo(f"==> {f.name} <=={f'  ({source.where})' if source.where else ''}")
