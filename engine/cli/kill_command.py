@@ -76,7 +76,8 @@ def kill_command(name: str, wait_secs: float, with_savepoint: bool, savepoint_id
     # whether or not the scheduler answered: its cluster jobs, its package and the
     # working directory's secrets go with the topology (logs stay)
     cancelled = clean_cluster(cluster_of(env.home, execution), name, topology.id,
-                              env.working_dir(name))
+                              env.working_dir(name),
+                              report=lambda line: click.echo(line, err=True))
     if cancelled:
         click.echo(f"cancelled Slurm jobs {' '.join(cancelled)} of {name!r}")
     click.echo(f"killed topology {name!r}")

@@ -11,7 +11,9 @@ the job kills the container):
    before anything is unpacked (engine/cluster/package.py), refused when another engine
    version packed it;
 3. the state manager (ZooKeeper: ``--zk``, ``--zk-root``, and the digest from
-   ``--zk-auth-file``, copied owner-only into the working directory);
+   ``--zk-auth-file``, which must be owner-only, copied owner-only into the working
+   directory's ``secrets/``; on Slurm that file is the submitter's copy on the shared
+   directory, so the digest is never in the job's script, arguments or environment);
 4. the topology's keys, from ``--keys-file`` (a mounted Kubernetes Secret) or from the
    digest-protected ``keys/NAME`` node, written owner-only beside the launch file;
 5. the project's virtual environment (``virtualenvs/*.txt``), built once per node;

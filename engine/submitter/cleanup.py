@@ -4,7 +4,12 @@ or not the topology's scheduler service answered.
 * Slurm: every job of the submission, found by the comment each carries
   (engine/scheduler/slurm/cleanup.py), is cancelled directly, and the kill waits until
   Slurm lists none. Each job's script removes the node's copies of the secrets as it
-  ends (engine/scheduler/slurm/jobscript.py).
+  ends (engine/scheduler/slurm/jobscript.py). Then the digest's shared copy (on the
+  uploader's directory, where the jobs read it) is deleted, and a cleanup job runs on
+  every node, for the jobs that never ran their own cleanup (their node died); the
+  nodes it could not clean are reported, and on a node that is down the cleanup job
+  stays queued and runs when the node returns (so does the sweep every job of the
+  topology's user starts with).
 * The uploaded package, wherever the cluster's uploader put it.
 * On this machine: the working directory's secrets (the digest's copy, the topology's
   keys) and the package built there. Logs stay (docs/clusters.md, "Logs").
@@ -14,13 +19,14 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from engine.cluster.config import ClusterConfigError, ClusterRef, load_cluster
 from engine.launch import LaunchError, LaunchSpec
-from engine.scheduler.slurm.cleanup import cancel_topology_jobs
+from engine.scheduler.slurm.cleanup import cancel_topology_jobs, clean_nodes
 from engine.scheduler.slurm.commands import SlurmCommands, SlurmError
 from engine.submitter.errors import SubmitterError
+from engine.submitter.upload import remove_shared_secret
 from engine.uploader import delete_package, uploader_for
 
 #: what the working directory holds that must not outlive the topology
@@ -50,11 +56,13 @@ def cluster_of(home: Path, execution: Any) -> Any | None:
         return None
 
 
-def clean_cluster(cluster: Any, name: str, topology_id: str, working_dir: Path) -> list[str]:
-    """Cancel the submission's Slurm jobs, delete its package, scrub the working dir.
-    Returns the job ids cancelled here (the service may have cancelled them already).
-    Raises :class:`SubmitterError` naming what could not be removed, after removing the
-    rest."""
+def clean_cluster(cluster: Any, name: str, topology_id: str, working_dir: Path, *,
+                  report: Callable[[str], None] | None = None) -> list[str]:
+    """Cancel the submission's Slurm jobs, delete its shared digest copy and its package,
+    clean every node, scrub the working dir. Returns the job ids cancelled here (the
+    service may have cancelled them already); each node not cleaned is one line to
+    ``report``. Raises :class:`SubmitterError` naming what could not be removed, after
+    removing the rest."""
     problems: list[str] = []
     cancelled: list[str] = []
     if cluster is not None and cluster.scheduler == "slurm":
@@ -66,6 +74,18 @@ def clean_cluster(cluster: Any, name: str, topology_id: str, working_dir: Path) 
                                              wait_secs=SLURM_KILL_WAIT_SECS)
         except SlurmError as exc:
             problems.append(f"cannot cancel its Slurm jobs: {exc}")
+        try:
+            remove_shared_secret(cluster, topology_id)
+        except OSError as exc:
+            problems.append(f"cannot delete its digest's shared copy: {exc}")
+        try:
+            not_cleaned = clean_nodes(commands, values, topology_id)
+        except SlurmError as exc:
+            problems.append(f"cannot run its cleanup jobs on the nodes: {exc}")
+        else:
+            for node, why in sorted(not_cleaned.items()):
+                if report is not None:
+                    report(f"node {node} not cleaned of {name!r} yet: {why}")
     try:
         _delete_package(cluster, name, topology_id, working_dir)
     except Exception as exc:  # noqa: BLE001 - named in the one-line error below

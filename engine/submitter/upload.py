@@ -10,11 +10,17 @@ topology neither blocks its name nor leaves a package behind.
 The working directory on the submitting machine holds what the submitter's side needs:
 the launch spec (read by the scheduler service), the keys, the digest's copy, the
 package and the scheduler's log. Containers never read it: they get the package by URL
-and everything else from ZooKeeper (engine/executor/remote.py).
+and the keys from ZooKeeper (engine/executor/remote.py). On Slurm, which keeps every
+batch script, the digest reaches the jobs as a file, never inside the script: an
+owner-only copy in ``UPLOADER_DIR/secrets-TOPOLOGY_ID/`` on the localfs uploader's
+directory, which every node mounts (engine/scheduler/slurm/jobscript.py); a Slurm
+cluster without one is refused before anything is written, and ``heron kill`` or a
+failed submit deletes the copy.
 """
 
 from __future__ import annotations
 
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,6 +29,7 @@ from engine.cluster.config import ClusterConfig, ClusterConfigError, ClusterRef
 from engine.cluster.package import Package, build_package
 from engine.executor.remote import launch_manifest
 from engine.launch import LaunchSpec, StateManagerSpec, Submission
+from engine.scheduler.slurm.jobscript import SHARED_DIR_KEY, shared_secrets_dir
 from engine.security.private import private_dir, write_private_file
 from engine.statemgr.zookeeper import read_digest_file
 from engine.submitter.deploy import deploy
@@ -49,11 +56,48 @@ def cluster_state_spec(cluster: ClusterConfig, working_dir: Path | None = None) 
             f"owner-only file holding user:password)")
     path = auth
     if working_dir is not None:
+        require_shared_secrets_dir(cluster)
         private_dir(working_dir)
         path = write_private_file(working_dir / "secrets" / "zk-auth",
                                   read_digest_file(auth).encode())
     return StateManagerSpec(kind="zookeeper", zk_hosts=cluster.zk_hosts, zk_root=cluster.zk_root,
                             zk_auth_file=str(path))
+
+
+def require_shared_secrets_dir(cluster: ClusterConfig) -> None:
+    """A Slurm cluster passes the digest to its jobs through the localfs uploader's
+    directory (never inside a batch script, which Slurm keeps): refuse one without it."""
+    if cluster.scheduler == "slurm" and shared_secrets_dir(cluster.values, "x") is None:
+        raise ClusterConfigError(
+            f"{cluster.directory / 'uploader.yaml'}: {SHARED_DIR_KEY} (with "
+            f"heron.class.uploader: localfs) is required for the slurm scheduler: the "
+            f"ZooKeeper digest reaches each job as an owner-only file in that directory, "
+            f"which every node mounts, since Slurm keeps every batch script and shows a "
+            f"job's arguments and environment")
+
+
+def place_shared_secret(cluster: ClusterConfig, spec: LaunchSpec) -> Path | None:
+    """Slurm: the digest, owner-only, in ``UPLOADER_DIR/secrets-TOPOLOGY_ID/zk-auth``
+    (0600 in a 0700 directory) where the jobs read it. Returns the directory."""
+    if cluster.scheduler != "slurm" or not spec.state.zk_auth_file:
+        return None
+    directory = shared_secrets_dir(cluster.values, spec.topology_id)
+    if directory is None:
+        require_shared_secrets_dir(cluster)
+        return None
+    directory.parent.mkdir(parents=True, exist_ok=True)  # the uploader's, shared
+    private_dir(directory)
+    write_private_file(directory / "zk-auth", read_digest_file(spec.state.zk_auth_file).encode())
+    return directory
+
+
+def remove_shared_secret(cluster: ClusterConfig | None, topology_id: str) -> None:
+    """Delete the submission's shared digest copy (``heron kill``, a failed submit)."""
+    if cluster is None:
+        return
+    directory = shared_secrets_dir(cluster.values, topology_id)
+    if directory is not None and directory.is_dir() and not directory.is_symlink():
+        shutil.rmtree(directory)
 
 
 def submit_to_cluster(cluster: ClusterConfig, ref: ClusterRef, loaded: Any,
@@ -77,6 +121,7 @@ def package_and_upload(cluster: ClusterConfig, spec: LaunchSpec, loaded: Any,
     uploader = uploader_for(cluster)
     url = None
     try:
+        place_shared_secret(cluster, spec)
         spec.scheduler = cluster.scheduler
         spec.scheduler_config = {k: v for k, v in cluster.values.items()
                                  if isinstance(v, (str, int, float, bool))}
@@ -86,9 +131,12 @@ def package_and_upload(cluster: ClusterConfig, spec: LaunchSpec, loaded: Any,
         spec.package_url, spec.package_sha256 = url, package.sha256
         spec.save()
     except BaseException:
-        state.clean(spec.topology_name)
-        if url is not None:
-            uploader.delete(url)
+        try:
+            state.clean(spec.topology_name)
+        finally:
+            remove_shared_secret(cluster, spec.topology_id)
+            if url is not None:
+                uploader.delete(url)
         raise
     return ClusterSubmission(spec, package, url)
 
@@ -98,5 +146,6 @@ def withdraw(cluster: ClusterConfig, spec: LaunchSpec, state: Any) -> None:
     try:
         state.clean(spec.topology_name)
     finally:
+        remove_shared_secret(cluster, spec.topology_id)
         if spec.package_url:
             uploader_for(cluster).delete(spec.package_url)
