@@ -178,10 +178,13 @@ def _moving_state(topology: Any, changed: set[str], before: Mapping[str, int],
     if checkpoints is not None and len(checkpoints.consistent_checkpoints):
         # the keyed state as stored (every group's chain), not what the newest incremental
         # checkpoint wrote; a record from before keyed_bytes existed has only the latter
-        sizes = {c.component: c.keyed_bytes or c.bytes
+        sizes = {c.component: c.keyed_bytes if c.HasField("keyed_bytes") else c.bytes
                  for c in checkpoints.consistent_checkpoints[0].components}
+    # a component whose newest checkpoint holds no keyed state moves no key group (its
+    # per-task state is shared out by rescale_state instead)
     return [key_group_moves(c, before[c], after[c], groups, sizes.get(c, 0))
-            for c in sorted(changed & stateful_components(topology))]
+            for c in sorted(changed & stateful_components(topology))
+            if c not in sizes or sizes[c] > 0]
 
 
 def apply_update(state: Any, plan: UpdatePlan) -> None:

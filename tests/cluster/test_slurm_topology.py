@@ -358,7 +358,7 @@ def test_the_containers_of_a_dead_node_come_back_on_the_others(slurm_cluster, sl
         assert recovery["measured_from"] == "last report", recovery
         assert recovery["seconds"] >= recovered_in - 4.0, (recovery, recovered_in)
         assert 0 < recovery["detected_after"] < recovery["running_after"] <= recovery["seconds"]
-        listed = topology.heron("list").output
+        listed = " ".join(topology.heron("list").output.split())  # the table wraps lines
         assert f"recovered container {container} in" in listed, listed
         assert "timed from its last report; noticed after" in listed, listed
         tracked = tracker_scheduler_status(topology)

@@ -14,6 +14,14 @@ A monitor thread keeps every container running, on whichever nodes are alive:
 * a running job on a node Slurm reports DOWN, DRAINED, FAILED or NOT_RESPONDING is
   cancelled and submitted again with that node excluded; the exclusion lasts while the
   node stays unhealthy;
+* a running container that reported to the Topology Master since its job started and
+  then fell silent for ``heron.slurm.container.silent.secs`` (6), while the Topology
+  Master answers, is treated the same way, its node excluded for
+  ``heron.slurm.node.suspect.secs`` (60) or until Slurm says it is healthy after that.
+  Slurm notices a dead node only when its pings fail and the node is marked not
+  responding (``SlurmdTimeout``, ``MessageTimeout``: about 20 s with the test cluster's
+  10 and 5), the container's silence in a few seconds: the Metrics Manager of each
+  container reports every second;
 * each resubmission is a new *incarnation* of its container: the Topology Master refuses
   a Stream Manager of an older one, so a container cut off by a partition never rejoins
   once it has been replaced.
@@ -134,6 +142,10 @@ class SlurmScheduler(KillOnce, ServiceScheduler):
             timeout=float(self.config.get("heron.slurm.submit.timeout.secs", 30)))
         self.poll_secs = float(self.config.get("heron.slurm.poll.secs", 2.0))
         self.node_lost_secs = float(self.config.get("heron.slurm.node.lost.secs", 5.0))
+        self.silent_secs = float(self.config.get("heron.slurm.container.silent.secs", 6.0))
+        self.suspect_secs = float(self.config.get("heron.slurm.node.suspect.secs", 60.0))
+        #: node -> monotonic time a container on it fell silent (excluded meanwhile)
+        self.suspect: dict[str, float] = {}
         #: node -> monotonic time it was first seen not responding (or down)
         self.unhealthy_since: dict[str, float] = {}
         self.jobs: dict[int, ContainerJob] = {}
@@ -385,6 +397,21 @@ class SlurmScheduler(KillOnce, ServiceScheduler):
                      incarnation=incarnation, excluded=sorted(self.excluded))
         return job
 
+    def _fell_silent(self, container: int, job: ContainerJob) -> bool:
+        """Whether a running container stopped reporting while the Topology Master goes
+        on answering: it reported since its job began running (a starting container is
+        not silent, however long its start takes), and nothing for ``silent_secs``.
+        Container 0 runs the Topology Master: its silence is the Topology Master's, and
+        Slurm's view of its node decides."""
+        if container == 0 or job.running_at is None or not job.node:
+            return False
+        now = time.time()
+        tmanager = self.last_seen.last(0)
+        if tmanager is None or now - tmanager > max(3.0, 2 * self.poll_secs):
+            return False  # no fresh word from the Topology Master: silence tells nothing
+        seen = self.last_seen.last(container)
+        return seen is not None and seen > job.running_at and now - seen >= self.silent_secs
+
     def _replace(self, container: int, reason: str) -> None:
         """A new job for ``container``, then the old one cancelled (the monitor's move
         off an unhealthy node)."""
@@ -459,7 +486,10 @@ class SlurmScheduler(KillOnce, ServiceScheduler):
             # node_lost_secs (a node that misses one ping is not abandoned at once)
             unhealthy = {n for n, since in self.unhealthy_since.items()
                          if node_down(nodes.get(n, "")) or now - since >= self.node_lost_secs}
-            self.excluded = unhealthy
+            for n, since in list(self.suspect.items()):
+                if now - since >= self.suspect_secs and n not in unhealthy:
+                    del self.suspect[n]
+            self.excluded = unhealthy | set(self.suspect)
             listed = self.commands.topology_jobs(topology_comment_prefix(self.spec.topology_id))
             self._cancel_strays(listed)
             for c, job in sorted(self.jobs.items()):
@@ -488,6 +518,15 @@ class SlurmScheduler(KillOnce, ServiceScheduler):
                                            progressed=state in ("NODE_FAIL", "PREEMPTED",
                                                                 "TIMEOUT"))
                     self.due[c] = (time.monotonic() + delay, f"job {job.job_id} ended {state}")
+                elif state == "RUNNING" and self._fell_silent(c, job):
+                    silent = time.time() - (self.last_seen.last(c) or 0.0)
+                    self.suspect[job.node] = now
+                    self.excluded = self.excluded | {job.node}
+                    self._record(c, job.job_id, "node lost",
+                                 f"container {c} on {job.node} silent for {silent:.1f} s",
+                                 failed_at=self.last_seen.last(c))
+                    self._rejoining.add(c)
+                    self._replace(c, f"container {c} on {job.node} fell silent")
                 elif state in ("RUNNING", "COMPLETING", "CONFIGURING") and job.node in unhealthy:
                     self._record(c, job.job_id, "node lost",
                                  f"{job.node} is {nodes.get(job.node, '?')}",

@@ -55,7 +55,10 @@ def test_the_dry_runs_estimate_uses_the_stored_state_not_the_newest_delta(monkey
     newest.components.add(component="count", tasks=2, bytes=1_000, keyed_bytes=25_600)
     (moves,) = _moving_state(Topology(), {"count"}, {"count": 2}, {"count": 4}, records)
     assert moves.approx_bytes == 25_600 * moves.moved // 128
-    # a record written before keyed_bytes existed: what it has
+    # a component that keeps no keyed state (a sink's per-task state) moves no key group
     newest.components[0].keyed_bytes = 0
+    assert _moving_state(Topology(), {"count"}, {"count": 2}, {"count": 4}, records) == []
+    # a record written before keyed_bytes existed: what it has
+    newest.components[0].ClearField("keyed_bytes")
     (old,) = _moving_state(Topology(), {"count"}, {"count": 2}, {"count": 4}, records)
     assert old.approx_bytes == 1_000 * old.moved // 128
