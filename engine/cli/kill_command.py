@@ -27,14 +27,19 @@ KILL_TIMEOUT_SECS = 60.0
               help="Take a savepoint first (EFFECTIVELY_ONCE): if it fails, nothing is "
                    "killed and the topology runs on.")
 @click.option("--savepoint-id", metavar="ID", help="With --savepoint: its name.")
+@click.option("--keep-checkpoints", is_flag=True,
+              help="Keep the topology's checkpoints (EFFECTIVELY_ONCE); by default they go "
+                   "with it (savepoints always stay).")
 @common_options
 def kill_command(name: str, wait_secs: float, with_savepoint: bool, savepoint_id: str | None,
-                 env: Env) -> None:
-    """Kill topology NAME: deactivate, drain, stop every process, remove its state."""
+                 keep_checkpoints: bool, env: Env) -> None:
+    """Kill topology NAME: deactivate, drain, stop every process, remove its state and
+    checkpoints (savepoints stay)."""
     if savepoint_id and not with_savepoint:
         raise CommandError("--savepoint-id goes with --savepoint")
     # deferred: CLI start-up time
-    from engine.submitter.cleanup import clean_cluster, cluster_of
+    from engine.submitter.cleanup import (checkpoint_dir, clean_cluster, cluster_of,
+                                          remove_checkpoints)
     from engine.submitter.runtime import RuntimeManager
 
     state = env.open_state()
@@ -80,6 +85,18 @@ def kill_command(name: str, wait_secs: float, with_savepoint: bool, savepoint_id
                               report=lambda line: click.echo(line, err=True))
     if cancelled:
         click.echo(f"cancelled Slurm jobs {' '.join(cancelled)} of {name!r}")
+    checkpoints = checkpoint_dir(topology, env.working_dir(name))
+    if checkpoints is not None and checkpoints.is_dir():
+        if keep_checkpoints:
+            click.echo(f"kept the checkpoints of {name!r} in {checkpoints} (--keep-checkpoints)")
+        else:
+            try:
+                size = remove_checkpoints(checkpoints)
+            except OSError as exc:
+                raise SubmitterError(f"killed {name!r} but cannot remove its checkpoints "
+                                     f"in {checkpoints}: {exc}") from None
+            click.echo(f"removed the checkpoints of {name!r}: {checkpoints} "
+                       f"({size / 1e6:.1f} MB; savepoints stay)")
     click.echo(f"killed topology {name!r}")
 
 

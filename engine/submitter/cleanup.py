@@ -107,3 +107,31 @@ def _delete_package(cluster: Any, name: str, topology_id: str, working_dir: Path
         # submitted from another machine: the uploader names the package the same way
         uploader = uploader_for(cluster)
         uploader.delete(uploader.url_for(f"{name}-{topology_id}"))
+
+
+def checkpoint_dir(topology: Any, working_dir: Path) -> Path | None:
+    """Where an EFFECTIVELY_ONCE topology's checkpoints are (its storage root, or the
+    default beside its working files), or None for a topology that takes none."""
+    # deferred: only a kill needs the stateful keys
+    from compat.storm_api.config import ConfigError, checkpointing
+    from engine.plan.topology_config import topology_config
+    from engine.statefulstorage import default_root
+    from engine.submitter.stateful_guard import effectively_once
+
+    if not effectively_once(topology):
+        return None
+    try:
+        settings = checkpointing(topology_config(topology))
+    except ConfigError:
+        return None
+    name = topology.name
+    return (Path(settings.root).expanduser() / name if settings.root
+            else default_root(working_dir, name))
+
+
+def remove_checkpoints(path: Path) -> int:
+    """Delete a killed topology's checkpoints (its savepoints, kept elsewhere, stay);
+    the bytes removed."""
+    size = sum(p.stat().st_size for p in path.rglob("*") if p.is_file() and not p.is_symlink())
+    shutil.rmtree(path)
+    return size
