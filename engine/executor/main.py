@@ -30,7 +30,9 @@ import zmq
 
 from engine.executor.commands import HEALTHMGR, container_processes, stop_stages
 from engine.executor.packing_wait import PackingPlanMissing, wait_for_packing_plan
-from engine.launch import LaunchSpec, executor_name, stmgr_id
+from engine.launch import (LaunchSpec, executor_name, local_socket_name, metrics_socket_name,
+                           stmgr_id)
+from engine.network.endpoints import ipc_path
 from engine.packing import PackingPlan
 from engine.plan.topology_config import (HEALTHMGR_MODE, HealthModeError, healthmgr_mode_on,
                                          topology_config)
@@ -136,8 +138,24 @@ def _supervise(spec: LaunchSpec, container: int, state: object, stop: threading.
             packing = changed
             apply_packing_plan(supervisor, spec, container, packing, shell_endpoint)
     supervisor.stop(STOP_GRACE_SECS, stop_stages(container, packing))
+    if spec.scheduler != "local":  # the local scheduler removes the whole directory
+        remove_container_sockets(spec.topology_id, container)
     log.info("container %d stopped", container)
     return code
+
+
+def remove_container_sockets(topology_id: str, container: int) -> None:
+    """The container's ipc sockets, once its processes are stopped, and the topology's
+    ipc directory when no other container of it on this node still uses it: on a
+    cluster node nothing else removes them, and ``/tmp/heron-UID`` filled with the
+    folders of topologies long gone."""
+    directory = ipc_path(topology_id)
+    for name in (local_socket_name(container, spout=True),
+                 local_socket_name(container, spout=False), metrics_socket_name(container)):
+        with contextlib.suppress(FileNotFoundError):
+            (directory / name).unlink()
+    with contextlib.suppress(OSError):  # not empty: another container of it runs here
+        directory.rmdir()
 
 
 class PackingPlanWatcher:

@@ -12,8 +12,13 @@ from engine.security.private import private_dir, runtime_root
 
 def ipc_dir(topology_id: str) -> Path:
     """The topology's ipc directory, owner-only, under the checked runtime root
-    (``HERON_RUNTIME_DIR`` or ``<tmp>/heron-<uid>``)."""
-    return private_dir(runtime_root() / topology_id[-12:])
+    (``HERON_RUNTIME_DIR`` or ``<tmp>/heron-<uid>``), made if missing."""
+    return private_dir(ipc_path(topology_id))
+
+
+def ipc_path(topology_id: str) -> Path:
+    """Where the topology's ipc directory is, whether or not it exists."""
+    return runtime_root() / topology_id[-12:]
 
 
 def ipc_endpoint(topology_id: str, name: str) -> str:
