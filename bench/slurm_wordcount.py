@@ -134,7 +134,11 @@ def recovery(home: Path, cluster, kills: int, status) -> list[dict]:
         topology.submit(workers=3)
         node = None
         try:
+            started = time.monotonic()
             while len(topology.acked()) < 300:
+                if time.monotonic() - started > 180:
+                    raise SystemExit(f"kill {k + 1}: the topology never got going: "
+                                     f"{topology.status()}")
                 status(f"kill {k + 1}/{kills}: waiting for traffic ({len(topology.acked())} acked)")
                 time.sleep(0.5)
             container = container_of(topology, "sink")
@@ -226,7 +230,8 @@ def main(argv: list[str] | None = None) -> int:
         rate = row["words_per_s"]
         table.add_row(row["scheduler"], f"{row['counted']:,}/{row['words']:,}",
                       "-" if rate is None else f"{rate:,.0f}")
-    console.print(table)
+    if report["throughput"]:
+        console.print(table)
     kills = Table(title="node death: a counting container's node killed", title_justify="left")
     for column in ("kill", "node", "container", "noticed s", "new job running s",
                    "reporting again s", "acks flowing s (from the kill)", "every id acked"):

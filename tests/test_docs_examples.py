@@ -19,8 +19,12 @@ pytestmark = pytest.mark.timeout(60)
 
 
 def test_every_component_the_docs_name_for_the_word_count_exists(isolated_imports):
+    from engine.cli.logs_command import PROCESS_KINDS, SINGLE_PROCESSES
+
+    # `heron logs` also names the engine's processes by kind (stmgr, executor...)
     components = set(load_topology(REPO / "examples" / "wordcount",
                                    name="wordcount").plan.components)
+    components |= {*PROCESS_KINDS, *SINGLE_PROCESSES}
     named = {(doc.relative_to(REPO).as_posix(), match.group(1))
              for doc in DOCS for match in EXAMPLE.finditer(doc.read_text())}
     assert named, "no `heron logs|metrics wordcount COMPONENT` example found to check"
