@@ -478,9 +478,13 @@ def run_kill(*, interval: float, settle: float, workers: int, work_dir: Path,
                         mark = line
                         first_word = line["first_word_at"] - killed_at
                         break
-            # the new process publishes its own count, far below the old one's
+            # the Topology Master adds the new process's count to what the killed one had
+            # counted (a total across restarts): the task counts again once the total
+            # grows past everything reported before the new process's first word
             executed = _int(run.runner.instances.get(instance, {}), "__execute-count")
-            if counting is None and restore_seen is not None and 0 < executed < executed_before:
+            if first_word is None:
+                executed_before = max(executed_before, executed)
+            elif counting is None and restore_seen is not None and executed > executed_before:
                 counting = now - killed_at
             status(f"kill -9 of {instance}: {now - killed_at:4.1f}s")
             time.sleep(0.1)
