@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import signal
 import statistics
 import sys
 import tempfile
@@ -193,6 +194,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-throughput", action="store_true",
                         help="Measure only the recovery from node deaths.")
     args = parser.parse_args(argv)
+    # a SIGTERM (a time limit, a CI job cancelled) unwinds like Ctrl-C: every `finally`
+    # below kills its topology and stops the cluster, leaving no scheduler service behind
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     why = missing_requirements()
     if why:
         print(f"cannot build a Slurm cluster here: {why}", file=sys.stderr)
