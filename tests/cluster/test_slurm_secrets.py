@@ -142,7 +142,11 @@ def test_a_dead_node_that_returns_keeps_no_secret_after_kill(slurm_cluster, slur
         restart_with_disk(slurm_cluster, node, saved)
         slurm_cluster.return_to_service(node)
         back = slurm_cluster.node_path(node, slurm_cluster.local_dir) / f"heron-{os.getuid()}"
-        assert [p for p in files_under(back) if any(s in p.read_bytes() for s in secrets)]
+        # the node's old disk is copied back as its slurmd starts: when the container was
+        # moved before Slurm noticed the node's death (it fell silent), the node is still
+        # "idle" to Slurm and comes back at once, perhaps before the copy is done
+        assert wait_until(lambda: [p for p in files_under(back)
+                                   if any(s in p.read_bytes() for s in secrets)], 30)
 
         result = topology.heron("kill", NAME, "--wait", "0")
         killed = True
