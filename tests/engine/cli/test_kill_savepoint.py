@@ -75,7 +75,7 @@ def test_kill_with_a_savepoint_of_a_topology_taking_no_checkpoints_is_refused_be
 
 def test_kill_without_a_savepoint_of_a_topology_taking_no_checkpoints_still_kills(
         heron_home, calls, monkeypatch):
-    monkeypatch.setattr("engine.submitter.cleanup.clean_cluster", lambda *args: [])
+    monkeypatch.setattr("engine.submitter.cleanup.clean_cluster", lambda *args, **kwargs: [])
     store_topology(heron_home, {"topology.reliability.mode": "ATLEAST_ONCE"},
                    topology_pb2.RUNNING)
     result = heron("kill", NAME, "--wait", "0")
