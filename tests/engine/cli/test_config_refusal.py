@@ -19,7 +19,8 @@ WORDCOUNT = REPO / "examples" / "wordcount"
 @pytest.mark.parametrize("option", ["topology.stateful.checkpoint.interval.seconds=abc",
                                     "topology.reliability.mode=EXACTLY_ONCE",
                                     "topology.stateful.key.groups=abc"])
-def test_submit_and_run_refuse_a_bad_value_before_anything_starts(heron_home, command, option):
+def test_submit_and_run_refuse_a_bad_value_before_anything_starts(heron_home, isolated_imports,
+                                                                   command, option):
     args = ["submit", "local", str(WORDCOUNT)] if command == "submit" else [
         "run", str(WORDCOUNT), "--time", "5"]
     result = heron(*args, "-o", option, "-o", "topology.reliability.mode=EFFECTIVELY_ONCE"

@@ -18,7 +18,7 @@ WORDCOUNT = REPO / "examples" / "wordcount"
 
 
 def test_a_run_whose_topology_master_keeps_dying_exits_1_naming_it(heron_home, monkeypatch,
-                                                                    tmp_path):
+                                                                    tmp_path, isolated_imports):
     project = tmp_path / "wordcount"
     shutil.copytree(WORDCOUNT, project, ignore=shutil.ignore_patterns("logs"))
     # every engine process is a stand-in that exits (status 3) 0.1 s after it starts
@@ -33,7 +33,8 @@ def test_a_run_whose_topology_master_keeps_dying_exits_1_naming_it(heron_home, m
 
 
 def test_a_run_whose_topology_master_died_once_and_never_answered_exits_1(heron_home,
-                                                                          monkeypatch, tmp_path):
+                                                                          monkeypatch, tmp_path,
+                                                                          isolated_imports):
     project = tmp_path / "wordcount"
     shutil.copytree(WORDCOUNT, project, ignore=shutil.ignore_patterns("logs"))
     # it dies once; the restart backoff outlasts the run, so it is not yet crash-looping
