@@ -421,10 +421,15 @@ def test_a_partitioned_node_s_containers_are_replaced_and_never_rejoin(
         text = "\n".join(p.read_text(errors="replace") for p in log.rglob(f"container-{victim}*.log"))
         text += "\n".join(p.read_text(errors="replace") for p in log.rglob(f"stmgr-{victim}.log"))
         assert gone, f"the old container {victim} still runs on {node}: {text[-2000:]}"
+        # it registered once, before the partition, and never again: moved as soon as it
+        # fell silent, it may be stopped (Slurm's cancellation, delivered once the link
+        # is back) before its Stream Manager even noticed the connection was lost
         cut_off = text.rfind("connection lost")
-        assert cut_off > 0, text[-2000:]
-        after = text[cut_off:]
-        assert "registered with the topology master" not in after, after[-2000:]
+        if cut_off > 0:
+            after = text[cut_off:]
+            assert "registered with the topology master" not in after, after[-2000:]
+        else:
+            assert text.count("registered with the topology master") == 1, text[-2000:]
         assert wait_until(lambda: len(topology.acked()) == topology.n, 240), \
             (len(topology.acked()), topology.status())
         topology.check_counts()
