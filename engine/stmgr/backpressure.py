@@ -29,8 +29,12 @@ instance's queue is oldest, and under load that says nothing about which is slow
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import Any, Callable, Mapping
+
+#: the Stream Manager's logger: these lines are its own
+log = logging.getLogger("heron.stmgr")
 
 
 
@@ -166,3 +170,73 @@ class InstanceBackpressure:
         since = self._since.get(key)
         running = self._clock() - since if since is not None else 0.0
         return int((self._secs.get(key, 0.0) + running) * 1000)
+
+
+#: a flapping backpressure (its own, or a peer's) logs at most one line this often
+BACKPRESSURE_LOG_SECS = 1.0
+
+
+class EpisodeLog:
+    """The log lines of one backpressure (this manager's own, or one peer's), limited so
+    that a flapping one does not flood the log: the first episode after a quiet second is
+    logged in full, its start and its stop; the episodes that follow within the second
+    are only counted, and at most one summary line a second gives their count, the time
+    spent in backpressure and the state now. A second with no episode ends the flapping,
+    and the next episode is logged in full again. ``clock`` is injectable for tests."""
+
+    def __init__(self, what: str, clock=time.monotonic,
+                 interval: float = BACKPRESSURE_LOG_SECS) -> None:
+        self.what = what
+        self.clock = clock
+        self.interval = interval
+        self._last_line: float | None = None
+        self._logged = False  # the current episode's start was logged
+        self._started: float | None = None
+        self._counted = 0  # episodes since the last line, not logged one by one
+        self._counted_secs = 0.0
+        self._counted_since: float | None = None
+
+    def start(self, text: str, *args: Any) -> None:
+        now = self.clock()
+        self._started = now
+        if not self._counted and (self._last_line is None
+                                  or now - self._last_line >= self.interval):
+            log.info(text, *args)
+            self._last_line, self._logged = now, True
+            return
+        self._logged = False
+        if not self._counted:
+            self._counted_since = self._last_line
+        self._counted += 1
+        self.flush(active=True)
+
+    def stop(self, text: str, *args: Any) -> None:
+        now = self.clock()
+        lasted = now - self._started if self._started is not None else 0.0
+        self._started = None
+        if self._logged:
+            self._logged = False
+            log.info(text + " after %.0f ms", *args, lasted * 1000)
+            self._last_line = now
+            return
+        self._counted_secs += lasted
+        self.flush(active=False)
+
+    def flush(self, active: bool) -> None:
+        """The summary line of the episodes counted since the last line, once a second
+        has passed since it (called on every event and on every turn of the loop)."""
+        if not self._counted:
+            return
+        now = self.clock()
+        if self._last_line is not None and now - self._last_line < self.interval:
+            return
+        since = self._counted_since if self._counted_since is not None else now
+        in_bp = self._counted_secs + (now - self._started
+                                      if active and self._started is not None else 0.0)
+        log.info("%s flapping: %d more episode(s) in the last %.1f s, %.0f ms of it in "
+                 "backpressure; %s now", self.what, self._counted, now - since, in_bp * 1000,
+                 "in backpressure" if active else "out of it")
+        self._counted, self._counted_secs, self._counted_since = 0, 0.0, None
+        self._last_line = now
+        if active and self._started is not None:
+            self._started = now  # what remains of this episode counts in the next line

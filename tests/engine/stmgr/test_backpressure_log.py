@@ -9,7 +9,7 @@ import logging
 
 import pytest
 
-from engine.stmgr.manager import EpisodeLog
+from engine.stmgr.backpressure import EpisodeLog
 
 
 class Clock:
