@@ -17,17 +17,25 @@ REPO = Path(__file__).resolve().parents[3]
 WORDCOUNT = REPO / "examples" / "wordcount"
 
 
-def test_a_run_whose_topology_master_keeps_dying_exits_1_naming_it(heron_home, monkeypatch,
-                                                                    tmp_path, isolated_imports):
+def run_with_dying_standins(tmp_path, monkeypatch, *, exit_after: float, secs: int,
+                            backoff_ms: tuple[int, int]):
+    """``heron run`` of a copy of the word count whose engine processes are stand-ins that
+    exit (status 3) ``exit_after`` seconds after they start, restarted with ``backoff_ms``
+    (initial, max); the CLI's result and its output on one line."""
     project = tmp_path / "wordcount"
     shutil.copytree(WORDCOUNT, project, ignore=shutil.ignore_patterns("logs"))
-    # every engine process is a stand-in that exits (status 3) 0.1 s after it starts
-    monkeypatch.setenv("HERON_STANDIN_EXIT_AFTER", "0.1")
-    result = heron("run", str(project), "--time", "5",
-                   "-o", "heron.executor.restart.backoff.initial.ms=100",
-                   "-o", "heron.executor.restart.backoff.max.ms=200")
+    monkeypatch.setenv("HERON_STANDIN_EXIT_AFTER", str(exit_after))
+    result = heron("run", str(project), "--time", str(secs),
+                   "-o", f"heron.executor.restart.backoff.initial.ms={backoff_ms[0]}",
+                   "-o", f"heron.executor.restart.backoff.max.ms={backoff_ms[1]}")
+    return result, " ".join(result.output.split())
+
+
+def test_a_run_whose_topology_master_keeps_dying_exits_1_naming_it(heron_home, monkeypatch,
+                                                                    tmp_path, isolated_imports):
+    result, said = run_with_dying_standins(tmp_path, monkeypatch, exit_after=0.1, secs=5,
+                                           backoff_ms=(100, 200))
     assert result.exit_code == 1, result.output
-    said = " ".join(result.output.split())
     assert "the Topology Master (heron-tmanager)" in said
     assert "exited with status 3" in said
 
@@ -35,14 +43,9 @@ def test_a_run_whose_topology_master_keeps_dying_exits_1_naming_it(heron_home, m
 def test_a_run_whose_topology_master_died_once_and_never_answered_exits_1(heron_home,
                                                                           monkeypatch, tmp_path,
                                                                           isolated_imports):
-    project = tmp_path / "wordcount"
-    shutil.copytree(WORDCOUNT, project, ignore=shutil.ignore_patterns("logs"))
     # it dies once; the restart backoff outlasts the run, so it is not yet crash-looping
-    monkeypatch.setenv("HERON_STANDIN_EXIT_AFTER", "0.3")
-    result = heron("run", str(project), "--time", "3",
-                   "-o", "heron.executor.restart.backoff.initial.ms=20000",
-                   "-o", "heron.executor.restart.backoff.max.ms=20000")
+    result, said = run_with_dying_standins(tmp_path, monkeypatch, exit_after=0.3, secs=3,
+                                           backoff_ms=(20000, 20000))
     assert result.exit_code == 1, result.output
-    said = " ".join(result.output.split())
     assert "the Topology Master never came up" in said
     assert "heron-tmanager.log" in "".join(said.split())  # its log (the path may wrap)
