@@ -12,6 +12,7 @@ dead, stuck or unreachable, engine/tmanager/staleness.py) are counted in the ``s
 column and listed under the table with their age, since their values are frozen;
 ``--json`` gives each instance a ``stale`` flag (true or false) beside its
 ``__report-age``, by the same rule (absent when the answer carries no age).
+Kafka spouts' lag per partition follows the tables (engine/cli/metrics_kafka.py).
 
 The Prometheus endpoints answer only requests carrying the user's access token as a
 bearer token (engine/security/access_token.py); the table says where it is.
@@ -32,6 +33,7 @@ from rich.text import Text
 from engine.cli.display import make_console
 from engine.cli.env import (CommandError, Env, ask_topology_master,
                             common_options)
+from engine.cli.metrics_kafka import kafka_lag_renderables
 from engine.process.restart_policy import crash_loop_error
 from engine.tmanager.staleness import STALE_AFTER_SECS, report_age, stale_age
 from engine.messages import tmanager_pb2
@@ -246,6 +248,8 @@ def metrics_command(name: str, component: str | None, instances: bool, as_json: 
     if component is None:
         for part in checkpoint_renderables(metrics):
             console.print(part)
+    for part in kafka_lag_renderables(metrics):
+        console.print(part)
     for endpoint in endpoints:
         console.print(f"Prometheus {endpoint}")
     if endpoints:
