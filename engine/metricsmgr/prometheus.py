@@ -9,6 +9,15 @@ manager's own ``__prometheus-port`` metric), so a Prometheus server, ``curl`` or
 becomes ``heron_user_hits``; labels say which topology, component, instance and
 container. Values that are not numbers (``__last-error``) are not exported.
 
+A Kafka spout's offsets (Storm's ``kafkaOffset/<topic>/partition_<n>/spoutLag`` and its
+siblings, engine/runtime/source_lag.py) become labelled gauges instead of one name per
+topic and partition: ``heron_kafka_spout_lag{topic="t",partition="0",...}`` and
+``heron_kafka_spout_{emitted,committed,earliest,end}_offset``; Storm's per-topic sums
+``heron_kafka_spout_topic_lag{topic="t"}`` (and ``_topic_<figure>``), the spout's own
+``totalSpoutLag`` ``heron_kafka_spout_total_lag``. A query then aggregates them by label
+(``max by (topic) (heron_kafka_spout_lag)``) and a new partition is a new series, not a
+new metric name.
+
 Another local user can open a loopback port too, so the endpoint answers only requests
 with the user's access token as a bearer token (engine/security/access_token.py; what a
 Prometheus scrape config's ``authorization: {credentials_file: ~/.heron/access-token}``
@@ -29,6 +38,7 @@ from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
 from prometheus_client.registry import Collector
 
 from engine.process.stopping import STOP_POLL_MS
+from engine.runtime.source_lag import PREFIX as KAFKA_PREFIX, parse_name
 from engine.runtime.stats import COUNTERS
 from engine.security.access_token import bearer, matches
 
@@ -42,6 +52,30 @@ def prometheus_name(metric: str) -> str:
     """``__emit-count`` -> ``heron_emit_count``; ``user/hits`` -> ``heron_user_hits``."""
     name = _INVALID.sub("_", metric.strip("_").replace("/", "_"))
     return f"heron_{name.lower()}"
+
+
+#: a Kafka figure's gauge name after ``heron_kafka_spout_`` (and ``topic_`` or ``total_``)
+KAFKA_SUFFIXES = {"lag": "lag", "emitted": "emitted_offset", "committed": "committed_offset",
+                  "earliest": "earliest_offset", "end": "end_offset", "records": "records"}
+LABELS = ["topology", "component", "instance", "container"]
+
+
+def kafka_gauge(metric: str) -> tuple[str, str, list[str], list[str]] | None:
+    """A Kafka offset figure as (gauge name, help, extra label names, their values);
+    None for every other metric."""
+    found = parse_name(metric) if metric.startswith(KAFKA_PREFIX) else None
+    if found is None:
+        return None
+    suffix = KAFKA_SUFFIXES[found.figure]
+    if found.topic is None:
+        return (f"heron_kafka_spout_total_{suffix}", f"Kafka spout {found.figure}, summed over "
+                "its partitions (Storm's kafkaOffset total)", [], [])
+    if found.partition is None:
+        return (f"heron_kafka_spout_topic_{suffix}", f"Kafka spout {found.figure}, summed over "
+                "a topic's partitions", ["topic"], [found.topic])
+    return (f"heron_kafka_spout_{suffix}", f"Kafka spout {found.figure} per partition "
+            "(lag: log end offset minus the spout's position)", ["topic", "partition"],
+            [found.topic, str(found.partition)])
 
 
 def numeric(value: str) -> float | None:
@@ -69,14 +103,19 @@ class LatestMetricsCollector(Collector):
                 value = numeric(raw)
                 if value is None:
                     continue
-                name = prometheus_name(metric)
+                labels = [self.topology, component, instance, self.container]
+                kafka = kafka_gauge(metric)
+                if kafka is not None:
+                    name, text, extra, extra_values = kafka
+                    labels += extra_values
+                else:
+                    name, extra = prometheus_name(metric), []
+                    text = (f"Heron metric {metric}: "
+                            f"{'counter (per process lifetime)' if metric in COUNTERS else 'value'}")
                 family = families.get(name)
                 if family is None:
-                    kind = "counter (per process lifetime)" if metric in COUNTERS else "value"
-                    family = families[name] = GaugeMetricFamily(
-                        name, f"Heron metric {metric}: {kind}",
-                        labels=["topology", "component", "instance", "container"])
-                family.add_metric([self.topology, component, instance, self.container], value)
+                    family = families[name] = GaugeMetricFamily(name, text, labels=LABELS + extra)
+                family.add_metric(labels, value)
         return list(families.values())
 
 
