@@ -22,9 +22,10 @@ from engine.launch import instance_id
 from engine.plan.topology_config import topology_config
 from engine.process.restart_policy import LAST_ERROR_METRIC, crash_loop_error
 from engine.runtime.checkpoint_stats import START_REASONS
+from engine.runtime.source_lag import component_totals, lag_rows
 from engine.scheduler.slurm.scheduler import STATUS_FILE
 from engine.submitter.stateful_guard import effectively_once, stateful_components
-from engine.tracker import models
+from engine.tracker import lag_models, models
 from engine.tracker.errors import NotFound, Unavailable
 from engine.tracker.history import parse_value
 from engine.tracker.service import TopologyRecord
@@ -501,4 +502,29 @@ def checkpoints(record: TopologyRecord) -> models.CheckpointsModel:
     if out.tmanager is None:
         out.note = ("the Topology Master reports no checkpoint figures yet (it starts its "
                     "checkpoints once the physical plan is built)")
+    return out
+
+
+# -- source lag (Kafka spouts) ---------------------------------------------------------------
+def source_lag(record: TopologyRecord, component: str | None) -> lag_models.SourceLagModel:
+    """Kafka spouts' lag per partition and per component, from the Topology Master's
+    latest figures (asked now: 503 when it does not answer, as ``metrics``). A topology
+    without Kafka spouts is an answer with empty lists, not an error: the page asks
+    every topology."""
+    check_component(record, component)
+    snap = record.tracker.snapshot(record)
+    triples = [(snap.components.get(i, ""), i, v) for i, v in sorted(snap.values.items())
+               if component is None or snap.components.get(i) == component]
+    task_ids = _task_ids(record)
+    out = lag_models.SourceLagModel(topology=record.name, endtime=snap.time, partitions=[
+        lag_models.PartitionLagModel(
+            component=r.component, instance=r.instance, task_id=task_ids.get(r.instance),
+            topic=r.topic, partition=r.partition, lag=r.lag, emitted_offset=r.emitted,
+            committed_offset=r.committed, earliest_offset=r.earliest, end_offset=r.end,
+            stale_secs=stale_age(snap.values[r.instance]))
+        for r in lag_rows(triples)], components=[
+        lag_models.ComponentLagModel(**vars(t)) for t in component_totals(triples)])
+    if not out.components:
+        out.note = ("no instance reports Kafka offsets (a KafkaSpout reports them each "
+                    "second once it has its partitions)")
     return out

@@ -16,7 +16,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import PlainTextResponse
 
-from engine.tracker import answers, logs, models
+from engine.tracker import answers, lag_models, logs, models
 from engine.tracker.errors import BadParameter, NotFound
 from engine.tracker.service import TopologyRecord, Tracker
 
@@ -222,6 +222,16 @@ def checkpoints(record: RecordDep) -> models.CheckpointsModel:
     200 saying it takes none; a Topology Master that does not answer leaves its figures
     null with a ``note``, the stored checkpoints still served."""
     return answers.checkpoints(record)
+
+
+@router.get("/topologies/sourcelag", response_model=lag_models.SourceLagModel,
+            tags=["metrics"])
+def sourcelag(record: RecordDep, component: ComponentQ = None) -> lag_models.SourceLagModel:
+    """Consumer lag of the topology's Kafka spouts: per partition the lag (log end offset
+    minus the spout's position) with the emitted, committed and log end offsets the spout
+    reports (Storm's ``kafkaOffset`` metrics), and per component the total, from the
+    Topology Master (asked now). No Kafka spout: empty lists and a ``note``."""
+    return answers.source_lag(record, component)
 
 
 @router.get("/topologies/exceptions", response_model=list[models.ExceptionModel],
