@@ -42,8 +42,9 @@ def transform_source(code: str, path: str, rules: Sequence[type[Rule]],
     """Apply ``rules`` in order to ``code``; the result is guaranteed to parse."""
     tree = parse(code, path)
     findings: list[Finding] = []
+    selected = frozenset(rule_cls.RULE_ID for rule_cls in rules)
     for rule_cls in rules:
-        rule = rule_cls(CodemodContext(filename=path), unsafe=unsafe)
+        rule = rule_cls(CodemodContext(filename=path), unsafe=unsafe, selected=selected)
         try:
             tree = rule.transform_module(tree)
         except SkipFile:

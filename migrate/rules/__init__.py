@@ -7,13 +7,14 @@ from migrate.rules.base import Rule
 from migrate.rules.config import ConfigRule
 from migrate.rules.dependencies import DependenciesRule
 from migrate.rules.imports import ImportsRule
+from migrate.rules.kafka import KafkaRule
 from migrate.rules.sparse_commands import SparseCommandsRule
 from migrate.rules.stdout import StdoutRule
 from migrate.rules.unsupported import UnsupportedRule
 
 # Source rules (libcst codemods, per file) and project rules (``apply(root)``, per project).
 RULES: dict[str, type] = {rule.RULE_ID: rule for rule in (
-    ImportsRule, UnsupportedRule, StdoutRule, ConfigRule, DependenciesRule, SparseCommandsRule)}
+    ImportsRule, UnsupportedRule, StdoutRule, KafkaRule, ConfigRule, DependenciesRule, SparseCommandsRule)}
 
 
 def select_rules(only: list[str] | None = None, skip: list[str] | None = None) -> list[type]:

@@ -22,10 +22,14 @@ class Rule(VisitorBasedCodemodCommand):
     DESCRIPTION: ClassVar[str] = ""
     METADATA_DEPENDENCIES = (PositionProvider,)
 
-    def __init__(self, context: CodemodContext, unsafe: bool = False) -> None:
+    def __init__(self, context: CodemodContext, unsafe: bool = False,
+                 selected: frozenset[str] | None = None) -> None:
         super().__init__(context)
         self.findings: list[Finding] = []
         self.unsafe = unsafe  # semantics-changing rewrites only when asked (--unsafe)
+        # The ids of the rules this migration runs (None: this rule alone, as in a unit
+        # test), so a rule can leave to another what that one reports better.
+        self.selected = selected
 
     @staticmethod
     def code_of(node: cst.CSTNode) -> str:

@@ -5,6 +5,10 @@ groupings), so these cannot be rewritten: a person has to port the component to 
 (or to a ShellBolt/ShellSpout) and the grouping to a Python ``Grouping.custom``. The
 code is left untouched. Names are matched by qualified name, before or after the
 ``imports`` rule, so the rule works in either order.
+
+Specs naming Storm's Kafka classes belong to the ``kafka`` rule when it runs too: it
+rewrites them to the native connectors, or reports the ones it cannot map with what to
+do, so reporting them here as well would count one problem twice.
 """
 
 from __future__ import annotations
@@ -14,16 +18,13 @@ from libcst.metadata import PositionProvider, QualifiedNameProvider
 
 from migrate.findings import Level
 from migrate.rules.base import Rule
-
-_MODULES = ("streamparse", "streamparse.storm", "streamparse.storm.bolt",
-            "streamparse.storm.spout", "streamparse.bolt", "streamparse.spout",
-            "compat.storm_api", "compat.storm_api.shell")
-_GROUPING_MODULES = ("streamparse", "streamparse.dsl", "streamparse.dsl.stream",
-                     "compat.storm_api", "compat.storm_api.dsl", "compat.storm_api.dsl.stream")
-
-JAVA_CLASSES = frozenset(f"{m}.{c}" for m in _MODULES for c in ("JavaBolt", "JavaSpout"))
-JAVA_GROUPINGS = frozenset(f"{m}.Grouping.{g}" for m in _GROUPING_MODULES
-                           for g in ("custom_object", "custom_serialized"))
+from migrate.rules.java import (
+    JAVA_CLASSES,
+    JAVA_GROUPINGS,
+    is_storm_kafka,
+    java_role,
+    spec_class_name,
+)
 
 PORT_COMPONENT = ("port the Java component to a Python Spout/Bolt (or run it as a "
                   "ShellSpout/ShellBolt); the engines run Python only")
@@ -43,12 +44,21 @@ class UnsupportedRule(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         names = self._qualified(node.func)
         text = self.code_of(node)
-        if any(n.endswith(".spec") and n[: -len(".spec")] in JAVA_CLASSES for n in names):
+        role = java_role(names)
+        if role is not None:
+            if self._kafka_rule_owns(node, role):
+                return
             self.record(node, Level.ERROR, "Java component spec: the engines cannot run it",
                         old=text, manual=PORT_COMPONENT)
         elif names & JAVA_GROUPINGS:
             self.record(node, Level.ERROR, "Java custom grouping: the engines cannot run it",
                         old=text, manual=PORT_GROUPING)
+
+    def _kafka_rule_owns(self, node: cst.Call, role: str) -> bool:
+        """True when the ``kafka`` rule runs in this migration and the spec names a Storm
+        Kafka class, so that rule rewrites or reports it."""
+        return (self.selected is not None and "kafka" in self.selected
+                and is_storm_kafka(spec_class_name(node, role), role))
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         for base in node.bases:
