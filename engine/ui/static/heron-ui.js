@@ -230,6 +230,11 @@
     const ckptBox = el("div", { id: "checkpoints-body" });
     const ckptCard = el("section", { class: "card", id: "checkpoints", hidden: "" },
       el("h2", {}, "Checkpoints ", ckptNote), ckptBox);
+    // Kafka spouts' consumer lag per partition: hidden while no instance reports any
+    const lagNote = el("span", { class: "muted", id: "source-lag-note" });
+    const lagBox = el("div", { id: "source-lag-body" });
+    const lagCard = el("section", { class: "card", id: "source-lag", hidden: "" },
+      el("h2", {}, "Kafka lag ", lagNote), lagBox);
     const clusterCard = el("section", { class: "card", id: "cluster", hidden: "" },
       el("h2", { text: "Cluster" }), clusterBox);
     const windowNote = el("span", { class: "muted", id: "window-note" });
@@ -245,7 +250,7 @@
       el("h1", {}, el("span", { id: "topology-name", text: name }), badge), meta, status, windows,
       el("section", { class: "card", id: "logical-plan" }, el("h2", { text: "Logical plan" }), dagBox),
       el("section", { class: "card" }, el("h2", {}, "Components ", windowNote), compTable),
-      ckptCard,
+      ckptCard, lagCard,
       el("section", { class: "card", id: "charts" }, el("h2", {}, "Over time ", chartNote),
         healthStatus, chartsBox),
       el("section", { class: "card", id: "health" }, el("h2", { text: "Health Manager timeline" }),
@@ -502,6 +507,45 @@
           ""));
       }
       ckptBox.replaceChildren(...parts);
+    }
+
+    // -- Kafka lag (/topologies/sourcelag): redrawn on every refresh while shown; while no
+    // instance reports any, asked every INFO_REFRESH_MS (a spout reports once it has its
+    // partitions, so a topology may start showing lag at any time) ---------------------------
+    async function fetchSourceLag() {
+      if (lagCard.hidden && Date.now() - (S.lagAsked || 0) < INFO_REFRESH_MS) return null;
+      S.lagAsked = Date.now();
+      try {
+        return await getJSON("/topologies/sourcelag?" + q({ topology: name }));
+      } catch (err) {
+        return { error: (err.status ? `HTTP ${err.status}: ` : "") + err.message };
+      }
+    }
+    function drawSourceLag(answer) {
+      if (!answer) return;
+      if (answer.error) {  // keep what was drawn; say why it is not fresh
+        if (!lagCard.hidden) lagNote.textContent = `(not updated: ${answer.error})`;
+        return;
+      }
+      lagCard.hidden = !answer.components.length;
+      if (lagCard.hidden) return;
+      lagNote.textContent = "(log end offset minus the spout's position" +
+        `${answer.endtime ? " · updated " + fmtClock(answer.endtime) : ""})`;
+      const cell = (v, cls) => el("td", { class: "num" + (cls ? " " + cls : ""), text: fmtInt(v) });
+      lagBox.replaceChildren(
+        ckptTable("source-lag-components", [["component"], ["lag", "num", "summed over its partitions"],
+          ["largest", "num", "the largest lag of one partition"], ["partitions", "num"], ["topics"]],
+        answer.components.map((c) => el("tr", { "data-component": c.component }, el("td", { text: c.component }),
+          cell(c.lag, "lag"), cell(c.max_lag), cell(c.partitions), el("td", { text: c.topics.join(", ") }))), ""),
+        el("h3", { text: "Per partition" }),
+        ckptTable("source-lag-partitions", [["component"], ["instance"], ["topic"], ["partition", "num"],
+          ["lag", "num"], ["emitted offset", "num"], ["committed offset", "num"], ["log end offset", "num"]],
+        answer.partitions.map((r) => el("tr", {
+          "data-partition": `${r.topic}/${r.partition}`, "data-instance": r.instance, class: r.stale_secs != null ? "stale" : null,
+          title: r.stale_secs != null ? `stale: last reported ${Math.round(r.stale_secs)} s ago` : null,
+        }, el("td", { text: r.component }), el("td", { text: r.instance }), el("td", { text: r.topic }),
+        cell(r.partition), cell(r.lag, "lag"), cell(r.emitted_offset), cell(r.committed_offset), cell(r.end_offset))),
+        "no partition reported (only totals)"));
     }
 
     // -- numbers: updated on every refresh ----------------------------------------------------
@@ -864,10 +908,11 @@
 
     async function refresh() {
       clearTimeout(S.timer);
-      let checkpoints = null;  // never rejects: drawn even when the metrics fail
+      let checkpoints = null, lag = null;  // never reject: drawn even when the metrics fail
       try {
         if (!S.info || Date.now() - S.lastInfo > INFO_REFRESH_MS) await loadInfo();
         checkpoints = fetchCheckpoints();
+        lag = fetchSourceLag();
         const win = S.window > 0 ? S.window : RATE_WINDOW;
         const [all, windowed, bp, exc] = await Promise.all([
           getJSON("/topologies/metrics?" + q({ topology: name })),
@@ -883,6 +928,7 @@
         setStatus(status, true, (err.status ? `HTTP ${err.status}: ` : "") + err.message);
       }
       if (checkpoints) drawCheckpoints(await checkpoints);
+      if (lag) drawSourceLag(await lag);
       S.timer = setTimeout(refresh, REFRESH_MS);
     }
     refresh();

@@ -119,6 +119,7 @@ def test_the_topology_page_shows_the_dag_and_live_counts(local_topology, serve, 
         clusterHidden: document.getElementById('cluster').hidden,
         checkpoints: [document.getElementById('checkpoints').hidden,
                       document.getElementById('checkpoints').dataset.effectivelyOnce],
+        sourceLagHidden: document.getElementById('source-lag').hidden,
         logNodes: [...new Set([...document.querySelectorAll('#logfiles tbody tr')].map(
             r => r.children[3].textContent))],
         state: document.getElementById('state').textContent})"""))
@@ -141,6 +142,8 @@ def test_the_topology_page_shows_the_dag_and_live_counts(local_topology, serve, 
     # at-least-once: it takes no checkpoints, so no Checkpoints card
     # (test_ui_checkpoints_browser.py shows one of an EFFECTIVELY_ONCE topology)
     assert page["checkpoints"] == [True, "false"], page["checkpoints"]
+    # no Kafka spout reports lag: no Kafka lag card (test_ui_sourcelag_browser.py shows one)
+    assert page["sourceLagHidden"] is True
 
     # latencies (ms, three decimals as `heron metrics` prints them): the spout's complete
     # latency, each bolt's execute and process latency, per component and per instance;
