@@ -98,6 +98,9 @@ class LatestMetricsCollector(Collector):
 
     def collect(self) -> Iterable[Any]:
         families: dict[str, GaugeMetricFamily] = {}
+        #: series added: two names of one Kafka figure (Storm's latestTimeOffset and the
+        #: connector's logHeadOffset) must not make one series twice, which a scrape refuses
+        seen: set[tuple[str, ...]] = set()
         for component, instance, values in self._snapshot():
             for metric, raw in values.items():
                 value = numeric(raw)
@@ -112,6 +115,9 @@ class LatestMetricsCollector(Collector):
                     name, extra = prometheus_name(metric), []
                     text = (f"Heron metric {metric}: "
                             f"{'counter (per process lifetime)' if metric in COUNTERS else 'value'}")
+                if (name, *labels) in seen:
+                    continue
+                seen.add((name, *labels))
                 family = families.get(name)
                 if family is None:
                     family = families[name] = GaugeMetricFamily(name, text, labels=LABELS + extra)

@@ -8,7 +8,7 @@ the engine as instance metrics prefixed ``user/``:
 - ``user/kafkaOffset/<topic>/partition_<n>/spoutLag``: log end offset minus the spout's
   position (clamped at 0 by the spout), and beside it, when reported,
   ``latestEmittedOffset``, ``latestCompletedOffset`` (committed), ``earliestTimeOffset``
-  and ``latestTimeOffset`` (the log end);
+  and ``latestTimeOffset`` or ``logHeadOffset`` (the log end);
 - ``user/kafkaOffset/<topic>/total<Figure>`` (Storm's per-topic sums) and
   ``user/kafkaOffset/total<Figure>`` (the spout's total, ``totalSpoutLag``).
 
@@ -27,10 +27,13 @@ from typing import NamedTuple
 
 #: the instance metric prefix of every Kafka offset figure (user metric ``kafkaOffset/...``)
 PREFIX = "user/kafkaOffset/"
-#: Storm's per-partition figure names -> ours
+#: Storm's per-partition figure names -> ours (``logHeadOffset``, the log end, is what
+#: compat.connectors.kafka reports beside Storm's ``latestTimeOffset``; Storm's
+#: ``recordsInPartition`` is exported to Prometheus, not shown in the rows)
 PARTITION_FIGURES = {"spoutLag": "lag", "latestEmittedOffset": "emitted",
                      "latestCompletedOffset": "committed", "earliestTimeOffset": "earliest",
-                     "latestTimeOffset": "end"}
+                     "latestTimeOffset": "end", "logHeadOffset": "end",
+                     "recordsInPartition": "records"}
 #: Storm's per-topic and per-spout sums (``total<Name>``) -> ours
 TOTAL_FIGURES = {"SpoutLag": "lag", "LatestEmittedOffset": "emitted",
                  "LatestCompletedOffset": "committed", "EarliestTimeOffset": "earliest",

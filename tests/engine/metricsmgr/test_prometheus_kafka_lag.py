@@ -16,7 +16,7 @@ SPOUT = {P + "orders.eu-1/partition_0/spoutLag": "5", P + "orders.eu-1/partition
          P + "orders.eu-1/partition_0/latestEmittedOffset": "96",
          P + "orders.eu-1/partition_0/latestCompletedOffset": "95",
          P + "orders.eu-1/partition_0/earliestTimeOffset": "0",
-         P + "orders.eu-1/partition_7/spoutLag": "1200", P + "orders.eu-1/totalSpoutLag": "1205",
+         P + "orders.eu-1/partition_7/spoutLag": "1200", P + "orders.eu-1/partition_7/logHeadOffset": "1300", P + "orders.eu-1/totalSpoutLag": "1205",
          P + "totalSpoutLag": "1205", "user/hits": "3", "__emit-count": "96"}
 
 
@@ -44,6 +44,8 @@ def test_partition_figures_are_gauges_labelled_by_topic_and_partition():
     for name, expected in (("end_offset", 100), ("emitted_offset", 96), ("committed_offset", 95),
                            ("earliest_offset", 0)):
         assert samples[(f"heron_kafka_spout_{name}", (("partition", "0"), t))][0] == expected
+    # the connector's logHeadOffset is the log end too
+    assert samples[("heron_kafka_spout_end_offset", (("partition", "7"), t))][0] == 1300
     assert samples[("heron_kafka_spout_topic_lag", (t,))][0] == 1205
     assert samples[("heron_kafka_spout_total_lag", ())][0] == 1205
     # no name carries a topic or partition any more; other metrics are as they were
@@ -58,3 +60,11 @@ def test_two_spout_instances_share_one_family():
     assert {k: v[0] for k, v in samples.items()} == {
         ("heron_kafka_spout_lag", (("partition", "0"), ("topic", "t"))): 1,
         ("heron_kafka_spout_lag", (("partition", "1"), ("topic", "t"))): 2}
+
+
+def test_both_names_of_the_log_end_make_one_series():
+    text, samples = exposition(("kafka", "i1", {P + "t/partition_0/latestTimeOffset": "9",
+                                                P + "t/partition_0/logHeadOffset": "9"}))
+    assert [line for line in text.splitlines() if not line.startswith("#")] == [
+        'heron_kafka_spout_end_offset{component="kafka",container="1",instance="i1",'
+        'partition="0",topic="t",topology="wc"} 9.0']

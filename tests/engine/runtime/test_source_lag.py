@@ -18,6 +18,8 @@ P = "user/kafkaOffset/"
     (P + "t/partition_3/latestCompletedOffset", LagMetric("committed", "t", 3)),
     (P + "t/partition_3/earliestTimeOffset", LagMetric("earliest", "t", 3)),
     (P + "t/partition_3/latestTimeOffset", LagMetric("end", "t", 3)),
+    (P + "t/partition_3/logHeadOffset", LagMetric("end", "t", 3)),
+    (P + "t/partition_3/recordsInPartition", LagMetric("records", "t", 3)),
     (P + "t/totalSpoutLag", LagMetric("lag", "t")),
     (P + "t/totalRecordsInPartitions", LagMetric("records", "t")),
     (P + "totalSpoutLag", LagMetric("lag")),
@@ -44,14 +46,15 @@ SPOUT_1 = {P + "orders/partition_0/spoutLag": "5", P + "orders/partition_0/lates
            P + "orders/partition_2/spoutLag": "0", P + "totalSpoutLag": "5",
            "__emit-count": "95", "user/hits": "3"}
 SPOUT_2 = {P + "orders/partition_1/spoutLag": "40", P + "orders/partition_1/latestTimeOffset": "nan",
-           P + "clicks/partition_0/spoutLag": "7"}
+           P + "clicks/partition_0/spoutLag": "7", P + "clicks/partition_0/logHeadOffset": "70",
+           P + "clicks/partition_0/recordsInPartition": "70"}
 METRICS = [("kafka", "container_1_kafka_2", SPOUT_2), ("kafka", "container_1_kafka_1", SPOUT_1),
            ("count", "container_1_count_3", {"__execute-count": "9"})]
 
 
 def test_an_instances_figures_group_into_one_row_per_partition():
     assert lag_rows(METRICS) == [
-        PartitionLag("kafka", "container_1_kafka_2", "clicks", 0, lag=7),
+        PartitionLag("kafka", "container_1_kafka_2", "clicks", 0, lag=7, end=70),
         PartitionLag("kafka", "container_1_kafka_1", "orders", 0, lag=5, emitted=95,
                      committed=90, end=100),
         PartitionLag("kafka", "container_1_kafka_2", "orders", 1, lag=40),  # nan: not reported
