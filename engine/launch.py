@@ -6,6 +6,9 @@ Managers, Metrics Managers and instances are all started with ``--launch PATH`` 
 it. Instances rebuild the topology from the recorded submission (project, topology
 file, environment, options) exactly as the submitter did, so the classes they run are
 the ones the plan was compiled from; the Topology Master checks the plans match.
+A Flux submission records the YAML file as its project and the substitution values and
+working directory it was read with, so a process rebuilds the same topology without the
+``--filter`` file or the submitting shell's environment.
 """
 
 from __future__ import annotations
@@ -59,16 +62,25 @@ class Submission:
     ackers: int | None = None
     workers: int | None = None
     debug: bool = False
+    #: a Flux file's ``${...}`` values as the submitter resolved them (placeholder ->
+    #: text; None for a streamparse project), used instead of ``--filter`` and the
+    #: environment when the topology is rebuilt
+    flux_values: dict[str, str] | None = None
+    #: the directory a Flux file's relative includes were looked up in first
+    flux_cwd: str | None = None
 
     @classmethod
     def of(cls, project: Path | str, name: str, *, env: str | None,
            config_file: Path | str | None, options: dict[str, Any], ackers: int | None,
-           workers: int | None, debug: bool = False) -> "Submission":
+           workers: int | None, debug: bool = False, flux: Any = None) -> "Submission":
         """What the command line gave, with the project and config file made absolute
-        (the processes that rebuild the topology start elsewhere)."""
+        (the processes that rebuild the topology start elsewhere); ``flux``, the loaded
+        topology's FluxTopology, adds what rebuilding a Flux file needs."""
         return cls(project=str(Path(project).resolve()), name=name, env=env,
                    config_file=str(Path(config_file).resolve()) if config_file else None,
-                   options=options, ackers=ackers, workers=workers, debug=debug)
+                   options=options, ackers=ackers, workers=workers, debug=debug,
+                   flux_values=dict(flux.values) if flux is not None else None,
+                   flux_cwd=str(flux.cwd) if flux is not None and flux.cwd else None)
 
 
 @dataclass
@@ -187,7 +199,7 @@ class LaunchSpec:
         s = self.submission
         return load_topology(s.project, name=s.name, env=s.env, config_file=s.config_file,
                              cli_options=s.options, ackers=s.ackers, workers=s.workers,
-                             debug=s.debug)
+                             debug=s.debug, flux_values=s.flux_values, flux_cwd=s.flux_cwd)
 
 
 class LaunchError(Exception):

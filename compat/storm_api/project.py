@@ -81,11 +81,13 @@ class Project:
 
 
 def load_project(path: Path | str, config_file: Path | str | None = None) -> Project:
-    """Read the project at ``path`` (a project directory or a topology file inside one)."""
+    """Read the project at ``path`` (a project directory, a topology file inside one, or a
+    Flux file, whose project is its own directory: a Flux topology lives beside its
+    ``resources/`` and properties, not in a ``topologies/`` folder)."""
     root = Path(path).resolve()
     if root.is_file():
         # a topology file: its project is the parent of its topologies/ directory
-        root = root.parent.parent
+        root = root.parent if root.suffix.lower() in (".yaml", ".yml") else root.parent.parent
     if not root.is_dir():
         raise ProjectError(f"{path}: no such project directory")
     notes: list[str] = []

@@ -42,11 +42,16 @@ def run_foreground(*, project: Path, name: str | None, env: str | None, engine: 
                    time_limit: float, options: tuple[str, ...], ackers: int | None,
                    workers: int | None, debug: bool, config_file: Path | None,
                    log_dir: Path | None, capture: Path | None, as_json: bool,
-                   multilang: bool = False) -> int:
-    """Run the topology in the foreground; returns the process exit code."""
+                   multilang: bool = False, filter_file: Path | None = None,
+                   env_filter: bool = False) -> int:
+    """Run the topology in the foreground; returns the process exit code.
+
+    ``filter_file`` and ``env_filter`` are a Flux file's ``--filter`` and ``--env-filter``.
+    """
     loaded = load_topology(project, name=name, env=env, config_file=config_file,
                            cli_options=parse_cli_options(options), ackers=ackers,
-                           workers=workers, debug=debug)
+                           workers=workers, debug=debug, filter_file=filter_file,
+                           env_filter=env_filter)
     refuse_auto_scaling(dict(loaded.plan.config))
     # the run's first line says which tuple path runs; bad input before it stays one line
     log_tuple_path(log)
@@ -62,7 +67,7 @@ def run_foreground(*, project: Path, name: str | None, env: str | None, engine: 
     if engine == "heron":
         submission = Submission.of(project, topology, env=env, config_file=config_file,
                                    options=parse_cli_options(options), ackers=ackers,
-                                   workers=workers, debug=debug)
+                                   workers=workers, debug=debug, flux=loaded.flux)
         runner = HeronLocalRun(loaded, submission, working_dir=_run_dir(log_dir, topology, "heron"),
                                multilang=multilang, multilang_serializer=serializer,
                                capture_jsonl=capture)
@@ -78,7 +83,7 @@ def run_foreground(*, project: Path, name: str | None, env: str | None, engine: 
                            # stateful run started again starts from its beginning
                            state_dir=_run_dir(log_dir, topology, "storm"),
                            capture=OutputCapture(jsonl=capture), multilang=multilang,
-                           shell_cwd=loaded.project.root / "src",
+                           shell_cwd=loaded.shell_dir,
                            multilang_serializer=serializer)
     label = f"{topology} [storm engine]"
     with Live(status_renderable(cluster.snapshot(), 0.0, label), console=console,

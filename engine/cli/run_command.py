@@ -38,17 +38,24 @@ from engine.cli.display import make_console
               help="Write every tuple emitted on a leaf stream to this JSON-lines file.")
 @click.option("--multilang", is_flag=True,
               help="Run Python components as subprocesses over Storm's multi-lang protocol.")
+@click.option("--filter", "filter_file", type=click.Path(path_type=Path),
+              help="Flux file: Java properties file whose values replace ${key} placeholders.")
+@click.option("--env-filter", is_flag=True,
+              help="Flux file: replace ${ENV-NAME} placeholders with environment variables.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @click.option("--traceback", "show_traceback", is_flag=True, help="Show tracebacks of errors.")
 def run_command(project: Path, name: str | None, env: str | None, engine: str, time_limit: float,
                 options: tuple[str, ...], ackers: int | None, workers: int | None, debug: bool,
                 config_file: Path | None, log_dir: Path | None, capture: Path | None,
-                multilang: bool, as_json: bool, show_traceback: bool) -> None:
-    """Run PROJECT (a streamparse project directory or a topology file) in the foreground.
+                multilang: bool, filter_file: Path | None, env_filter: bool, as_json: bool,
+                show_traceback: bool) -> None:
+    """Run PROJECT (a streamparse project directory, a topology file, or a Storm Flux
+    TOPOLOGY.yaml) in the foreground.
 
     Like `sparse run`: -n picks topologies/NAME.py, -e the environment, and options merge
-    env options < Topology.config < -o. A live status line shows per-component counts;
-    a summary prints at the end.
+    env options < Topology.config < -o. A Flux file takes --filter FILE.properties and
+    --env-filter, as `storm jar ... flux` does (docs/flux.md). A live status line shows
+    per-component counts; a summary prints at the end.
     """
     from engine.cli.run import run_foreground  # deferred: CLI start-up time
 
@@ -58,7 +65,8 @@ def run_command(project: Path, name: str | None, env: str | None, engine: str, t
                               time_limit=time_limit, options=options, ackers=ackers,
                               workers=workers, debug=debug, config_file=config_file,
                               log_dir=log_dir, capture=capture, multilang=multilang,
-                              as_json=as_json)
+                              as_json=as_json, filter_file=filter_file,
+                              env_filter=env_filter)
     except cli_errors.USER_ERRORS as exc:
         _fail(exc, 2, show_traceback)
     except cli_errors.RUN_ERRORS as exc:

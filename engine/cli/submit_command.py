@@ -32,6 +32,10 @@ from engine.cli.env import BadInput, Env, common_options
               help="Config file to use instead of the project's config.json / heron.yaml.")
 @click.option("--multilang", is_flag=True,
               help="Run Python components as subprocesses over Storm's multi-lang protocol.")
+@click.option("--filter", "filter_file", type=click.Path(path_type=Path),
+              help="Flux file: Java properties file whose values replace ${key} placeholders.")
+@click.option("--env-filter", is_flag=True,
+              help="Flux file: replace ${ENV-NAME} placeholders with environment variables.")
 @click.option("--deploy-deactivated", is_flag=True,
               help="Start the topology deactivated (PAUSED); `heron activate` starts it.")
 @click.option("--dry-run", is_flag=True,
@@ -45,10 +49,11 @@ from engine.cli.env import BadInput, Env, common_options
 @common_options
 def submit_command(cluster: str, project: Path, name: str | None, env_name: str | None,
                    options: tuple[str, ...], ackers: int | None, workers: int | None,
-                   config_file: Path | None, multilang: bool, deploy_deactivated: bool,
-                   dry_run: bool, from_savepoint: str | None, allow_missing_state: bool,
-                   env: Env) -> None:
-    """Submit PROJECT (a streamparse project or a topology file) to CLUSTER.
+                   config_file: Path | None, multilang: bool, filter_file: Path | None,
+                   env_filter: bool, deploy_deactivated: bool, dry_run: bool,
+                   from_savepoint: str | None, allow_missing_state: bool, env: Env) -> None:
+    """Submit PROJECT (a streamparse project, a topology file, or a Storm Flux
+    TOPOLOGY.yaml with --filter/--env-filter) to CLUSTER.
 
     `local` is this machine; any other cluster is described in HOME/conf/CLUSTER/
     (scheduler.yaml, statemgr.yaml, uploader.yaml; docs/clusters.md). The topology runs
@@ -67,13 +72,19 @@ def submit_command(cluster: str, project: Path, name: str | None, env_name: str 
     if cluster_config.is_local:
         runtime_root()  # the ipc sockets' root: refused (exit 2, naming it) before anything starts
     cli_options = parse_cli_options(options)
+    flux = {"filter_file": filter_file, "env_filter": env_filter}
     loaded = load_topology(project, name=name, env=env_name, config_file=config_file,
-                           cli_options=cli_options, ackers=ackers, workers=workers)
+                           cli_options=cli_options, ackers=ackers, workers=workers, **flux)
+    if loaded.flux is not None and not cluster_config.is_local:
+        raise BadInput(f"{project}: a Flux file is submitted to the local cluster only for "
+                       f"now; a {cluster_config.scheduler} cluster's topology package "
+                       "(engine/cluster/package.py) does not carry the YAML file and its "
+                       "resources/ yet")
     if from_savepoint:
         cli_options = {**cli_options, **_from_savepoint(loaded, cluster_config, env,
                                                         from_savepoint, allow_missing_state)}
         loaded = load_topology(project, name=name, env=env_name, config_file=config_file,
-                               cli_options=cli_options, ackers=ackers, workers=workers)
+                               cli_options=cli_options, ackers=ackers, workers=workers, **flux)
     elif allow_missing_state:
         raise BadInput("--allow-missing-state goes with --from-savepoint")
     for note in loaded.notes:
@@ -84,7 +95,8 @@ def submit_command(cluster: str, project: Path, name: str | None, env_name: str 
         raise BadInput("--dry-run prints a Kubernetes cluster's manifests; "
                        f"{ref.cluster!r} uses the {cluster_config.scheduler} scheduler")
     submission = Submission.of(project, plan.name, env=loaded.env, config_file=config_file,
-                               options=cli_options, ackers=ackers, workers=workers)
+                               options=cli_options, ackers=ackers, workers=workers,
+                               flux=loaded.flux)
     submitter = Submitter(cluster_config, ref, env.working_dir,
                           LocalState(env.open_state, env.launch_state_spec), home=env.home)
     if dry_run:

@@ -43,6 +43,7 @@ from engine.launch import LaunchSpec, StateManagerSpec, Submission
 from engine.security.keys import KeysError, TopologyKeys, keys_from_state
 from engine.security.private import (UnsafePathError, private_dir, read_private_file,
                                      write_private_file)
+from engine.submission import shell_dir_of
 
 #: settings of the submitter's launch spec that a node's launch spec keeps
 PORTABLE_SETTINGS = ("multilang", "multilang_serializer", "capture_all", "capture_all_streams",
@@ -60,9 +61,13 @@ class ContainerStartError(Exception):
 
 def launch_manifest(spec: LaunchSpec) -> dict[str, Any]:
     """What a package carries of the submitter's launch spec (engine/cluster/package.py):
-    the submission with the project made relative to the package, and the settings above."""
+    the submission with the project made relative to the package, and the settings above.
+    A Flux submission's project is its YAML file, which stays named inside the package."""
     submission = dict(vars(spec.submission))
     project = Path(submission["project"])
+    flux_file = project.name if project.suffix.lower() in (".yaml", ".yml") else None
+    if flux_file is not None:
+        project = project.parent
     config_file = submission.get("config_file")
     if config_file:
         try:
@@ -71,7 +76,7 @@ def launch_manifest(spec: LaunchSpec) -> dict[str, Any]:
         except ValueError:
             raise PackageError(f"{config_file}: a cluster submission's config file must be "
                                f"inside the project ({project})") from None
-    submission["project"] = "."
+    submission["project"] = flux_file or "."
     return {"topology": spec.topology_name, "topology_id": spec.topology_id,
             "submission": submission,
             "settings": {key: getattr(spec, key) for key in PORTABLE_SETTINGS}}
@@ -157,12 +162,13 @@ def prepare(args: argparse.Namespace) -> LaunchSpec:
     bind_host = args.bind_host or (address_of(args.bind_interface) if args.bind_interface
                                    else socket.gethostbyname(socket.gethostname()))
     submission = dict(manifest["submission"])
-    submission["project"] = str(project)
+    submission["project"] = str(project / submission["project"])  # "." or a Flux file
     if submission.get("config_file"):
         submission["config_file"] = str(project / submission["config_file"])
     spec = LaunchSpec(topology_name=args.topology, topology_id=args.topology_id,
                       working_dir=str(work), submission=Submission(**submission),
-                      state=state_spec, python=python, shell_cwd=str(project / "src"),
+                      state=state_spec, python=python,
+                      shell_cwd=str(shell_dir_of(submission["project"])),
                       bind_host=bind_host, incarnation=args.incarnation,
                       package_url=args.package, package_sha256=args.sha256,
                       **manifest.get("settings", {}))

@@ -40,7 +40,7 @@ def deploy(loaded: Any, *, state: Any, state_spec: StateManagerSpec, working_dir
                       working_dir=str(Path(working_dir).resolve()), submission=submission,
                       state=state_spec, cluster=cluster, multilang=multilang,
                       multilang_serializer=multilang_serializer,
-                      shell_cwd=str(loaded.project.root / "src"), capture_all=capture_all,
+                      shell_cwd=str(loaded.shell_dir), capture_all=capture_all,
                       capture_all_streams=capture_all_streams)
     spec.set_restart_policy(RestartPolicy.from_config(plan.config))
     spec.save()
