@@ -15,6 +15,7 @@ from __future__ import annotations
 import difflib
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -69,11 +70,15 @@ def _display(outcome: FileOutcome, root: Path) -> str:
               help="Pipe each changed Python file through CMD (stdin to stdout), e.g. 'black -q -'.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
               help="Migrate files in N worker processes, with a progress bar on a terminal.")
+@click.option("--filter", "filter_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              metavar="FILE.properties",
+              help="Flux files: substitute ${...} from these Java properties, as storm jar "
+                   "--filter does.")
 @click.option("--debug", is_flag=True, help="Show tracebacks of internal failures.")
 def command(path: Path | None, check: bool, write: bool, out_tree: Path | None,
             list_rules: bool, only: str, skip: str, report_file: Path | None,
             report_json: Path | None, unsafe: bool, format_cmd: str | None, jobs: int,
-            debug: bool) -> None:
+            filter_file: Path | None, debug: bool) -> None:
     """Migrate the streamparse project or file at PATH to compat.storm_api."""
     if list_rules:
         for rule_id, rule in RULES.items():
@@ -93,7 +98,7 @@ def command(path: Path | None, check: bool, write: bool, out_tree: Path | None,
         except OutTreeRefused as exc:
             click.echo(f"error: {exc}", err=True)
             sys.exit(EXIT_ERROR)
-    outcomes = _migrate(path, rules, unsafe, jobs)
+    outcomes = _migrate(path, rules, unsafe, jobs, {"filter_file": filter_file})
     if format_cmd:
         _format(outcomes, path, format_cmd)
     mode = "check" if check else "write" if write else "diff"
@@ -131,16 +136,17 @@ def _format(outcomes: list[FileOutcome], root: Path, command: str) -> None:
                     outcome.status = Status.UNCHANGED
 
 
-def _migrate(path: Path, rules: list, unsafe: bool, jobs: int) -> list[FileOutcome]:
+def _migrate(path: Path, rules: list, unsafe: bool, jobs: int,
+             options: dict[str, Any]) -> list[FileOutcome]:
     """Run the migration, with a rich progress bar when several jobs run on a terminal."""
     if jobs == 1 or not sys.stderr.isatty():
-        return migrate_tree(path, rules, unsafe=unsafe, jobs=jobs)
+        return migrate_tree(path, rules, unsafe=unsafe, jobs=jobs, options=options)
     from rich.console import Console
     from rich.progress import Progress
 
     with Progress(console=Console(stderr=True), transient=True) as bar:
         task = bar.add_task("migrating", total=None)
-        return migrate_tree(path, rules, unsafe=unsafe, jobs=jobs,
+        return migrate_tree(path, rules, unsafe=unsafe, jobs=jobs, options=options,
                             progress=lambda _outcome: bar.advance(task))
 
 

@@ -90,7 +90,11 @@ def read_source(path: Path, display: str | None = None) -> str:
 
 def atomic_write(path: Path, text: str) -> None:
     """Replace ``path`` with ``text`` via a temp file in the same directory and a rename,
-    keeping the file's mode, so a crash never leaves a half-written source."""
+    keeping the file's mode, so a crash never leaves a half-written source.
+
+    A new file's missing folders are made (a Flux-only project has no ``topologies/``
+    for the topology file written from its YAML)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
     if path.exists():
         mode = stat.S_IMODE(path.stat().st_mode)
     else:  # a new file gets the usual mode under the current umask

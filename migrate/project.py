@@ -6,13 +6,14 @@ import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from migrate.errors import MigrationError, RuleCrashed, SourceUnparseable
 from migrate.files import iter_linked_dirs, iter_python_files, read_source
 from migrate.findings import Finding, Level
 from migrate.outcome import FileOutcome, Status
 from migrate.rules.base import Rule
+from migrate.rules.flux import FLUX_SUFFIXES
 from migrate.transform import transform_source
 
 
@@ -61,13 +62,20 @@ def linked_dir_outcome(link: Path, display: str) -> FileOutcome:
 
 
 def migrate_tree(root: Path, rules: Sequence[type], unsafe: bool = False, jobs: int = 1,
-                 progress: Callable[[FileOutcome], None] | None = None) -> list[FileOutcome]:
-    """Source rules over every Python file, then project rules (config...) over ``root``."""
+                 progress: Callable[[FileOutcome], None] | None = None,
+                 options: Mapping[str, Any] | None = None) -> list[FileOutcome]:
+    """Source rules over every Python file, then project rules (config...) over ``root``.
+
+    ``options`` are CLI settings for project rules (``--filter`` for ``flux``): each rule
+    gets those named in its ``OPTIONS``, so a rule that takes none is built as before.
+    """
     code_rules = [r for r in rules if isinstance(r, type) and issubclass(r, Rule)]
     outcomes = _migrate_sources(root, code_rules, unsafe, jobs, progress)
     for rule in rules:
         if rule not in code_rules:
-            outcomes.extend(rule().apply(root))
+            wanted = {k: v for k, v in (options or {}).items()
+                      if k in getattr(rule, "OPTIONS", ()) and v is not None}
+            outcomes.extend(rule(**wanted).apply(root))
     return outcomes
 
 
@@ -81,6 +89,8 @@ def _migrate_sources(root: Path, rules: Sequence[type[Rule]], unsafe: bool, jobs
     (a forkserver would outlive the run).
     """
     base = root if root.is_dir() else root.parent
+    if not root.is_dir() and root.suffix.lower() in FLUX_SUFFIXES:
+        return []  # a Flux file given as PATH: the flux rule reads it, not the Python pass
     paths = list(iter_python_files(root))
     links = [linked_dir_outcome(p, str(p.relative_to(base))) for p in iter_linked_dirs(root)]
     work = [(p, rules, str(p.relative_to(base)), unsafe) for p in paths]

@@ -6,6 +6,7 @@ from migrate.errors import UnknownRule
 from migrate.rules.base import Rule
 from migrate.rules.config import ConfigRule
 from migrate.rules.dependencies import DependenciesRule
+from migrate.rules.flux import FluxRule
 from migrate.rules.imports import ImportsRule
 from migrate.rules.kafka import KafkaRule
 from migrate.rules.sparse_commands import SparseCommandsRule
@@ -14,7 +15,8 @@ from migrate.rules.unsupported import UnsupportedRule
 
 # Source rules (libcst codemods, per file) and project rules (``apply(root)``, per project).
 RULES: dict[str, type] = {rule.RULE_ID: rule for rule in (
-    ImportsRule, UnsupportedRule, StdoutRule, KafkaRule, ConfigRule, DependenciesRule, SparseCommandsRule)}
+    ImportsRule, UnsupportedRule, StdoutRule, KafkaRule, ConfigRule, DependenciesRule, SparseCommandsRule,
+    FluxRule)}
 
 
 def select_rules(only: list[str] | None = None, skip: list[str] | None = None) -> list[type]:

@@ -9,10 +9,12 @@ this one); every output is fed back in to show a second run changes nothing.
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import pytest
 
 from migrate.findings import Finding, Level
+from migrate.project import migrate_tree
 from migrate.rules import select_rules
 from migrate.rules.base import Rule
 from migrate.transform import transform_source
@@ -306,3 +308,44 @@ def test_java_import_stays_while_another_java_spec_uses_it() -> None:
         ''')
     assert code.splitlines()[1:3] == ["from compat.storm_api import JavaSpout",
                                       "from compat.connectors.kafka import KafkaSpout"]
+
+
+def test_migrated_topology_compiles(tmp_path: Path, isolated_imports: None) -> None:
+    """The rewritten specs are accepted by the plan compiler, as the Java ones were not."""
+    pytest.importorskip("compat.connectors.kafka", reason="the Kafka connectors (and "
+                        "confluent-kafka) are needed to load the topology")
+    from engine.plan.compiler import compile_topology
+    from engine.plan.discovery import load_topology_class
+
+    (tmp_path / "topologies").mkdir()
+    (tmp_path / "src" / "bolts").mkdir(parents=True)
+    (tmp_path / "src" / "bolts" / "__init__.py").write_text("")
+    (tmp_path / "src" / "bolts" / "upper.py").write_text(
+        "from streamparse import Bolt\n\n\nclass Upper(Bolt):\n"
+        "    outputs = ['key', 'message']\n\n    def process(self, tup):\n"
+        "        self.emit([tup.values[3], tup.values[4].upper()])\n")
+    topology = tmp_path / "topologies" / "upper.py"
+    topology.write_text(textwrap.dedent('''\
+        from streamparse import Grouping, JavaBolt, JavaSpout, Topology
+
+        from bolts.upper import Upper
+
+
+        class UpperCase(Topology):
+            words = JavaSpout.spec(
+                full_class_name="org.apache.storm.kafka.spout.KafkaSpout",
+                args_list=["127.0.0.1:9092", "words"],
+                par=2,
+                outputs=["topic", "partition", "offset", "key", "value"],
+            )
+            upper = Upper.spec(inputs={words: Grouping.fields("key")})
+            out = JavaBolt.spec(full_class_name="org.apache.storm.kafka.bolt.KafkaBolt",
+                                args_list=["127.0.0.1:9092", "upper"], inputs=[upper])
+        '''))
+    for outcome in migrate_tree(tmp_path, select_rules()):
+        assert outcome.status.value != "failed", outcome.error
+        if outcome.status.value == "changed":
+            outcome.path.write_text(outcome.migrated)
+    plan = compile_topology(load_topology_class(topology), name="upper").plan
+    assert list(plan.spouts) == ["words"] and list(plan.bolts) == ["upper", "out"]
+    assert plan.components["words"].config["heron.connectors.kafka.spout.topics"] == "words"
