@@ -177,6 +177,8 @@ class FluxRule:
             return [FileOutcome(path, Status.UNCHANGED, findings=notes)]
         generated = render(flux, display, base, target_display, self.filter_file)
         findings = [*notes, *generated.findings]
+        if any(f.level is Level.ERROR for f in generated.findings):
+            return [FileOutcome(path, Status.UNCHANGED, findings=findings)]  # nothing written
         runs_directly = self._finding(
             display, 0, Level.INFO,
             f"Flux file kept as it is (the engine runs it directly: heron run {display}"
@@ -372,10 +374,10 @@ def render(flux: Any, display: str, base: Path, target_display: str,
         inputs[stream.target].append(f"{key}: {grouping}")
     order = _definition_order(flux)
     if order is None:
-        note(0, Level.ERROR, "the streams form a cycle: a Topology class defines each bolt "
-             "after its inputs, so this topology cannot be written as one",
-             "break the cycle in the YAML, or run the YAML directly")
-        order = list(flux.components)
+        note(0, Level.ERROR, f"{target_display} not written: the streams form a cycle, and a "
+             "Topology class defines each bolt after its inputs",
+             f"break the cycle in the YAML, or keep running {display} itself")
+        return Generated("", findings)
     imports: dict[str, set[str]] = {STORM_API: {"Topology"}}
     body: list[str] = []
     shell_dirs = False

@@ -515,3 +515,28 @@ def test_name_that_is_not_a_file_name_is_reported(tmp_path: Path) -> None:
     assert created.path.name == "my_words.py"
     assert "class MyWords(Topology):" in created.migrated
     assert any("'my words!' is not a file name" in f.message for f in created.findings)
+
+
+def test_streams_in_a_cycle_are_an_error_and_nothing_is_written(tmp_path: Path) -> None:
+    root = flux_project(tmp_path / "p", textwrap.dedent("""\
+        name: "loop"
+        spouts:
+          - id: "s"
+            className: "org.apache.storm.flux.wrappers.spouts.FluxShellSpout"
+            constructorArgs: [["python3", "s.py"], ["x"]]
+        bolts:
+          - id: "a"
+            className: "org.apache.storm.flux.wrappers.bolts.FluxShellBolt"
+            constructorArgs: [["python3", "a.py"], ["x"]]
+          - id: "b"
+            className: "org.apache.storm.flux.wrappers.bolts.FluxShellBolt"
+            constructorArgs: [["python3", "b.py"], ["x"]]
+        streams:
+          - {from: "s", to: "a", grouping: {type: SHUFFLE}}
+          - {from: "a", to: "b", grouping: {type: SHUFFLE}}
+          - {from: "b", to: "a", grouping: {type: SHUFFLE}}
+        """), name="loop.yaml")
+    outcomes = FluxRule().apply(root)
+    assert not any(o.created for o in outcomes)
+    [error] = [f for o in outcomes for f in o.findings if f.level is Level.ERROR]
+    assert "topologies/loop.py not written: the streams form a cycle" in error.message
