@@ -15,7 +15,7 @@ Storm's ``findNextCommitOffset`` does with its ``emittedOffsets.ceiling``).
 """
 from __future__ import annotations
 
-from bisect import bisect_left, insort
+from bisect import bisect_left
 
 __all__ = ["OffsetManager"]
 

@@ -30,7 +30,7 @@ import threading
 from typing import Any
 
 __all__ = ["BEGINNING", "END", "commit_metadata", "committed_by", "first_poll_offset",
-           "start_group"]
+           "start_group", "recorded_starts"]
 
 #: librdkafka's logical offsets (confluent_kafka.OFFSET_BEGINNING / OFFSET_END)
 BEGINNING = -2
@@ -74,3 +74,38 @@ def start_group(storm_id: str, component: str) -> str:
     in state. Tied to the submission by its name, so it needs no commit metadata (which
     some brokers drop) and a new submission resolves LATEST afresh."""
     return f"heron-start-{storm_id}-{component}"
+
+
+def recorded_starts(consumer: Any, recorder: Any, topic_partition: Any,
+                    partitions: list[tuple[str, int]], strategy: str, metadata: str,
+                    timeout: float) -> dict[tuple[str, int], int]:
+    """EFFECTIVELY_ONCE: the start of each partition in this submission, as numbers.
+
+    ``recorder`` is a consumer of the :func:`start_group`: a partition it has a committed
+    offset for starts there (this submission started it before: a rollback to empty
+    state, a restart). The others are resolved now, from the spout's own group
+    (``consumer``: its committed offset for the UNCOMMITTED_ strategies) and the
+    watermarks (beginning: low, end: high), and recorded before anything is emitted.
+    """
+    TP = topic_partition
+    starts: dict[tuple[str, int], int] = {}
+    fresh = []
+    for tp in recorder.committed([TP(t, p) for t, p in partitions], timeout=timeout):
+        if tp.offset >= 0:
+            starts[(tp.topic, tp.partition)] = tp.offset
+        else:
+            fresh.append((tp.topic, tp.partition))
+    if not fresh:
+        return starts
+    group = {(tp.topic, tp.partition): tp.offset for tp in consumer.committed(
+        [TP(t, p) for t, p in fresh], timeout=timeout)}
+    for tp in fresh:
+        committed = group.get(tp, -1)
+        start = first_poll_offset(strategy, committed if committed >= 0 else None, False)
+        if start in (BEGINNING, END):
+            low, high = consumer.get_watermark_offsets(TP(*tp), timeout=timeout)
+            start = low if start == BEGINNING else high
+        starts[tp] = start
+    recorder.commit(offsets=[TP(t, p, starts[(t, p)], metadata=metadata) for t, p in fresh],
+                    asynchronous=False)
+    return starts

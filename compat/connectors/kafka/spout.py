@@ -3,7 +3,8 @@
 See docs/kafka.md for the settings and the guarantee of each mode; the pieces live beside
 this module: which partitions (partitions.py), where to start (positions.py), what may be
 committed (offsets.py), when to retry (retry.py), how records become values (serde.py,
-translator.py) and the lag metrics (lag.py).
+translator.py), the lag metrics (lag.py) and the AT_LEAST_ONCE acking and commits
+(at_least_once.py).
 """
 from __future__ import annotations
 
@@ -15,12 +16,14 @@ from compat.connectors.config import task_slice
 from compat.storm_api.spout import Spout
 from compat.storm_api.state import HashMapState, State, StatefulComponent
 
+from .at_least_once import AtLeastOnce
 from .client import kafka, new_consumer, wait_for_brokers
 from .errors import KafkaTopicError
 from .lag import lag_metrics
 from .offsets import OffsetManager
 from .partitions import discover, round_robin
-from .positions import BEGINNING, END, commit_metadata, committed_by, first_poll_offset, start_group
+from .positions import (commit_metadata, committed_by, first_poll_offset, recorded_starts,
+                        start_group)
 from .retry import RetrySchedule
 from .serde import deserializer
 from .settings import key, spout_settings
@@ -34,7 +37,7 @@ log = logging.getLogger(__name__)
 BATCH = 500
 
 
-class KafkaSpout(StatefulComponent, Spout):
+class KafkaSpout(StatefulComponent, AtLeastOnce, Spout):
     """Emits the records of Kafka topics (Storm's ``KafkaSpout``; docs/kafka.md).
 
     Each task reads its round-robin share of the topics' partitions (``consumer.assign``),
@@ -210,38 +213,22 @@ class KafkaSpout(StatefulComponent, Spout):
 
     def _effectively_once_starts(self, added: list[tuple[str, int]]) -> dict[tuple[str, int], int]:
         """Positions from state; for partitions it lacks, the start this submission first
-        took (recorded in the start group), or else resolve and record it now."""
+        took (recorded in its start group), or else resolve and record it now."""
         starts = {tp: self._positions[tp] for tp in added if tp in self._positions}
         unknown = [tp for tp in added if tp not in starts]
-        if not unknown:
-            return starts
-        s, TP = self.settings, self._ck.TopicPartition
-        timeout = s.start_timeout_ms / 1000.0
-        recorder = new_consumer(self._name, s.bootstrap_servers, s.consumer_properties,
-                                **{"group.id": start_group(self._storm_id, self._name),
-                                   "enable.auto.commit": False})
-        try:
-            recorded = recorder.committed([TP(t, p) for t, p in unknown], timeout=timeout)
-            fresh = []
-            for tp in recorded:
-                if tp.offset >= 0:
-                    starts[(tp.topic, tp.partition)] = tp.offset
-                else:
-                    fresh.append((tp.topic, tp.partition))
-            if fresh:
-                group = {(tp.topic, tp.partition): tp.offset for tp in self._consumer.committed(
-                    [TP(t, p) for t, p in fresh], timeout=timeout)}
-                for tp in fresh:
-                    low, high = self._consumer.get_watermark_offsets(TP(*tp), timeout=timeout)
-                    start = first_poll_offset(s.strategy, group.get(tp, -1)
-                                              if group.get(tp, -1) >= 0 else None, False)
-                    starts[tp] = low if start == BEGINNING else high if start == END else start
-                recorder.commit(offsets=[TP(t, p, starts[(t, p)], metadata=self._metadata)
-                                         for t, p in fresh], asynchronous=False)
-        finally:
-            recorder.close()
-        for tp in unknown:
-            self._positions[tp] = starts[tp]
+        if unknown:
+            s = self.settings
+            recorder = new_consumer(self._name, s.bootstrap_servers, s.consumer_properties,
+                                    **{"group.id": start_group(self._storm_id, self._name),
+                                       "enable.auto.commit": False})
+            try:
+                starts.update(recorded_starts(
+                    self._consumer, recorder, self._ck.TopicPartition, unknown, s.strategy,
+                    self._metadata, s.start_timeout_ms / 1000.0))
+            finally:
+                recorder.close()
+            for tp in unknown:
+                self._positions[tp] = starts[tp]
         return starts
 
     # -- the loop -------------------------------------------------------------------
@@ -348,107 +335,6 @@ class KafkaSpout(StatefulComponent, Spout):
             self._last_log = now
             log.warning("%s: consumer error on %s/%s: %s", self._name, record.topic(),
                         record.partition(), error.str())
-
-    # -- AT_LEAST_ONCE ----------------------------------------------------------------
-    def ack(self, tup_id: Any) -> None:
-        msg_id = tuple(tup_id)
-        if msg_id not in self._pending:
-            return  # of a revoked partition, or acked twice
-        self._pending.discard(msg_id)
-        self._fails.pop(msg_id, None)
-        manager = self._managers.get(msg_id[:2])
-        if manager is not None:
-            manager.ack(msg_id[2])
-
-    def fail(self, tup_id: Any) -> None:
-        msg_id = tuple(tup_id)
-        if msg_id not in self._pending:
-            return
-        self._pending.discard(msg_id)
-        fails = self._fails[msg_id] = self._fails.get(msg_id, 0) + 1
-        if not self._retry.schedule(msg_id, fails):
-            log.warning("%s: record %s/%d@%d failed %d times (spout.retry.max.retries); "
-                        "acking it", self._name, msg_id[0], msg_id[1], msg_id[2], fails)
-            self._fails.pop(msg_id, None)
-            manager = self._managers.get(msg_id[:2])
-            if manager is not None:
-                manager.ack(msg_id[2])
-
-    def _seek_retries(self, now: float) -> None:
-        """Seek each partition with a tuple due for retry back to its earliest one (once
-        per offset and second: the records come back through the next polls)."""
-        earliest: dict[tuple[str, int], int] = {}
-        for topic, partition, offset in self._retry.ready():
-            tp = (topic, partition)
-            earliest[tp] = min(offset, earliest.get(tp, offset))
-        for tp, offset in earliest.items():
-            last = self._seeked.get(tp)
-            if last is not None and last[0] == offset and now - last[1] < 1.0:
-                continue
-            try:
-                self._consumer.seek(self._ck.TopicPartition(tp[0], tp[1], offset))
-                self._seeked[tp] = (offset, now)
-            except self._ck.KafkaException as exc:
-                log.debug("%s: seek %s/%d@%d for a retry: %s", self._name, *tp, offset, exc)
-
-    def _limit_uncommitted(self) -> None:
-        """Pause partitions holding ``max.uncommitted.offsets`` uncommitted offsets (unless a
-        retry within that bound is due), resume the others (Storm 2's pollable partitions)."""
-        limit = self.settings.max_uncommitted
-        over = {tp for tp, m in self._managers.items() if m.uncommitted >= limit}
-        if over and len(self._retry):
-            for topic, partition, offset in self._retry.ready():
-                bound = self._managers[(topic, partition)].nth_uncommitted(limit) \
-                    if (topic, partition) in self._managers else None
-                if bound is not None and offset <= bound:
-                    over.discard((topic, partition))
-        if over == self._paused:
-            return
-        TP = self._ck.TopicPartition
-        if over - self._paused:
-            self._consumer.pause([TP(t, p) for t, p in over - self._paused])
-        if self._paused - over:
-            self._consumer.resume([TP(t, p) for t, p in self._paused - over])
-        self._paused = over
-
-    def _hold_back(self, tp: tuple[str, int], offset: int) -> None:
-        """Pause ``tp`` and seek it back to ``offset`` (the first record of this batch not
-        emitted), so the records held back are read again once commits catch up."""
-        if tp not in self._paused:
-            self._consumer.pause([self._ck.TopicPartition(*tp)])
-            self._paused.add(tp)
-        if tp not in self._held:
-            self._held[tp] = offset
-            try:
-                self._consumer.seek(self._ck.TopicPartition(tp[0], tp[1], offset))
-            except self._ck.KafkaException as exc:
-                log.debug("%s: seek %s/%d@%d to hold back: %s", self._name, *tp, offset, exc)
-
-    def _commit_acked(self) -> None:
-        """Commit every partition's contiguous acked run; counted committed only when the
-        broker confirms (``_on_commit``), one commit in flight at a time."""
-        if self._in_flight:
-            return
-        TP = self._ck.TopicPartition
-        offsets = [TP(t, p, o, metadata=self._metadata) for (t, p), m in self._managers.items()
-                   if (o := m.next_commit_offset()) is not None]
-        if offsets:
-            self._in_flight = True
-            self._consumer.commit(offsets=offsets, asynchronous=True)
-
-    def _on_commit(self, error: Any, partitions: list) -> None:
-        """librdkafka's commit callback (run inside consume/poll, on this thread)."""
-        if not self._alo:
-            return
-        self._in_flight = False
-        if error is not None:
-            log.warning("%s: offset commit failed (%s); trying again next period",
-                        self._name, error)
-            return
-        for tp in partitions:
-            manager = self._managers.get((tp.topic, tp.partition))
-            if tp.error is None and manager is not None and tp.offset >= 0:
-                manager.commit(tp.offset)
 
     # -- the other modes ------------------------------------------------------------
     def _commit_positions(self, asynchronous: bool,

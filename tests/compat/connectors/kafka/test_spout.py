@@ -4,7 +4,6 @@ uncommitted offsets, the other guarantees, lag metrics and records that do not d
 
 from __future__ import annotations
 
-import json
 import time
 
 import pytest
