@@ -86,6 +86,8 @@ class SpoutSettings:
     retry_max_delay_ms: int = 10_000
     retry_max_retries: int = -1
     emit_null_tuples: bool = False
+    #: a bounded read: exhausted once the partitions are read to their end (bounded.py)
+    finite: bool = False
     key_deserializer: str = "string"
     value_deserializer: str = "string"
     translator: str = "default"
@@ -149,6 +151,7 @@ def spout_settings(component: Any) -> SpoutSettings:
         retry_max_delay_ms=intg("spout.retry.max.delay.ms", 10_000, 0),
         retry_max_retries=intg("spout.retry.max.retries", -1, -1),
         emit_null_tuples=setting(component, key("spout.emit.null.tuples"), "bool", False),
+        finite=setting(component, key("spout.finite"), "bool", False),
         key_deserializer=setting(component, key("spout.key.deserializer"), "str", "string",
                                  choices=SERDES),
         value_deserializer=setting(component, key("spout.value.deserializer"), "str",

@@ -17,6 +17,7 @@ from compat.storm_api.spout import Spout
 from compat.storm_api.state import HashMapState, State, StatefulComponent
 
 from .at_least_once import AtLeastOnce
+from .bounded import read_to_end
 from .client import kafka, new_consumer, wait_for_brokers
 from .errors import KafkaTopicError
 from .lag import lag_metrics
@@ -138,6 +139,7 @@ class KafkaSpout(StatefulComponent, AtLeastOnce, Spout):
         for topic, partition, offset in self.state.get(self.POSITIONS_KEY) or []:
             self._positions[(str(topic), int(partition))] = int(offset)
         self._assigned: list[tuple[str, int]] = []
+        self._ended = False
         self.undecodable = 0
         self._last_log = 0.0
         self._suppressed = 0
@@ -233,6 +235,8 @@ class KafkaSpout(StatefulComponent, AtLeastOnce, Spout):
 
     # -- the loop -------------------------------------------------------------------
     def next_tuple(self) -> None:
+        if self._ended:
+            return
         now = time.monotonic()
         if now >= self._next_commit:
             self._next_commit = now + self.settings.commit_period_ms / 1000.0
@@ -259,6 +263,8 @@ class KafkaSpout(StatefulComponent, AtLeastOnce, Spout):
         if not records:
             first = self._consumer.poll(self.settings.poll_timeout_ms / 1000.0)
             if first is None:
+                if self.settings.finite:
+                    self._end_if_read()
                 return
             records = [first, *self._consumer.consume(BATCH - 1, 0)]
         if self._mode == "AT_MOST_ONCE" and not self._commit_before_emit(records):
@@ -407,6 +413,28 @@ class KafkaSpout(StatefulComponent, AtLeastOnce, Spout):
             self.report_metric(name, value)
         self.report_metric(self.UNDECODABLE_METRIC, self.undecodable)
         return metrics
+
+    def _end_if_read(self) -> None:
+        """``spout.finite``: end once every partition is read to its end and, under
+        AT_LEAST_ONCE, every tuple acked and its offset committed (so a restart of the
+        topology finds nothing left to read)."""
+        if not read_to_end(self._consumer, self._ck.TopicPartition, self._assigned):
+            return
+        if self._alo:
+            if self._pending or len(self._retry):
+                return
+            if any(m.next_commit_offset() is not None for m in self._managers.values()):
+                self._commit_acked()  # now, not at the next commit period
+                return
+        elif self._mode in ("AT_MOST_ONCE", "NO_GUARANTEE"):
+            self._commit_positions(asynchronous=False)
+        self._ended = True
+        self.report_lag()
+        log.info("%s task %s read its partitions to their end (spout.finite)", self._name,
+                 self.task_id)
+
+    def is_exhausted(self) -> bool:
+        return self._ended
 
     def deactivate(self) -> None:
         if self._alo:
