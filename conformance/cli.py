@@ -118,9 +118,12 @@ def _comparison_options(fn: Any) -> Any:
 @click.option("--kill", "kill_component", metavar="COMPONENT",
               help="With --inject-failures on --topology: the bolt to kill (default: the "
                    "first bolt).")
+@click.option("--kafka", metavar="HOST:PORT",
+              help="A Kafka broker for the cases that read their input from Kafka (each "
+                   "fixture goes to a fresh topic); without it they are skipped.")
 @_comparison_options
 @_common
-def run_command(engines: str, pattern: str | None, inject_failures: bool,
+def run_command(engines: str, pattern: str | None, inject_failures: bool, kafka: str | None,
                 topology: Path | None, fixture: Path | None, kill_component: str | None,
                 streams: tuple[str, ...], ignore: tuple[int, ...], per_key: str | None,
                 float_digits: int, options: tuple[str, ...], name: str | None,
@@ -162,7 +165,7 @@ def run_command(engines: str, pattern: str | None, inject_failures: bool,
             return execute_suite(cases=cases, adapters=adapters, report_dir=directory,
                             repeat=repeat, inject_failures=inject_failures,
                             time_limit=time_limit, spark_master=spark_master,
-                            as_json=as_json, command_for=command_for)
+                            as_json=as_json, command_for=command_for, kafka=kafka)
 
     guard(debug, body)
 

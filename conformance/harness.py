@@ -59,7 +59,7 @@ def logging_to(report_dir: Path, debug: bool) -> Iterator[None]:
 def execute_suite(*, cases: list[Case], adapters: list[EngineAdapter], report_dir: Path,
              repeat: int, inject_failures: bool, time_limit: float | None, spark_master: str,
              as_json: bool, pairs: list[tuple[str, str]] | None = None,
-             command_for: Any = None) -> int:
+             command_for: Any = None, kafka: str | None = None) -> int:
     """Run, write the report, print the summary; returns the exit code."""
     console = stderr_console()
     command = " ".join(shlex.quote(a) for a in ["heron-conformance", *sys.argv[1:]])
@@ -68,7 +68,7 @@ def execute_suite(*, cases: list[Case], adapters: list[EngineAdapter], report_di
             runner = Runner(adapters, spark=spark, report_dir=report_dir, repeat=repeat,
                             inject_failures=inject_failures, time_limit=time_limit,
                             progress=progress, pairs=pairs, command=command,
-                            command_for=command_for)
+                            command_for=command_for, kafka=kafka)
             suite = runner.run(cases)
         suite.environment["spark_master"] = spark_master
         report = write_report(suite, report_dir)

@@ -34,6 +34,7 @@ from conformance.catalogue.case import Case, CaseError, Kill
 from conformance.diff import diff_captures
 from conformance.engines import EngineAdapter, EngineOutput, HarnessError, isolated_imports
 from conformance.fixture_spout import read_fixture, wrap_project
+from conformance.kafka_input import KafkaInputError, kafka_options, load_topic
 from conformance.model import (
     CaseResult,
     Comparison,
@@ -240,7 +241,8 @@ class Runner:
                  progress: ProgressListener | None = None,
                  pairs: Sequence[tuple[str, str]] | None = None, sample_limit: int = 20,
                  command: str = "",
-                 command_for: Callable[[Case, str, bool], str] | None = None) -> None:
+                 command_for: Callable[[Case, str, bool], str] | None = None,
+                 kafka: str | None = None) -> None:
         if not adapters:
             raise HarnessError("no engines to run on")
         names = [a.name for a in adapters]
@@ -264,6 +266,8 @@ class Runner:
         self.sample_limit = sample_limit
         self.command = command
         self.command_for = command_for or _catalogue_command
+        #: the broker Kafka cases load their fixtures into (``--kafka``); None skips them
+        self.kafka = kafka
 
     # -- spark ------------------------------------------------------------------------
     @property
@@ -322,9 +326,38 @@ class Runner:
         slug = lead.name if len(group) == 1 else f"{lead.topology}-shared"
         kill = lead.injected_kill(self.inject_failures)
         runs: dict[str, _Run] = {}
+        lead, skip = self._through_kafka(lead, slug, rep)
         for adapter in self.adapters:
+            if skip is not None:
+                self.progress.run_started(label, adapter.name, rep)
+                runs[adapter.name] = _Run(engine=adapter.name, kill=kill,
+                                          verdict=Verdict.SKIPPED if self.kafka is None
+                                          else Verdict.ERROR, reason=skip)
+                self.progress.run_finished(label, adapter.name, rep, "skipped"
+                                           if self.kafka is None else "error", 0.0)
+                continue
             runs[adapter.name] = self._run_engine(adapter, lead, group, rep, label, slug, kill)
         return [self._judge(case, runs, rep, kill, len(group) > 1) for case in group]
+
+    def _through_kafka(self, lead: Case, slug: str, rep: int) -> tuple[Case, str | None]:
+        """The case with its Kafka spouts' fixtures loaded into fresh topics and the
+        options pointing at them; or why it cannot run (no broker, or the load failed)."""
+        if not lead.kafka_spouts:
+            return lead, None
+        if self.kafka is None:
+            return lead, "needs a Kafka broker: heron-conformance run --kafka HOST:PORT"
+        try:
+            topics = {spout: load_topic(self.kafka,
+                                        [row.values for row in read_fixture(lead.fixtures[spout])],
+                                        prefix=f"conformance-{slug}-r{rep}")
+                      for spout in lead.kafka_spouts}
+        except KeyError as exc:
+            raise CaseError(f"case {lead.name}: Kafka spout {exc.args[0]!r} has no "
+                            "fixture") from None
+        except KafkaInputError as exc:
+            return lead, f"case {lead.name}: {exc}"
+        return replace(lead, options={**lead.options,
+                                      **kafka_options(self.kafka, topics)}), None
 
     def _run_engine(self, adapter: EngineAdapter, lead: Case, group: list[Case], rep: int,
                     label: str, slug: str, kill: Kill | None) -> _Run:

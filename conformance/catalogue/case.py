@@ -85,6 +85,9 @@ class Case:
     time_limit: float = 60.0
     #: run Python components with shell specs as multi-lang subprocesses
     multilang: bool = False
+    #: spouts whose fixture goes through Kafka (conformance.kafka_input): written to a
+    #: fresh topic, read by the spout from the suite's broker (``--kafka``)
+    kafka_spouts: tuple[str, ...] = ()
     #: engine name -> why it is known not to conform on this case (a documented gap): a
     #: failure there is reported as "known failure" with the reason and does not fail the
     #: run; a pass there is reported too, so the entry can be removed
@@ -119,4 +122,5 @@ class Case:
         return (str(self.project), self.topology, tuple(sorted((k, str(v)) for k, v in
                                                                self.fixtures.items())),
                 tuple(sorted((k, repr(v)) for k, v in self.options.items())),
-                self.env, self.workers, self.multilang, self.injected_kill(inject_failures))
+                self.env, self.workers, self.multilang, self.injected_kill(inject_failures),
+                self.kafka_spouts)

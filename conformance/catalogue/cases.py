@@ -136,6 +136,13 @@ CATALOGUE: tuple[Case, ...] = (
                                key_columns=(0,), value_column=1, reduce="max"),
          expected=exp.word_count, allowed_under_failure=EXACT, kill=Kill("split", 15),
          tags=("acking", "failure-injection", "aggregate")),
+    Case(name="word_count_from_kafka", project=WORDCOUNT, topology="word_count_kafka",
+         fixtures={"sentences": FIXTURES / "sentences.jsonl"}, kafka_spouts=("sentences",),
+         description="the seeded word count reading its sentences from a 3-partition Kafka "
+                     "topic (KafkaSpout, two tasks sharing the partitions, to the topic's "
+                     "end): every running count of every word",
+         comparison=_rows(("count", "default")), expected=exp.word_count,
+         tags=("aggregate", "kafka")),
     Case(name="stateful_word_count_with_failures", project=WORDCOUNT,
          topology="word_count_stateful",
          fixtures={"sentences": FIXTURES / "sentences.jsonl"},

@@ -114,13 +114,14 @@ def test_cases_are_selected_by_regex():
 
 # -- the whole catalogue on both engines ----------------------------------------------------
 @pytest.fixture(scope="module")
-def suite(spark, tmp_path_factory):
-    """Every case on storm and heron, once; the report written from it."""
+def suite(spark, kafka_broker, tmp_path_factory):
+    """Every case on storm and heron, once (the Kafka case through the test broker); the
+    report written from it."""
     from conformance.report import write_report
 
     report_dir = tmp_path_factory.mktemp("catalogue-report")
-    result = Runner([StormAdapter(), HeronAdapter()], spark=spark,
-                    report_dir=report_dir).run(list(CATALOGUE))
+    result = Runner([StormAdapter(), HeronAdapter()], spark=spark, report_dir=report_dir,
+                    kafka=kafka_broker.bootstrap).run(list(CATALOGUE))
     paths = write_report(result, report_dir)
     return result, report_dir, paths
 

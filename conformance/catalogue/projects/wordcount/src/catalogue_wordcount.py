@@ -122,3 +122,10 @@ class StatefulCountWords(StatefulComponent, Bolt):
         _, _, word = tup.values
         self.counts[word] = self.counts.get(word, 0) + 1
         self.emit([word, self.counts[word]])
+
+
+def sentence_of_record(record):
+    """The KafkaSpout translator of ``word_count_kafka``: a record's value is a fixture
+    row, ``[sid, sentence]`` (JSON, decoded by the spout)."""
+    sid, sentence = record.value
+    return [sid, sentence]
