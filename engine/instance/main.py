@@ -249,12 +249,17 @@ def _run_task(spec: LaunchSpec, loaded: Any, plan: Any, comp: Any, task: TaskInf
         for name, groupings in _groupings(plan, comp, task, new_tasks, new_containers).items():
             streams[name].groupings = groupings
         task.upstream_tasks = {t for inp in comp.inputs for t in new_tasks.get(inp.source, [])}
+        # in place: the factory's context, so a component rebuilt by the restore that
+        # follows (its state shared out to the new tasks) sees the new layout, and sources
+        # that split their input by task (task_slice) take their new share
+        context.clear()
+        context.update(_context(plan, comp, task, new_tasks))
         hosted = loop.hosted
         component = getattr(hosted, "component", None)
         if isinstance(component, Updatable):
             try:
                 try:
-                    component.update(_context(plan, comp, task, new_tasks))
+                    component.update(dict(context))
                 except Exception as exc:
                     handle_component_exception(component, exc)
             except ComponentFailure as failure:
