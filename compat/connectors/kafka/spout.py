@@ -36,6 +36,9 @@ log = logging.getLogger(__name__)
 
 #: records taken from librdkafka's queue per next_tuple call
 BATCH = 500
+#: the longest a partition refresh waits for metadata (it runs inside next_tuple, every
+#: spout.partition.refresh.period.ms; a refresh that times out is tried again next period)
+REFRESH_TIMEOUT_SECS = 1.0
 
 
 class KafkaSpout(StatefulComponent, AtLeastOnce, Spout):
@@ -154,9 +157,18 @@ class KafkaSpout(StatefulComponent, AtLeastOnce, Spout):
     def _refresh(self, metadata: Any = None, initial: bool = False) -> None:
         """Deal the partitions again; start the new ones, let go of the revoked ones."""
         s = self.settings
-        if metadata is None:
-            metadata = self._consumer.list_topics(timeout=max(s.poll_timeout_ms, 100) / 1000)
-        found, missing = discover(metadata.topics, s.topics, s.pattern)
+        if metadata is not None:
+            topics = metadata.topics
+        elif s.pattern is None:
+            # only the named topics: a cluster's full metadata can take longer than a
+            # refresh may block next_tuple
+            topics = {}
+            for name in s.topics:
+                topics.update(self._consumer.list_topics(
+                    topic=name, timeout=REFRESH_TIMEOUT_SECS).topics)
+        else:
+            topics = self._consumer.list_topics(timeout=REFRESH_TIMEOUT_SECS).topics
+        found, missing = discover(topics, s.topics, s.pattern)
         if missing:
             where = f"{key('bootstrap.servers')}={s.bootstrap_servers!r}"
             if initial:
