@@ -19,6 +19,7 @@ from engine.healthmgr.errors import HealthConfigError
 from engine.healthmgr.policies.config import HEALTHMGR_MODE, healthmgr_enabled
 from engine.launch import Submission
 from engine.local_run import HeronLocalRun
+from engine.plan.preflight import preflight
 from engine.storm import LocalCluster, OutputCapture
 from engine.submission import load_topology
 
@@ -53,6 +54,7 @@ def run_foreground(*, project: Path, name: str | None, env: str | None, engine: 
                            workers=workers, debug=debug, filter_file=filter_file,
                            env_filter=env_filter)
     refuse_auto_scaling(dict(loaded.plan.config))
+    preflight(loaded.compiled)  # e.g. a Kafka broker that does not answer: exit 2
     # the run's first line says which tuple path runs; bad input before it stays one line
     log_tuple_path(log)
     for note in loaded.notes:

@@ -91,6 +91,10 @@ def submit_command(cluster: str, project: Path, name: str | None, env_name: str 
         click.echo(note, err=True)
     plan = loaded.plan
     check_health_config(dict(plan.config))
+    if cluster_config.is_local and not dry_run:
+        from engine.plan.preflight import preflight
+
+        preflight(loaded.compiled)  # e.g. a Kafka broker that does not answer: exit 2
     if dry_run and cluster_config.scheduler != "kubernetes":
         raise BadInput("--dry-run prints a Kubernetes cluster's manifests; "
                        f"{ref.cluster!r} uses the {cluster_config.scheduler} scheduler")

@@ -60,6 +60,14 @@ class KafkaSink(TwoPhaseCommitBolt):
         return super().spec(name=name, inputs=inputs, par=par,
                             config={**(cls.config or {}), **(config or {})})
 
+    @classmethod
+    def preflight(cls, name: str, conf: dict) -> None:
+        """Before the topology starts (engine/plan/preflight.py): the settings and a
+        broker answering; raises ConnectorConfigError naming the key."""
+        from .preflight import check_sink
+
+        check_sink(cls, name, conf)
+
     def _setup(self) -> None:
         if getattr(self, "_settings", None) is not None:
             return

@@ -98,6 +98,14 @@ class KafkaSpout(StatefulComponent, AtLeastOnce, Spout):
                                 outputs=[Stream(fields=fields, name=stream)])
         return spec
 
+    @classmethod
+    def preflight(cls, name: str, conf: dict) -> None:
+        """Before the topology starts (engine/plan/preflight.py): the settings, a broker
+        answering, the named topics there; raises ConnectorConfigError naming the key."""
+        from .preflight import check_spout
+
+        check_spout(cls, name, conf)
+
     def init_state(self, stateful_state: State) -> None:
         """Keep the state; the positions in it are read in ``initialize``."""
         self.state = stateful_state
