@@ -1,0 +1,1 @@
+"""The Kafka benchmark's components (bench/kafka.py): Kafka -> split -> count -> Kafka."""
