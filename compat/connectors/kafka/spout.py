@@ -23,8 +23,8 @@ from .errors import KafkaTopicError
 from .lag import lag_metrics
 from .offsets import OffsetManager
 from .partitions import discover, round_robin
-from .positions import (commit_metadata, committed_by, first_poll_offset, recorded_starts,
-                        start_group)
+from .positions import (BEGINNING, END, commit_metadata, committed_by, first_poll_offset,
+                        recorded_starts, start_group)
 from .retry import RetrySchedule
 from .serde import deserializer
 from .settings import key, spout_settings
@@ -150,6 +150,8 @@ class KafkaSpout(StatefulComponent, AtLeastOnce, Spout):
         for topic, partition, offset in self.state.get(self.POSITIONS_KEY) or []:
             self._positions[(str(topic), int(partition))] = int(offset)
         self._assigned: list[tuple[str, int]] = []
+        #: where each assigned partition was started (an offset, BEGINNING or END)
+        self._starts_at: dict[tuple[str, int], int] = {}
         self._ended = False
         self.undecodable = 0
         self._last_log = 0.0
@@ -207,6 +209,7 @@ class KafkaSpout(StatefulComponent, AtLeastOnce, Spout):
             self._retry.retain(lambda m: m[:2] not in gone)
         if added:
             self._consumer.incremental_assign([TP(t, p, starts[(t, p)]) for t, p in added])
+            self._starts_at.update(starts)  # for the lag of a partition not read from yet
         self._assigned = mine
         log.info("%s task %s reads %d partition(s): %s", self._name, self.task_id, len(mine),
                  ", ".join(f"{t}/{p}" for t, p in mine))
@@ -421,11 +424,17 @@ class KafkaSpout(StatefulComponent, AtLeastOnce, Spout):
             position = self._positions.get(tp)
             manager = self._managers.get(tp)
             committed = manager.committed if manager is not None else None
-            if position is None and committed is None:
-                continue
-            _, end = self._consumer.get_watermark_offsets(TP(*tp), cached=True)
+            low, end = self._consumer.get_watermark_offsets(TP(*tp), cached=True)
             if end is None or end < 0:
                 continue
+            if position is None and committed is None:
+                # nothing read from it yet: all from where it starts is still to read
+                start = self._starts_at.get(tp)
+                if start is None:
+                    continue
+                position = end if start == END else (low if start == BEGINNING else start)
+                if position is None or position < 0:
+                    continue
             readings.append((tp[0], tp[1], end, position if position is not None
                              else committed, committed))
         metrics = lag_metrics(readings)
