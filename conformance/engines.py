@@ -210,7 +210,7 @@ class StormAdapter(EngineAdapter):
             try:
                 cluster = LocalCluster(loaded.compiled, log_dir=log_dir, capture=capture,
                                        multilang=case.multilang,
-                                       shell_cwd=loaded.project.root / "src",
+                                       shell_cwd=loaded.shell_dir,
                                        multilang_serializer=serializer,
                                        on_task_failure=failures.append)
                 began = time.monotonic()
