@@ -75,11 +75,6 @@ def submit_command(cluster: str, project: Path, name: str | None, env_name: str 
     flux = {"filter_file": filter_file, "env_filter": env_filter}
     loaded = load_topology(project, name=name, env=env_name, config_file=config_file,
                            cli_options=cli_options, ackers=ackers, workers=workers, **flux)
-    if loaded.flux is not None and not cluster_config.is_local:
-        raise BadInput(f"{project}: a Flux file is submitted to the local cluster only for "
-                       f"now; a {cluster_config.scheduler} cluster's topology package "
-                       "(engine/cluster/package.py) does not carry the YAML file and its "
-                       "resources/ yet")
     if from_savepoint:
         cli_options = {**cli_options, **_from_savepoint(loaded, cluster_config, env,
                                                         from_savepoint, allow_missing_state)}

@@ -19,7 +19,10 @@ the job kills the container):
 5. the project's virtual environment (``virtualenvs/*.txt``), built once per node;
 6. a launch file for this node: the submission's settings from the package, this node's
    address (``--bind-host``, or the first address of ``--bind-interface``) and the
-   container's incarnation.
+   container's incarnation. A Flux submission names the YAML file inside the package and
+   the package's include folder, so every process of the container rebuilds the
+   submitter's topology from the unpacked files with the recorded substitution values,
+   and its shell components start in the unpacked ``resources/``.
 
 Every failure is one line on stderr naming what failed (the job's log), exit status 2
 for what a retry cannot fix (a package or key mismatch) and 1 otherwise.
@@ -36,7 +39,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from engine.cluster.package import PackageError, unpack_package
+from engine.cluster.package import FluxContents, PackageError, unpack_package
 from engine.uploader import fetch
 from engine.cluster.venv import VirtualenvError, ensure_virtualenv, requirements_file
 from engine.launch import LaunchSpec, StateManagerSpec, Submission
@@ -59,27 +62,46 @@ class ContainerStartError(Exception):
         self.fatal = fatal
 
 
-def launch_manifest(spec: LaunchSpec) -> dict[str, Any]:
+def launch_manifest(spec: LaunchSpec, flux: FluxContents | None = None) -> dict[str, Any]:
     """What a package carries of the submitter's launch spec (engine/cluster/package.py):
-    the submission with the project made relative to the package, and the settings above.
-    A Flux submission's project is its YAML file, which stays named inside the package."""
+    the submission with its paths made relative to the package, and the settings above.
+    A Flux submission (``flux``: what its package holds) names its YAML file and the
+    package's include directory (``flux_cwd``) instead: the submitter's paths mean nothing
+    on a node, and the recorded substitution values stay as they are."""
     submission = dict(vars(spec.submission))
     project = Path(submission["project"])
-    flux_file = project.name if project.suffix.lower() in (".yaml", ".yml") else None
-    if flux_file is not None:
-        project = project.parent
-    config_file = submission.get("config_file")
-    if config_file:
-        try:
-            submission["config_file"] = str(Path(config_file).resolve().relative_to(
-                project.resolve()))
-        except ValueError:
-            raise PackageError(f"{config_file}: a cluster submission's config file must be "
-                               f"inside the project ({project})") from None
-    submission["project"] = flux_file or "."
+    if (flux is None) != (submission.get("flux_values") is None):
+        raise PackageError(f"{project}: a Flux submission is packed with its Flux files "
+                           f"(engine/cluster/package.py flux_contents), and only a Flux "
+                           f"submission is")
+    if flux is not None:
+        submission["project"], submission["flux_cwd"] = flux.yaml, flux.cwd
+        submission["config_file"] = flux.config_file
+    else:
+        config_file = submission.get("config_file")
+        if config_file:
+            try:
+                submission["config_file"] = str(Path(config_file).resolve().relative_to(
+                    project.resolve()))
+            except ValueError:
+                raise PackageError(f"{config_file}: a cluster submission's config file must "
+                                   f"be inside the project ({project})") from None
+        submission["project"] = "."
     return {"topology": spec.topology_name, "topology_id": spec.topology_id,
             "submission": submission,
             "settings": {key: getattr(spec, key) for key in PORTABLE_SETTINGS}}
+
+
+def unpacked_submission(manifest: dict[str, Any], project: Path) -> Submission:
+    """The submission of a package's ``manifest`` (:func:`launch_manifest`) with its paths
+    inside ``project``, where the package was unpacked: the project (``.`` or a Flux
+    file), the config file and a Flux submission's include folder."""
+    submission = dict(manifest["submission"])
+    submission["project"] = str(project / submission["project"])
+    for key in ("config_file", "flux_cwd"):
+        if submission.get(key):
+            submission[key] = str(project / submission[key])
+    return Submission(**submission)
 
 
 def address_of(interface: str) -> str:
@@ -149,9 +171,12 @@ def prepare(args: argparse.Namespace) -> LaunchSpec:
                                   f"{state_spec.describe()}: {exc}") from None
     keys.save(work)
 
-    # 5. the environment
+    # 5. the environment (a Flux file's project files are beside it)
+    submission = unpacked_submission(manifest, project)
+    home = Path(submission.project)
+    home = home.parent if submission.flux_values is not None else home
     python = sys.executable
-    requirements = requirements_file(project, args.topology)
+    requirements = requirements_file(home, args.topology)
     if requirements is not None:
         try:
             python = str(ensure_virtualenv(requirements, base / "venvs"))
@@ -161,14 +186,10 @@ def prepare(args: argparse.Namespace) -> LaunchSpec:
     # 6. the launch spec of this node
     bind_host = args.bind_host or (address_of(args.bind_interface) if args.bind_interface
                                    else socket.gethostbyname(socket.gethostname()))
-    submission = dict(manifest["submission"])
-    submission["project"] = str(project / submission["project"])  # "." or a Flux file
-    if submission.get("config_file"):
-        submission["config_file"] = str(project / submission["config_file"])
     spec = LaunchSpec(topology_name=args.topology, topology_id=args.topology_id,
-                      working_dir=str(work), submission=Submission(**submission),
+                      working_dir=str(work), submission=submission,
                       state=state_spec, python=python,
-                      shell_cwd=str(shell_dir_of(submission["project"])),
+                      shell_cwd=str(shell_dir_of(submission.project)),
                       bind_host=bind_host, incarnation=args.incarnation,
                       package_url=args.package, package_sha256=args.sha256,
                       **manifest.get("settings", {}))

@@ -30,8 +30,6 @@ from pathlib import Path
 from typing import Any, Callable
 
 from engine.cluster.config import ClusterConfig, ClusterRef
-from engine.cluster.package import build_package
-from engine.executor.remote import launch_manifest
 from engine.launch import LAUNCH_FILE, LaunchSpec, StateManagerSpec, Submission
 from engine.packing import PackingError, pack
 from engine.plan.discovery import load_topology_class
@@ -48,7 +46,8 @@ from engine.submitter.deploy import TopologyExistsError, deploy
 from engine.submitter.errors import SubmitterError, refused
 from engine.submitter.launcher import (KubernetesLauncher, SchedulerStartError, ServiceLauncher,
                                        kubernetes_config)
-from engine.submitter.upload import cluster_state_spec, package_and_upload, withdraw
+from engine.submitter.upload import (build_topology_package, cluster_state_spec,
+                                     package_and_upload, withdraw)
 from engine.uploader import uploader_for
 
 
@@ -191,8 +190,7 @@ class Submitter:
                           submission=submission, state=StateManagerSpec(kind="zookeeper"),
                           cluster=str(self.ref), scheduler="kubernetes")
         try:
-            package = build_package(loaded.project.root, launch_manifest(spec),
-                                    spec.home / "package")
+            package = build_topology_package(loaded, spec, spec.home / "package")
             url = uploader_for(self.cluster).url_for(f"{name}-{topology_id}")
             keys = TopologyKeys.generate(name, topology_id,
                                          plaintext=plaintext_requested(dict(loaded.plan.config)))

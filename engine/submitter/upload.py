@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.cluster.config import ClusterConfig, ClusterConfigError, ClusterRef
-from engine.cluster.package import Package, build_package
+from engine.cluster.package import Package, build_package, flux_contents
 from engine.executor.remote import launch_manifest
 from engine.launch import LaunchSpec, StateManagerSpec, Submission
 from engine.scheduler.slurm.jobscript import SHARED_DIR_KEY, shared_secrets_dir
@@ -125,8 +125,7 @@ def package_and_upload(cluster: ClusterConfig, spec: LaunchSpec, loaded: Any,
         spec.scheduler = cluster.scheduler
         spec.scheduler_config = {k: v for k, v in cluster.values.items()
                                  if isinstance(v, (str, int, float, bool))}
-        package = build_package(loaded.project.root, launch_manifest(spec),
-                                spec.home / "package")
+        package = build_topology_package(loaded, spec, spec.home / "package")
         url = uploader.upload(package, f"{spec.topology_name}-{spec.topology_id}")
         spec.package_url, spec.package_sha256 = url, package.sha256
         spec.save()
@@ -139,6 +138,17 @@ def package_and_upload(cluster: ClusterConfig, spec: LaunchSpec, loaded: Any,
                 uploader.delete(url)
         raise
     return ClusterSubmission(spec, package, url)
+
+
+def build_topology_package(loaded: Any, spec: LaunchSpec, out_dir: Path) -> Package:
+    """The package of a loaded topology (engine/cluster/package.py): a streamparse
+    project's folders, or what a Flux file reads (its YAML, ``resources/``, includes),
+    with the launch spec's manifest naming the files as they lie in the package."""
+    if loaded.flux is None:
+        return build_package(loaded.project.root, launch_manifest(spec), out_dir)
+    contents = flux_contents(loaded.flux, spec.submission.config_file)
+    return build_package(loaded.project.root, launch_manifest(spec, contents), out_dir,
+                         flux=contents)
 
 
 def withdraw(cluster: ClusterConfig, spec: LaunchSpec, state: Any) -> None:
