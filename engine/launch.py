@@ -82,6 +82,14 @@ class Submission:
                    flux_values=dict(flux.values) if flux is not None else None,
                    flux_cwd=str(flux.cwd) if flux is not None and flux.cwd else None)
 
+    def load(self) -> Any:
+        """The compiled topology, rebuilt from this submission (engine.submission): the one
+        way every process and the submitter rebuild it, a Flux file's values included."""
+        return load_topology(self.project, name=self.name, env=self.env,
+                             config_file=self.config_file, cli_options=self.options,
+                             ackers=self.ackers, workers=self.workers, debug=self.debug,
+                             flux_values=self.flux_values, flux_cwd=self.flux_cwd)
+
 
 @dataclass
 class LaunchSpec:
@@ -196,10 +204,7 @@ class LaunchSpec:
 
     def load_topology(self) -> Any:
         """The compiled topology, rebuilt from the submission (engine.submission)."""
-        s = self.submission
-        return load_topology(s.project, name=s.name, env=s.env, config_file=s.config_file,
-                             cli_options=s.options, ackers=s.ackers, workers=s.workers,
-                             debug=s.debug, flux_values=s.flux_values, flux_cwd=s.flux_cwd)
+        return self.submission.load()
 
 
 class LaunchError(Exception):

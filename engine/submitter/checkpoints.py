@@ -37,7 +37,6 @@ from compat.storm_api.config import (SAVEPOINTS_KEY, STORAGE_ROOT_KEY, ConfigErr
                                      reliability, with_defaults)
 from engine.cluster.config import ClusterConfig
 from engine.launch import Submission
-from engine.submission import load_topology
 from engine.submitter.errors import refused
 
 __all__ = ["missing_root_message", "savepoints_dir", "storage_options", "with_cluster_storage"]
@@ -98,8 +97,4 @@ def with_cluster_storage(cluster: ClusterConfig, loaded: Any, submission: Submis
     if not added:
         return loaded, submission
     submission = dataclasses.replace(submission, options={**submission.options, **added})
-    s = submission
-    loaded = load_topology(s.project, name=s.name, env=s.env, config_file=s.config_file,
-                           cli_options=s.options, ackers=s.ackers, workers=s.workers,
-                           debug=s.debug)
-    return loaded, submission
+    return submission.load(), submission

@@ -39,7 +39,6 @@ from engine.scheduler.registry import runs_as_service
 from engine.security.keys import TopologyKeys, keys_belong_in, plaintext_requested
 from engine.statemgr import StateError
 from engine.statemgr.zookeeper import read_digest_file
-from engine.submission import load_topology
 from engine.submitter.checkpoints import with_cluster_storage
 from engine.submitter.cleanup import scrub_working_dir
 from engine.submitter.deploy import TopologyExistsError, deploy
@@ -212,7 +211,10 @@ def keys_set(loaded: Any, submission: Submission) -> set[str]:
     keys = set(settings.get("options") or {})
     keys |= {f"pystorm.log.{k}" for k in (settings.get("log") or {})}
     keys |= {f"pystorm.log.{k[4:]}" for k in ("log_path", "log_file") if k in settings}
-    keys |= set(getattr(load_topology_class(loaded.topology_file), "config", None) or {})
+    if getattr(loaded, "flux", None) is not None:
+        keys |= set(loaded.flux.config)  # a Flux file's own config section
+    else:
+        keys |= set(getattr(load_topology_class(loaded.topology_file), "config", None) or {})
     keys |= set(submission.options)
     if submission.ackers is not None:
         keys.add("topology.acker.executors")
@@ -245,10 +247,7 @@ def with_cluster_defaults(cluster: ClusterConfig, loaded: Any,
     if not added:
         return loaded, submission
     submission = dataclasses.replace(submission, options={**added, **submission.options})
-    s = submission
-    again = load_topology(s.project, name=s.name, env=s.env, config_file=s.config_file,
-                          cli_options=s.options, ackers=s.ackers, workers=s.workers,
-                          debug=s.debug)
+    again = submission.load()
     # the notes about -o keys a component overrides are about what the user typed
     return dataclasses.replace(again, notes=list(loaded.notes)), submission
 

@@ -178,3 +178,29 @@ def test_sized_by_the_cluster_s_defaults_a_container_fits_a_1000_mb_node(
         WORDCOUNT, {"topology.container.padding.ram": 536870912}, workers=2)
     loaded, _ = with_cluster_defaults(cluster, loaded, submission)
     assert container_resources(pack(loaded.plan), 0, loaded.plan.config, scheduler) == (1, 512)
+
+
+def test_a_flux_file_takes_the_defaults_its_config_does_not_set_and_keeps_its_values(
+        tmp_path, isolated_imports):
+    """A Flux topology: its own ``config`` section wins over the cluster's defaults, and
+    the topology compiled again with them is rebuilt with the recorded ``${...}`` values
+    (the filter file is gone by then, as on a node)."""
+    flux = tmp_path / "flux"
+    shutil.copytree(REPO / "examples" / "flux_wordcount", flux,
+                    ignore=shutil.ignore_patterns("logs", "__pycache__"))
+    properties = tmp_path / "dev.properties"
+    shutil.copy(flux / "dev.properties", properties)
+    yaml_file = flux / "wordcount.yaml"
+    loaded = load_topology(yaml_file, filter_file=properties)
+    submission = Submission.of(yaml_file, loaded.plan.name, env=None, config_file=None,
+                               options={}, ackers=None, workers=None, flux=loaded.flux)
+    properties.unlink()
+    cluster = slurm(tmp_path, defaults="topology.workers: 3\ntopology.max.spout.pending: 7\n"
+                                       "topology.message.timeout.secs: 45\n")
+    again, submission = with_cluster_defaults(cluster, loaded, submission)
+    config = again.plan.config
+    assert config["topology.workers"] == 1  # the Flux file's own config wins
+    assert config["topology.max.spout.pending"] == 100  # ${max.spout.pending}, recorded
+    assert config["topology.message.timeout.secs"] == 45  # not set by it: the default
+    assert again.plan.components["count"].parallelism == 2  # ${count.parallelism}
+    assert submission.options == {"topology.message.timeout.secs": 45}
