@@ -7,11 +7,20 @@ takes the first Topology subclass in it. This does the same, with two difference
 that only matter when something is wrong: the module is loaded from exactly the
 given file (streamparse would import whatever module of that name comes first on
 ``sys.path``), and failures are ``TopologyLoadError``s that name the file and line.
+
+heronpy topologies are taken too (docs/heronpy.md): a ``heronpy.api.topology.Topology``
+subclass like any other, and a heronpy builder script (Heron's examples build their
+topology in ``if __name__ == '__main__'`` with ``TopologyBuilder.build_and_submit()``),
+which defines no class: such a file is run once more as ``__main__``, with
+``sys.argv = [FILE, STEM]`` as Heron's CLI passes the topology name, and the class
+``build_and_submit()`` builds is taken.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+import runpy
 import sys
 import traceback
 from pathlib import Path
@@ -45,6 +54,8 @@ def load_topology_class(path: Path | str) -> type:
     for value in list(vars(module).values()):
         if is_topology_class(value):
             return value
+    if _uses_heronpy(module):
+        return _run_heronpy_main(resolved, path)
     raise NoTopologyClassError(
         f"{path} defines no Topology subclass. Define one, e.g. "
         f"'class WordCount(Topology): ...' with 'from streamparse import Topology'.",
@@ -62,7 +73,44 @@ def is_topology_class(value: object) -> bool:
 
 
 def _is_base_topology(cls: type) -> bool:
-    return cls.__name__ == "Topology" and cls.__module__.endswith("dsl.topology")
+    return cls.__name__ == "Topology" and (cls.__module__.endswith("dsl.topology")
+                                           or cls.__module__ == "heronpy.api.topology")
+
+
+def _uses_heronpy(module: ModuleType) -> bool:
+    """Whether the module imported heronpy's API (a name or a module from it)."""
+    for value in vars(module).values():
+        name = value.__name__ if isinstance(value, ModuleType) else getattr(value, "__module__", "")
+        if isinstance(name, str) and name.startswith("heronpy."):
+            return True
+    return False
+
+
+def _run_heronpy_main(resolved: Path, shown: Path) -> type:
+    """Run a heronpy builder script as ``__main__`` and take the class it submits."""
+    from heronpy.api.topology import capture_submissions
+
+    saved_argv = sys.argv
+    sys.argv = [str(resolved), resolved.stem]
+    try:
+        with capture_submissions() as built, contextlib.redirect_stdout(sys.stderr):
+            runpy.run_path(str(resolved), run_name="__main__")
+    except SystemExit as exc:
+        raise TopologyImportError(
+            f"{shown}: the topology's main exited ({exc.code!r}) before calling "
+            f"build_and_submit()", path=str(shown)) from None
+    except Exception as exc:
+        raise TopologyImportError(
+            f"{_error_location(exc, resolved)}: running topology file {shown} as __main__ "
+            f"failed: {type(exc).__name__}: {exc}", path=str(shown)) from exc
+    finally:
+        sys.argv = saved_argv
+    if not built:
+        raise NoTopologyClassError(
+            f"{shown} defines no Topology subclass and its main never called "
+            f"build_and_submit(); define one or build it with heronpy's TopologyBuilder.",
+            path=str(shown))
+    return built[-1]
 
 
 def _import_file(resolved: Path, shown: Path) -> ModuleType:

@@ -1,0 +1,1 @@
+"""heronpy.api: spouts, bolts, topologies, groupings, state, metrics and hooks."""

@@ -1,0 +1,43 @@
+"""``BaseSpout``: heronpy's ``spec()`` and ``emit()`` for spouts."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from compat.storm_api.spout import Spout as StormSpout
+from heronpy.api.component.base_component import BaseComponent
+from heronpy.api.component.component_spec import HeronComponentSpec
+from heronpy.api.stream import Stream
+
+
+class BaseSpout(BaseComponent, StormSpout):
+    """The base of heronpy's ``Spout``: a ``compat.storm_api`` Spout our engines host."""
+
+    @classmethod
+    def spec(cls, name: str | None = None, par: int = 1, config: dict | None = None,
+             optional_outputs: list | tuple | None = None) -> HeronComponentSpec:
+        """Place this spout in a topology; outputs are ``cls.outputs`` + ``optional_outputs``."""
+        outputs = copy.copy(cls.outputs) if getattr(cls, "outputs", None) is not None else []
+        if optional_outputs is not None:
+            assert isinstance(optional_outputs, (list, tuple))
+            for out in optional_outputs:
+                assert isinstance(out, (str, Stream))
+                outputs.append(out)
+        return HeronComponentSpec(name, f"{cls.__module__}.{cls.__name__}", is_spout=True,
+                                  par=par, inputs=None, outputs=outputs, config=config,
+                                  component_cls=cls)
+
+    def emit(self, tup: list | tuple, tup_id: Any = None, stream: str = Stream.DEFAULT_STREAM_ID,
+             direct_task: int | None = None, need_task_ids: bool = False) -> list[int] | None:
+        """Emit ``tup``; with a ``tup_id`` it is tracked (acked or failed) under ATLEAST_ONCE."""
+        return self.delegate.emit(tup, tup_id, stream, direct_task, need_task_ids)
+
+    def _close(self) -> None:
+        runtime_delegate = getattr(self, "_runtime", None)
+        if runtime_delegate is not None:
+            runtime_delegate.close()
+        self.close()
+
+    def close(self) -> None:
+        """Called when this spout is going to be shut down (not guaranteed)."""

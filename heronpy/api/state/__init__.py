@@ -1,0 +1,1 @@
+"""heronpy's state API: ``State``/``HashMapState`` and ``StatefulComponent``."""

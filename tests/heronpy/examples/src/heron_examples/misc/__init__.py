@@ -1,0 +1,1 @@
+"""Example task hook."""

@@ -1,0 +1,138 @@
+"""Heron-style example topologies (examples/topologies/, written against heronpy's API as
+Heron's examples are) run unchanged with ``heron run FILE.py`` on both engines, with their
+known results: exact word counts, the acks and fails a spout sees, per-stream counts,
+window contents, exact stateful counts; and what is refused, in one line."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+TOPOLOGIES = Path(__file__).parent / "examples" / "topologies"
+WORDS = ["hello", "bye", "good", "bad", "heron", "storm"]
+ENGINES = [("storm", 4), ("heron", 8)]
+
+
+def _run(topology: str, engine: str, seconds: float, tmp_path: Path,
+         *options: str) -> tuple[dict, list[dict]]:
+    """``heron run`` the example with /work/main's code; the summary and the capture."""
+    capture = tmp_path / f"{topology}-{engine}.jsonl"
+    proc = subprocess.run(
+        [sys.executable, "-m", "engine.cli.main", "run", str(TOPOLOGIES / f"{topology}.py"),
+         "--engine", engine, "-t", str(seconds), "--json", "--capture", str(capture),
+         "--log-dir", str(tmp_path / "logs"), *options],
+        cwd=REPO, capture_output=True, text=True, timeout=120,
+        env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    summary = json.loads(proc.stdout[proc.stdout.index("{"):])
+    assert summary["error"] is None, summary
+    for name, stats in summary["components"].items():
+        assert (stats["restarts"], stats["last_error"]) == (0, ""), (name, stats)
+    records = [json.loads(line) for line in capture.read_text().splitlines()]
+    return summary, records
+
+
+def _values(records: list[dict], component: str, stream: str = "default") -> list[list]:
+    return [r["values"] for r in records if (r["component"], r["stream"]) == (component, stream)]
+
+
+def _final_counts(records: list[dict], component: str) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for word, count in _values(records, component):
+        counts[word] = max(counts.get(word, 0), count)
+    return counts
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("engine, seconds", ENGINES)
+def test_word_count_is_exact_and_every_tuple_tree_is_acked_with_the_reused_id(
+        engine, seconds, tmp_path):
+    summary, records = _run("word_count_topology", engine, seconds, tmp_path)
+    # two spout tasks, 50 rounds each; every emit carried tup_id 'message id'
+    assert _final_counts(records, "count_bolt") == {w: 100 for w in WORDS}
+    assert Counter(map(tuple, _values(records, "word_spout", "ackfail"))) == {
+        ("ack", "message id"): 600}
+    assert summary["components"]["word_spout"]["tasks"] == 2
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("engine, seconds", ENGINES)
+def test_half_acking_spout_sees_exactly_half_acks_and_half_fails(engine, seconds, tmp_path):
+    _, records = _run("half_acking_topology", engine, seconds, tmp_path)
+    assert Counter(kind for kind, _ in _values(records, "word_spout", "ackfail")) == {
+        "ack": 150, "fail": 150}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("engine, seconds", ENGINES)
+def test_multi_stream_counts_each_stream_and_all_grouping_reaches_the_aggregator(
+        engine, seconds, tmp_path):
+    _, records = _run("multi_stream_topology", engine, seconds, tmp_path)
+    assert _final_counts(records, "count_bolt") == {w: 100 for w in WORDS}
+    assert _final_counts(records, "stream_aggregator") == {"default": 600, "error": 60}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("engine, seconds", ENGINES)
+def test_window_bolts_close_windows_on_the_tick_they_set_in_initialize(engine, seconds,
+                                                                       tmp_path):
+    summary, records = _run("window_size_topology", engine, seconds, tmp_path)
+    sliding = [size for (size,) in _values(records, "sliding_bolt")]
+    tumbling = [size for (size,) in _values(records, "tumbling_bolt")]
+    assert len(sliding) >= 2 and len(tumbling) >= 2, (sliding, tumbling)
+    assert max(sliding) > 0 and max(tumbling) > 0
+    # a tumbling window holds each tuple once; its windows are acked when they close
+    assert sum(tumbling) <= summary["components"]["word_spout"]["emitted"]
+    assert summary["components"]["tumbling_bolt"]["acked"] == sum(tumbling)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("engine, seconds", ENGINES)
+def test_stateful_word_count_is_exact_under_effectively_once(engine, seconds, tmp_path):
+    summary, records = _run("stateful_word_count_topology", engine, seconds, tmp_path)
+    assert _final_counts(records, "count_bolt") == {w: 40 for w in WORDS}
+    assert summary["checkpoints"] is None or summary["checkpoints"]
+
+
+@pytest.mark.slow
+def test_at_most_once_acks_an_emit_with_an_id_at_once(tmp_path):
+    _, records = _run("word_count_topology", "storm", 4, tmp_path,
+                      "-o", "topology.reliability.mode=ATMOST_ONCE")
+    assert Counter(kind for kind, _ in _values(records, "word_spout", "ackfail")) == {"ack": 600}
+
+
+def test_a_custom_grouping_is_refused_in_one_line_with_exit_2(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, "-m", "engine.cli.main", "run",
+         str(TOPOLOGIES / "custom_grouping_topology.py"), "--engine", "storm", "-t", "2"],
+        cwd=REPO, capture_output=True, text=True, timeout=60,
+        env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert proc.returncode == 2, proc.stderr
+    (line,) = proc.stderr.strip().splitlines()
+    assert "Python custom groupings do not run on these engines yet (issue 40)" in line
+
+
+@pytest.mark.slow
+def test_user_metrics_and_task_hooks_reach_the_engines_metrics(isolated_imports, tmp_path):
+    from engine.storm.cluster import LocalCluster
+    from engine.submission import load_topology
+
+    loaded = load_topology(TOPOLOGIES / "word_count_topology.py",
+                           cli_options={"heron.metrics.export.interval.sec": 1})
+    cluster = LocalCluster(loaded.compiled, log_dir=tmp_path)
+    cluster.run(time_limit=3)
+    bolts = [m for (comp, _), m in cluster.metrics.items() if comp == "count_bolt"]
+    spouts = [m for (comp, _), m in cluster.metrics.items() if comp == "word_spout"]
+    assert len(bolts) == 2 and all("words" in m and "word-length" in m for m in bolts)
+    assert sum(m["hook/bolt_execute"] for m in bolts) == 600
+    assert sum(m["hook/bolt_ack"] for m in bolts) == 600
+    assert sum(m["hook/spout_ack"] for m in spouts) == 600
+    assert all(m["hook/prepare"] == 1 for m in bolts + spouts)
+    assert any("__auto__/count" in m for m in bolts + spouts)
