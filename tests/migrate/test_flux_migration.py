@@ -314,11 +314,13 @@ def test_kafka_flux_becomes_native_connector_specs(tmp_path: Path,
 
 def test_python_component_and_direct_stream_are_carried(tmp_path: Path,
                                                         isolated_imports: None) -> None:
+    # a package name no other test's project uses: a ``spouts`` package another test
+    # imported earlier in the run would hide this one's
     root = flux_project(tmp_path / "p", textwrap.dedent("""\
         name: "mixed"
         spouts:
           - id: "numbers"
-            className: "spouts.numbers:Numbers"
+            className: "mixed_spouts.numbers:Numbers"
         bolts:
           - id: "pick"
             className: "org.apache.storm.flux.wrappers.bolts.FluxShellBolt"
@@ -334,15 +336,15 @@ def test_python_component_and_direct_stream_are_carried(tmp_path: Path,
             to: "sink"
             grouping: {type: DIRECT}
         """), name="mixed.yaml")
-    (root / "src" / "spouts").mkdir()
-    (root / "src" / "spouts" / "__init__.py").write_text("")
-    (root / "src" / "spouts" / "numbers.py").write_text(
+    (root / "src" / "mixed_spouts").mkdir()
+    (root / "src" / "mixed_spouts" / "__init__.py").write_text("")
+    (root / "src" / "mixed_spouts" / "numbers.py").write_text(
         "from compat.storm_api import Spout\n\n\nclass Numbers(Spout):\n"
         "    outputs = ['n']\n\n    def next_tuple(self):\n        pass\n")
     result = run(root, "--write")
     assert result.exit_code == 0, result.output
     text = (root / "topologies" / "mixed.py").read_text()
-    assert "from spouts.numbers import Numbers" in text
+    assert "from mixed_spouts.numbers import Numbers" in text
     assert 'numbers = Numbers.spec(\n        name="numbers",\n        par=1,\n    )' in text
     assert 'outputs=[Stream(fields=["n"], name="default", direct=True)]' in text
     assert "inputs={pick: Grouping.DIRECT}" in text
