@@ -1,0 +1,1 @@
+"""heronpy's streamlet connectors: ``mock`` (ArrayLooper) and ``textfiles``."""

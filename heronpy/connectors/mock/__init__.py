@@ -1,0 +1,1 @@
+"""Mock sources for streamlet topologies."""

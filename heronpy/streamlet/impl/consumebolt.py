@@ -1,0 +1,20 @@
+"""``consume``: ``function(element)`` called for every element (a sink)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from heronpy.streamlet.impl.elementbolt import ElementBolt, ElementStreamlet
+
+
+class ConsumeBolt(ElementBolt):
+    """Calls the consume function; emits nothing."""
+
+    FUNCTION = "consumefunction"
+
+    def on_element(self, element: Any, tup: Any) -> None:
+        self.function(element)
+
+
+class ConsumeStreamlet(ElementStreamlet):
+    PREFIX, BOLT, WHAT = "consume", ConsumeBolt, "Consume"

@@ -1,0 +1,74 @@
+"""The shape shared by the one-element-at-a-time operators (map, flat_map, filter,
+repartition, union, transform, log, consume): a bolt that handles each input element and
+acks its tuple, anchoring what it emits to it (so ATLEAST_ONCE tracks the whole tree), and
+the single-parent streamlet that plans it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from heronpy.api.bolt.bolt import Bolt
+from heronpy.api.stream import Grouping
+from heronpy.streamlet.impl.streamletboltbase import StreamletBoltBase, user_object
+from heronpy.streamlet.streamlet import Streamlet, check_callable, check_streamlet
+
+
+class ElementBolt(StreamletBoltBase, Bolt):
+    """Calls ``on_element(element, tup)`` for each input tuple, then acks it."""
+
+    #: config key of the packed user function (None: the operator has none)
+    FUNCTION: str | None = "function"
+
+    def initialize(self, config: dict, context: Any) -> None:
+        self._setup_output(config)
+        self.processed = 0
+        self.emitted = 0
+        self.function = (user_object(config, self.FUNCTION, type(self).__name__)
+                         if self.FUNCTION else None)
+        self.setup(config, context)
+
+    def setup(self, config: dict, context: Any) -> None:
+        """Operator-specific initialization (after the function is unpacked)."""
+
+    def process(self, tup: Any) -> None:
+        self.on_element(tup.values[0], tup)
+        self.processed += 1
+        self.ack(tup)
+
+    def on_element(self, element: Any, tup: Any) -> None:
+        raise NotImplementedError
+
+    def emit_element(self, element: Any, tup: Any) -> None:
+        self.emit_output(element, anchors=[tup])
+        self.emitted += 1
+
+
+class ElementStreamlet(Streamlet):
+    """A stage with one parent (shuffled in) and, optionally, a user function."""
+
+    PREFIX = "element"
+    BOLT: type = ElementBolt
+    WHAT = "Element"
+
+    def __init__(self, function: Any, parent: Streamlet, needs_function: bool = True) -> None:
+        super().__init__()
+        if needs_function:
+            check_callable(function, self.WHAT)
+        check_streamlet(parent, self.WHAT)
+        self._function = function
+        self._parent = parent
+        self.set_num_partitions(parent.get_num_partitions())
+
+    def _grouping(self) -> Any:
+        return Grouping.SHUFFLE
+
+    def _component_config(self) -> dict:
+        from heronpy.streamlet.impl.streamletboltbase import pack_object
+        if self._function is None or not self.BOLT.FUNCTION:
+            return {}
+        return {self.BOLT.FUNCTION: pack_object(self._function)}
+
+    def _build_this(self, builder: Any, stage_names: set[str]) -> bool:
+        return self._add_bolt_stage(builder, stage_names, self.PREFIX, self.BOLT,
+                                    self._parent._input_of(self._grouping()),
+                                    self._component_config())

@@ -1,0 +1,19 @@
+"""``filter``: the elements ``function(element)`` is true for."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from heronpy.streamlet.impl.elementbolt import ElementBolt, ElementStreamlet
+
+
+class FilterBolt(ElementBolt):
+    """Emits the element when ``function(element)`` is true."""
+
+    def on_element(self, element: Any, tup: Any) -> None:
+        if self.function(element):
+            self.emit_element(element, tup)
+
+
+class FilterStreamlet(ElementStreamlet):
+    PREFIX, BOLT, WHAT = "filter", FilterBolt, "Filter"

@@ -1,0 +1,24 @@
+"""``flat_map``: each element replaced by the elements ``function(element)`` returns."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from heronpy.streamlet.impl.elementbolt import ElementBolt, ElementStreamlet
+
+
+class FlatMapBolt(ElementBolt):
+    """Emits each item of ``function(element)`` (a non-iterable result as one element)."""
+
+    def on_element(self, element: Any, tup: Any) -> None:
+        result = self.function(element)
+        if isinstance(result, Iterable):
+            for item in result:
+                self.emit_element(item, tup)
+        else:
+            self.emit_element(result, tup)
+
+
+class FlatMapStreamlet(ElementStreamlet):
+    PREFIX, BOLT, WHAT = "flatmap", FlatMapBolt, "FlatMap"

@@ -1,0 +1,48 @@
+"""A ``Generator`` source: ``setup(context)`` in each task, then an element per ``get()``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from heronpy.api.spout.spout import Spout
+from heronpy.streamlet.generator import Generator
+from heronpy.streamlet.impl.contextimpl import ContextImpl
+from heronpy.streamlet.impl.streamletboltbase import pack_object, user_object
+from heronpy.streamlet.impl.streamletspoutbase import StreamletSpoutBase
+from heronpy.streamlet.streamlet import Streamlet
+
+
+class GeneratorSpout(StreamletSpoutBase, Spout):
+    """Emits each non-None ``get()`` on ``output`` (no tuple id, as heronpy's)."""
+
+    GENERATOR = "generator"
+
+    def initialize(self, config: dict, context: Any) -> None:
+        self._setup_output(config)
+        self.emitted = 0
+        self._generator = user_object(config, self.GENERATOR, "GeneratorSpout")
+        self._generator.logger = self.logger
+        self._generator.setup(ContextImpl(context, None, self))
+
+    def next_tuple(self) -> None:
+        value = self._generator.get()
+        if value is not None:
+            self.emit_context_value(value)
+
+    def emit_context_value(self, value: Any) -> None:
+        self.emit_output(value)
+        self.emitted += 1
+
+
+class GeneratorStreamlet(Streamlet):
+    """A source stage (one partition unless set)."""
+
+    def __init__(self, generator: Generator) -> None:
+        super().__init__()
+        if not isinstance(generator, Generator):
+            raise RuntimeError("Generator has to be of type Generator")
+        self._generator = generator
+
+    def _build_this(self, builder: Any, stage_names: set[str]) -> bool:
+        return self._add_spout_stage(builder, stage_names, "generator", GeneratorSpout,
+                                     {GeneratorSpout.GENERATOR: pack_object(self._generator)})

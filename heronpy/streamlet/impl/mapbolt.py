@@ -1,0 +1,18 @@
+"""``map``: each element replaced by ``function(element)``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from heronpy.streamlet.impl.elementbolt import ElementBolt, ElementStreamlet
+
+
+class MapBolt(ElementBolt):
+    """Emits ``function(element)``."""
+
+    def on_element(self, element: Any, tup: Any) -> None:
+        self.emit_element(self.function(element), tup)
+
+
+class MapStreamlet(ElementStreamlet):
+    PREFIX, BOLT, WHAT = "map", MapBolt, "Map"

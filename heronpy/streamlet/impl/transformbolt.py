@@ -1,0 +1,40 @@
+"""``transform``: a user ``TransformOperator`` sees each input tuple and emits through its
+context."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from heronpy.streamlet.impl.contextimpl import ContextImpl
+from heronpy.streamlet.impl.elementbolt import ElementBolt, ElementStreamlet
+from heronpy.streamlet.transformoperator import TransformOperator
+
+
+class TransformBolt(ElementBolt):
+    """Calls ``operator.transform(tup)``; ``context.emit`` anchors to the current tuple."""
+
+    FUNCTION = "operator"
+
+    def setup(self, config: dict, context: Any) -> None:
+        self._current: Any = None
+        self.function.setup(ContextImpl(context, None, self))
+
+    def on_element(self, element: Any, tup: Any) -> None:
+        self._current = tup
+        try:
+            self.function.transform(tup)
+        finally:
+            self._current = None
+
+    def emit_context_value(self, value: Any) -> None:
+        self.emit_output(value, anchors=[self._current] if self._current is not None else None)
+        self.emitted += 1
+
+
+class TransformStreamlet(ElementStreamlet):
+    PREFIX, BOLT, WHAT = "transform", TransformBolt, "Transform"
+
+    def __init__(self, transform_operator: Any, parent: Any) -> None:
+        if not isinstance(transform_operator, TransformOperator):
+            raise RuntimeError("Transform Operator has to be a TransformOperator")
+        super().__init__(transform_operator, parent, needs_function=False)

@@ -1,0 +1,37 @@
+"""``union``: the elements of two streamlets in one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from heronpy.streamlet.impl.elementbolt import ElementBolt
+from heronpy.streamlet.streamlet import Streamlet
+
+
+class UnionBolt(ElementBolt):
+    """Passes each element on."""
+
+    FUNCTION = None
+
+    def on_element(self, element: Any, tup: Any) -> None:
+        self.emit_element(element, tup)
+
+
+class UnionStreamlet(Streamlet):
+    """Subscribes to both parents (shuffle); partitions: the left parent's."""
+
+    def __init__(self, left: Streamlet, right: Streamlet) -> None:
+        super().__init__()
+        if not isinstance(left, Streamlet):
+            raise RuntimeError("Left of Union Streamlet has to be a Streamlet")
+        if not isinstance(right, Streamlet):
+            raise RuntimeError("Right of Union Streamlet has to be a Streamlet")
+        self._left = left
+        self._right = right
+        self.set_num_partitions(left.get_num_partitions())
+
+    def _build_this(self, builder: Any, stage_names: set[str]) -> bool:
+        if not (self._left._built and self._right._built):
+            return False
+        inputs = {**self._left._input_of(), **self._right._input_of()}
+        return self._add_bolt_stage(builder, stage_names, "union", UnionBolt, inputs)

@@ -1,0 +1,88 @@
+"""Time windows for the streamlet operators (join, reduce_by_window,
+reduce_by_key_and_window).
+
+The window closes on the bolt's tick, set to the slide interval in ``initialize``.
+A tumbling window (slide == duration) holds exactly the elements that arrived since the
+previous close, so every element is in one window; a sliding window holds those that
+arrived in the last ``duration`` seconds (arrival times kept to the sub-second). Tuples
+are acked when they leave the window. Windows are given as ``Window(start, end)`` in
+epoch seconds.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from typing import Any
+
+from heronpy.api import api_constants
+from heronpy.api.bolt.bolt import Bolt
+from heronpy.api.bolt.window_bolt import SlidingWindowBolt, WindowContext
+from heronpy.streamlet.impl.streamletboltbase import StreamletBoltBase, user_object
+
+WINDOWDURATION = SlidingWindowBolt.WINDOW_DURATION_SECS
+SLIDEINTERVAL = SlidingWindowBolt.WINDOW_SLIDEINTERVAL_SECS
+
+
+class StreamletWindowBolt(StreamletBoltBase, Bolt):
+    """Collects tuples and calls ``processWindow(window_info, tuples)`` each slide."""
+
+    FUNCTION = "function"
+    WINDOWDURATION = WINDOWDURATION
+    SLIDEINTERVAL = SLIDEINTERVAL
+
+    def initialize(self, config: dict, context: Any) -> None:
+        self._setup_output(config)
+        self.window_duration = float(config[WINDOWDURATION])
+        self.slide_interval = float(config.get(SLIDEINTERVAL, self.window_duration))
+        self._tumbling = self.slide_interval == self.window_duration
+        config[api_constants.TOPOLOGY_TICK_TUPLE_FREQ_SECS] = str(self.slide_interval)
+        self.current_tuples: deque = deque()
+        self._last_close = time.time()
+        self.function = user_object(config, self.FUNCTION, type(self).__name__)
+        self.setup(config)
+
+    def setup(self, config: dict) -> None:
+        """Operator-specific initialization."""
+
+    def process(self, tup: Any) -> None:
+        self.current_tuples.append((tup, time.time()))
+
+    def process_tick(self, tup: Any) -> None:
+        now = time.time()
+        start = self._last_close if self._tumbling else now - self.window_duration
+        if not self._tumbling:
+            self._expire(start)
+        self.processWindow(WindowContext(start, now), [entry[0] for entry in self.current_tuples])
+        if self._tumbling:
+            self._expire(now)
+        self._last_close = now
+
+    def _expire(self, before: float) -> None:
+        while self.current_tuples and self.current_tuples[0][1] <= before:
+            self.ack(self.current_tuples.popleft()[0])
+
+    def processWindow(self, window_info: WindowContext, tuples: list) -> None:  # noqa: N802
+        raise NotImplementedError
+
+
+def pairs(tuples: list, what: str) -> list[tuple[Any, Any, Any]]:
+    """``(key, value, component)`` of each tuple of a keyed window."""
+    out = []
+    for tup in tuples:
+        element = tup.values[0]
+        if not isinstance(element, (list, tuple)) or len(element) != 2:
+            raise RuntimeError(f"{what} tuples must be iterable of length 2, given: {element!r}")
+        out.append((element[0], element[1], tup.component))
+    return out
+
+
+def hashable(key: Any) -> Any:
+    """A dict key for ``key`` (lists, as msgpack turns tuples into, become tuples)."""
+    if isinstance(key, list):
+        return tuple(hashable(item) for item in key)
+    try:
+        hash(key)
+    except TypeError:
+        return repr(key)
+    return key
