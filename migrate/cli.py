@@ -31,7 +31,7 @@ from migrate.out_tree import (
 )
 from migrate.project import FileOutcome, Status, migrate_tree
 from migrate.report import render_json, render_text, summary
-from migrate.rules import RULES, select_rules
+from migrate.rules import HERONPY_RULES, RULES, select_rules
 
 EXIT_OK, EXIT_CHANGES, EXIT_ERROR = 0, 1, 2
 
@@ -74,14 +74,18 @@ def _display(outcome: FileOutcome, root: Path) -> str:
               metavar="FILE.properties",
               help="Flux files: substitute ${...} from these Java properties, as storm jar "
                    "--filter does.")
+@click.option("--heronpy", is_flag=True,
+              help="Move a heronpy topology (heronpy.api) to the Storm API (streamparse) "
+                   "instead; --list-rules, --only and --skip then name the heronpy rules.")
 @click.option("--debug", is_flag=True, help="Show tracebacks of internal failures.")
 def command(path: Path | None, check: bool, write: bool, out_tree: Path | None,
             list_rules: bool, only: str, skip: str, report_file: Path | None,
             report_json: Path | None, unsafe: bool, format_cmd: str | None, jobs: int,
-            filter_file: Path | None, debug: bool) -> None:
-    """Migrate the streamparse project or file at PATH to compat.storm_api."""
+            filter_file: Path | None, heronpy: bool, debug: bool) -> None:
+    """Migrate the streamparse project or file at PATH to compat.storm_api (with
+    --heronpy: the heronpy project or file at PATH to streamparse)."""
     if list_rules:
-        for rule_id, rule in RULES.items():
+        for rule_id, rule in (HERONPY_RULES if heronpy else RULES).items():
             click.echo(f"{rule_id}\t{rule.DESCRIPTION}")
         sys.exit(EXIT_OK)
     if path is None:
@@ -89,7 +93,7 @@ def command(path: Path | None, check: bool, write: bool, out_tree: Path | None,
     if sum((check, write, out_tree is not None)) > 1:
         raise click.UsageError("--check, --write and --out-tree are exclusive")
     try:
-        rules = select_rules(_split(only), _split(skip))
+        rules = select_rules(_split(only), _split(skip), heronpy=heronpy)
     except MigrationError as exc:
         raise click.UsageError(str(exc)) from exc
     if out_tree is not None:

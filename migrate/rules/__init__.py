@@ -7,6 +7,8 @@ from migrate.rules.base import Rule
 from migrate.rules.config import ConfigRule
 from migrate.rules.dependencies import DependenciesRule
 from migrate.rules.flux import FluxRule
+from migrate.rules.heronpy import HeronpyRule
+from migrate.rules.heronpy_builder import HeronpyBuilderRule
 from migrate.rules.imports import ImportsRule
 from migrate.rules.kafka import KafkaRule
 from migrate.rules.sparse_commands import SparseCommandsRule
@@ -18,15 +20,25 @@ RULES: dict[str, type] = {rule.RULE_ID: rule for rule in (
     ImportsRule, UnsupportedRule, StdoutRule, KafkaRule, ConfigRule, DependenciesRule, SparseCommandsRule,
     FluxRule)}
 
+# ``heron-migrate --heronpy``: a heronpy topology to the Storm API (streamparse). Its own
+# set, never mixed into the default run: a streamparse project has nothing for it to do,
+# and a heronpy project is moved once, on purpose.
+HERONPY_RULES: dict[str, type] = {rule.RULE_ID: rule for rule in (
+    HeronpyBuilderRule, HeronpyRule)}
 
-def select_rules(only: list[str] | None = None, skip: list[str] | None = None) -> list[type]:
-    """The rules to run for ``--only``/``--skip``; an unknown id is an error, not ignored."""
-    unknown = [r for r in (only or []) + (skip or []) if r not in RULES]
+
+def select_rules(only: list[str] | None = None, skip: list[str] | None = None,
+                 heronpy: bool = False) -> list[type]:
+    """The rules to run for ``--only``/``--skip`` (within the ``--heronpy`` set when
+    ``heronpy``); an unknown id is an error, not ignored."""
+    rules = HERONPY_RULES if heronpy else RULES
+    unknown = [r for r in (only or []) + (skip or []) if r not in rules]
     if unknown:
-        raise UnknownRule(f"unknown rule id(s): {', '.join(unknown)}; "
-                          f"known: {', '.join(RULES)} (see --list-rules)")
-    chosen = [RULES[r] for r in RULES if not only or r in only]
+        mode = " --heronpy" if heronpy else ""
+        raise UnknownRule(f"unknown rule id(s){mode and ' with' + mode}: {', '.join(unknown)}; "
+                          f"known: {', '.join(rules)} (see{mode} --list-rules)")
+    chosen = [rules[r] for r in rules if not only or r in only]
     return [rule for rule in chosen if rule.RULE_ID not in (skip or [])]
 
 
-__all__ = ["RULES", "Rule", "select_rules"]
+__all__ = ["HERONPY_RULES", "RULES", "Rule", "select_rules"]
