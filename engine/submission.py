@@ -77,7 +77,13 @@ def load_topology(path: Path | str, *, name: str | None = None, env: str | None 
     if path.is_file() and name is None:
         name = path.stem
     project = load_project(path, config_file)
-    topology_file = project.topology_file(name)
+    if lone_file(path, project):
+        # a topology file outside a project's topologies/, or a heronpy definition
+        # (NAME.defn): its project is its own directory
+        project = load_project(path.parent, config_file)
+        topology_file = path.resolve()
+    else:
+        topology_file = project.topology_file(name)
     env_name, settings = project.environment(env)
     topology_cls = load_topology_class(topology_file)
     options = resolve_options(settings, getattr(topology_cls, "config", None) or {},
@@ -88,6 +94,17 @@ def load_topology(path: Path | str, *, name: str | None = None, env: str | None 
     check_runtime_config(plan.config, {c.name: c.config for c in plan.components.values()})
     return LoadedTopology(project, topology_file, env_name, dict(settings), compiled,
                           [*project.notes, *overridden_options(cli_options or {}, plan)])
+
+
+def lone_file(path: Path, project: Project) -> bool:
+    """A topology file that is not in its project's ``topologies/`` directory (Heron's
+    examples live at ``examples/src/python/*.py``), or a heronpy definition file."""
+    if not path.is_file():
+        return False
+    if path.suffix == ".defn":
+        return True
+    return (path.suffix == ".py"
+            and (project.topology_dir / path.name).resolve() != path.resolve())
 
 
 def _load_flux(path: Path, *, name: str | None, env: str | None,

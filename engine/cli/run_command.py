@@ -4,7 +4,9 @@ engine/cli/run.py's)."""
 from __future__ import annotations
 
 import logging
+import shutil
 import sys
+import tempfile
 import traceback
 from pathlib import Path
 from typing import Callable
@@ -14,9 +16,10 @@ from rich.logging import RichHandler
 
 from engine.cli import errors as cli_errors
 from engine.cli.display import make_console
+from engine.cli.topology_args import TopologyArgsCommand, main_form
 
 
-@click.command("run")
+@click.command("run", cls=TopologyArgsCommand, file_index=0)
 @click.argument("project", type=click.Path(exists=False, path_type=Path), default=".")
 @click.option("-n", "--name", help="Topology to run: the stem of a file in topologies/.")
 @click.option("-e", "--environment", "env", help="Environment of config.json (envs.NAME).")
@@ -50,7 +53,8 @@ def run_command(project: Path, name: str | None, env: str | None, engine: str, t
                 multilang: bool, filter_file: Path | None, env_filter: bool, as_json: bool,
                 show_traceback: bool) -> None:
     """Run PROJECT (a streamparse project directory, a topology file, or a Storm Flux
-    TOPOLOGY.yaml) in the foreground.
+    TOPOLOGY.yaml) in the foreground; or, as Heron's CLI, a heronpy FILE.pex|FILE.py
+    followed by `- [ARGS]` (its main writes the topology) or `module.ClassName [NAME]`.
 
     Like `sparse run`: -n picks topologies/NAME.py, -e the environment, and options merge
     env options < Topology.config < -o. A Flux file takes --filter FILE.properties and
@@ -59,8 +63,18 @@ def run_command(project: Path, name: str | None, env: str | None, engine: str, t
     """
     from engine.cli.run import run_foreground  # deferred: CLI start-up time
 
+    form = main_form()
     restore = _configure_logging()
+    definitions: Path | None = None
     try:
+        if _heronpy_submission(project, form):
+            # Heron's form: the main writes the definition, which is what runs
+            from engine.cli.heronpy_files import write_definition
+
+            definitions = Path(tempfile.mkdtemp(prefix="heronpy-run-"))
+            log_dir = log_dir or project.resolve().parent / "logs"
+            project = write_definition(project, form, definitions,
+                                       show_traceback=show_traceback)
         code = run_foreground(project=project, name=name, env=env, engine=engine,
                               time_limit=time_limit, options=options, ackers=ackers,
                               workers=workers, debug=debug, config_file=config_file,
@@ -73,7 +87,13 @@ def run_command(project: Path, name: str | None, env: str | None, engine: str, t
         _fail(exc, 1, show_traceback)
     finally:
         restore()
+        if definitions is not None:
+            shutil.rmtree(definitions, ignore_errors=True)
     sys.exit(code)
+
+
+def _heronpy_submission(project: Path, form: object) -> bool:
+    return form is not None or project.suffix == ".pex"
 
 
 def _configure_logging() -> Callable[[], None]:

@@ -17,9 +17,10 @@ import click
 
 from engine.cli.display import planned_components
 from engine.cli.env import BadInput, Env, common_options
+from engine.cli.topology_args import TopologyArgsCommand, main_form
 
 
-@click.command("submit")
+@click.command("submit", cls=TopologyArgsCommand, file_index=1)
 @click.argument("cluster", metavar="CLUSTER[/ROLE[/ENV]]")
 @click.argument("project", type=click.Path(path_type=Path))
 @click.option("-n", "--name", help="Topology to submit: the stem of a file in topologies/.")
@@ -58,7 +59,47 @@ def submit_command(cluster: str, project: Path, name: str | None, env_name: str 
     `local` is this machine; any other cluster is described in HOME/conf/CLUSTER/
     (scheduler.yaml, statemgr.yaml, uploader.yaml; docs/clusters.md). The topology runs
     in the background under a scheduler service until `heron kill`.
+
+    As Heron's CLI: a heronpy FILE.pex|FILE.py followed by `- [ARGS]` runs the file's main
+    with HERON_OPTIONS set (its build_and_submit() writes the topology), or by
+    `module.ClassName [NAME]` writes that Topology subclass; the topology's name is the
+    definition's (docs/heronpy.md, Submitting).
     """
+    form = main_form()
+    submit = dict(cluster=cluster, name=name, env_name=env_name, options=options,
+                  ackers=ackers, workers=workers, config_file=config_file, multilang=multilang,
+                  filter_file=filter_file, env_filter=env_filter,
+                  deploy_deactivated=deploy_deactivated, dry_run=dry_run,
+                  from_savepoint=from_savepoint, allow_missing_state=allow_missing_state,
+                  env=env)
+    if form is None and project.suffix != ".pex":
+        _submit(project=project, **submit)
+        return
+    import shutil  # deferred: CLI start-up time
+
+    from engine.cli.heronpy_files import write_definition
+    from engine.cluster.config import ClusterRef, load_cluster
+
+    if not load_cluster(env.home, ClusterRef.parse(cluster).cluster).is_local:
+        raise BadInput(f"{project}: Heron's `FILE.pex|FILE.py {form.form if form else '-'}` "
+                       "form is submitted to the local cluster only for now")
+    # kept for as long as the topology runs: its processes rebuild it from here
+    definition = write_definition(project, form, env.home / "definitions",
+                                  deactivated=deploy_deactivated)
+    try:
+        _submit(project=definition, **submit)
+    except BaseException:
+        shutil.rmtree(definition.parent, ignore_errors=True)
+        raise
+
+
+def _submit(cluster: str, project: Path, name: str | None, env_name: str | None,
+            options: tuple[str, ...], ackers: int | None, workers: int | None,
+            config_file: Path | None, multilang: bool, filter_file: Path | None,
+            env_filter: bool, deploy_deactivated: bool, dry_run: bool,
+            from_savepoint: str | None, allow_missing_state: bool, env: Env) -> None:
+    """Submit the topology of ``project`` (a project, a topology or Flux file, or a
+    heronpy definition): what ``heron submit`` does once the file is known."""
     # deferred: CLI start-up time (every command module loads for `heron --help`)
     from compat.storm_api.project import parse_cli_options
     from engine.cluster.config import ClusterRef, load_cluster

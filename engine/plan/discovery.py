@@ -14,10 +14,20 @@ topology in ``if __name__ == '__main__'`` with ``TopologyBuilder.build_and_submi
 which defines no class: such a file is run once more as ``__main__``, with
 ``sys.argv = [FILE, STEM]`` as Heron's CLI passes the topology name, and the class
 ``build_and_submit()`` builds is taken.
+
+A file outside a project's ``topologies/`` (Heron keeps its examples at
+``examples/src/python/word_count_topology.py``, importing ``examples.src.python.spout``
+from the root its pex is built from) finds its imports as Heron's pex layout does: for
+each top-level name the file imports absolutely, the nearest of the file's directory and
+its parents that holds that name (a package directory or a module) is appended to
+``sys.path`` (:func:`import_roots`). A topology definition (``NAME.defn``, written by
+``Topology.write()`` when ``heron run|submit FILE - ARGS`` runs a main) is read by
+``heronpy.api.definition`` instead of imported.
 """
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import importlib.util
 import runpy
@@ -28,7 +38,7 @@ from types import ModuleType, TracebackType
 
 from .errors import NoTopologyClassError, TopologyFileNotFoundError, TopologyImportError
 
-__all__ = ["is_topology_class", "load_topology_class"]
+__all__ = ["import_roots", "is_topology_class", "load_topology_class"]
 
 # Topology modules this loader imported, by module name. Loading another file with
 # the same stem (another project's topologies/wordcount.py) replaces one of these,
@@ -46,8 +56,11 @@ def load_topology_class(path: Path | str) -> type:
             path=str(path),
         )
     resolved = path.resolve()
+    if resolved.suffix == ".defn":
+        return _read_definition(resolved, path)
     topology_dir = resolved.parent
-    for entry in (str(topology_dir / ".." / "src"), str(topology_dir)):
+    for entry in (str(topology_dir / ".." / "src"), str(topology_dir),
+                  *map(str, import_roots(resolved))):
         if entry not in sys.path:
             sys.path.append(entry)
     module = _import_file(resolved, path)
@@ -61,6 +74,52 @@ def load_topology_class(path: Path | str) -> type:
         f"'class WordCount(Topology): ...' with 'from streamparse import Topology'.",
         path=str(path),
     )
+
+
+def import_roots(path: Path) -> list[Path]:
+    """The directories a lone topology file's absolute imports resolve from: for each
+    top-level name it imports, the nearest of its directory and its parents holding
+    ``NAME/`` or ``NAME.py`` (a name found nowhere is left to the installed packages)."""
+    try:
+        tree = ast.parse(path.read_bytes(), filename=str(path))
+    except (SyntaxError, ValueError, OSError):
+        return []  # the import itself reports it, with its line
+    names: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names += [alias.name.split(".")[0] for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.append(node.module.split(".")[0])
+    roots: list[Path] = []
+    for name in dict.fromkeys(names):
+        if _installed(name):
+            continue
+        for directory in [path.parent, *path.parent.parents]:
+            if (directory / name).is_dir() or (directory / f"{name}.py").is_file():
+                if directory not in roots:
+                    roots.append(directory)
+                break
+    return roots
+
+
+def _installed(name: str) -> bool:
+    """Whether ``name`` already imports as a module or regular package (a namespace
+    package, a directory of that name somewhere on ``sys.path``, does not count)."""
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return False
+    return spec is not None and spec.origin not in (None, "namespace")
+
+
+def _read_definition(resolved: Path, shown: Path) -> type:
+    """The topology class of a definition file (heronpy.api.definition)."""
+    from heronpy.api.definition import DefinitionError, read_definition
+
+    try:
+        return read_definition(resolved)
+    except DefinitionError as exc:
+        raise TopologyImportError(str(exc), path=str(shown)) from None
 
 
 def is_topology_class(value: object) -> bool:

@@ -6,12 +6,12 @@ then also becomes a ``compat.storm_api`` topology: its ``specs`` and ``config`` 
 our compiler reads (``heronpy.api.component.translate``), so ``heron run FILE.py`` and
 every other command take it like a streamparse topology.
 
-``TopologyBuilder.build_and_submit()`` builds the same class. Heron's CLI runs a topology
-file's main with ``HERON_OPTIONS`` set and the main writes the topology's definition;
-here ``heron run FILE.py`` runs the file's main inside :func:`capture_submissions`, which
-takes the built class instead. Submitting from a topology's own main (a pex, or
-``HERON_OPTIONS``) is not there yet (issue 40): ``build_and_submit()`` outside the CLI
-says so in one line, and ``Topology.write()`` is not provided.
+``TopologyBuilder.build_and_submit()`` builds the same class and writes it. Heron's CLI
+runs a topology file's main with ``HERON_OPTIONS`` set and the main writes the topology's
+definition through ``Topology.write()`` (heronpy/api/definition.py) into the directory
+``HERON_OPTIONS`` names; ``heron run|submit FILE.pex|FILE.py - ARGS`` does that here
+(engine/cli/heronpy_files.py). ``heron run FILE.py`` without ``-`` runs the file's main
+inside :func:`capture_submissions`, which takes the built class instead.
 """
 
 from __future__ import annotations
@@ -122,6 +122,17 @@ class Topology(metaclass=TopologyType):
             count_bolt = CountBolt.spec(par=2, inputs={word_spout: Grouping.fields('word')})
     """
 
+    @classmethod
+    def write(cls) -> None:
+        """Write the topology's definition (``NAME.defn``) into the directory
+        ``HERON_OPTIONS`` names; meant for the CLI, as in heronpy."""
+        if cls.__name__ == "Topology":
+            raise ValueError("The base Topology class cannot be writable")
+        from heronpy.api.definition import write_definition
+        from heronpy.api.heron_options import options_from_env
+
+        write_definition(cls, options_from_env())
+
 
 class TopologyBuilder:
     """Builds a ``Topology`` subclass from ``add_spout``/``add_bolt`` calls."""
@@ -175,16 +186,15 @@ class TopologyBuilder:
         return class_dict
 
     def build_and_submit(self) -> type:
-        """Build the topology class; under ``heron run FILE.py`` hand it to the CLI."""
+        """Build the topology class and write its definition where ``HERON_OPTIONS``
+        says; under ``heron run FILE.py`` (no ``-``) hand the class to the CLI instead."""
         class_dict = self._construct_topo_class_dict()
         class_dict["__module__"] = _caller_module()
         topo_cls = TopologyType(self.topology_name, (Topology,), class_dict)
         if _captured is None:
-            raise RuntimeError(
-                "build_and_submit(): submitting from a topology's own main (a pex, or "
-                "HERON_OPTIONS) is not supported yet (issue 40); run the file with "
-                "`heron run FILE.py`")
-        _captured.append(topo_cls)
+            topo_cls.write()
+        else:
+            _captured.append(topo_cls)
         return topo_cls
 
 

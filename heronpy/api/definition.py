@@ -1,0 +1,115 @@
+"""A heronpy topology's definition file: what ``Topology.write()`` leaves for the CLI.
+
+Heron's ``Topology.write()`` serializes the topology (a protobuf naming each component's
+class path) into ``NAME.defn`` in the directory ``HERON_OPTIONS`` names; the CLI launches
+what it finds there, and every instance imports its component class by class path from
+the pex. Ours does the same with our own format (JSON): the topology's name, its config
+and its ``HeronComponentSpec``s, pickled with cloudpickle, which keeps a class that a
+module defines as a reference to its import path (as Heron's class path) and carries a
+class the main defines itself (``__main__``) by value. The CLI adds where the code is
+(``sys_path``: the pex, or a ``.py`` file's import roots) and the file submitted
+(``source``, what ``get_topology_pex_path()`` answers); :func:`read_definition` rebuilds
+the topology class from it in the CLI and in every instance.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import sys
+from pathlib import Path
+from typing import Any, Mapping
+
+import cloudpickle
+
+from heronpy.api import heron_options
+from heronpy.api.component.context import TOPOLOGY_FILE_KEY
+
+FORMAT = "heronpy-definition/1"
+SUFFIX = ".defn"
+
+
+class DefinitionError(Exception):
+    """A definition file that cannot be read or rebuilt (one line, naming the file)."""
+
+
+def write_definition(topo_cls: type, options: Mapping[str, str]) -> Path:
+    """Write ``topo_cls`` to ``NAME.defn`` in the directory ``options`` names; NAME is
+    ``cmdline.topology.name`` when given, else the class's name (as in heronpy)."""
+    directory = options.get(heron_options.TMPDIR_KEY)
+    if not directory:
+        raise RuntimeError("Topology definition temp directory not specified "
+                           f"({heron_options.TMPDIR_KEY} in {heron_options.ENV_VAR})")
+    name = options.get(heron_options.NAME_KEY) or topo_cls.topology_name
+    config = {k: v for k, v in dict(topo_cls._topo_config).items() if k != TOPOLOGY_FILE_KEY}
+    document = {
+        "format": FORMAT,
+        "name": name,
+        "class_name": topo_cls.__name__,
+        "initial_state": options.get(heron_options.INITIAL_STATE_KEY, "RUNNING"),
+        "config": config,
+        "specs": base64.b64encode(cloudpickle.dumps(list(topo_cls._heron_specs))).decode(),
+        "sys_path": [],
+        "source": "",
+    }
+    path = Path(directory) / f"{name}{SUFFIX}"
+    path.write_text(json.dumps(document, indent=1), encoding="utf-8")
+    return path
+
+
+def load_document(path: Path) -> dict[str, Any]:
+    """The definition's JSON, checked for its format."""
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise DefinitionError(f"{path}: not a topology definition ({exc})") from None
+    if not isinstance(document, dict) or document.get("format") != FORMAT:
+        raise DefinitionError(f"{path}: not a topology definition written by "
+                              f"Topology.write() (format {FORMAT})")
+    return document
+
+
+def save_document(path: Path, document: Mapping[str, Any]) -> None:
+    """Write a definition back (the CLI adds ``sys_path`` and ``source``)."""
+    path.write_text(json.dumps(dict(document), indent=1), encoding="utf-8")
+
+
+def read_definition(path: Path | str) -> type:
+    """The topology class a definition describes, its code's locations put on
+    ``sys.path`` first (after this project's own ``heronpy``, already imported here,
+    so a pex that bundles another ``heronpy`` cannot replace it)."""
+    from heronpy.api.topology import Topology, TopologyType
+
+    path = Path(path)
+    document = load_document(path)
+    for entry in document.get("sys_path") or []:
+        if entry not in sys.path:
+            sys.path.append(entry)
+    try:
+        specs = cloudpickle.loads(base64.b64decode(document["specs"]))
+    except Exception as exc:
+        raise DefinitionError(
+            f"{path}: the components of topology {document.get('name')!r} cannot be loaded "
+            f"from {document.get('source') or 'its code'}: {type(exc).__name__}: {exc}"
+        ) from None
+    for spec in specs:
+        if isinstance(spec.inputs, dict):
+            spec.inputs = {key: _grouping(value) for key, value in spec.inputs.items()}
+    config = dict(document.get("config") or {})
+    if document.get("source"):
+        config[TOPOLOGY_FILE_KEY] = document["source"]
+    class_dict: dict[str, Any] = {spec.name: spec for spec in specs}
+    class_dict["config"] = config
+    class_dict["__module__"] = __name__
+    return TopologyType(str(document["name"]), (Topology,), class_dict)
+
+
+def _grouping(value: Any) -> Any:
+    """A fields or custom grouping as ``Grouping``'s own type again: their namedtuple
+    classes are not importable by name, so the pickle carried copies of them."""
+    from heronpy.api.stream import Grouping
+
+    for kind in (Grouping.FIELDS, Grouping.CUSTOM):
+        if type(value).__name__ == kind.__name__ and not isinstance(value, kind):
+            return kind(*value)
+    return value
