@@ -30,10 +30,13 @@ class Builder:
 
     def build(self, bldr: Any = None) -> Any:
         """Add every stage to ``bldr`` (a heronpy ``TopologyBuilder``; a new one named
-        ``streamlet`` when not given) and return it."""
+        ``streamlet`` when not given) and return it. A graph may be built more than once
+        (each build plans it afresh)."""
         if bldr is None:
             from heronpy.api.topology import TopologyBuilder
             bldr = TopologyBuilder(name="streamlet")
+        for source in self._sources:
+            source._unbuild()
         stage_names: set[str] = set()
         for source in self._sources:
             source._build(bldr, stage_names)

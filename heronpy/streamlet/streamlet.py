@@ -150,8 +150,8 @@ class Streamlet:
 
     def _build(self, bldr: Any, stage_names: set[str]) -> None:
         """Add this stage (once its parents are in) and then its children."""
-        if self._built:
-            raise RuntimeError(f"Logic error while building: stage {self._name!r} built twice")
+        if self._built:  # reached again through its other parent (union, join)
+            return
         if self._build_this(bldr, stage_names):
             self._built = True
             for child in self._children:
@@ -211,6 +211,12 @@ class Streamlet:
         builder.add_spout(name, spout_cls, par=self.get_num_partitions(), config=config,
                           optional_outputs=outputs)
         return True
+
+    def _unbuild(self) -> None:
+        """Forget a previous build of this stage and the stages below it."""
+        self._built = False
+        for child in self._children:
+            child._unbuild()
 
     def _all_built(self) -> bool:
         return self._built and all(child._all_built() for child in self._children)
