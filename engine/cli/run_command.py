@@ -14,6 +14,7 @@ from typing import Callable
 import click
 from rich.logging import RichHandler
 
+from compat.storm_api.project import ProjectError
 from engine.cli import errors as cli_errors
 from engine.cli.display import make_console
 from engine.cli.topology_args import TopologyArgsCommand, main_form
@@ -67,6 +68,8 @@ def run_command(project: Path, name: str | None, env: str | None, engine: str, t
     restore = _configure_logging()
     definitions: Path | None = None
     try:
+        if project.suffix in (".py", ".pex") and not project.exists():
+            raise ProjectError(f"{project}: no such topology file")
         if _heronpy_submission(project, form):
             # Heron's form: the main writes the definition, which is what runs
             from engine.cli.heronpy_files import write_definition

@@ -72,6 +72,8 @@ def submit_command(cluster: str, project: Path, name: str | None, env_name: str 
                   deploy_deactivated=deploy_deactivated, dry_run=dry_run,
                   from_savepoint=from_savepoint, allow_missing_state=allow_missing_state,
                   env=env)
+    if project.suffix in (".py", ".pex") and not project.exists():
+        raise BadInput(f"{project}: no such topology file")
     if form is None and project.suffix != ".pex":
         _submit(project=project, **submit)
         return

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -139,13 +140,18 @@ def heron_tree(root: Path) -> Path:
 
 
 def build_pex(root: Path, main_module: str, target: Path) -> Path:
-    """A zipapp of the tree whose ``__main__`` runs ``main_module`` as Heron's pex does."""
+    """A zipapp of the tree whose ``__main__`` runs ``main_module`` as Heron's pex does,
+    bundling a ``heronpy`` of its own (as Heron's pexes do) that must never be imported."""
     (root / "__main__.py").write_text(
         f"import runpy\nrunpy.run_module({main_module!r}, run_name='__main__')\n")
+    (root / "heronpy").mkdir(exist_ok=True)
+    (root / "heronpy" / "__init__.py").write_text(
+        "raise ImportError('the pex bundled heronpy was imported')\n")
     try:
         zipapp.create_archive(root, target)
     finally:
         (root / "__main__.py").unlink()
+        shutil.rmtree(root / "heronpy")
     return target
 
 
@@ -154,7 +160,8 @@ def tree(tmp_path: Path) -> Path:
     return heron_tree(tmp_path / "heron")
 
 
-def _run(tmp_path: Path, engine: str, seconds: float, *target: str) -> tuple[dict, list]:
+def _run(tmp_path: Path, engine: str, seconds: float,
+         *target: str) -> tuple[dict, list, str]:
     capture = tmp_path / f"capture-{engine}.jsonl"
     proc = subprocess.run(
         [sys.executable, "-m", "engine.cli.main", "run", "--engine", engine, "-t",
@@ -167,7 +174,8 @@ def _run(tmp_path: Path, engine: str, seconds: float, *target: str) -> tuple[dic
     assert summary["error"] is None, summary
     for name, stats in summary["components"].items():
         assert (stats["restarts"], stats["last_error"]) == (0, ""), (name, stats)
-    return summary, [json.loads(line) for line in capture.read_text().splitlines()]
+    records = [json.loads(line) for line in capture.read_text().splitlines()]
+    return summary, records, proc.stderr
 
 
 def _counts(records: list[dict]) -> dict[str, int]:
@@ -221,12 +229,12 @@ def test_heron_options_round_trip_spaces_as_heron_writes_them():
     ("storm", 4, "py"), ("heron", 8, "py -"), ("storm", 4, "pex -"), ("heron", 8, "pex -")])
 def test_heron_word_count_runs_unchanged_from_its_layout(tree, tmp_path, engine, seconds, form):
     if form == "py":  # Heron's file where Heron keeps it, no project around it
-        summary, records = _run(tmp_path, engine, seconds, str(tree))
+        summary, records, _ = _run(tmp_path, engine, seconds, str(tree))
         name = "word_count_topology"
     else:
         target = tree if form == "py -" else build_pex(
             tree.parents[3], "examples.src.python.word_count_topology", tmp_path / "wc.pex")
-        summary, records = _run(tmp_path, engine, seconds, str(target), "-", "WordCount")
+        summary, records, _ = _run(tmp_path, engine, seconds, str(target), "-", "WordCount")
         name = "WordCount"  # the definition's name: the main's sys.argv[1]
     assert summary["topology"] == name
     assert _counts(records) == {w: 100 for w in WORDS}
@@ -239,9 +247,10 @@ def test_heron_word_count_runs_unchanged_from_its_layout(tree, tmp_path, engine,
 def test_a_topology_class_in_a_pex_is_written_under_the_name_given(tree, tmp_path):
     pex = build_pex(tree.parents[3], "examples.src.python.word_count_topology",
                     tmp_path / "wc.pex")
-    summary, records = _run(tmp_path, "storm", 4, str(pex),
-                            "examples.src.python.word_count_class.WordCount", "Renamed")
+    summary, records, stderr = _run(tmp_path, "storm", 4, str(pex),
+                                    "examples.src.python.word_count_class.WordCount", "Renamed")
     assert summary["topology"] == "Renamed"
+    assert "bundles its own heronpy; this project's heronpy is the one imported" in stderr
     assert _counts(records) == {w: 100 for w in WORDS}
 
 
