@@ -39,7 +39,7 @@ from rich.table import Table
 from compat.summingbird.testing import CATALOGUE as JOBS
 from conformance.arguments import (UsageProblem, parse_comparison, parse_engines, parse_options,
                                    prepare_report_dir, user_command)
-from conformance.catalogue import CATALOGUE, Case, Kill, select_cases
+from conformance.catalogue import CATALOGUE, HERONPY_CASES, Case, Kill, select_cases
 from conformance.catalogue.summingbird import PLATFORMS, run_summingbird_case
 from conformance.engines import EngineAdapter, adapter_for
 from conformance.harness import EXIT_OK, execute_suite, guard, logging_to, spark_sessions
@@ -118,12 +118,16 @@ def _comparison_options(fn: Any) -> Any:
 @click.option("--kill", "kill_component", metavar="COMPONENT",
               help="With --inject-failures on --topology: the bolt to kill (default: the "
                    "first bolt).")
+@click.option("--heronpy", is_flag=True,
+              help="Run the heronpy cases instead of the catalogue: each heronpy topology "
+                   "beside its heron-migrate --heronpy twin (ENGINE:migrated) on every engine.")
 @click.option("--kafka", metavar="HOST:PORT",
               help="A Kafka broker for the cases that read their input from Kafka (each "
                    "fixture goes to a fresh topic); without it they are skipped.")
 @_comparison_options
 @_common
-def run_command(engines: str, pattern: str | None, inject_failures: bool, kafka: str | None,
+def run_command(engines: str, pattern: str | None, inject_failures: bool, heronpy: bool,
+                kafka: str | None,
                 topology: Path | None, fixture: Path | None, kill_component: str | None,
                 streams: tuple[str, ...], ignore: tuple[int, ...], per_key: str | None,
                 float_digits: int, options: tuple[str, ...], name: str | None,
@@ -142,15 +146,15 @@ def run_command(engines: str, pattern: str | None, inject_failures: bool, kafka:
             given = [flag for flag, value in user_flags.items() if value]
             if given:
                 raise UsageProblem(f"{', '.join(given)} only apply with --topology PROJECT")
-        elif pattern:
-            raise UsageProblem("--cases selects catalogue cases; it does not apply with "
-                               "--topology")
+        elif pattern or heronpy:
+            raise UsageProblem(f"{'--cases' if pattern else '--heronpy'} selects catalogue "
+                               "cases; it does not apply with --topology")
         if fixture is not None and max_tuples is not None:
             raise UsageProblem("--input and --max-tuples exclude each other: the fixture "
                                "replaces the spouts, --max-tuples bounds them")
         directory = prepare_report_dir(report_dir)
         if topology is None:
-            cases = select_cases(pattern, CATALOGUE)
+            cases = select_cases(pattern, HERONPY_CASES if heronpy else CATALOGUE)
             command_for = None
         else:
             comparison = parse_comparison(streams, ignore, per_key, float_digits)
@@ -180,15 +184,19 @@ def _inside(path: Path, project: Path) -> bool:
 @click.option("--engines", default="storm", show_default=True,
               help="Comma-separated engines; on each, the original runs against the "
                    "migrated copy.")
+@click.option("--heronpy", is_flag=True,
+              help="PROJECT uses heronpy's API: migrate it with heron-migrate --heronpy "
+                   "(to streamparse).")
 @_comparison_options
 @_common
-def migrate_command(project: Path, engines: str, streams: tuple[str, ...],
+def migrate_command(project: Path, engines: str, heronpy: bool, streams: tuple[str, ...],
                     ignore: tuple[int, ...], per_key: str | None, float_digits: int,
                     options: tuple[str, ...], name: str | None, env: str | None,
                     max_tuples: int | None, report_dir: Path, repeat: int, spark_master: str,
                     time_limit: float | None, as_json: bool, debug: bool) -> None:
     """Run the streamparse PROJECT unchanged and its heron-migrate'd copy (written into
-    the report directory) on the engines, and compare their outputs."""
+    the report directory) on the engines, and compare their outputs (--heronpy: a
+    heronpy PROJECT and its heron-migrate --heronpy copy)."""
 
     def body() -> int:
         names = parse_engines(engines)
@@ -197,7 +205,8 @@ def migrate_command(project: Path, engines: str, streams: tuple[str, ...],
         if _inside(migrated, project):
             # a report directory inside the project: the copy cannot live in it
             migrated = Path(tempfile.mkdtemp(prefix="heron-conformance-")) / "migrated"
-        notes = [f"migrated copy: {migrated}", *migrated_copy(project, migrated)]
+        notes = [f"migrated copy: {migrated}",
+                 *migrated_copy(project, migrated, heronpy=heronpy)]
         (directory / "migration.txt").write_text("".join(n + "\n" for n in notes),
                                                  encoding="utf-8")
         comparison = parse_comparison(streams, ignore, per_key, float_digits)
@@ -308,7 +317,8 @@ def summingbird_command(platforms: str, pattern: str | None, seed: int, size: in
 
 @main.command("list")
 @click.option("--cases", "pattern", metavar="REGEX", help="Only cases whose name matches.")
-def list_command(pattern: str | None) -> None:
+@click.option("--heronpy", is_flag=True, help="The heronpy cases (run --heronpy) instead.")
+def list_command(pattern: str | None, heronpy: bool) -> None:
     """List the built-in cases: name, tags, comparison and what each checks."""
 
     def body() -> int:
@@ -316,7 +326,7 @@ def list_command(pattern: str | None) -> None:
         table = Table(box=None, header_style="bold")
         for col in ("case", "tags", "compared", "checks"):
             table.add_column(col)
-        for case in select_cases(pattern, CATALOGUE):
+        for case in select_cases(pattern, HERONPY_CASES if heronpy else CATALOGUE):
             table.add_row(case.name, ",".join(case.tags), case.comparison.kind,
                           case.description)
         console.print(table)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import abc
 import contextlib
+import copy
 import re
 import sys
 import time
@@ -137,6 +138,14 @@ class EngineAdapter(abc.ABC):
         if label:
             self.name = label
         self.project = Path(project) if project is not None else None
+
+    def for_project(self, label: str, project: Path) -> EngineAdapter:
+        """This engine under the name ``label``, running ``project`` instead of the case's
+        (a case's migrated twin)."""
+        twin = copy.copy(self)
+        twin.name = label
+        twin.project = Path(project)
+        return twin
 
     def _variant(self, case: Case) -> Case:
         return replace(case, project=self.project) if self.project is not None else case

@@ -45,6 +45,7 @@ from conformance.model import (
     SuiteResult,
     Verdict,
 )
+from conformance.twin import migrated_copy, twin_runs
 from engine.submission import load_topology
 
 __all__ = ["ProgressListener", "Runner", "describe_diff", "expected_records",
@@ -180,36 +181,6 @@ def _plan_facts(project: Path, topology: str, options: Mapping[str, Any] | None,
     return reliability(with_defaults(plan.config)).acking, leaves
 
 
-def migrated_copy(project: Path, out: Path) -> list[str]:
-    """``heron-migrate --out-tree``: write the migrated copy of ``project`` to ``out``.
-
-    Returns what the migration reported (changed files, findings that need a person);
-    a file that fails to migrate, or an ``out`` that exists or overlaps the project,
-    is a :class:`HarnessError`."""
-    # deferred: start-up time (the migrator's libcst takes ~1 s to import; only --migrate needs it)
-    from migrate.findings import Level
-    from migrate.out_tree import OutTreeRefused, check_out_tree, write_out_tree
-    from migrate.project import Status, migrate_tree
-    from migrate.rules import select_rules
-
-    project, out = Path(project), Path(out)
-    try:
-        check_out_tree(project, out)
-    except OutTreeRefused as exc:
-        raise HarnessError(f"cannot write the migrated copy: {exc} (choose a --report "
-                           "directory outside the project)") from None
-    outcomes = migrate_tree(project, select_rules())
-    failed = [o for o in outcomes if o.status is Status.FAILED]
-    if failed:
-        raise HarnessError("heron-migrate could not migrate " + "; ".join(
-            str(o.error) for o in failed))
-    write_out_tree(project, out, outcomes)
-    notes = [f"migrated {o.path.relative_to(project)}" for o in outcomes
-             if o.status is Status.CHANGED]
-    notes += [f.headline() for o in outcomes for f in o.findings if f.level is not Level.INFO]
-    return notes
-
-
 # -- the runner -----------------------------------------------------------------------------
 @dataclass
 class _Run:
@@ -287,7 +258,8 @@ class Runner:
         started = datetime.now(timezone.utc)
         began = time.monotonic()
         groups = self._groups(cases)
-        self.progress.suite_started(self.repeat * len(groups) * len(self.adapters))
+        self.progress.suite_started(self.repeat * len(self.adapters) * sum(
+            2 if group[0].twin else 1 for group in groups))
         results: list[CaseResult] = []
         for rep in range(self.repeat):
             for group in groups:
@@ -337,7 +309,19 @@ class Runner:
                                            if self.kafka is None else "error", 0.0)
                 continue
             runs[adapter.name] = self._run_engine(adapter, lead, group, rep, label, slug, kill)
-        return [self._judge(case, runs, rep, kill, len(group) > 1) for case in group]
+        pairs = self.pairs
+        if lead.twin and skip is None:
+            # the case's migrated twin on every engine, each compared with its original
+            twins, why = twin_runs(self.adapters, lead, self.report_dir)
+            for twin in twins:
+                if why is not None:
+                    runs[twin.name] = _Run(engine=twin.name, kill=kill, verdict=Verdict.ERROR,
+                                           reason=why)
+                else:
+                    runs[twin.name] = self._run_engine(twin, lead, group, rep, label,
+                                                       f"{slug}-migrated", kill)
+            pairs = [*pairs, *((a.name, t.name) for a, t in zip(self.adapters, twins))]
+        return [self._judge(case, runs, rep, kill, len(group) > 1, pairs) for case in group]
 
     def _through_kafka(self, lead: Case, slug: str, rep: int) -> tuple[Case, str | None]:
         """The case with its Kafka spouts' fixtures loaded into fresh topics and the
@@ -420,7 +404,7 @@ class Runner:
         return [self._relative(path), *run.files]
 
     def _judge(self, case: Case, runs: Mapping[str, _Run], rep: int, kill: Kill | None,
-               shared: bool) -> CaseResult:
+               shared: bool, pairs: Sequence[tuple[str, str]] | None = None) -> CaseResult:
         self.progress.comparing(case.name, rep)
         injected = kill is not None
         allowed = case.allowed_for(injected)
@@ -441,7 +425,7 @@ class Runner:
             engine_runs.append(self._engine_verdict(case, run, rep, shared, allowed, expected,
                                                     expected_file, expected_error))
         pairs = [self._pair_verdict(case, runs[left], runs[right], allowed, injected)
-                 for left, right in self.pairs]
+                 for left, right in (self.pairs if pairs is None else pairs)]
         tags = list(case.tags) + (["injected-failure"] if injected else [])
         result = CaseResult(case=case.name, description=case.description, allowed=allowed,
                             tags=tags, runs=engine_runs, pairs=pairs, repeat=rep)
@@ -541,8 +525,8 @@ def _apply_known_failure(case: Case, result: Any, engines: Sequence[str]) -> Non
 
 
 def _catalogue_command(case: Case, engine: str, injected: bool) -> str:
-    parts = ["heron-conformance", "run", "--cases", f"^{case.name}$", "--engines",
-             engine.split(":")[0]]
+    parts = ["heron-conformance", "run", *(["--heronpy"] if case.twin else []), "--cases",
+             f"^{case.name}$", "--engines", engine.split(":")[0]]
     if injected and case.kill is None:
         parts.append("--inject-failures")
     return " ".join(shlex.quote(p) for p in parts)

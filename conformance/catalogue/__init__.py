@@ -10,11 +10,12 @@ from conformance.catalogue.case import (
     Kill,
     Row,
 )
-from conformance.catalogue.cases import CATALOGUE, case_named, select_cases
+from conformance.catalogue.cases import CATALOGUE, HERONPY_CASES, case_named, select_cases
 
 __all__ = [
     "CAPABILITIES",
     "CATALOGUE",
+    "HERONPY_CASES",
     "FIXTURES",
     "PROJECTS",
     "Case",

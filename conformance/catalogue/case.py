@@ -92,6 +92,10 @@ class Case:
     #: failure there is reported as "known failure" with the reason and does not fail the
     #: run; a pass there is reported too, so the entry can be removed
     known_failures: Mapping[str, str] = field(default_factory=dict)
+    #: "heronpy": the project is heronpy's API; its ``heron-migrate --heronpy`` copy runs
+    #: beside it on every engine (as ``ENGINE:migrated``) and each engine's original is
+    #: compared with its twin. None: no twin
+    twin: str | None = None
 
     def known_failure(self, engine: str) -> str | None:
         """The documented reason ``engine`` (a label such as ``heron:migrated`` counts as
@@ -123,4 +127,4 @@ class Case:
                                                                self.fixtures.items())),
                 tuple(sorted((k, repr(v)) for k, v in self.options.items())),
                 self.env, self.workers, self.multilang, self.injected_kill(inject_failures),
-                self.kafka_spouts)
+                self.kafka_spouts, self.twin)

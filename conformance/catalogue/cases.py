@@ -27,6 +27,7 @@ AT_LEAST_ONCE = SemanticClass.AT_LEAST_ONCE
 
 CORE = PROJECTS / "core"
 WORDCOUNT = PROJECTS / "wordcount"
+HERONPY = PROJECTS / "heronpy"
 NUMBERS = {"numbers": FIXTURES / "numbers.jsonl"}
 
 
@@ -168,6 +169,23 @@ CATALOGUE: tuple[Case, ...] = (
 )
 
 
+#: heronpy topologies, each run beside its ``heron-migrate --heronpy`` twin on every engine
+#: (``heron-conformance run --heronpy``). Apart from CATALOGUE because a twin case has three
+#: pairs (storm vs heron, and each engine vs its twin) where a catalogue case has one.
+HERONPY_CASES: tuple[Case, ...] = (
+    Case(name="heronpy_word_count", project=HERONPY, topology="heronpy_word_count",
+         fixtures={"sentences": FIXTURES / "sentences.jsonl"},
+         description="Heron's Python API (heronpy, a TopologyBuilder main) at least once: "
+                     "word count with a splitter that fails the first delivery of every "
+                     "7th sentence and a spout that reports each ack and fail and replays; "
+                     "run beside its heron-migrate --heronpy twin (streamparse) on each "
+                     "engine: every row of every stream, acks and fails included",
+         comparison=_rows(("sentences", "default"), ("sentences", "acks"),
+                          ("split", "default"), ("count", "default")),
+         expected=exp.heronpy_word_count, tags=("acking", "heronpy"), twin="heronpy"),
+)
+
+
 def select_cases(pattern: str | None = None,
                  cases: Iterable[Case] = CATALOGUE) -> list[Case]:
     """The cases whose name matches ``pattern`` (a regex, searched), in catalogue order."""
@@ -192,4 +210,4 @@ def case_named(name: str, cases: Iterable[Case] = CATALOGUE) -> Case:
     raise CaseError(f"no case named {name!r}")
 
 
-__all__ = ["CATALOGUE", "case_named", "select_cases"]
+__all__ = ["CATALOGUE", "HERONPY_CASES", "case_named", "select_cases"]

@@ -172,3 +172,23 @@ def split_words(inputs: Inputs) -> list[Row]:
     return [("split", "default", [sid, position, word])
             for sid, sentence in inputs["sentences"]
             for position, word in enumerate(sentence.split())]
+
+
+def heronpy_word_count(inputs: Inputs) -> list[Row]:
+    """The heronpy word count (projects/heronpy): every sentence emitted once, and once
+    more for those whose first delivery the splitter fails (``sid % 7 == 3``), an ack per
+    sentence and a fail per failed delivery on the spout's ``acks`` stream, every word
+    once (a failed delivery emits nothing) and every running count."""
+    rows: list[Row] = []
+    for sid, sentence in inputs["sentences"]:
+        failed = sid % 7 == 3
+        rows += [("sentences", "default", [sid, sentence])] * (2 if failed else 1)
+        rows.append(("sentences", "acks", ["ack", sid]))
+        if failed:
+            rows.append(("sentences", "acks", ["fail", sid]))
+        rows += [("split", "default", [sid, position, word])
+                 for position, word in enumerate(sentence.split())]
+    counts = Counter(word for _, sentence in inputs["sentences"] for word in sentence.split())
+    rows += [("count", "default", [word, k]) for word, total in sorted(counts.items())
+             for k in range(1, total + 1)]
+    return rows
