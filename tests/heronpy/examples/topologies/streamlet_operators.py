@@ -55,12 +55,12 @@ if __name__ == '__main__':
   builder = Builder()
 
   lines = builder.new_source(TextFileGenerator(TEXT_FILES)).set_name("lines").set_num_partitions(2)
-  words = lines.flat_map(lambda line: line.split()).set_name("words")
+  words = lines.flat_map(lambda line: line.split()).set_name("words").set_num_partitions(1)
   long_words = words.filter(lambda word: len(word) > 3).set_name("long_words")
   long_words.map(lambda word: (word.lower(), 1)) \
       .reduce_by_key_and_window(WindowConfig.create_tumbling_window(1), lambda x, y: x + y) \
       .set_num_partitions(2) \
-      .map(lambda kv: [kv[0].key, kv[1]]).set_name("word_counts")
+      .map(lambda kv: [kv[0].key, kv[1]]).set_name("word_counts").set_num_partitions(1)
 
   numbers = builder.new_source(ListSource(NUMBERS)).set_name("numbers")
   words.map(len).union(numbers).set_name("lengths_and_numbers")
@@ -74,11 +74,13 @@ if __name__ == '__main__':
   by_residue = numbers.map(lambda n: (n % 5, n)).set_name("by_residue").set_num_partitions(2)
   names = builder.new_source(ListSource(NAMES)).set_name("names")
   by_residue.join(names, WHOLE_RUN, lambda n, name: f"{n}:{name}").set_name("inner") \
-      .map(lambda kv: [kv[0].key, kv[0].window.end_time, kv[1]]).set_name("inner_joined")
+      .map(lambda kv: [kv[0].key, kv[0].window.end_time, kv[1]]).set_name("inner_joined") \
+      .set_num_partitions(1)
   by_residue.outer_join(names, WHOLE_RUN, lambda n, name: f"{n}:{name}").set_name("outer") \
       .set_num_partitions(1) \
       .map(lambda kv: [kv[0].key, kv[0].window.end_time, kv[1]]).set_name("outer_joined")
   by_residue.outer_left_join(names, WHOLE_RUN, lambda n, name: f"{n}:{name}") \
+      .set_num_partitions(1) \
       .map(lambda kv: [kv[0].key, kv[0].window.end_time, kv[1]]).set_name("left_joined")
 
   long_words.log()
