@@ -15,7 +15,7 @@ from typing import Any, Callable
 from heronpy.api.component.component_spec import GlobalStreamId
 from heronpy.api.stream import Grouping
 from heronpy.streamlet.impl.streamletboltbase import (KEYED_OUTPUT, OUTPUT_STREAM,
-                                                      keyed_outputs)
+                                                      keyed_outputs, packed_config)
 
 
 class Streamlet:
@@ -199,7 +199,7 @@ class Streamlet:
     def _add_bolt_stage(self, builder: Any, stage_names: set[str], prefix: str,
                         bolt_cls: type, inputs: dict, config: dict | None = None) -> bool:
         name = self._claim_name(prefix, stage_names)
-        config, outputs = self._output_options(config or {})
+        config, outputs = self._output_options(packed_config(config or {}, name))
         builder.add_bolt(name, bolt_cls, par=self.get_num_partitions(), inputs=inputs,
                          config=config, optional_outputs=outputs)
         return True
@@ -207,7 +207,7 @@ class Streamlet:
     def _add_spout_stage(self, builder: Any, stage_names: set[str], prefix: str,
                          spout_cls: type, config: dict) -> bool:
         name = self._claim_name(prefix, stage_names)
-        config, outputs = self._output_options(config)
+        config, outputs = self._output_options(packed_config(config, name))
         builder.add_spout(name, spout_cls, par=self.get_num_partitions(), config=config,
                           optional_outputs=outputs)
         return True

@@ -9,7 +9,7 @@ from typing import Any
 
 from heronpy.api.bolt.bolt import Bolt
 from heronpy.api.stream import Grouping
-from heronpy.streamlet.impl.streamletboltbase import StreamletBoltBase, user_object
+from heronpy.streamlet.impl.streamletboltbase import StreamletBoltBase, ToPack, user_object
 from heronpy.streamlet.streamlet import Streamlet, check_callable, check_streamlet
 
 
@@ -63,10 +63,9 @@ class ElementStreamlet(Streamlet):
         return Grouping.SHUFFLE
 
     def _component_config(self) -> dict:
-        from heronpy.streamlet.impl.streamletboltbase import pack_object
         if self._function is None or not self.BOLT.FUNCTION:
             return {}
-        return {self.BOLT.FUNCTION: pack_object(self._function)}
+        return {self.BOLT.FUNCTION: ToPack(self._function)}
 
     def _build_this(self, builder: Any, stage_names: set[str]) -> bool:
         return self._add_bolt_stage(builder, stage_names, self.PREFIX, self.BOLT,

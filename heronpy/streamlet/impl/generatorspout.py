@@ -7,7 +7,7 @@ from typing import Any
 from heronpy.api.spout.spout import Spout
 from heronpy.streamlet.generator import Generator
 from heronpy.streamlet.impl.contextimpl import ContextImpl
-from heronpy.streamlet.impl.streamletboltbase import pack_object, user_object
+from heronpy.streamlet.impl.streamletboltbase import ToPack, user_object
 from heronpy.streamlet.impl.streamletspoutbase import StreamletSpoutBase
 from heronpy.streamlet.streamlet import Streamlet
 
@@ -45,4 +45,4 @@ class GeneratorStreamlet(Streamlet):
 
     def _build_this(self, builder: Any, stage_names: set[str]) -> bool:
         return self._add_spout_stage(builder, stage_names, "generator", GeneratorSpout,
-                                     {GeneratorSpout.GENERATOR: pack_object(self._generator)})
+                                     {GeneratorSpout.GENERATOR: ToPack(self._generator)})

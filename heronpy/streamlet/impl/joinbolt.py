@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from heronpy.streamlet.impl.streamletboltbase import key_grouping, pack_object
+from heronpy.streamlet.impl.streamletboltbase import ToPack, key_grouping
 from heronpy.streamlet.impl.windowbolt import (SLIDEINTERVAL, WINDOWDURATION,
                                                StreamletWindowBolt, hashable, pairs)
 from heronpy.streamlet.keyedwindow import KeyedWindow
@@ -94,6 +94,6 @@ class JoinStreamlet(Streamlet):
         inputs = {**self._left._input_of(key_grouping()), **self._right._input_of(key_grouping())}
         return self._add_bolt_stage(
             builder, stage_names, "join", JoinBolt, inputs,
-            {JoinBolt.FUNCTION: pack_object(self._join_function), WINDOWDURATION: duration,
+            {JoinBolt.FUNCTION: ToPack(self._join_function), WINDOWDURATION: duration,
              SLIDEINTERVAL: slide, JoinBolt.JOINEDCOMPONENT: self._right.get_name(),
              JoinBolt.JOINTYPE: self._join_type})

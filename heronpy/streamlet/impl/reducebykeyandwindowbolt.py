@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from heronpy.streamlet.impl.streamletboltbase import key_grouping, pack_object
+from heronpy.streamlet.impl.streamletboltbase import ToPack, key_grouping
 from heronpy.streamlet.impl.windowbolt import (SLIDEINTERVAL, WINDOWDURATION,
                                                StreamletWindowBolt, hashable, pairs)
 from heronpy.streamlet.keyedwindow import KeyedWindow
@@ -53,5 +53,5 @@ class ReduceByKeyAndWindowStreamlet(Streamlet):
         return self._add_bolt_stage(
             builder, stage_names, "reducebykeyandwindow", ReduceByKeyAndWindowBolt,
             self._parent._input_of(key_grouping()),
-            {ReduceByKeyAndWindowBolt.FUNCTION: pack_object(self._reduce_function),
+            {ReduceByKeyAndWindowBolt.FUNCTION: ToPack(self._reduce_function),
              WINDOWDURATION: duration, SLIDEINTERVAL: slide})

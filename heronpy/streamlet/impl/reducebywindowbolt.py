@@ -10,7 +10,7 @@ from functools import reduce
 from typing import Any
 
 from heronpy.api.stream import Grouping
-from heronpy.streamlet.impl.streamletboltbase import pack_object
+from heronpy.streamlet.impl.streamletboltbase import ToPack
 from heronpy.streamlet.impl.windowbolt import (SLIDEINTERVAL, WINDOWDURATION,
                                                StreamletWindowBolt)
 from heronpy.streamlet.streamlet import Streamlet, check_callable, check_streamlet
@@ -47,5 +47,5 @@ class ReduceByWindowStreamlet(Streamlet):
         return self._add_bolt_stage(
             builder, stage_names, "reducebywindow", ReduceByWindowBolt,
             self._parent._input_of(Grouping.LOWEST),
-            {ReduceByWindowBolt.FUNCTION: pack_object(self._reduce_function),
+            {ReduceByWindowBolt.FUNCTION: ToPack(self._reduce_function),
              WINDOWDURATION: duration, SLIDEINTERVAL: slide})

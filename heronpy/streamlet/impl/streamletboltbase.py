@@ -35,6 +35,29 @@ def pack_object(obj: Any) -> str:
     return base64.b64encode(cloudpickle.dumps(obj)).decode("ascii")
 
 
+class ToPack:
+    """A user object a stage's config carries, packed once the stage has its name (so a
+    function that cannot be pickled is reported with the stage it belongs to)."""
+
+    def __init__(self, obj: Any) -> None:
+        self.obj = obj
+
+
+def packed_config(config: dict, stage: str) -> dict:
+    """``config`` with its ``ToPack`` values packed."""
+    out = {}
+    for key, value in config.items():
+        if isinstance(value, ToPack):
+            try:
+                value = pack_object(value.obj)
+            except Exception as exc:  # cloudpickle raises TypeError, PicklingError, ...
+                raise RuntimeError(f"stage {stage!r}: its {key} ({type(value.obj).__name__}) "
+                                   f"cannot be pickled for the engines' processes: "
+                                   f"{type(exc).__name__}: {exc}") from None
+        out[key] = value
+    return out
+
+
 def unpack_object(text: str) -> Any:
     """The object ``pack_object`` packed."""
     return pickle.loads(base64.b64decode(text))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from heronpy.api.spout.spout import Spout
-from heronpy.streamlet.impl.streamletboltbase import pack_object, user_object
+from heronpy.streamlet.impl.streamletboltbase import ToPack, user_object
 from heronpy.streamlet.impl.streamletspoutbase import StreamletSpoutBase
 from heronpy.streamlet.streamlet import Streamlet, check_callable
 
@@ -35,4 +35,4 @@ class SupplierStreamlet(Streamlet):
 
     def _build_this(self, builder: Any, stage_names: set[str]) -> bool:
         return self._add_spout_stage(builder, stage_names, "supplier", SupplierSpout,
-                                     {SupplierSpout.FUNCTION: pack_object(self._supplier_function)})
+                                     {SupplierSpout.FUNCTION: ToPack(self._supplier_function)})

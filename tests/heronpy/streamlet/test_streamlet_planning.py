@@ -94,6 +94,15 @@ def test_a_streamlet_not_reachable_from_the_builders_sources_is_refused():
         builder.build()
 
 
+def test_a_function_that_cannot_be_pickled_is_reported_with_its_stage():
+    import threading
+    lock = threading.Lock()
+    builder = Builder()
+    builder.new_source(lambda: 1).map(lambda x: (lock, x)).set_name("locked")
+    with pytest.raises(RuntimeError, match="stage 'locked': its function .* cannot be pickled"):
+        builder.build()
+
+
 def test_repartition_without_a_function_shuffles_and_with_one_groups_by_it():
     builder = Builder()
     source = builder.new_source(lambda: 1)
@@ -146,7 +155,8 @@ def test_runner_submits_a_heronpy_topology_with_the_config_and_pickled_tuples():
 
 def test_window_config_takes_seconds_or_timedeltas_in_whole_seconds():
     assert WindowConfig.create_sliding_window(10, 2)._seconds() == (10, 2)
-    assert WindowConfig.create_tumbling_window(datetime.timedelta(minutes=1))._seconds() == (60, 60)
+    minute = datetime.timedelta(minutes=1)
+    assert WindowConfig.create_tumbling_window(minute)._seconds() == (60, 60)
     with pytest.raises(RuntimeError, match="second resolution"):
         WindowConfig.create_tumbling_window(datetime.timedelta(seconds=1.5))
     with pytest.raises(RuntimeError, match="Slide Interval"):
