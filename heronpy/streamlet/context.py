@@ -32,7 +32,8 @@ class Context:
 
     @abstractmethod
     def get_state(self) -> Any:
-        """The operator's state (None: streamlet operators are not stateful here)."""
+        """The task's state (generators and transform operators; saved and restored under
+        EFFECTIVELY_ONCE)."""
 
     @abstractmethod
     def emit(self, values: Any) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from heronpy.api.spout.spout import Spout
+from heronpy.api.state.stateful_component import StatefulComponent
 from heronpy.streamlet.generator import Generator
 from heronpy.streamlet.impl.contextimpl import ContextImpl
 from heronpy.streamlet.impl.streamletboltbase import ToPack, user_object
@@ -12,17 +13,25 @@ from heronpy.streamlet.impl.streamletspoutbase import StreamletSpoutBase
 from heronpy.streamlet.streamlet import Streamlet
 
 
-class GeneratorSpout(StreamletSpoutBase, Spout):
-    """Emits each non-None ``get()`` on ``output`` (no tuple id, as heronpy's)."""
+class GeneratorSpout(StreamletSpoutBase, Spout, StatefulComponent):
+    """Emits each non-None ``get()`` on ``output`` (no tuple id, as heronpy's). Stateful,
+    as heronpy's: the generator finds the task's state in ``context.get_state()`` (saved
+    and restored under EFFECTIVELY_ONCE)."""
 
     GENERATOR = "generator"
+
+    def init_state(self, stateful_state: Any) -> None:
+        self._state = stateful_state
+
+    def pre_save(self, checkpoint_id: Any) -> None:
+        """The generator keeps what it needs in the state itself."""
 
     def initialize(self, config: dict, context: Any) -> None:
         self._setup_output(config)
         self.emitted = 0
         self._generator = user_object(config, self.GENERATOR, "GeneratorSpout")
         self._generator.logger = self.logger
-        self._generator.setup(ContextImpl(context, None, self))
+        self._generator.setup(ContextImpl(context, getattr(self, "_state", None), self))
 
     def next_tuple(self) -> None:
         value = self._generator.get()

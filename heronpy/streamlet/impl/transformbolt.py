@@ -5,19 +5,27 @@ from __future__ import annotations
 
 from typing import Any
 
+from heronpy.api.state.stateful_component import StatefulComponent
 from heronpy.streamlet.impl.contextimpl import ContextImpl
 from heronpy.streamlet.impl.elementbolt import ElementBolt, ElementStreamlet
 from heronpy.streamlet.transformoperator import TransformOperator
 
 
-class TransformBolt(ElementBolt):
-    """Calls ``operator.transform(tup)``; ``context.emit`` anchors to the current tuple."""
+class TransformBolt(ElementBolt, StatefulComponent):
+    """Calls ``operator.transform(tup)``; ``context.emit`` anchors to the current tuple.
+    Stateful, as heronpy's: the operator finds the task's state in ``context.get_state()``."""
 
     FUNCTION = "operator"
 
+    def init_state(self, stateful_state: Any) -> None:
+        self._state = stateful_state
+
+    def pre_save(self, checkpoint_id: Any) -> None:
+        """The operator keeps what it needs in the state itself."""
+
     def setup(self, config: dict, context: Any) -> None:
         self._current: Any = None
-        self.function.setup(ContextImpl(context, None, self))
+        self.function.setup(ContextImpl(context, getattr(self, "_state", None), self))
 
     def on_element(self, element: Any, tup: Any) -> None:
         self._current = tup

@@ -7,6 +7,10 @@ previous close, so every element is in one window; a sliding window holds those 
 arrived in the last ``duration`` seconds (arrival times kept to the sub-second). Tuples
 are acked when they leave the window. Windows are given as ``Window(start, end)`` in
 epoch seconds.
+
+The bolts are stateful components, as heronpy's window bolts are: under EFFECTIVELY_ONCE
+the open window (its tuples, their arrival times, the last close) is saved at each
+checkpoint and given back on restore.
 """
 
 from __future__ import annotations
@@ -15,21 +19,45 @@ import time
 from collections import deque
 from typing import Any
 
+from compat.storm_api.tuple import Tuple
 from heronpy.api import api_constants
 from heronpy.api.bolt.bolt import Bolt
 from heronpy.api.bolt.window_bolt import SlidingWindowBolt, WindowContext
+from heronpy.api.state.stateful_component import StatefulComponent
 from heronpy.streamlet.impl.streamletboltbase import StreamletBoltBase, user_object
 
 WINDOWDURATION = SlidingWindowBolt.WINDOW_DURATION_SECS
 SLIDEINTERVAL = SlidingWindowBolt.WINDOW_SLIDEINTERVAL_SECS
 
 
-class StreamletWindowBolt(StreamletBoltBase, Bolt):
+_STATE_KEY = "streamlet.window"
+
+
+class StreamletWindowBolt(StreamletBoltBase, Bolt, StatefulComponent):
     """Collects tuples and calls ``processWindow(window_info, tuples)`` each slide."""
 
     FUNCTION = "function"
     WINDOWDURATION = WINDOWDURATION
     SLIDEINTERVAL = SLIDEINTERVAL
+
+    def init_state(self, stateful_state: Any) -> None:
+        self._saved_state = stateful_state
+
+    def pre_save(self, checkpoint_id: Any) -> None:
+        self._saved_state[_STATE_KEY] = {
+            "last_close": self._last_close,
+            "tuples": [[tup.id, tup.component, tup.stream, tup.task, list(tup.values), seen]
+                       for tup, seen in self.current_tuples]}
+
+    def _restore(self) -> None:
+        saved = getattr(self, "_saved_state", None)
+        if saved is None or _STATE_KEY not in saved:
+            return
+        window = saved[_STATE_KEY]
+        self._last_close = window["last_close"]
+        self.current_tuples = deque(
+            (Tuple(tid, component, stream, task, tuple(values)), seen)
+            for tid, component, stream, task, values, seen in window["tuples"])
 
     def initialize(self, config: dict, context: Any) -> None:
         self._setup_output(config)
@@ -39,6 +67,7 @@ class StreamletWindowBolt(StreamletBoltBase, Bolt):
         config[api_constants.TOPOLOGY_TICK_TUPLE_FREQ_SECS] = str(self.slide_interval)
         self.current_tuples: deque = deque()
         self._last_close = time.time()
+        self._restore()
         self.function = user_object(config, self.FUNCTION, type(self).__name__)
         self.setup(config)
 

@@ -232,3 +232,21 @@ def test_text_files_are_split_over_partitions_and_read_once(tmp_path):
     looper = ArrayLooper(["x", "y"])
     looper.setup(None)
     assert [looper.get() for _ in range(5)] == ["x", "y", "x", "y", "x"]
+
+
+def test_a_window_bolt_saves_its_open_window_and_a_new_task_restores_it():
+    from heronpy.streamlet.impl.reducebykeyandwindowbolt import ReduceByKeyAndWindowBolt
+    config = {ReduceByKeyAndWindowBolt.FUNCTION: pack_object(lambda x, y: x + y),
+              ReduceByKeyAndWindowBolt.WINDOWDURATION: 5}
+    first, state = ReduceByKeyAndWindowBolt(delegate=_Recorder()), {}
+    first.init_state(state)
+    first.initialize(dict(config), None)
+    for index, element in enumerate([("a", 1), ("b", 2), ("a", 3)]):
+        first.process(Tup(index, "map-1", "output", 1, (element,)))
+    first.pre_save(1)
+    restored = ReduceByKeyAndWindowBolt(delegate=_Recorder())
+    restored.init_state(state)  # what the engine hands a restarted task
+    restored.initialize(dict(config), None)
+    restored.process_tick(None)
+    assert {(kw.key, total) for kw, total in restored.delegate.emitted} == {("a", 4), ("b", 2)}
+    assert sorted(restored.delegate.acked) == [0, 1, 2]

@@ -15,7 +15,7 @@ from heronpy.connectors.textfiles.textfilesgenerator import TextFileGenerator
 
 TEXT_FILES = str(Path(__file__).resolve().parents[2] / "streamlet" / "data" / "text*.txt")
 NUMBERS = list(range(1, 61))
-NAMES = [[0, "zero"], [1, "one"], [2, "two"], [2, "deux"], [7, "seven"]]
+NAMES = [[0, "zero"], [1, "one"], [2, "two"], [2, "deux"], [4, "four"], [7, "seven"]]
 #: a window longer than any run: nothing leaves it, so its last firing joins everything
 WHOLE_RUN = WindowConfig.create_sliding_window(600, 1)
 #: a file every element of the consume stage is appended to (set by the test)
