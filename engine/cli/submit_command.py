@@ -91,8 +91,20 @@ def submit_command(cluster: str, project: Path, name: str | None, env_name: str 
     try:
         _submit(project=definition, **submit)
     except BaseException:
-        shutil.rmtree(definition.parent, ignore_errors=True)
+        if not _launched_from(definition, env):  # e.g. a closed stdout after launching
+            shutil.rmtree(definition.parent, ignore_errors=True)
         raise
+
+
+def _launched_from(definition: Path, env: Env) -> bool:
+    """Whether a topology was launched from this definition (its processes need it)."""
+    from engine.launch import LAUNCH_FILE  # deferred: CLI start-up time
+
+    launch = env.working_dir(definition.stem) / LAUNCH_FILE
+    try:
+        return str(definition.resolve()) in launch.read_text(encoding="utf-8")
+    except OSError:
+        return False
 
 
 def _submit(cluster: str, project: Path, name: str | None, env_name: str | None,
