@@ -71,6 +71,13 @@ def parallelism(state: Any, component: str, name: str = NAME) -> int:
     return sum(1 for i in pplan.instances if i.info.component_name == component) if pplan else 0
 
 
+def planned(state: Any, component: str, name: str = NAME) -> int:
+    """The component's parallelism in the packing plan: what an update is moving to."""
+    packing = state.get("packingplans", name)
+    return sum(1 for c in packing.container_plans for i in c.instance_plans
+               if i.component_name == component) if packing else 0
+
+
 def instances_by_task(state: Any, name: str = NAME) -> dict[int, str]:
     """task id -> instance id (``container_<c>_<component>_<task>``) in the physical plan."""
     pplan = state.get("pplans", name)

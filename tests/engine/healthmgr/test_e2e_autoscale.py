@@ -23,8 +23,9 @@ from engine.statemgr import open_state_manager
 from tests.e2e.heron.helpers import wait_until
 from tests.engine.cli.conftest import (heron, heron_home, live_processes,  # noqa: F401
                                        real_engine, sweep)
-from tests.engine.healthmgr.e2e import (NAME, WAIT_SECS, actions, health, kill_and_wait, ledger,
-                                        parallelism, sink_counts, submit)
+from tests.engine.healthmgr.e2e import (INTERVAL_SECS, NAME, WAIT_SECS, WINDOW_SECS, actions,
+                                        health, kill_and_wait, ledger, parallelism, planned,
+                                        sink_counts, submit)
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(420)]
 
@@ -57,25 +58,40 @@ def test_scales_up_under_backpressure_and_down_when_the_load_drops(
                        if i.component_name == "slow") > 1
 
             # scaled up (in one step or, if the first fell short, more) until backpressure
-            # stopped: the last action reached the plan, a wait passed after it, the policy
-            # ran again and did nothing
+            # stopped: the last action reached both plans (an action's record is written
+            # once its update was accepted, so the physical plan alone can catch one half
+            # done), and the policy had a whole window after it (the window restarts when
+            # the update's pause ends) and two more runs in which it did nothing
             def settled() -> bool:
-                last = actions(health())[-1]
-                return (time.time() > last["time"] + WAIT_SECS + 5.0
-                        and parallelism(state, "slow") == last["target"]
+                records = health()
+                last = actions(records)[-1]
+                resumed = [r["time"] for r in records if r["type"] == "note"
+                           and r["message"].startswith("resumed") and r["time"] >= last["time"]]
+                quiet_from = max(last["time"] + WAIT_SECS,
+                                 max(resumed, default=last["time"]) + WINDOW_SECS)
+                return (time.time() > quiet_from + 2 * INTERVAL_SECS + 3.0
+                        and planned(state, "slow") == parallelism(state, "slow")
+                        == last["target"]
                         and actions(health())[-1] == last)
-            assert wait_until(settled, timeout=120), health()[-10:]
-            peak = parallelism(state, "slow")
-            assert peak <= SCALING_MAX
-            assert {a["diagnosis"] for a in actions(health())} == {"under_provisioning"}, \
-                health()[-10:]
+            assert wait_until(settled, timeout=150), health()[-10:]
+            before = actions(health())
+            peak = before[-1]["target"]
+            assert 1 < peak <= SCALING_MAX
+            # a trim under the constant load is allowed (a window that spans an update's
+            # pause sees a lower peak rate: issue 42), but the load drop must bring one
             rate_file.write_text("60")
-            assert wait_until(lambda: actions(health(), "over_provisioning"), timeout=75), \
+
+            def scaled_down() -> list[dict]:
+                return [a for a in actions(health())[len(before):]
+                        if a["diagnosis"] == "over_provisioning"]
+            assert wait_until(scaled_down, timeout=75), \
                 f"never scaled down from {peak}: {health()[-10:]}"
-            assert wait_until(lambda: parallelism(state, "slow") < peak, timeout=30), \
+            down = scaled_down()[0]
+            assert down["status"] == "applied" and down["target"] < down["current"], down
+            assert wait_until(lambda: planned(state, "slow") == parallelism(state, "slow")
+                              <= down["target"], timeout=30), \
                 f"the scale-down never reached the plan: {actions(health())}"
-            down = actions(health(), "over_provisioning")[0]
-            assert down["status"] == "applied" and down["target"] < down["current"]
+            assert all(a["target"] <= SCALING_MAX for a in actions(health()))
             # every action waited for the previous one's wait
             times = [a["time"] for a in actions(health())]
             assert all(b - a >= WAIT_SECS - 0.5 for a, b in zip(times, times[1:])), times
