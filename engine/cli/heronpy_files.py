@@ -34,6 +34,8 @@ from heronpy.api.definition import SUFFIX, load_document, save_document
 
 #: how long a topology's main may take to write its definition
 MAIN_TIMEOUT_SECS = 120.0
+_BOOTSTRAP = ("import sys; del sys.path[0]; from engine.cli.heronpy_main import main; "
+              "sys.exit(main(sys.argv[1:]))")
 
 
 def is_heronpy_submission(path: Path, form: MainForm | None) -> bool:
@@ -89,8 +91,9 @@ def _write(file: Path, form: MainForm, directory: Path, deactivated: bool,
         from engine.cli.heronpy_main import TRACEBACK_ENV
 
         env[TRACEBACK_ENV] = "1"
-    command = [sys.executable, "-m", "engine.cli.heronpy_main", str(file), form.form,
-               *form.args]
+    # not `-m`: that puts the working directory first on sys.path, and a Heron checkout
+    # there (heronpy/, heron/) would replace this project's heronpy before the guard
+    command = [sys.executable, "-c", _BOOTSTRAP, str(file), form.form, *form.args]
     try:
         proc = subprocess.run(command, env=env, capture_output=True, text=True,
                               timeout=MAIN_TIMEOUT_SECS, stdin=subprocess.DEVNULL)

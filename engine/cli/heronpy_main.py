@@ -1,7 +1,7 @@
 """Runs a heronpy topology's main the way Heron's CLI does, in a process of its own.
 
-``heron run|submit FILE - ARGS`` starts ``python -m engine.cli.heronpy_main FILE - ARGS``
-with ``HERON_OPTIONS`` set (engine/cli/heronpy_files.py): this imports the project's own
+``heron run|submit FILE - ARGS`` calls :func:`main` with ``FILE - ARGS`` in a new Python
+process (without the working directory on ``sys.path``) with ``HERON_OPTIONS`` set (engine/cli/heronpy_files.py): this imports the project's own
 ``heronpy`` first, so a pex that bundles another ``heronpy`` cannot replace it, puts the
 code on ``sys.path`` (the pex, as Heron's instance does; a ``.py`` file's import roots,
 engine/plan/discovery.py) and runs the file's main with ``sys.argv = [FILE, *ARGS]``; the
