@@ -29,6 +29,7 @@ import click
 
 from compat.storm_api.project import ProjectError
 from engine.cli.topology_args import MainForm
+from engine.security.private import private_dir
 from heronpy.api import heron_options
 from heronpy.api.definition import SUFFIX, load_document, save_document
 
@@ -50,8 +51,8 @@ def write_definition(file: Path, form: MainForm | None, base: Path, *,
     only argument, as ``heron run FILE.py`` passes a builder script its name."""
     form = form or MainForm("-", [file.stem])
     _check_file(file, form)
-    base.mkdir(parents=True, exist_ok=True)
-    directory = Path(tempfile.mkdtemp(prefix="heronpy-", dir=base))
+    # owner-only: every instance unpickles what is kept here
+    directory = Path(tempfile.mkdtemp(prefix="heronpy-", dir=private_dir(base)))
     try:
         return _write(file.resolve(), form, directory, deactivated, show_traceback)
     except BaseException:
