@@ -10,7 +10,9 @@ would stand in for the migrated one.
 
 from __future__ import annotations
 
+import importlib
 import json
+import pkgutil
 import shutil
 import sys
 from pathlib import Path
@@ -19,10 +21,19 @@ import pytest
 import streamparse
 from click.testing import CliRunner
 
+import heronpy.api
 from compat.storm_api.config import checkpointing, reliability, with_defaults
+from engine.plan.discovery import load_topology_class
+from engine.submission import load_topology
 from migrate.cli import command
 from migrate.project import Status, migrate_tree
 from migrate.rules import select_rules
+
+# Every heronpy.api module imported now, not first inside a test: ``isolated_imports``
+# forgets the modules a test imports, and a heronpy module imported again later would
+# hold classes of a second identity beside the ones the engines already hold.
+for _module in pkgutil.walk_packages(heronpy.api.__path__, "heronpy.api."):
+    importlib.import_module(_module.name)
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "heronpy" / "examples"
 PACKAGE = "hpmig_examples"
@@ -69,8 +80,6 @@ def _forget_package() -> None:
 
 
 def _plan_facts(project: Path, name: str) -> dict:
-    from engine.submission import load_topology
-
     _forget_package()
     loaded = load_topology(project, name=name)
     facts = {}
@@ -97,8 +106,6 @@ def test_every_migrated_file_is_valid_python(migrated):
 @pytest.mark.parametrize("name", LOADABLE)
 def test_translatable_topologies_load_as_streamparse_with_the_same_plan(migrated, name,
                                                                          isolated_imports):
-    from engine.plan.discovery import load_topology_class
-
     original, out, _ = migrated
     text = (out / "topologies" / f"{name}.py").read_text()
     assert "heronpy" not in text and "__main__" not in text
