@@ -177,6 +177,15 @@ class Grouping(ThriftUnion):
     )
 
 
+class PythonCustomGrouping(Grouping):
+    """Ours, not Storm's: a Python custom grouping the emitting task runs
+    (``engine.grouping.custom``), named ``module:QualName`` or ``pickle:<base64>``, as
+    heronpy's ``Grouping.custom(...)`` makes it. A subclass, so Storm's own groupings
+    keep exactly Storm's fields (and compare equal to streamparse's)."""
+
+    _fields = (*Grouping._fields, "python_custom")
+
+
 class StreamInfo(ThriftStruct):
     """The declared fields of one output stream, and whether it is direct."""
 

@@ -7,6 +7,7 @@ from typing import Collection, Sequence
 
 from engine.grouping.all import AllGrouping
 from engine.grouping.base import Grouping, GroupingError
+from engine.grouping.custom import CustomGrouping
 from engine.grouping.direct import DirectGrouping
 from engine.grouping.fields import FieldsGrouping
 from engine.grouping.local_or_shuffle import LocalOrShuffleGrouping
@@ -17,9 +18,10 @@ from engine.grouping.shuffle import ShuffleGrouping
 def build_grouping(kind: str, tasks: Sequence[int], *, stream_fields: Sequence[str] = (),
                    grouping_fields: Sequence[str] = (), local_tasks: Collection[int] | None = None,
                    consumer: str = "", rng: random.Random | None = None,
-                   key_groups: int | None = None) -> Grouping:
+                   key_groups: int | None = None, custom_grouping: str | None = None,
+                   stream: str = "default") -> Grouping:
     """A grouping of ``kind`` ('shuffle', 'fields', 'all', 'global', 'none', 'direct',
-    'local_or_shuffle') over the consumer's ``tasks``.
+    'local_or_shuffle', 'custom') over the consumer's ``tasks``.
 
     Fields grouping with no fields is Storm's encoding of global grouping; with
     ``key_groups`` (EFFECTIVELY_ONCE) a fields grouping routes by key group.
@@ -42,6 +44,11 @@ def build_grouping(kind: str, tasks: Sequence[int], *, stream_fields: Sequence[s
         return LowestGrouping(tasks)
     if kind == "direct":
         return DirectGrouping(tasks, consumer)
+    if kind == "custom":
+        if not custom_grouping:
+            raise GroupingError(f"component {consumer!r}: a custom grouping needs its class "
+                                "or pickled object")
+        return CustomGrouping(tasks, custom_grouping, consumer, stream)
     if kind == "local_or_shuffle":
         return LocalOrShuffleGrouping(tasks, local_tasks, rng)
     raise GroupingError(f"component {consumer!r}: grouping {kind!r} is not supported")

@@ -103,6 +103,13 @@ class InstanceCollector(api_path.CollectorCore):
         #: across its streams, as Heron's instance does (a row on another stream sends the
         #: open batch first) and as Storm delivers them (in order per task pair)
         self._open: StreamOut | None = None
+        #: streams a custom grouping subscribes to: this task chooses their destinations,
+        #: so their emits take the checked path and their batches name the tasks
+        self._chosen = frozenset(name for name, out in streams.items()
+                                 if any(getattr(g, "chosen_by_emitter", False)
+                                        for g in (out.groupings or ())))
+        for name in self._chosen:
+            streams[name].slow = True
         for out in streams.values():  # what a routed emit's row needs of this collector
             out.bind(task, self.pending_roots, self._anchor_roots, batch_size, batch_bytes,
                      self._dumps, self._pack_row_hash is not None)
@@ -176,7 +183,7 @@ class InstanceCollector(api_path.CollectorCore):
         if out is not self._open:
             self._switch_to(out)
         targets: list[int] | None = None
-        if need_task_ids or direct_task is not None:
+        if need_task_ids or direct_task is not None or out.name in self._chosen:
             targets = []
             try:
                 for grouping in out.groupings:
@@ -245,7 +252,7 @@ class InstanceCollector(api_path.CollectorCore):
             out.root_keys = []
         out.values = []
         out.nbytes = 0
-        out.slow = out.captured or out.direct
+        out.slow = out.captured or out.direct or out.name in self._chosen
         self.stats.transferred += n
         self._send([TUPLE_BATCH, payload])
 

@@ -181,7 +181,7 @@ def _run_task(spec: LaunchSpec, loaded: Any, plan: Any, comp: Any, task: TaskInf
     context = _context(plan, comp, task, tasks_by_component)
     streams: dict[str, StreamOut] = {}
     captured_fields: dict[str, tuple[str, ...]] = {}
-    all_groupings = _groupings(plan, comp, task, tasks_by_component, container_of)
+    all_groupings = _groupings(plan, comp, task, tasks_by_component, container_of, context)
     for stream in comp.outputs.values():
         out = streams[stream.name] = StreamOut.of(plan, comp, stream, all_groupings[stream.name],
                                                   capture_all=spec.capture_all_streams)
@@ -246,7 +246,8 @@ def _run_task(spec: LaunchSpec, loaded: Any, plan: Any, comp: Any, task: TaskInf
         """``heron update`` changed parallelism: route direct and task-id emits to the new
         tasks, expect end-of-stream from the new upstream tasks, tell Updatable components."""
         new_tasks, new_containers = _layout(new_pplan)
-        for name, groupings in _groupings(plan, comp, task, new_tasks, new_containers).items():
+        for name, groupings in _groupings(plan, comp, task, new_tasks, new_containers,
+                                          context).items():
             streams[name].groupings = groupings
         task.upstream_tasks = {t for inp in comp.inputs for t in new_tasks.get(inp.source, [])}
         # in place: the factory's context, so a component rebuilt by the restore that
@@ -300,10 +301,12 @@ def _context(plan: Any, comp: Any, task: TaskInfo, tasks_by_component: dict[str,
 
 
 def _groupings(plan: Any, comp: Any, task: TaskInfo, tasks_by_component: dict[str, list[int]],
-               container_of: dict[int, str]) -> dict[str, list[Any]]:
+               container_of: dict[int, str], context: dict) -> dict[str, list[Any]]:
     """Per output stream, the groupings this task computes targets with itself (direct
-    and need_task_ids emits), one per consumer; fields groupings by key group under
-    EFFECTIVELY_ONCE, as the Stream Manager routes them."""
+    and need_task_ids emits, every emit on a stream with a custom grouping), one per
+    consumer; fields groupings by key group under EFFECTIVELY_ONCE, as the Stream Manager
+    routes them. A custom grouping gets this task's ``context`` (the dict itself: it is
+    updated in place when the layout changes, before the grouping's first tuple)."""
     conf = with_defaults(plan.config)
     groups = key_groups(conf) if reliability(conf).effectively_once else None
     my_stmgr = container_of[task.task_id]
@@ -315,7 +318,11 @@ def _groupings(plan: Any, comp: Any, task: TaskInfo, tasks_by_component: dict[st
             groupings.append(build_grouping(
                 inp.grouping, ctasks, stream_fields=stream.fields, grouping_fields=inp.fields,
                 local_tasks=[t for t in ctasks if container_of.get(t) == my_stmgr],
-                consumer=consumer.name, key_groups=groups))
+                consumer=consumer.name, key_groups=groups,
+                custom_grouping=inp.custom_grouping, stream=stream.name))
+            bind = getattr(groupings[-1], "bind", None)
+            if bind is not None:
+                bind(context)
         out[stream.name] = groupings
     return out
 

@@ -12,7 +12,8 @@ than by type:
 * ``spec.inputs``: ``{GlobalStreamId(componentId, streamId): Grouping}``, where the
   Grouping is a thrift union with one of ``fields`` (``[]`` is global), ``shuffle``,
   ``all``, ``none``, ``direct``, ``local_or_shuffle``, ``custom_object``,
-  ``custom_serialized`` set;
+  ``custom_serialized`` (Java: rejected) or ``python_custom`` (ours: a Python grouping
+  run by the emitting task, engine.grouping.custom) set;
 * ``spec.component_object.shell``: ``(execution_command, script)`` for shell
   components, which include streamparse's Python components (``streamparse_run
   module.Class``); ``component_object.java_object`` / ``serialized_java`` for Java.
@@ -36,6 +37,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from compat.storm_api.state import StatefulComponent
+from engine.grouping.base import GroupingError
+from engine.grouping.custom import load_custom_grouping
 
 from .constants import RESCALE_CONFIG_KEY, STATEFUL_CONFIG_KEY
 from .errors import (
@@ -60,6 +63,7 @@ _GROUPING_ATTRIBUTES = (
     "local_or_shuffle",
     "custom_object",
     "custom_serialized",
+    "python_custom",
 )
 
 
@@ -291,6 +295,15 @@ def _input(bolt: str, stream_id: Any, grouping: Any) -> InputDef:
             component=bolt,
             stream=stream,
         )
+    if kind == "python_custom":
+        spec = grouping.python_custom
+        try:
+            load_custom_grouping(spec)  # at load, never at the first tuple
+        except GroupingError as exc:
+            raise InvalidGroupingError(f"bolt {bolt!r} subscribes to stream {stream!r} of "
+                                       f"{source!r}: {exc}", component=bolt,
+                                       stream=stream) from None
+        return InputDef(source, stream, "custom", custom_grouping=spec)
     if kind == "fields":
         fields = tuple(grouping.fields)
         return InputDef(source, stream, "fields" if fields else "global", fields)

@@ -4,7 +4,8 @@ Groupings follow DESIGN "Wire": shuffle is round-robin from a random start per
 (producer task, consumer); fields picks ``sorted_tasks[hash % n]`` from the hash the
 emitting instance computed; all copies to every task; global (lowest) sends everything
 to the lowest task id; none is shuffle; local-or-shuffle prefers the consumer's tasks in
-this container; direct and ``need_task_ids`` emits carry explicit destinations.
+this container; direct and ``need_task_ids`` emits, and every emit on a stream a
+custom grouping subscribes to, carry explicit destinations.
 
 The per-tuple work (``split_batch``, ``split_indices``, ``rebatch``, ``split_rebatched``)
 is the selected
@@ -86,7 +87,9 @@ def build_routes(plan: Any, tasks_by_component: dict[str, list[int]],
                     entries.append(ConsumerRoute(consumer.name, ALL, tasks))
                 elif kind in ("global", "lowest"):
                     entries.append(ConsumerRoute(consumer.name, LOWEST, tasks))
-                elif kind == "direct":
+                elif kind in ("direct", "custom"):
+                    # the emitter chose (a direct emit's task, a custom grouping's tasks):
+                    # nothing reaches these tasks without the batch's destinations
                     entries.append(ConsumerRoute(consumer.name, DIRECT, tasks))
                 else:
                     raise ValueError(f"component {consumer.name!r}: grouping {kind!r} cannot be "

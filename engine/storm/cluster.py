@@ -220,6 +220,7 @@ class LocalCluster:
         stateful = rt.checkpointer is not None and self._is_stateful(comp)
         for task_id in task_ids:
             context = build_context(self.plan, layout, comp.name, task_id)
+            rt.task_contexts[task_id] = context
             logger = task_logger(conf, self.log_dir, self.plan.name, comp.name, task_id)
             if shell is None:
                 factory = self._python_factory(self.classes[comp.name], conf, context, logger)

@@ -18,6 +18,7 @@ from engine.grouping import GroupingError
 from engine.runtime.errors import AckingError, EmitError
 from engine.runtime.stats import TaskStats
 from engine.serialization import SerializationError
+from engine.storm.routing import task_routes
 from engine.storm.runtime import Runtime
 
 #: multi-lang log levels (0 trace .. 4 error) to Python's.
@@ -44,7 +45,7 @@ class TaskCollector:
         self.is_spout = is_spout
         self.stats = stats
         self.logger = logger
-        self._routes = runtime.routes[component]
+        self._routes = task_routes(runtime.routes[component], runtime.task_contexts.get(task))
         self._dumps = runtime.serializer.dumps
         self._loads = runtime.serializer.loads
         self._acking = runtime.reliability.acking

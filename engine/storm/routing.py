@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from engine.grouping import Grouping, build_grouping
+from engine.grouping.custom import CustomGrouping
 
 
 @dataclass
@@ -43,7 +45,24 @@ def build_routes(plan: Any, tasks_by_component: Mapping[str, list[int]],
                 route.groupings.append(build_grouping(
                     inp.grouping, tasks_by_component[consumer.name],
                     stream_fields=stream.fields, grouping_fields=inp.fields,
-                    consumer=consumer.name, rng=rng, key_groups=key_groups))
+                    consumer=consumer.name, rng=rng, key_groups=key_groups,
+                    custom_grouping=inp.custom_grouping, stream=stream.name))
             per_stream[stream.name] = route
         routes[comp.name] = per_stream
     return routes
+
+
+def task_routes(routes: dict[str, StreamRoute], context: dict | None) -> dict[str, StreamRoute]:
+    """One emitting task's routes: a component's, with a fresh custom grouping per task
+    (each task unpickles or builds its own and prepares it with its own context, as
+    Storm's and Heron's do); streams without one are shared."""
+    out = dict(routes)
+    for name, route in routes.items():
+        if any(isinstance(g, CustomGrouping) for g in route.groupings):
+            groupings = [CustomGrouping(g.tasks, g.spec, g.consumer, g.stream)
+                         if isinstance(g, CustomGrouping) else g for g in route.groupings]
+            for g in groupings:
+                if isinstance(g, CustomGrouping):
+                    g.bind(context)
+            out[name] = dataclasses.replace(route, groupings=groupings)
+    return out

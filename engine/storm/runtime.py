@@ -39,6 +39,8 @@ class Runtime:
         self.stopping = threading.Event()
         #: task id -> the input queue of the executor running it (bolts and ackers)
         self.task_queues: dict[int, queue.Queue] = {}
+        #: task id -> its Storm context (a custom grouping is prepared with its emitter's)
+        self.task_contexts: dict[int, dict] = {}
         #: spout task id -> callable taking ("ack"|"fail", root) from the acker
         self.spout_inboxes: dict[int, Callable[[tuple], None]] = {}
         self.acker_tasks: list[int] = []

@@ -1,7 +1,8 @@
 """heronpy's custom grouping interface.
 
-The engines do not run Python custom groupings yet: a topology that subscribes with
-``Grouping.custom(...)`` is refused when it is loaded (docs/heronpy.md, issue 40).
+A bolt that subscribes with ``Grouping.custom(obj_or_class_path)`` gets the tasks the
+object chooses; as in Heron, the object runs in every emitting task, prepared once with
+that task's context (``engine.grouping.custom``).
 """
 
 from __future__ import annotations

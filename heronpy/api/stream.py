@@ -5,9 +5,9 @@ code that compares them (``context.get_this_sources()`` values) keeps working; t
 topology compiler turns them into the Storm groupings our engines route by:
 SHUFFLE -> shuffle, ALL -> all, LOWEST -> global (the lowest task id), NONE -> none,
 ``fields(...)`` -> fields. DIRECT is refused as a subscription, as heronpy refuses it,
-and so is ``Stream(direct=True)``. ``custom(...)`` builds what heronpy builds, but the
-engines cannot run a Python custom grouping yet, so a topology using one is refused
-when it is loaded (docs/heronpy.md).
+and so is ``Stream(direct=True)``. ``custom(...)`` builds what heronpy builds (the
+cloudpickled grouping or class path); the engines run it in the emitting task
+(``heronpy.api.component.custom_grouping_spec``).
 """
 
 from __future__ import annotations

@@ -153,25 +153,44 @@ def test_heronpys_definition_errors():
         builder.add_spout("s", Words, 1)
 
 
-def test_build_and_submit_outside_the_cli_says_pex_submission_is_not_there_yet():
+def test_build_and_submit_outside_the_cli_says_how_a_main_is_run():
     builder = TopologyBuilder("t")
     builder.add_spout("s", Words, 1)
-    with pytest.raises(RuntimeError, match="not supported yet \\(issue 40\\)"):
+    with pytest.raises(RuntimeError, match="HERON_OPTIONS is not set"):
         builder.build_and_submit()
 
 
-def test_a_custom_grouping_is_refused_when_the_topology_is_defined():
-    class FirstTask(ICustomGrouping):
-        def prepare(self, context, component, stream, target_tasks):
-            self.first = target_tasks[0]
+class FirstTask(ICustomGrouping):
+    def prepare(self, context, component, stream, target_tasks):
+        self.first = (context.get_task_id(), min(target_tasks))
 
-        def choose_tasks(self, values):
-            return [self.first]
+    def choose_tasks(self, values):
+        return [self.first[1]]
+
+
+def test_a_custom_grouping_compiles_to_one_the_emitting_task_runs_with_herons_context():
+    from engine.grouping import build_grouping
+    from engine.plan.compiler import compile_topology
 
     spout = Words.spec(name="s")
-    with pytest.raises(UnsupportedHeronpyFeature, match="Python custom groupings do not run"):
+    topology = TopologyType("T", (Topology,), {
+        "s": spout, "b": Counter.spec(par=2, inputs={spout: Grouping.custom(FirstTask())})})
+    (subscription,) = compile_topology(topology).plan.components["b"].inputs
+    assert subscription.grouping == "custom"
+    grouping = build_grouping("custom", [4, 3], consumer="b",
+                              custom_grouping=subscription.custom_grouping)
+    grouping.bind({"taskid": 1, "componentid": "s", "task->component": {"1": "s"}})
+    assert grouping.choose(["w"]) == (3,)
+    assert grouping._grouping.grouping.first == (1, 3)
+
+
+def test_a_custom_grouping_class_path_that_does_not_import_is_refused_at_definition():
+    spout = Words.spec(name="s")
+    with pytest.raises(UnsupportedHeronpyFeature) as caught:
         TopologyType("T", (Topology,), {
-            "s": spout, "b": Counter.spec(inputs={spout: Grouping.custom(FirstTask())})})
+            "s": spout, "b": Counter.spec(inputs={spout: Grouping.custom("no.such.G")})})
+    (line,) = str(caught.value).splitlines()
+    assert "bolt 'b' subscribing to 's'" in line and "'no.such.G'" in line
 
 
 def test_a_topology_compiles_with_herons_typed_config_and_the_tick_it_runs_on():

@@ -108,17 +108,6 @@ def test_at_most_once_acks_an_emit_with_an_id_at_once(tmp_path):
     assert Counter(kind for kind, _ in _values(records, "word_spout", "ackfail")) == {"ack": 600}
 
 
-def test_a_custom_grouping_is_refused_in_one_line_with_exit_2(tmp_path):
-    proc = subprocess.run(
-        [sys.executable, "-m", "engine.cli.main", "run",
-         str(TOPOLOGIES / "custom_grouping_topology.py"), "--engine", "storm", "-t", "2"],
-        cwd=REPO, capture_output=True, text=True, timeout=60,
-        env={**os.environ, "PYTHONPATH": str(REPO)})
-    assert proc.returncode == 2, proc.stderr
-    (line,) = proc.stderr.strip().splitlines()
-    assert "Python custom groupings do not run on these engines yet (issue 40)" in line
-
-
 @pytest.mark.slow
 def test_user_metrics_and_task_hooks_reach_the_engines_metrics(isolated_imports, tmp_path):
     from engine.storm.cluster import LocalCluster
@@ -136,3 +125,21 @@ def test_user_metrics_and_task_hooks_reach_the_engines_metrics(isolated_imports,
     assert sum(m["hook/spout_ack"] for m in spouts) == 600
     assert all(m["hook/prepare"] == 1 for m in bolts + spouts)
     assert any("__auto__/count" in m for m in bolts + spouts)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("engine, seconds", ENGINES)
+def test_custom_groupings_choose_the_tasks_in_the_emitting_task(engine, seconds, tmp_path):
+    """Heron's example (every word to the lowest task), and an object and a class-path
+    grouping whose choices the bolts' tasks report."""
+    summary, records = _run("custom_grouping_topology", engine, seconds, tmp_path)
+    bolt = summary["components"]["consume_bolt"]
+    assert (bolt["acked"], bolt["failed"]) == (150, 150)
+    # heronpy's default is at-most-once: the spout sees every id acked at once
+    assert Counter(kind for kind, _ in _values(records, "word_spout", "ackfail")) == {"ack": 300}
+
+    _, records = _run("custom_grouping_choices_topology", engine, seconds, tmp_path)
+    by_length = Counter(map(tuple, _values(records, "by_length")))
+    assert by_length == {(len(w) % 3, w): 50 for w in WORDS}
+    long_words = Counter(map(tuple, _values(records, "long_words")))
+    assert long_words == {(i, w): 50 for w in WORDS for i in (range(3) if len(w) > 4 else [0])}

@@ -16,8 +16,9 @@ topology's protobuf is done here, once, at load:
   when that is shorter) and the runtime adapter delivers ``process_tick`` at the
   frequency the config holds after ``initialize`` (see ``runtime``); the frequency the
   user set is kept under ``heronpy.tick.tuple.freq.secs``;
-* groupings map to Storm's; a Python custom grouping is refused (the engines do not run
-  one yet).
+* groupings map to Storm's; a Python custom grouping becomes the engines' own
+  (``python_custom``: run by the emitting task, prepared with heronpy's context,
+  ``custom_grouping_spec``).
 """
 
 from __future__ import annotations
@@ -29,9 +30,11 @@ from compat.storm_api.dsl import Grouping as StormGrouping
 from compat.storm_api.dsl import Stream as StormStream
 from compat.storm_api.dsl.component import (PYTHON_COMMAND, PythonBoltSpec, PythonSpoutSpec,
                                              ShellBoltSpec, ShellSpoutSpec)
+from compat.storm_api import thrift
 from compat.storm_api.dsl.stream import GlobalStreamId as StormGlobalStreamId
 from heronpy.api import api_constants
 from heronpy.api.component.component_spec import HeronComponentSpec
+from heronpy.api.component.custom_grouping_spec import CustomGroupingError, engine_spec
 from heronpy.api.component.runtime import USER_TICK_KEY
 from heronpy.api.stream import Grouping
 
@@ -106,10 +109,12 @@ def storm_grouping(bolt: str, source: str, grouping: Any) -> Any:
     if isinstance(grouping, Grouping.FIELDS):
         return StormGrouping.fields(*grouping.fields)
     if isinstance(grouping, Grouping.CUSTOM):
-        raise UnsupportedHeronpyFeature(
-            f"bolt {bolt!r} subscribes to {source!r} with Grouping.custom(...): Python custom "
-            "groupings do not run on these engines yet (issue 40); use Grouping.fields(...), "
-            "SHUFFLE, ALL, LOWEST or NONE")
+        try:
+            spec = engine_spec(grouping.python_serialized,
+                               f"bolt {bolt!r} subscribing to {source!r}")
+        except CustomGroupingError as exc:
+            raise UnsupportedHeronpyFeature(str(exc)) from None
+        return thrift.PythonCustomGrouping(python_custom=spec)
     return {Grouping.SHUFFLE: StormGrouping.SHUFFLE, Grouping.ALL: StormGrouping.ALL,
             Grouping.LOWEST: StormGrouping.GLOBAL, Grouping.NONE: StormGrouping.NONE}[grouping]
 

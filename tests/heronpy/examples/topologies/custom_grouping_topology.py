@@ -1,4 +1,4 @@
-'''Example CustomGroupingTopology, as Heron's: refused at load (no Python custom groupings yet).'''
+'''Example CustomGroupingTopology, as Heron's: every word reaches the bolt's lowest task.'''
 
 from heronpy.api.custom_grouping import ICustomGrouping
 import heronpy.api.api_constants as constants
