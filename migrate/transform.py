@@ -7,7 +7,7 @@ re-parsed) are testable on strings.
 from __future__ import annotations
 
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Sequence
 
 import libcst as cst
@@ -37,12 +37,32 @@ def parse(code: str, path: str) -> cst.Module:
                                 python2_hint(code)) from exc
 
 
+def _line(line: int, lines: dict[int, int] | None) -> int:
+    """``line`` of the current tree as a line of the input: its own entry, else the
+    nearest mapped line above it, shifted by the distance."""
+    if not lines or line <= 0:
+        return line
+    if line in lines:
+        return lines[line]
+    above = [n for n in lines if n < line]
+    return lines[max(above)] + line - max(above) if above else line
+
+
+def _remapped(findings: list[Finding], lines: dict[int, int] | None) -> list[Finding]:
+    if not lines:
+        return findings
+    return [replace(f, line=_line(f.line, lines)) for f in findings]
+
+
 def transform_source(code: str, path: str, rules: Sequence[type[Rule]],
                      unsafe: bool = False) -> Transformed:
     """Apply ``rules`` in order to ``code``; the result is guaranteed to parse."""
     tree = parse(code, path)
     findings: list[Finding] = []
     selected = frozenset(rule_cls.RULE_ID for rule_cls in rules)
+    # new line -> line of ``code``, once a rule moved code (heronpy-builder turns a main
+    # into a class): what later rules find is reported where it was written
+    lines: dict[int, int] | None = None
     for rule_cls in rules:
         rule = rule_cls(CodemodContext(filename=path), unsafe=unsafe, selected=selected)
         try:
@@ -53,7 +73,10 @@ def transform_source(code: str, path: str, rules: Sequence[type[Rule]],
             raise RuleCrashed(f"{path}: rule {rule_cls.RULE_ID} crashed: {exc!r}; file left "
                               "unchanged, please report this (--debug shows the traceback)",
                               traceback.format_exc()) from exc
-        findings.extend(rule.findings)
+        findings.extend(_remapped(rule.findings, lines))
+        moved = getattr(rule, "line_map", None)
+        if moved:
+            lines = {new: _line(old, lines) for new, old in moved.items()}
     new_code = tree.code
     if new_code != code:
         try:

@@ -226,6 +226,7 @@ class HeronpyRule(Rule):
             first = [d for d in defaults if self._key(d.key) not in keys]
             if not first:
                 return updated
+            text = ", ".join(self.code_of(d) for d in first)
             new_value: cst.BaseExpression = value.with_changes(
                 elements=[*first, *value.elements])
         else:

@@ -29,7 +29,7 @@ from pathlib import Path
 import libcst as cst
 import libcst.matchers as m
 from libcst.helpers import get_full_name_for_node
-from libcst.metadata import PositionProvider, QualifiedNameProvider
+from libcst.metadata import MetadataWrapper, PositionProvider, QualifiedNameProvider
 
 from migrate.findings import Level
 from migrate.rules.base import Rule
@@ -66,7 +66,8 @@ class HeronpyBuilderRule(Rule):
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
-        self._builder_names: set[str] = set()
+        #: new line -> original line, once the main became a class (None: nothing moved)
+        self.line_map: dict[int, int] | None = None
 
     def _is_builder_call(self, node: cst.BaseExpression) -> bool:
         return isinstance(node, cst.Call) and any(
@@ -94,38 +95,64 @@ class HeronpyBuilderRule(Rule):
                                    "class by hand) and run again")
                 return updated_node
             body[index] = cls
+            pos = self.get_metadata(PositionProvider, orig, None)
+            moved = {id(cls): pos.start.line if pos else 1}
             self.record(orig, Level.INFO,
                         f"TopologyBuilder main became class {cls.name.value}: heron run and "
                         "streamparse name the topology after its file",
                         new=f"class {cls.name.value}(Topology): ...")
-            module = self._fix_import(updated_node.with_changes(body=body))
-            return drop_unused_imports(module, {"sys"})
+            module = drop_unused_imports(self._fix_import(updated_node.with_changes(
+                body=body)), {"sys"})
+            # later rules see the class, not the main: their findings are put back on the
+            # lines they came from (migrate.transform reads line_map)
+            self.line_map = self._line_map(module, moved)
+            return module
         return updated_node
 
     def _builds(self, stmt: cst.BaseStatement) -> bool:
         return isinstance(stmt, cst.SimpleStatementLine) and any(
             isinstance(s, cst.Assign) and self._is_builder_call(s.value) for s in stmt.body)
 
-    def _fix_import(self, module: cst.Module) -> cst.Module:
-        """``TopologyBuilder`` imported from heronpy.api.topology: now ``Topology``."""
+    @staticmethod
+    def _fix_import(module: cst.Module) -> cst.Module:
+        """``TopologyBuilder`` imported from heronpy.api.topology: now ``Topology``. Only
+        that statement is replaced, so every other node keeps its identity (the line map
+        is made from node identities)."""
+        body = list(module.body)
+        for index, stmt in enumerate(body):
+            if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1):
+                continue
+            node = stmt.body[0]
+            if not isinstance(node, cst.ImportFrom) or node.module is None or \
+                    get_full_name_for_node(node.module) != "heronpy.api.topology" or \
+                    isinstance(node.names, cst.ImportStar):
+                continue
+            names: list[cst.ImportAlias] = []
+            for alias in node.names:
+                if get_full_name_for_node(alias.name) == "TopologyBuilder":
+                    alias = alias.with_changes(name=cst.Name("Topology"), asname=None)
+                if all(get_full_name_for_node(a.name) != get_full_name_for_node(alias.name)
+                       for a in names):
+                    names.append(alias)
+            names[-1] = names[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+            body[index] = stmt.with_changes(body=[node.with_changes(names=names)])
+        return module.with_changes(body=body)
 
-        class Swap(cst.CSTTransformer):
-            def leave_ImportFrom(self, original_node: cst.ImportFrom,
-                                 updated_node: cst.ImportFrom) -> cst.ImportFrom:
-                if get_full_name_for_node(updated_node.module) != "heronpy.api.topology" or \
-                        isinstance(updated_node.names, cst.ImportStar):
-                    return updated_node
-                names = []
-                for alias in updated_node.names:
-                    if get_full_name_for_node(alias.name) == "TopologyBuilder":
-                        alias = alias.with_changes(name=cst.Name("Topology"), asname=None)
-                    if all(get_full_name_for_node(a.name) != get_full_name_for_node(alias.name)
-                           for a in names):
-                        names.append(alias)
-                names[-1] = names[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-                return updated_node.with_changes(names=names)
-
-        return module.visit(Swap())
+    def _line_map(self, new: cst.Module, moved: dict[int, int]) -> dict[int, int]:
+        """For each line of ``new``, the line of the original it came from: through the
+        nodes both trees share (this rule moves nodes, it does not copy them), and
+        ``moved`` (``id`` of a new node -> original line) for the nodes it built."""
+        original = {id(node): rng.start.line
+                    for node, rng in self.metadata[PositionProvider].items()}
+        original.update(moved)
+        lines: dict[int, int] = {}
+        wrapper = MetadataWrapper(new, unsafe_skip_copy=True)
+        for node, rng in wrapper.resolve(PositionProvider).items():
+            old = original.get(id(node))
+            if old is not None:
+                line = rng.start.line
+                lines[line] = min(lines.get(line, old), old)
+        return lines
 
     # -- the main block -----------------------------------------------------------------
     def _class_for(self, block: cst.If) -> cst.ClassDef:

@@ -56,6 +56,9 @@ def test_a_builder_main_becomes_a_topology_class_named_after_the_file():
         ''')
     assert errors(result) == []
     compile(result.code, "word_totals.py", "exec")
+    # what the heronpy rule found in the class is reported where the main had it
+    assert {f.line for f in result.findings if "constant" in f.message} == {11, 12, 13}
+    assert [f.line for f in result.findings if "LOWEST" in f.message] == [10]
 
 
 def test_a_statement_the_builder_rule_cannot_carry_leaves_the_file_alone():
