@@ -139,3 +139,27 @@ def _finish(path: Path, file: Path) -> Path:
         document["sys_path"], document["source"] = list(dict.fromkeys(roots)), str(file)
     save_document(path, document)
     return path
+
+
+def kept_definition(home: Path, working_dir: Path) -> Path | None:
+    """The directory of the definition a submitted topology was launched from, when
+    ``heron submit`` kept one under ``HOME/definitions/`` (its launch file names it);
+    None for any other topology. ``heron kill`` removes it once the topology is gone."""
+    from engine.launch import LaunchError, LaunchSpec  # deferred: CLI start-up time
+
+    try:
+        project = Path(LaunchSpec.load(working_dir).submission.project)
+    except LaunchError:
+        return None
+    directory = project.parent
+    kept = (home / "definitions").resolve()
+    if (project.suffix == SUFFIX and directory.name.startswith("heronpy-")
+            and directory.parent == kept and directory.is_dir()):
+        return directory
+    return None
+
+
+def remove_kept_definition(directory: Path | None) -> None:
+    """Remove a killed topology's kept definition (and its pex copy)."""
+    if directory is not None:
+        shutil.rmtree(directory, ignore_errors=True)

@@ -1,7 +1,8 @@
 """``heron kill NAME``: deactivate, drain, stop every process, remove its state
 (engine/submitter/runtime.py does it on whichever cluster runs the topology), then,
 whether or not the topology's scheduler answered, cancel its cluster jobs and remove its
-package and secrets (engine/submitter/cleanup.py)."""
+package and secrets (engine/submitter/cleanup.py), and the heronpy definition ``heron
+submit FILE.pex - ...`` kept for it (engine/cli/heronpy_files.py)."""
 
 from __future__ import annotations
 
@@ -38,10 +39,13 @@ def kill_command(name: str, wait_secs: float, with_savepoint: bool, savepoint_id
     if savepoint_id and not with_savepoint:
         raise CommandError("--savepoint-id goes with --savepoint")
     # deferred: CLI start-up time
+    from engine.cli.heronpy_files import kept_definition, remove_kept_definition
     from engine.submitter.cleanup import (checkpoint_dir, clean_cluster, cluster_of,
                                           remove_checkpoints)
     from engine.submitter.runtime import RuntimeManager
 
+    # a heronpy definition `heron submit` kept for this topology's processes goes with it
+    definition = kept_definition(env.home, env.working_dir(name))
     state = env.open_state()
     try:
         topology = require_topology(state, name)
@@ -72,6 +76,7 @@ def kill_command(name: str, wait_secs: float, with_savepoint: bool, savepoint_id
             how = runtime.kill(topology, KILL_TIMEOUT_SECS)
     finally:
         state.close()
+    remove_kept_definition(definition)
     if how == "kubernetes":
         click.echo(f"killed topology {name!r}")
         return

@@ -92,9 +92,6 @@ def read_definition(path: Path | str) -> type:
             f"{path}: the components of topology {document.get('name')!r} cannot be loaded "
             f"from {document.get('source') or 'its code'}: {type(exc).__name__}: {exc}"
         ) from None
-    for spec in specs:
-        if isinstance(spec.inputs, dict):
-            spec.inputs = {key: _grouping(value) for key, value in spec.inputs.items()}
     config = dict(document.get("config") or {})
     if document.get("source"):
         config[TOPOLOGY_FILE_KEY] = document["source"]
@@ -103,13 +100,3 @@ def read_definition(path: Path | str) -> type:
     class_dict["__module__"] = __name__
     return TopologyType(str(document["name"]), (Topology,), class_dict)
 
-
-def _grouping(value: Any) -> Any:
-    """A fields or custom grouping as ``Grouping``'s own type again: their namedtuple
-    classes are not importable by name, so the pickle carried copies of them."""
-    from heronpy.api.stream import Grouping
-
-    for kind in (Grouping.FIELDS, Grouping.CUSTOM):
-        if type(value).__name__ == kind.__name__ and not isinstance(value, kind):
-            return kind(*value)
-    return value

@@ -22,6 +22,11 @@ from heronpy.api.serializer import default_serializer
 _PROTO_GROUPING = {"SHUFFLE": 1, "FIELDS": 2, "ALL": 3, "LOWEST": 4, "NONE": 5, "DIRECT": 6,
                    "CUSTOM": 7}
 
+#: ``Grouping.FIELDS`` and ``Grouping.CUSTOM``, named at module level so a definition's
+#: pickle refers to them by name (heronpy.api.definition) instead of carrying copies
+FieldGrouping = collections.namedtuple("FieldGrouping", "gtype, fields")
+CustomGrouping = collections.namedtuple("CustomGrouping", "gtype, python_serialized")
+
 
 class Stream:
     """An output stream: its fields and its name (``default`` unless given)."""
@@ -62,9 +67,9 @@ class Grouping:
     DIRECT = _PROTO_GROUPING["DIRECT"]
 
     #: ``gtype`` is FIELDS (2)
-    FIELDS = collections.namedtuple("FieldGrouping", "gtype, fields")
+    FIELDS = FieldGrouping
     #: ``gtype`` is CUSTOM (7); ``python_serialized`` is the cloudpickled grouping
-    CUSTOM = collections.namedtuple("CustomGrouping", "gtype, python_serialized")
+    CUSTOM = CustomGrouping
 
     # StreamParse compatibility
     GLOBAL = LOWEST

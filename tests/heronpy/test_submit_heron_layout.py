@@ -3,7 +3,8 @@
 ``examples.src.python.spout`` as Heron publishes it) run unchanged from the ``.py`` and
 from a zipapp ``.pex`` on both engines, ``FILE - ARGS`` with the arguments reaching the
 topology's main untouched, ``FILE module.ClassName NAME``, and ``heron submit local
-FILE.pex - ...`` followed by ``heron kill``."""
+FILE.pex - ...`` followed by ``heron kill``, which removes the definition kept for it
+(and no other)."""
 
 from __future__ import annotations
 
@@ -269,6 +270,9 @@ def _results(directory: Path) -> dict[str, int]:
 @pytest.mark.timeout(120)
 def test_submit_local_pex_with_the_topologys_own_options_then_kill(
         tree, tmp_path, real_engine, sweep, live_processes, isolated_imports):
+    other = real_engine / "definitions" / "heronpy-other"  # another topology's, kept
+    other.mkdir(parents=True)
+    (other / "Other.defn").write_text("{}")
     pex = build_pex(tree.parents[3], "examples.src.python.word_count_results",
                     tmp_path / "results.pex")
     results = tmp_path / "results"
@@ -284,9 +288,13 @@ def test_submit_local_pex_with_the_topologys_own_options_then_kill(
         assert _results(results) == {w: 100 for w in WORDS}
         listed = heron("list")
         assert "RUNNING" in listed.output
+        [kept] = [d for d in (real_engine / "definitions").iterdir() if d != other]
+        assert sorted(p.name for p in kept.iterdir()) == [f"{name}.defn", f"{name}.pex"]
     finally:
         killed = heron("kill", name)
     assert killed.exit_code == 0, killed.output
+    # the killed topology's definition went with it, and only its own
+    assert list((real_engine / "definitions").iterdir()) == [other]
     deadline = time.monotonic() + 15
     while live_processes() and time.monotonic() < deadline:
         time.sleep(0.2)
