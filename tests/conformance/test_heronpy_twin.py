@@ -73,3 +73,26 @@ def test_heronpy_and_its_migrated_twin_give_the_same_rows_on_both_engines(spark,
     acks = Counter(r["values"][0] for r in read_capture(heron_twin)
                    if r["component"] == "sentences" and r["stream"] == "acks")
     assert acks == {"ack": 60, "fail": 9}
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(120)
+def test_conformance_migrate_heronpy_compares_a_users_heronpy_project(spark, tmp_path):
+    """``heron-conformance migrate --heronpy PROJECT``: the user's heronpy project and its
+    --heronpy copy on the storm engine, row for row."""
+    from conformance.catalogue.case import FIXTURES
+
+    report = tmp_path / "report"
+    result = CliRunner().invoke(main, [
+        "migrate", "--heronpy", str(PROJECTS / "heronpy"), "--report", str(report),
+        "-o", f"conformance.input.sentences={FIXTURES / 'sentences.jsonl'}"],
+        catch_exceptions=False)
+    assert result.exit_code == 0, result.stderr
+    (case,) = json.loads((report / "results.json").read_text())["cases"]
+    (pair,) = case["pairs"]
+    assert (pair["left"], pair["right"], pair["verdict"]) == (
+        "storm:original", "storm:migrated", "pass")
+    assert pair["diff"]["observed"] == "exact"
+    assert pair["diff"]["counts"]["rows_left"] == 792  # every stream, acks and fails too
+    assert "migrated topologies/heronpy_word_count.py" in (
+        report / "migration.txt").read_text()
