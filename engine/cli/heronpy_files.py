@@ -126,14 +126,15 @@ def _write(file: Path, form: MainForm, directory: Path, deactivated: bool,
 
 def _finish(path: Path, file: Path) -> Path:
     """Record where the code is: a copy of the pex (the topology keeps running if the
-    file is replaced), or the ``.py`` file's directory and import roots."""
+    file is replaced), named relative to the definition so the directory can travel in a
+    cluster's package, or the ``.py`` file's directory and import roots."""
     from engine.plan.discovery import import_roots
 
     document = load_document(path)
     if file.suffix == ".pex":
         copy = path.with_suffix(".pex")
         shutil.copyfile(file, copy)
-        document["sys_path"], document["source"] = [str(copy)], str(copy)
+        document["sys_path"], document["source"] = [copy.name], copy.name
     else:
         roots = [str(file.parent), *map(str, import_roots(file))]
         document["sys_path"], document["source"] = list(dict.fromkeys(roots)), str(file)

@@ -63,7 +63,8 @@ def submit_command(cluster: str, project: Path, name: str | None, env_name: str 
     As Heron's CLI: a heronpy FILE.pex|FILE.py followed by `- [ARGS]` runs the file's main
     with HERON_OPTIONS set (its build_and_submit() writes the topology), or by
     `module.ClassName [NAME]` writes that Topology subclass; the topology's name is the
-    definition's (docs/heronpy.md, Submitting).
+    definition's (docs/heronpy.md, Submitting). A cluster's nodes get the definition and
+    the pex in the topology's package; a lone .py is submitted to local only.
     """
     form = main_form()
     submit = dict(cluster=cluster, name=name, env_name=env_name, options=options,
@@ -82,9 +83,11 @@ def submit_command(cluster: str, project: Path, name: str | None, env_name: str 
     from engine.cli.heronpy_files import write_definition
     from engine.cluster.config import ClusterRef, load_cluster
 
-    if not load_cluster(env.home, ClusterRef.parse(cluster).cluster).is_local:
-        raise BadInput(f"{project}: Heron's `FILE.pex|FILE.py {form.form if form else '-'}` "
-                       "form is submitted to the local cluster only for now")
+    if project.suffix == ".py" and not load_cluster(env.home,
+                                                    ClusterRef.parse(cluster).cluster).is_local:
+        raise BadInput(f"{project}: a lone .py finds its imports in directories of this "
+                       f"machine, which {cluster!r}'s nodes do not have; submit it as a pex "
+                       "(python -m zipapp DIR -m module:main -o FILE.pex), or to local")
     # kept for as long as the topology runs: its processes rebuild it from here
     definition = write_definition(project, form, env.home / "definitions",
                                   deactivated=deploy_deactivated)

@@ -19,6 +19,11 @@ directory the farthest ``../`` reaches), and a file found relative to the workin
 directory goes under ``flux-cwd/``, which the node reads includes from (the submission's
 ``flux_cwd``). An absolute include path and a symbolic link cannot be carried that way and
 are refused in one line.
+
+A heronpy definition (``NAME.defn``, which ``heron submit CLUSTER FILE.pex - ARGS`` writes
+by running the pex's main) is packed as the definition and the pex copy beside it
+(:func:`definition_contents`): every process of a node reads the definition from the
+unpacked package and imports the components' classes from the unpacked pex.
 """
 
 from __future__ import annotations
@@ -49,6 +54,8 @@ SKIPPED_DIRS = {"__pycache__", ".git", ".hg", ".svn", "logs", ".venv", "venv", "
 #: project files beside a Flux file that a package carries (its config, its environment)
 FLUX_PROJECT_ENTRIES = ("config.json", "heron.yaml", "requirements.txt",
                         "requirements-dev.txt", "virtualenvs")
+#: a heronpy definition's file suffix (heronpy/api/definition.py SUFFIX)
+DEFINITION_SUFFIX = ".defn"
 #: where a Flux topology's includes found relative to the working directory go
 FLUX_CWD_DIR = "flux-cwd"
 _CHUNK = 1 << 20
@@ -247,14 +254,41 @@ def _python_sources(flux: FluxTopology, yaml_dir: Path) -> list[Path]:
     return out
 
 
+def definition_contents(definition: Path | str,
+                        config_file: Path | str | None = None) -> dict[str, Path]:
+    """What the package of a heronpy definition (``NAME.defn``, kept by ``heron submit
+    FILE.pex - ...``) holds: the definition and the pex copy it names beside it, plus
+    the ``--config`` file as ``config/NAME``; archive name -> file. A definition whose
+    code is directories of this machine (a ``.py`` file's import roots) is refused."""
+    from heronpy.api.definition import load_document  # deferred: cloudpickle
+
+    definition = Path(definition).resolve()
+    files = {definition.name: definition}
+    for entry in load_document(definition).get("sys_path") or []:
+        file = definition.parent / entry
+        if Path(entry).is_absolute() or not file.is_file():
+            raise PackageError(f"{definition}: its code is {entry}, a directory of this "
+                               f"machine that a cluster's nodes do not have; submit the "
+                               f"topology as a pex (python -m zipapp)")
+        _not_a_link(file)
+        files[Path(entry).as_posix()] = file
+    if config_file is not None:
+        files[f"config/{Path(config_file).name}"] = Path(config_file).resolve()
+    return files
+
+
 def build_package(project: Path | str, manifest: dict[str, Any], out_dir: Path | str, *,
-                  flux: FluxContents | None = None) -> Package:
+                  flux: FluxContents | None = None,
+                  files: dict[str, Path] | None = None) -> Package:
     """Pack ``project`` (a streamparse project directory) with ``manifest`` into
     ``out_dir/<topology>.tar.gz``; written under a temporary name and renamed, so a
     package is complete or absent. ``flux``: a Flux topology's files instead of the
-    project's (:func:`flux_contents`), recorded in the manifest's ``flux``."""
+    project's (:func:`flux_contents`), recorded in the manifest's ``flux``; ``files``:
+    these files (archive name -> file) instead (:func:`definition_contents`)."""
     root = Path(project).resolve()
-    if flux is None:
+    if files is not None:
+        entries, dirs = list(files.items()), ()
+    elif flux is None:
         if not root.is_dir():
             raise PackageError(f"{root}: a cluster package is built from a project directory "
                                f"(topologies/, src/, config.json)")

@@ -20,7 +20,8 @@ the job kills the container):
 6. a launch file for this node: the submission's settings from the package, this node's
    address (``--bind-host``, or the first address of ``--bind-interface``) and the
    container's incarnation. A Flux submission names the YAML file inside the package and
-   the package's include folder, so every process of the container rebuilds the
+   the package's include folder (a heronpy submission names its definition at the
+   package's root), so every process of the container rebuilds the
    submitter's topology from the unpacked files with the recorded substitution values,
    and its shell components start in the unpacked ``resources/``.
 
@@ -39,7 +40,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from engine.cluster.package import FluxContents, PackageError, unpack_package
+from engine.cluster.package import (DEFINITION_SUFFIX, FluxContents, PackageError,
+                                    unpack_package)
 from engine.uploader import fetch
 from engine.cluster.venv import VirtualenvError, ensure_virtualenv, requirements_file
 from engine.launch import LaunchSpec, StateManagerSpec, Submission
@@ -77,6 +79,10 @@ def launch_manifest(spec: LaunchSpec, flux: FluxContents | None = None) -> dict[
     if flux is not None:
         submission["project"], submission["flux_cwd"] = flux.yaml, flux.cwd
         submission["config_file"] = flux.config_file
+    elif project.suffix == DEFINITION_SUFFIX:  # a heronpy definition at the package's root
+        submission["project"] = project.name
+        if submission.get("config_file"):
+            submission["config_file"] = f"config/{Path(submission['config_file']).name}"
     else:
         config_file = submission.get("config_file")
         if config_file:
@@ -174,7 +180,8 @@ def prepare(args: argparse.Namespace) -> LaunchSpec:
     # 5. the environment (a Flux file's project files are beside it)
     submission = unpacked_submission(manifest, project)
     home = Path(submission.project)
-    home = home.parent if submission.flux_values is not None else home
+    if submission.flux_values is not None or home.suffix == DEFINITION_SUFFIX:
+        home = home.parent
     python = sys.executable
     requirements = requirements_file(home, args.topology)
     if requirements is not None:

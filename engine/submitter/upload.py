@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from engine.cluster.config import ClusterConfig, ClusterConfigError, ClusterRef
-from engine.cluster.package import Package, build_package, flux_contents
+from engine.cluster.package import (DEFINITION_SUFFIX, Package, build_package,
+                                    definition_contents, flux_contents)
 from engine.executor.remote import launch_manifest
 from engine.launch import LaunchSpec, StateManagerSpec, Submission
 from engine.scheduler.slurm.jobscript import SHARED_DIR_KEY, shared_secrets_dir
@@ -142,8 +143,12 @@ def package_and_upload(cluster: ClusterConfig, spec: LaunchSpec, loaded: Any,
 
 def build_topology_package(loaded: Any, spec: LaunchSpec, out_dir: Path) -> Package:
     """The package of a loaded topology (engine/cluster/package.py): a streamparse
-    project's folders, or what a Flux file reads (its YAML, ``resources/``, includes),
+    project's folders, what a Flux file reads (its YAML, ``resources/``, includes), or a
+    heronpy definition and its pex,
     with the launch spec's manifest naming the files as they lie in the package."""
+    if Path(spec.submission.project).suffix == DEFINITION_SUFFIX:  # heronpy's FILE.pex -
+        files = definition_contents(spec.submission.project, spec.submission.config_file)
+        return build_package(loaded.project.root, launch_manifest(spec), out_dir, files=files)
     if loaded.flux is None:
         return build_package(loaded.project.root, launch_manifest(spec), out_dir)
     contents = flux_contents(loaded.flux, spec.submission.config_file)

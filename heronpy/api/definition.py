@@ -8,7 +8,8 @@ and its ``HeronComponentSpec``s, pickled with cloudpickle, which keeps a class t
 module defines as a reference to its import path (as Heron's class path) and carries a
 class the main defines itself (``__main__``) by value. The CLI adds where the code is
 (``sys_path``: the pex, or a ``.py`` file's import roots) and the file submitted
-(``source``, what ``get_topology_pex_path()`` answers); :func:`read_definition` rebuilds
+(``source``, what ``get_topology_pex_path()`` answers), a pex's copy named relative to
+the definition's directory, so that directory is all a cluster's node needs; :func:`read_definition` rebuilds
 the topology class from it in the CLI and in every instance.
 """
 
@@ -83,6 +84,7 @@ def read_definition(path: Path | str) -> type:
     path = Path(path)
     document = load_document(path)
     for entry in document.get("sys_path") or []:
+        entry = str(path.parent / entry)  # relative: beside the definition (a pex's copy)
         if entry not in sys.path:
             sys.path.append(entry)
     try:
@@ -94,7 +96,7 @@ def read_definition(path: Path | str) -> type:
         ) from None
     config = dict(document.get("config") or {})
     if document.get("source"):
-        config[TOPOLOGY_FILE_KEY] = document["source"]
+        config[TOPOLOGY_FILE_KEY] = str(path.parent / document["source"])
     class_dict: dict[str, Any] = {spec.name: spec for spec in specs}
     class_dict["config"] = config
     class_dict["__module__"] = __name__
