@@ -16,7 +16,8 @@ import pytest
 
 from tests.heronpy.streamlet.streamlet_runs import TOPOLOGIES, run_streamlet
 
-ENGINES = [("storm", 5), ("heron", 14)]
+#: the heron engine starts a process per task (about 35 here): time for them to start
+ENGINES = [("storm", 5), ("heron", 20)]
 
 
 def _data():
@@ -80,11 +81,22 @@ def test_streamlet_operators_match_plain_python(engine, seconds, tmp_path):
     # union of a map and another source
     assert Counter(run.values("lengths_and_numbers")) == \
         Counter(len(w) for w in words) + Counter(numbers)
-    # repartition (shuffle over 3 partitions) and clone
+    # repartition (shuffled over 3 partitions) and clone
     assert sorted(run.values("spread")) == numbers
     assert len({task for task, _ in run.tasks("spread")}) == 3
     for index in range(2):
         assert sorted(run.values(f"negated_{index}")) == sorted(-n for n in numbers)
+    # repartition by a function (a custom grouping run in the emitting task): partition i
+    # (the stage's i-th lowest task) gets the numbers with n % 3 == i; a list of
+    # partitions sends the element to each
+    residues_of_task: dict[int, set[int]] = {}
+    for task, n in run.tasks("by_residue_3"):
+        residues_of_task.setdefault(task, set()).add(n % 3)
+    assert sorted(run.values("by_residue_3")) == numbers
+    assert [residues_of_task[task] for task in sorted(residues_of_task)] == [{0}, {1}, {2}]
+    everywhere = run.tasks("to_every_partition")
+    assert Counter(n for _, n in everywhere) == {n: 2 for n in numbers}
+    assert len({task for task, _ in everywhere}) == 2
     # transform (a TransformOperator emitting through its context)
     assert sorted(run.values("even_plus_one")) == [[n, n + 1] for n in numbers if n % 2 == 0]
     # reduce_by_window over tumbling windows: the windows' sums add up to the sum

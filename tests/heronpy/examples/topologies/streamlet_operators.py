@@ -65,6 +65,8 @@ if __name__ == '__main__':
   numbers = builder.new_source(ListSource(NUMBERS)).set_name("numbers")
   words.map(len).union(numbers).set_name("lengths_and_numbers")
   numbers.repartition(3).set_name("spread")
+  numbers.repartition(3, lambda n, count: n % count).set_name("by_residue_3")
+  numbers.repartition(2, lambda n, count: list(range(count))).set_name("to_every_partition")
   for index, clone in enumerate(numbers.clone(2)):
     clone.map(lambda n: -n).set_name(f"negated_{index}")
   numbers.transform(EvenPlusOne()).set_name("even_plus_one")
