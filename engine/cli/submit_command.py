@@ -86,8 +86,9 @@ def submit_command(cluster: str, project: Path, name: str | None, env_name: str 
     if project.suffix == ".py" and not load_cluster(env.home,
                                                     ClusterRef.parse(cluster).cluster).is_local:
         raise BadInput(f"{project}: a lone .py finds its imports in directories of this "
-                       f"machine, which {cluster!r}'s nodes do not have; submit it as a pex "
-                       "(python -m zipapp DIR -m module:main -o FILE.pex), or to local")
+                       f"machine, which the nodes of cluster {cluster!r} do not have; submit "
+                       "it as a pex (python -m zipapp DIR -m module:main -o FILE.pex), or "
+                       "to local")
     # kept for as long as the topology runs: its processes rebuild it from here
     definition = write_definition(project, form, env.home / "definitions",
                                   deactivated=deploy_deactivated)
@@ -97,6 +98,8 @@ def submit_command(cluster: str, project: Path, name: str | None, env_name: str 
         if not _launched_from(definition, env):  # e.g. a closed stdout after launching
             shutil.rmtree(definition.parent, ignore_errors=True)
         raise
+    if dry_run:  # nothing runs from it
+        shutil.rmtree(definition.parent, ignore_errors=True)
 
 
 def _launched_from(definition: Path, env: Env) -> bool:
