@@ -35,6 +35,7 @@ from engine.network.credits import WriteCredit, capacities
 from engine.instance.loop import ASSIGNMENT, TaskGaveUp
 from engine.instance.spout_loop import SpoutLoop
 from engine.instance.stateful import TaskCheckpointing
+from engine.statefulstorage.rescale import keyed_by_input
 from engine.launch import (LaunchSpec, instance_id, local_socket_name, metrics_socket_name,
                            stmgr_id)
 from engine.messages import metrics_pb2, physical_plan_pb2, stmgr_pb2
@@ -213,11 +214,12 @@ def _run_task(spec: LaunchSpec, loaded: Any, plan: Any, comp: Any, task: TaskInf
         settings = checkpointing(conf)
         storage = open_storage(settings, topology_name=spec.topology_name,
                                working_dir=spec.working_dir)
-        stateful = TaskCheckpointing(storage, serializer, comp.name, task.task_id,
-                                     key_groups=key_groups(conf),
-                                     component_class=loaded.compiled.component_classes.get(
-                                         comp.name),
-                                     from_savepoint=settings.from_savepoint)
+        component_class = loaded.compiled.component_classes.get(comp.name)
+        stateful = TaskCheckpointing(
+            storage, serializer, comp.name, task.task_id, key_groups=key_groups(conf),
+            component_class=component_class, from_savepoint=settings.from_savepoint,
+            keyed_by_input=keyed_by_input(component_class,
+                                          [i.grouping for i in comp.inputs]))
     factory = _factory(spec, loaded, comp, conf, context, collector, logger, shell, stateful)
 
     def running() -> bool:

@@ -31,7 +31,8 @@ from engine.spi.statefulstorage import CheckpointUnreadable
 from engine.grouping.key_groups import DEFAULT_KEY_GROUPS
 from engine.statefulstorage.codec import decode_state, encode_state
 from engine.statefulstorage.keyed import Chains, KeyedStateStore
-from engine.statefulstorage.rescale import RescaleRefused, rescale_task_states, task_state_shape
+from engine.statefulstorage.rescale import (RescaleRefused, owned_by, rescale_task_states,
+                                            task_state_shape)
 from engine.statefulstorage.savepoints import inner_id, is_savepoint, savepoint_storage
 
 log = logging.getLogger("heron.instance")
@@ -46,13 +47,15 @@ KINDS = (INITIATE, SAVED, RESTORE, START)
 class TaskCheckpointing:
     def __init__(self, storage: Any, serializer: Any, component: str, task_id: int, *,
                  key_groups: int = DEFAULT_KEY_GROUPS, component_class: Any = None,
-                 from_savepoint: str | None = None) -> None:
+                 from_savepoint: str | None = None, keyed_by_input: bool = False) -> None:
         self.storage = storage
         self.serializer = serializer
         self.component = component
         self.task_id = task_id
         self.component_class = component_class
         self.key_groups = key_groups
+        #: the per-task state may move by key (engine.statefulstorage.rescale.keyed_by_input)
+        self.keyed_by_input = keyed_by_input
         #: the savepoint the topology started from (restores named "savepoint:<id>")
         self.from_savepoint = from_savepoint
         #: keyed state, by key group (engine/statefulstorage/keyed.py)
@@ -120,7 +123,10 @@ class TaskCheckpointing:
                                     task=self.task_id)
                 report.bytes = self.storage.store(checkpoint_id, self.component, self.task_id,
                                                   data)
-                report.task_state = task_state_shape(self.state)
+                index, parallelism = self.layout
+                report.task_state = task_state_shape(
+                    self.state, owned_by(index, parallelism, self.key_groups)
+                    if self.keyed_by_input else None)
                 if self.state.has_keyed() or self.chains:
                     index, parallelism = self.layout
                     keyed = self.keyed_store.save(checkpoint_id, self.task_id, index,
@@ -244,8 +250,9 @@ class TaskCheckpointing:
         else:
             self.rescaled = True
             states = [self._decode(storage, checkpoint_id, task) for task in old_tasks]
-            state = rescale_task_states(self.component_class, self.component, states,
-                                        parallelism)[index]
+            state = rescale_task_states(
+                self.component_class, self.component, states, parallelism,
+                key_groups=self.key_groups if self.keyed_by_input else None)[index]
             log.info("%s task %d: per-task state of %d task(s) shared out to %d", self.component,
                      self.task_id, len(old_tasks), parallelism)
         keyed, self.chains = keyed_store.load(checkpoint_id, index, parallelism)

@@ -46,7 +46,7 @@ from engine.runtime.errors import LocalEngineError
 from engine.spi.statefulstorage import CheckpointUnreadable, StatefulStorage
 from engine.statefulstorage.codec import StateNotSerializable, decode_state, encode_state
 from engine.statefulstorage.keyed import Chains, KeyedStateStore
-from engine.statefulstorage.rescale import RescaleRefused, rescale_task_states
+from engine.statefulstorage.rescale import RescaleRefused, keyed_by_input, rescale_task_states
 from engine.storm.executors import FatalRunError, HostedTask, SpoutExecutor
 from engine.storm.runtime import PARK, PARK_SLOT, Runtime
 
@@ -192,8 +192,12 @@ class Checkpointer(threading.Thread):
                            for t in stored]
                     if stored and len(stored) != len(tasks):
                         try:
-                            old = rescale_task_states(self.classes.get(comp), comp, old,
-                                                      len(tasks))
+                            cls = self.classes.get(comp)
+                            by_key = keyed_by_input(cls, [
+                                i.grouping for i in self.runtime.plan.components[comp].inputs])
+                            old = rescale_task_states(
+                                cls, comp, old, len(tasks),
+                                key_groups=self.key_groups if by_key else None)
                         except RescaleRefused as exc:
                             raise LocalEngineError(
                                 f"{exc} (checkpoint {cid} holds {len(stored)} task(s), this "

@@ -19,6 +19,11 @@ class BaseBolt(BaseComponent, StormBolt):
     auto_anchor = False
     auto_ack = False
     auto_fail = False
+    #: a stateful heronpy bolt fed only by fields groupings whose ``HashMapState`` holds
+    #: only keys it receives (a word count's words) keeps its entries when its
+    #: parallelism changes: each moves to its key's new task (engine.statefulstorage.rescale;
+    #: Heron dropped such state). Any other key (a per-task total) freezes the parallelism.
+    rescale_state_by_key = True
 
     @classmethod
     def spec(cls, name: str | None = None, inputs: Any = None, par: int = 1,
