@@ -92,34 +92,25 @@ def submit_command(cluster: str, project: Path, name: str | None, env_name: str 
     # kept for as long as the topology runs: its processes rebuild it from here
     definition = write_definition(project, form, env.home / "definitions",
                                   deactivated=deploy_deactivated)
+    launched: list[bool] = []
     try:
-        _submit(project=definition, **submit)
-    except BaseException:
-        if not _launched_from(definition, env):  # e.g. a closed stdout after launching
+        _submit(project=definition, launched=launched, **submit)
+    finally:
+        # kept only when a topology runs from it: a failure after launching (a closed
+        # stdout while reporting) keeps it, a refused or withdrawn submit or a dry run not
+        if not launched or dry_run:
             shutil.rmtree(definition.parent, ignore_errors=True)
-        raise
-    if dry_run:  # nothing runs from it
-        shutil.rmtree(definition.parent, ignore_errors=True)
-
-
-def _launched_from(definition: Path, env: Env) -> bool:
-    """Whether a topology was launched from this definition (its processes need it)."""
-    from engine.launch import LAUNCH_FILE  # deferred: CLI start-up time
-
-    launch = env.working_dir(definition.stem) / LAUNCH_FILE
-    try:
-        return str(definition.resolve()) in launch.read_text(encoding="utf-8")
-    except OSError:
-        return False
 
 
 def _submit(cluster: str, project: Path, name: str | None, env_name: str | None,
             options: tuple[str, ...], ackers: int | None, workers: int | None,
             config_file: Path | None, multilang: bool, filter_file: Path | None,
             env_filter: bool, deploy_deactivated: bool, dry_run: bool,
-            from_savepoint: str | None, allow_missing_state: bool, env: Env) -> None:
+            from_savepoint: str | None, allow_missing_state: bool, env: Env,
+            launched: list[bool] | None = None) -> None:
     """Submit the topology of ``project`` (a project, a topology or Flux file, or a
-    heronpy definition): what ``heron submit`` does once the file is known."""
+    heronpy definition): what ``heron submit`` does once the file is known;
+    ``launched`` gets True once the topology is submitted (before it is reported)."""
     # deferred: CLI start-up time (every command module loads for `heron --help`)
     from compat.storm_api.project import parse_cli_options
     from engine.cluster.config import ClusterRef, load_cluster
@@ -165,6 +156,8 @@ def _submit(cluster: str, project: Path, name: str | None, env_name: str | None,
     submitted = submitter.submit(
         loaded, submission, deactivated=deploy_deactivated, multilang=multilang,
         multilang_serializer=str(loaded.project.config.get("serializer") or "json"))
+    if launched is not None:
+        launched.append(True)
     if cluster_config.is_local:
         _report_local(submitted, plan, deploy_deactivated, env)
     elif cluster_config.scheduler == "kubernetes":

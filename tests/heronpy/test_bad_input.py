@@ -131,3 +131,20 @@ def test_a_missing_file(tmp_path, command):
     args = [str(missing) if word.startswith("gone") else word for word in command]
     line = _one_line(_heron(*args, home=tmp_path))
     assert line == f"heron: error: {missing}: no such topology file"
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(60)
+def test_a_refused_submit_keeps_no_definition(tmp_path):
+    from tests.heronpy.test_submit_heron_layout import build_pex, heron_tree
+
+    tree = heron_tree(tmp_path / "heron")
+    pex = build_pex(tree.parents[3], "examples.src.python.word_count_topology",
+                    tmp_path / "wc.pex")
+    home = tmp_path / "home"
+    proc = _heron("submit", "local", "--allow-missing-state", str(pex), "-", "WC", home=home)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stderr.strip().splitlines()[-1] == (
+        "heron: error: --allow-missing-state goes with --from-savepoint")
+    assert not any((home / "definitions").iterdir())  # the main ran, and wrote one
+    assert not (home / "topologies" / "WC").exists()
