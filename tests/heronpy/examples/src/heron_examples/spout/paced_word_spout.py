@@ -1,28 +1,17 @@
-"""PacedStatefulWordSpout: StatefulWordSpout for long runs. It emits ``e2e.rounds``
-rounds of WORDS, one word every ``e2e.pause_ms`` until the file ``e2e.fast_flag``
-exists (then as fast as it can), keeps its position in its state, and says when it is
-done (``is_exhausted``, the engines' extension), so a run under kills ends by itself."""
+"""PacedStatefulWordSpout: StatefulWordSpout (its position in its state) for long runs.
+It emits ``e2e.rounds`` rounds of WORDS, one word every ``e2e.pause_ms`` until the file
+``e2e.fast_flag`` exists (then as fast as it can), and says when it is done
+(``is_exhausted``, the engines' extension), so a run under kills ends by itself."""
 
 import os
 import time
 
-from heronpy.api.spout.spout import Spout
-from heronpy.api.state.stateful_component import StatefulComponent
-
-WORDS = ["hello", "bye", "good", "bad", "heron", "storm"]
+from heron_examples.spout.stateful_word_spout import WORDS, StatefulWordSpout
 
 
-class PacedStatefulWordSpout(Spout, StatefulComponent):
-    outputs = ['word']
-
-    def init_state(self, stateful_state):
-        self.recovered_state = stateful_state
-
-    def pre_save(self, checkpoint_id):
-        self.recovered_state.put('position', self.position)
-
+class PacedStatefulWordSpout(StatefulWordSpout):
     def initialize(self, config, context):
-        self.position = self.recovered_state.get('position') or 0
+        super().initialize(config, context)
         self.total = int(config.get('e2e.rounds', 40)) * len(WORDS)
         self.pause = float(config.get('e2e.pause_ms', 0)) / 1000.0
         self.fast_flag = config.get('e2e.fast_flag')
