@@ -242,3 +242,26 @@ def test_a_heronpy_file_that_never_submits_is_one_clear_error(isolated_imports, 
                      "if __name__ == '__main__':\n    sys.exit(1)\n")
     with pytest.raises(TopologyImportError, match="exited"):
         load_topology_class(exits)
+
+
+def test_get_protobuf_gives_herons_messages_that_builders_inspect():
+    from engine.messages import topology_pb2
+
+    spout = Words.spec(name="words", par=2)
+    bolt = Counter.spec(name="count", inputs={spout: Grouping.fields("word"),
+                                              spout["error"]: Grouping.ALL},
+                        config={"n": 3, "rows": [1, 2]})
+    message = bolt.get_protobuf()
+    assert isinstance(message, topology_pb2.Bolt) and message.comp.name == "count"
+    assert [(i.stream.component_name, i.stream.id, i.gtype) for i in message.inputs] == [
+        ("words", "default", topology_pb2.FIELDS), ("words", "error", topology_pb2.ALL)]
+    assert [k.key for k in message.inputs[0].grouping_fields.keys] == ["word"]
+    config = {kv.key: kv for kv in message.comp.config.kvs}
+    assert config["n"].value == "3"
+    assert default_serializer.deserialize(config["rows"].serialized_value) == [1, 2]
+    out = spout.get_protobuf()
+    assert isinstance(out, topology_pb2.Spout)
+    assert [(o.stream.id, [k.key for k in o.schema.keys]) for o in out.outputs] == \
+        [("default", ["word"]), ("error", ["msg"])]
+    with pytest.raises(RuntimeError, match="no name yet"):
+        Words.spec().get_protobuf()

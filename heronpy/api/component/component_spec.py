@@ -4,7 +4,7 @@ It records the same things heronpy's spec records (name, class path, spout or bo
 parallelism, inputs, outputs, config) with heronpy's checks and errors. Where heronpy
 would build a protobuf, the ``Topology`` metaclass hands these specs to
 ``heronpy.api.component.translate``, which builds the ``compat.storm_api`` specs our
-compiler reads; ``get_protobuf()`` is not provided (no Heron protobuf is written).
+compiler reads; ``get_protobuf()`` still gives Heron's message, for code that inspects it.
 """
 
 from __future__ import annotations
@@ -88,6 +88,11 @@ class HeronComponentSpec:
             else:
                 ret[output.stream_id] = list(output.fields)
         return ret
+
+    def get_protobuf(self) -> Any:
+        """Heron's ``topology_pb2.Spout`` or ``Bolt`` for this spec (heronpy's)."""
+        from heronpy.api.component.protobuf import component_protobuf
+        return component_protobuf(self)
 
     def get_out_streamids(self) -> set[str]:
         """Returns a set of output stream ids registered for this component."""
