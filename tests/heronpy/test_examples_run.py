@@ -6,19 +6,16 @@ per-stream counts, window contents, exact stateful counts, custom groupings' cho
 
 from __future__ import annotations
 
-import json
-import os
 import re
 import shutil
-import subprocess
-import sys
 import zipapp
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.heronpy.cli_runs import heron_run
+
 TOPOLOGIES = Path(__file__).parent / "examples" / "topologies"
 SOURCES = Path(__file__).parent / "examples" / "src"
 WORDS = ["hello", "bye", "good", "bad", "heron", "storm"]
@@ -49,21 +46,10 @@ def _run(topology: str, engine: str, seconds: float, tmp_path: Path,
          *options: str) -> tuple[dict, list[dict]]:
     """``heron run`` the example with /work/main's code (from its .py on the heron engine,
     from a pex on the storm engine); the summary and the capture."""
-    capture = tmp_path / f"{topology}-{engine}.jsonl"
     target = ([str(TOPOLOGIES / f"{topology}.py")] if engine == "heron"
               else pex_of(topology, tmp_path))
-    proc = subprocess.run(
-        [sys.executable, "-m", "engine.cli.main", "run", "--engine", engine, "-t",
-         str(seconds), "--json", "--capture", str(capture), "--log-dir",
-         str(tmp_path / "logs"), *options, *target],
-        cwd=REPO, capture_output=True, text=True, timeout=120,
-        env={**os.environ, "PYTHONPATH": str(REPO)})
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    summary = json.loads(proc.stdout[proc.stdout.index("{"):])
-    assert summary["error"] is None, summary
-    for name, stats in summary["components"].items():
-        assert (stats["restarts"], stats["last_error"]) == (0, ""), (name, stats)
-    records = [json.loads(line) for line in capture.read_text().splitlines()]
+    summary, records, _ = heron_run(["--engine", engine, "-t", str(seconds), *options, *target],
+                                    tmp_path / f"{topology}-{engine}.jsonl", tmp_path / "logs")
     return summary, records
 
 

@@ -8,11 +8,7 @@ FILE.pex - ...`` followed by ``heron kill``, which removes the definition kept f
 
 from __future__ import annotations
 
-import json
-import os
 import shutil
-import subprocess
-import sys
 import time
 import zipapp
 from collections import Counter
@@ -22,10 +18,10 @@ import pytest
 
 from engine.cli.topology_args import MainForm, split_topology_args
 from heronpy.api import heron_options
+from tests.heronpy.cli_runs import heron_run
 from tests.engine.cli.conftest import (heron, heron_home, live_processes,  # noqa: F401
                                        real_engine, sweep)
 
-REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = Path(__file__).parent / "examples" / "src" / "heron_examples"
 WORDS = ["hello", "bye", "good", "bad", "heron", "storm"]
 
@@ -163,20 +159,8 @@ def tree(tmp_path: Path) -> Path:
 
 def _run(tmp_path: Path, engine: str, seconds: float,
          *target: str) -> tuple[dict, list, str]:
-    capture = tmp_path / f"capture-{engine}.jsonl"
-    proc = subprocess.run(
-        [sys.executable, "-m", "engine.cli.main", "run", "--engine", engine, "-t",
-         str(seconds), "--json", "--capture", str(capture), "--log-dir",
-         str(tmp_path / "logs"), *target],
-        cwd=REPO, capture_output=True, text=True, timeout=90,
-        env={**os.environ, "PYTHONPATH": str(REPO)})
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    summary = json.loads(proc.stdout[proc.stdout.index("{"):])
-    assert summary["error"] is None, summary
-    for name, stats in summary["components"].items():
-        assert (stats["restarts"], stats["last_error"]) == (0, ""), (name, stats)
-    records = [json.loads(line) for line in capture.read_text().splitlines()]
-    return summary, records, proc.stderr
+    return heron_run(["--engine", engine, "-t", str(seconds), *target],
+                     tmp_path / f"capture-{engine}.jsonl", tmp_path / "logs", timeout=90)
 
 
 def _counts(records: list[dict]) -> dict[str, int]:

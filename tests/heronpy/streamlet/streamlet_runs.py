@@ -4,14 +4,11 @@ stages nobody consumes, and the component logs (``log()``)."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[3]
+from tests.heronpy.cli_runs import REPO, heron_run
+
 TOPOLOGIES = REPO / "tests" / "heronpy" / "examples" / "topologies"
 
 
@@ -43,18 +40,8 @@ class StreamletRun:
 def run_streamlet(topology: str, engine: str, seconds: float, tmp_path: Path,
                   env: dict | None = None) -> StreamletRun:
     """``heron run`` the topology file with this checkout's code; fails on any restart."""
-    capture = tmp_path / f"{topology}-{engine}.jsonl"
     log_dir = tmp_path / f"logs-{engine}"
-    proc = subprocess.run(
-        [sys.executable, "-m", "engine.cli.main", "run", str(TOPOLOGIES / f"{topology}.py"),
-         "--engine", engine, "-t", str(seconds), "--json", "--capture", str(capture),
-         "--log-dir", str(log_dir)],
-        cwd=REPO, capture_output=True, text=True, timeout=120,
-        env={**os.environ, "PYTHONPATH": str(REPO), **(env or {})})
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    summary = json.loads(proc.stdout[proc.stdout.index("{"):])
-    assert summary["error"] is None, summary
-    for name, stats in summary["components"].items():
-        assert (stats["restarts"], stats["last_error"]) == (0, ""), (name, stats)
-    records = [json.loads(line) for line in capture.read_text().splitlines()]
+    summary, records, _ = heron_run(
+        [str(TOPOLOGIES / f"{topology}.py"), "--engine", engine, "-t", str(seconds)],
+        tmp_path / f"{topology}-{engine}.jsonl", log_dir, env=env)
     return StreamletRun(summary, records, log_dir)
