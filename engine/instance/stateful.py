@@ -128,7 +128,6 @@ class TaskCheckpointing:
                     self.state, owned_by(index, parallelism, self.key_groups)
                     if self.keyed_by_input else None)
                 if self.state.has_keyed() or self.chains:
-                    index, parallelism = self.layout
                     keyed = self.keyed_store.save(checkpoint_id, self.task_id, index,
                                                   parallelism, self.state.keyed(), self.chains)
                     self.chains = keyed.chains
