@@ -15,6 +15,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from tests.parallel_groups import parallel_group
 from tests.slow_lane import is_slow
 from tests.unavailable import unavailable
 
@@ -29,20 +30,31 @@ SESSION_SERVICE_PIDS: set[int] = set()
 def pytest_configure(config: pytest.Config) -> None:
     """Point the engine's runtime root (ipc sockets) at a private temporary directory for
     the whole run, so tests never touch the real ``/tmp/heron-<uid>`` of the machine and
-    leave nothing there. The path stays short: Unix socket paths are limited."""
-    if "HERON_RUNTIME_DIR" not in os.environ:
+    leave nothing there. The path stays short: Unix socket paths are limited. Each
+    pytest-xdist worker gets its own (they inherit the controller's environment)."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    inherited = worker and os.environ.get("HERON_RUNTIME_DIR_OF") != worker
+    if "HERON_RUNTIME_DIR" not in os.environ or inherited:
         runtime = tempfile.mkdtemp(prefix="hrt-")
         os.environ["HERON_RUNTIME_DIR"] = runtime
+        if worker:
+            os.environ["HERON_RUNTIME_DIR_OF"] = worker
         config._heron_runtime_dir = runtime  # type: ignore[attr-defined]
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark ``slow`` every test that starts engine processes, servers or clusters, found
     from the code by folder, fixture and what it calls (tests/slow_lane.py), so that
-    ``pytest -m "not slow"`` is the fast lane without markers written by hand."""
+    ``pytest -m "not slow"`` is the fast lane without markers written by hand; and give
+    each test the pytest-xdist group that keeps what must not run side by side on one
+    worker (tests/parallel_groups.py). Runs before xdist reads the groups."""
     for item in items:
         if is_slow(item):
             item.add_marker(pytest.mark.slow)
+        group = parallel_group(item)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -145,8 +157,9 @@ def redis_server() -> Iterator[object]:
 
 @pytest.fixture
 def redis_url(redis_server) -> Iterator[str]:
-    """The shared server's URL, its database emptied before the test (tests run one at a
-    time, so each starts from nothing)."""
+    """The shared server's URL, its database emptied before the test (a worker's tests run
+    one at a time and each pytest-xdist worker starts its own server, so each test starts
+    from nothing)."""
     import redis
 
     client = redis.Redis.from_url(redis_server.url)

@@ -11,8 +11,6 @@ root and so runs these tests).
 from __future__ import annotations
 
 import contextlib
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -32,9 +30,6 @@ def running_slurm_cluster(**options):
     why = missing_requirements()
     if why:
         unavailable(f"no Slurm cluster on this machine: {why}")
-    unseen = nodes_cannot_see()
-    if unseen:
-        pytest.fail(f"the Slurm nodes cannot run this checkout: {unseen}")
     cluster = SlurmCluster(**{"nodes": 3, **options}, service_pids=SESSION_SERVICE_PIDS)
     try:
         cluster.start()
@@ -44,18 +39,6 @@ def running_slurm_cluster(**options):
     left = cluster.leftovers()
     if left:
         pytest.fail(f"the Slurm cluster left things behind: {'; '.join(left)}")
-
-
-def nodes_cannot_see() -> str | None:
-    """Why the nodes would not find the engine, or None. Every node mounts its own /tmp
-    (as a real node's local disk), so a checkout or interpreter under /tmp exists only
-    on the host: every container would fail at start with an import error."""
-    repository = Path(__file__).resolve().parents[2]
-    for what, path in (("the repository", repository), ("Python", Path(sys.prefix))):
-        if Path("/tmp") in (path.resolve(), *path.resolve().parents):
-            return (f"{what} is at {path}, under /tmp, which each node replaces by its own "
-                    f"tmpfs; check out or install it elsewhere")
-    return None
 
 
 @contextlib.contextmanager

@@ -26,7 +26,9 @@ What one ``SlurmCluster`` builds (docs/cluster-testing.md tells why each piece i
   ipc sockets) and holds slurmd's spool; ``/dev/shm`` is private too; all of it vanishes
   when the node dies, as a crashed machine's local disk would. The rest of the file
   system (the OS, Python, this repository) is the host's, as software installed on every
-  node would be: pass data through the shared directory only;
+  node would be: pass data through the shared directory only. A checkout or virtualenv
+  the host keeps under ``/tmp`` is bound into the node's ``/tmp`` at the same path
+  (``host.software_under_tmp``), so the suite runs from a clone anywhere;
 - ``slurmctld`` on the host's side of the bridge, in its own hostname namespace so it can
   be called ``hctl`` without renaming the machine.
 

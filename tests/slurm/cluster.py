@@ -16,12 +16,12 @@ import shutil
 import signal
 import subprocess
 import time
-from collections.abc import Iterable, MutableSet
+from collections.abc import Iterable, MutableSet, Sequence
 from pathlib import Path
 
 from tests.slurm.daemons import ClusterDaemons
 from tests.slurm.host import (RUN_ROOT, SlurmClusterError, SlurmUnavailable, ip,
-                              missing_requirements)
+                              missing_requirements, software_under_tmp)
 from tests.slurm.leftovers import remove_stale_runs, run_leftovers
 from tests.slurm.namespaces import (Node, delete_routing_rules, kill_all, pids_in_netns,
                                     pids_with_cmdline)
@@ -40,7 +40,9 @@ class SlurmCluster(ClusterDaemons, NodeControl):
     ``kill_node``/``partition`` and mend them with ``return_to_service`` (or
     ``restart_node``/``heal`` and ``resume``). ``service_pids``, when given (the suite's
     SESSION_SERVICE_PIDS), holds the pid of every daemon while it runs, so the suite's
-    orphan-process check ignores them.
+    orphan-process check ignores them. ``software_paths`` are host directories under
+    ``/tmp`` that every node sees at the same path (by default the checkout and the
+    interpreter when they are there), as software installed on every node.
     """
 
     def __init__(self, nodes: int = 3, *, cpus_per_node: int = 4,
@@ -48,7 +50,8 @@ class SlurmCluster(ClusterDaemons, NodeControl):
                  message_timeout: int = 5,
                  kill_wait: int = 2, cred_expire: int = 10, local_size: str = "512m",
                  start_timeout: float = 60.0,
-                 service_pids: MutableSet[int] | None = None) -> None:
+                 service_pids: MutableSet[int] | None = None,
+                 software_paths: Sequence[Path] | None = None) -> None:
         if not 1 <= nodes <= 200:
             raise ValueError("nodes must be between 1 and 200")
         self.cpus_per_node = cpus_per_node
@@ -60,6 +63,10 @@ class SlurmCluster(ClusterDaemons, NodeControl):
         self.local_size = local_size
         self.start_timeout = start_timeout
         self.service_pids = service_pids
+        #: host directories under /tmp every node sees at the same path (a checkout or
+        #: virtualenv there); by default what this process runs from (software_under_tmp)
+        self.software_paths = list(software_under_tmp() if software_paths is None
+                                   else software_paths)
         self.run_id = secrets.token_hex(3)
         self.bridge = f"hb{self.run_id}"
         self.subnet: int | None = None

@@ -44,7 +44,7 @@ class ClusterDaemons:
         # munged refuses a socket below a directory that not everybody can search.
         self.base.chmod(0o755)
         munge = pwd.getpwnam("munge")
-        for sub in ("munge", "log", "ctld", "shared", "node", "etc"):
+        for sub in ("munge", "log", "ctld", "shared", "node", "etc", "host-tmp"):
             self._path(sub).mkdir(mode=0o755)
         run = self._path("munge", "run")
         run.mkdir(mode=0o755)
@@ -218,19 +218,37 @@ class ClusterDaemons:
             "# no name server inside the test cluster: unknown names fail at once\n"
             "nameserver 127.0.0.1\noptions timeout:1 attempts:1\n")
 
-    def _start_slurmd(self, node: Node) -> None:
-        root, etc = self._node_root, self._path("etc")
-        script = " && ".join([
-            f"hostname {node.name}",
-            # one tmpfs per node: slurmd's spool and the node's /tmp
-            f"mount -t tmpfs -o size={self.local_size},mode=0755 heron-{node.name} {root}",
-            f"mkdir -p {root}/slurmd {root}/tmp",
-            f"chmod 1777 {root}/tmp",
-            f"mount --bind {root}/tmp /tmp",
-            "mount -t tmpfs -o size=64m,mode=1777 heron-shm /dev/shm",
-            f"mount --bind {etc}/hosts /etc/hosts",
-            f"mount --bind {etc}/resolv.conf /etc/resolv.conf",
-            'exec "$0" "$@"'])
+    def _node_setup(self, node: Node, *, restore: Path | None = None) -> list[str]:
+        """The shell steps that make ``node``'s file system before its slurmd starts.
+
+        A tmpfs of its own holds slurmd's spool and becomes the node's ``/tmp`` (with
+        ``restore``, a saved disk's files are copied into it first); ``/dev/shm`` is
+        private; /etc/hosts and resolv.conf are the cluster's. Software the host keeps
+        under ``/tmp`` (a checkout in ``/tmp/x``, a virtualenv there: ``software_paths``)
+        is bound at the same path into the node's ``/tmp``, as software installed on every
+        node would be: the host's ``/tmp`` is bound aside first (in the node's private
+        mount namespace only), since the node's own ``/tmp`` hides it."""
+        root, etc, aside = self._node_root, self._path("etc"), self._path("host-tmp")
+        steps = [f"hostname {node.name}",
+                 f"mount -t tmpfs -o size={self.local_size},mode=0755 heron-{node.name} {root}"]
+        if restore is not None:
+            steps.append(f"cp -a {restore}/. {root}/")
+        steps += [f"mkdir -p {root}/slurmd {root}/tmp", f"chmod 1777 {root}/tmp"]
+        if self.software_paths:
+            steps.append(f"mount --bind /tmp {aside}")
+        steps += [f"mount --bind {root}/tmp /tmp",
+                  "mount -t tmpfs -o size=64m,mode=1777 heron-shm /dev/shm"]
+        for path in self.software_paths:
+            inside = aside / path.relative_to("/tmp")
+            steps += [f"mkdir -p {path}", f"mount --bind {inside} {path}"]
+        if self.software_paths:
+            steps.append(f"umount {aside}")
+        steps += [f"mount --bind {etc}/hosts /etc/hosts",
+                  f"mount --bind {etc}/resolv.conf /etc/resolv.conf"]
+        return steps
+
+    def _start_slurmd(self, node: Node, *, restore: Path | None = None) -> None:
+        script = " && ".join([*self._node_setup(node, restore=restore), 'exec "$0" "$@"'])
         # nsenter joins only the network namespace (``ip netns exec`` would also remount
         # /sys, on which slurmd then fails); unshare gives the node its own hostname and
         # mount namespace, private so its mounts are seen nowhere else.

@@ -22,7 +22,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from tests.slurm.host import SLURMD, SlurmClusterError, tool
+from tests.slurm.host import SlurmClusterError, tool
 
 
 class HeldDisk:
@@ -63,20 +63,4 @@ def restart_with_disk(cluster, name: str, saved: Path) -> None:
     if node.slurmd is not None and node.slurmd.poll() is None:
         raise SlurmClusterError(f"{name} is running: kill_node() it first")
     cluster._reap(node)
-    root, etc = cluster._node_root, cluster._path("etc")
-    script = " && ".join([
-        f"hostname {node.name}",
-        f"mount -t tmpfs -o size={cluster.local_size},mode=0755 heron-{node.name} {root}",
-        f"cp -a {saved}/. {root}/",
-        f"mkdir -p {root}/slurmd {root}/tmp",
-        f"chmod 1777 {root}/tmp",
-        f"mount --bind {root}/tmp /tmp",
-        "mount -t tmpfs -o size=64m,mode=1777 heron-shm /dev/shm",
-        f"mount --bind {etc}/hosts /etc/hosts",
-        f"mount --bind {etc}/resolv.conf /etc/resolv.conf",
-        'exec "$0" "$@"'])
-    node.slurmd = cluster._spawn([
-        tool("nsenter"), f"--net=/run/netns/{node.netns}",
-        tool("unshare"), "--uts", "--mount", "--propagation", "private",
-        "sh", "-c", script, SLURMD, "-D", "-N", node.name, "-f", str(cluster.conf_path),
-    ], f"slurmd-{node.name}.out")
+    cluster._start_slurmd(node, restore=saved)

@@ -11,6 +11,7 @@ import re
 import secrets
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 #: Daemons and tools the cluster needs. slurmctld-wlm and slurmd-wlm are named directly
@@ -44,6 +45,24 @@ RULE_RE = re.compile(r"^(\d+):.*\biif (hb([0-9a-f]{6}))\b.*\bprohibit\b")
 
 CONTROLLER_NAME = "hctl"
 SLURMD_PORT = 6818
+
+
+def software_under_tmp() -> list[Path]:
+    """The host's software the nodes must see that lives under ``/tmp``: this checkout
+    (a user may clone into ``/tmp/x``), the interpreter and its packages (a virtualenv
+    there), and whatever else is on ``sys.path`` there. Each node's ``/tmp`` is a tmpfs
+    of its own, so these are bound into it at the same path (``_node_setup``); only the
+    outermost of nested paths is kept."""
+    tmp = Path("/tmp")
+    candidates = [Path(__file__).resolve().parents[2], Path(sys.prefix), Path(sys.base_prefix),
+                  Path(sys.executable).resolve().parent,
+                  *(Path(entry) for entry in sys.path if entry)]
+    under = set()
+    for path in candidates:
+        path = path.resolve()
+        if path.is_dir() and tmp in path.parents:
+            under.add(path)
+    return sorted(p for p in under if not any(q in p.parents for q in under))
 
 
 class SlurmUnavailable(RuntimeError):
