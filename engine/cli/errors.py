@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from compat.storm_api.config import ConfigError
+from engine.config.errors import ConfigError
 from compat.storm_api.dsl.errors import TopologyDefinitionError
 from engine.runtime.errors import LocalEngineError
 from engine.storm.executors import FatalRunError

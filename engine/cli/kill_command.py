@@ -110,7 +110,9 @@ def reliability_mode(topology: Any) -> str:
     ``topology.reliability.mode``, else Storm's acking (ATLEAST_ONCE with ackers,
     ATMOST_ONCE without)."""
     # deferred: CLI start-up time
-    from compat.storm_api.config import RELIABILITY_MODE_KEY, ConfigError, reliability
+    from engine.config.errors import ConfigError
+    from engine.config.keys import RELIABILITY_MODE_KEY
+    from engine.config.reliability import reliability
     from engine.plan.topology_config import topology_config
 
     conf = topology_config(topology)

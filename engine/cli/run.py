@@ -11,10 +11,10 @@ from typing import Any
 
 from rich.live import Live
 
-from compat.storm_api.config import ConfigError
+from engine.config.errors import ConfigError
 from compat.storm_api.project import parse_cli_options
 from engine.cli.display import make_console, status_renderable, summary_renderable
-from engine.fastpath import log_tuple_path
+from engine.codec import log_tuple_path
 from engine.healthmgr.errors import HealthConfigError
 from engine.healthmgr.policies.config import HEALTHMGR_MODE, healthmgr_enabled
 from engine.launch import Submission

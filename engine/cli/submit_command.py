@@ -171,7 +171,8 @@ def _from_savepoint(loaded: Any, cluster: Any, env: Env, savepoint: str,
     """The option naming the savepoint to start from, once it is found and fits the
     topology (its stateful components matched by name); a one-line error otherwise."""
     # deferred: CLI start-up time
-    from compat.storm_api.config import FROM_SAVEPOINT_KEY, reliability, with_defaults
+    from engine.config.keys import FROM_SAVEPOINT_KEY, with_defaults
+    from engine.config.reliability import reliability
     from compat.storm_api.state import StatefulComponent
     from engine.statefulstorage.savepoints import (SavepointError, check_components,
                                                    find_savepoint, read_savepoint)

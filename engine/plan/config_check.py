@@ -15,8 +15,10 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
-from compat.storm_api.config import (ConfigError, checkpointing, reliability, tick_frequency,
-                                     with_defaults)
+from engine.config.checkpointing import checkpointing
+from engine.config.errors import ConfigError
+from engine.config.keys import with_defaults
+from engine.config.reliability import reliability, tick_frequency
 from engine.grouping.key_groups import KeyGroupError, key_groups
 from engine.network.credits import CreditConfigError, capacities
 from engine.network.inflight import InflightConfigError, batching

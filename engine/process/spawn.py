@@ -26,7 +26,7 @@ from typing import Iterable
 
 import psutil
 
-from compat.storm_api.config import ConfigError
+from engine.config.errors import ConfigError
 from engine.process.parent import PARENT_PID_ENV
 from engine.process.spec import ProcessSpec
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from compat.storm_api.config import Checkpointing
+from engine.config.checkpointing import Checkpointing
 from engine.spi.statefulstorage import CheckpointUnreadable, StatefulStorage
 from engine.statefulstorage.localfs import LocalFileSystemStorage
 

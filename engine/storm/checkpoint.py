@@ -38,7 +38,7 @@ import threading
 import time
 from typing import Any, Callable, Iterable
 
-from compat.storm_api.config import Checkpointing
+from engine.config.checkpointing import Checkpointing
 from compat.storm_api.state import HashMapState, State, StatefulComponent
 from engine.runtime.crash_points import crash
 from engine.runtime.checkpoint_stats import CheckpointStats, RestoreRecord

@@ -32,7 +32,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from compat.storm_api.config import checkpointing, reliability, tick_frequency, with_defaults
+from engine.config.checkpointing import checkpointing
+from engine.config.keys import with_defaults
+from engine.config.reliability import reliability, tick_frequency
 from compat.storm_api.hosting import host_component
 from compat.storm_api.state import StatefulComponent
 from engine.grouping.key_groups import key_groups as key_groups_of

@@ -11,7 +11,7 @@ import random
 import threading
 from typing import Any, Callable
 
-from compat.storm_api.config import Reliability
+from engine.config.reliability import Reliability
 from engine.runtime.capture import OutputCapture
 from engine.storm.routing import StreamRoute
 

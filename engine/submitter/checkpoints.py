@@ -33,8 +33,9 @@ from typing import Any
 
 from pathlib import Path
 
-from compat.storm_api.config import (SAVEPOINTS_KEY, STORAGE_ROOT_KEY, ConfigError,
-                                     reliability, with_defaults)
+from engine.config.errors import ConfigError
+from engine.config.keys import SAVEPOINTS_KEY, STORAGE_ROOT_KEY, with_defaults
+from engine.config.reliability import reliability
 from engine.cluster.config import ClusterConfig
 from engine.launch import Submission
 from engine.submitter.errors import refused

@@ -113,7 +113,8 @@ def checkpoint_dir(topology: Any, working_dir: Path) -> Path | None:
     """Where an EFFECTIVELY_ONCE topology's checkpoints are (its storage root, or the
     default beside its working files), or None for a topology that takes none."""
     # deferred: only a kill needs the stateful keys
-    from compat.storm_api.config import ConfigError, checkpointing
+    from engine.config.checkpointing import checkpointing
+    from engine.config.errors import ConfigError
     from engine.plan.topology_config import topology_config
     from engine.statefulstorage import default_root
     from engine.submitter.stateful_guard import effectively_once

@@ -30,7 +30,9 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from compat.storm_api.config import RELIABILITY_MODE_KEY, ConfigError, reliability
+from engine.config.errors import ConfigError
+from engine.config.keys import RELIABILITY_MODE_KEY
+from engine.config.reliability import reliability
 from engine.grouping.key_groups import KEY_GROUPS_KEY, KeyGroupError, key_groups
 from engine.plan.constants import RESCALE_CONFIG_KEY, STATEFUL_CONFIG_KEY
 from engine.plan.topology_config import topology_config

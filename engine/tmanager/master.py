@@ -10,7 +10,9 @@ import zmq
 
 from engine.launch import (SUPERSEDED, TMANAGER, LaunchSpec, instance_id, split_peer_identity,
                            stmgr_id)
-from compat.storm_api.config import checkpointing, reliability, with_defaults
+from engine.config.checkpointing import checkpointing
+from engine.config.keys import with_defaults
+from engine.config.reliability import reliability
 from engine.messages import (ckptmgr_pb2, common_pb2, physical_plan_pb2, stmgr_pb2,
                              tmanager_pb2, topology_pb2)
 from engine.network import MalformedMessage, bind_router, decode, encode

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from compat.storm_api.config import Checkpointing
+from engine.config.checkpointing import Checkpointing
 from compat.storm_api.state import checkpoint_order
 from engine.runtime.crash_points import crash
 from engine.grouping.key_groups import DEFAULT_KEY_GROUPS, moves

@@ -14,7 +14,9 @@ import json
 from typing import Any
 from urllib.parse import urlencode
 
-from compat.storm_api.config import RELIABILITY_MODE_KEY, ConfigError, reliability
+from engine.config.errors import ConfigError
+from engine.config.keys import RELIABILITY_MODE_KEY
+from engine.config.reliability import reliability
 from engine.healthmgr.errors import HealthConfigError
 from engine.healthmgr.policies.config import HEALTHMGR_MODE, healthmgr_enabled
 from engine.healthmgr.store import KIND, records_of

@@ -1,0 +1,10 @@
+"""The engine's runtime configuration: every key a role reads, its default, and its check.
+
+Each role (Stream Manager, Topology Master, instance, local engine) reads its settings
+from here as frozen, typed values, parsed once with one-line errors naming the key.
+``compat.storm_api.config`` re-exports what users import (the keys, ``with_defaults``,
+``reliability``, ``checkpointing``, ``ConfigError``), so the user API no longer parses
+runtime keys and the engine no longer reads its own configuration through the user API.
+Modules: ``keys`` (names and defaults), ``errors``, ``values`` (shared checks),
+``reliability`` (acking, timeouts, ticks), ``checkpointing`` (stateful topologies).
+"""

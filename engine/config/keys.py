@@ -1,0 +1,67 @@
+"""Configuration keys the engine reads and Storm's defaults for them.
+
+Storm's dotted keys are the configuration language (users already know them); Heron's
+``topology.reliability.mode`` is accepted as an alias and wins when given. Values are
+Storm's ``conf/defaults.yaml`` unless a comment says why we differ. Declared once here
+so no role reads a key with a default of its own.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+#: Storm's defaults for the keys the engines read.
+STORM_DEFAULTS: dict[str, Any] = {
+    "topology.debug": False,
+    "topology.workers": 1,
+    # None means "one per worker" in Storm; `sparse run` forces 1, and so do we: acking
+    # is on unless a user sets 0 (DESIGN, "Reliability semantics").
+    "topology.acker.executors": None,
+    "topology.message.timeout.secs": 30,
+    "topology.max.spout.pending": None,
+    "topology.enable.message.timeouts": True,
+    "topology.tick.tuple.freq.secs": None,
+    "topology.sleep.spout.wait.strategy.time.ms": 1,
+    "topology.multilang.serializer": "org.apache.storm.multilang.JsonSerializer",
+    "topology.shellbolt.max.pending": 100,
+    "topology.subprocess.timeout.secs": None,
+    "supervisor.worker.timeout.secs": 30,
+    "topology.max.task.parallelism": None,
+    "topology.tasks": None,
+    "topology.environment": None,
+    # Our own keys.
+    "topology.tuple.serializer": "msgpack",
+    # Bounded executor queues (Storm's executor receive buffer default is 1024).
+    "topology.executor.receive.buffer.size": 1024,
+}
+
+#: Heron's reliability mode (ATMOST_ONCE, ATLEAST_ONCE, EFFECTIVELY_ONCE)
+RELIABILITY_MODE_KEY = "topology.reliability.mode"
+ACKERS_KEY = "topology.acker.executors"
+MESSAGE_TIMEOUT_KEY = "topology.message.timeout.secs"
+MAX_SPOUT_PENDING_KEY = "topology.max.spout.pending"
+TIMEOUTS_ENABLED_KEY = "topology.enable.message.timeouts"
+TICK_FREQUENCY_KEY = "topology.tick.tuple.freq.secs"
+
+#: Heron's keys for stateful topologies, and our defaults
+CHECKPOINT_INTERVAL_KEY = "topology.stateful.checkpoint.interval.seconds"
+START_CLEAN_KEY = "topology.stateful.start.clean"
+#: beyond Heron: a checkpoint not complete this long after it started is abandoned
+CHECKPOINT_TIMEOUT_KEY = "topology.stateful.checkpoint.timeout.secs"
+#: Heron's bound on what a Stream Manager holds back while it aligns markers
+ALIGNMENT_BUFFER_KEY = "heron.streammgr.stateful.buffer.size.mb"
+STORAGE_CLASS_KEY = "heron.statefulstorage.classname"
+STORAGE_ROOT_KEY = "heron.statefulstorage.localfs.root.path"
+RETENTION_KEY = "heron.statefulstorage.localfs.max.checkpoints"
+#: ours: where savepoints go (set by the submitter: beside the checkpoint root on a
+#: cluster, under the user's heron home on one machine)
+SAVEPOINTS_KEY = "heron.statefulstorage.savepoints.path"
+#: ours: the savepoint a topology starts from (``heron submit --from-savepoint``)
+FROM_SAVEPOINT_KEY = "heron.stateful.from.savepoint"
+
+
+def with_defaults(conf: Mapping[str, Any]) -> dict[str, Any]:
+    """Storm's defaults overlaid with ``conf``."""
+    merged = dict(STORM_DEFAULTS)
+    merged.update(conf)
+    return merged
