@@ -85,7 +85,7 @@ POINTS: dict[str, str] = {
     "tmanager.restore.before_start":
         "every Stream Manager restored and the Topology Master died before starting "
         "processing: its restart restores again",
-    # -- the storm engine, one process (engine/storm/checkpoint.py): it dies whole, and
+    # -- the storm engine, one process (engine/storm/checkpoint*.py): it dies whole, and
     # -- the next run with the same checkpoint root restores -------------------------------
     "storm.save.after_pre_save":
         "every stateful task ran pre_save (a sink prepared its transaction) and the process "

@@ -26,7 +26,8 @@ for the components (the same hooks, in the same order, with the same guarantees)
 The consistent checkpoints are those whose marker (component ``__consistent``, task 0)
 can be read; it is written only after every task's state, so a checkpoint cut short by a
 crash is never restored. Checkpoint ids are ``ckpt-<n>``, ``n`` milliseconds since the
-epoch and always above every id already stored.
+epoch and always above every id already stored. Reading them back is
+engine/storm/checkpoint_store.py's job.
 """
 
 from __future__ import annotations
@@ -39,28 +40,18 @@ import time
 from typing import Any, Callable, Iterable
 
 from engine.config.checkpointing import Checkpointing
-from compat.storm_api.state import HashMapState, State, StatefulComponent
+from compat.storm_api.state import State, StatefulComponent
 from engine.runtime.crash_points import crash
 from engine.runtime.checkpoint_stats import CheckpointStats, RestoreRecord
-from engine.runtime.errors import LocalEngineError
-from engine.spi.statefulstorage import CheckpointUnreadable, StatefulStorage
-from engine.statefulstorage.codec import StateNotSerializable, decode_state, encode_state
+from engine.spi.statefulstorage import StatefulStorage
+from engine.statefulstorage.codec import StateNotSerializable, encode_state
 from engine.statefulstorage.keyed import Chains, KeyedStateStore
-from engine.statefulstorage.rescale import RescaleRefused, keyed_by_input, rescale_task_states
+from engine.storm.checkpoint_store import (MARKER_COMPONENT, checkpoint_number, load_newest,
+                                          stored_consistent)
 from engine.storm.executors import FatalRunError, HostedTask, SpoutExecutor
 from engine.storm.runtime import PARK, PARK_SLOT, Runtime
 
 log = logging.getLogger("heron.storm")
-
-#: the component name of the marker that makes a checkpoint consistent (written last)
-MARKER_COMPONENT = "__consistent"
-
-
-def checkpoint_number(checkpoint_id: str) -> int:
-    """The growing number at the end of a ``ckpt-<n>`` id (-1 for anything else)."""
-    tail = str(checkpoint_id).rsplit("-", 1)[-1]
-    return int(tail) if tail.isdigit() else -1
-
 
 class _Stop(Exception):
     """The run is stopping: leave whatever phase the checkpointer is in."""
@@ -144,7 +135,7 @@ class Checkpointer(threading.Thread):
         if start_clean:
             self.storage.dispose(keep=set())
             return {}
-        self.consistent = self._stored_consistent()
+        self.consistent = stored_consistent(self.storage)
         if self.consistent:
             self._last_number = checkpoint_number(self.consistent[-1])
         chosen, states, skipped = self._load_newest(stateful_tasks)
@@ -154,77 +145,18 @@ class Checkpointer(threading.Thread):
                      f" (unreadable: {'; '.join(skipped)})" if skipped else "")
         return states
 
-    def _stored_consistent(self) -> list[str]:
-        found = []
-        for cid in self.storage.checkpoints():
-            if checkpoint_number(cid) < 0:
-                continue
-            try:
-                self.storage.load(cid, MARKER_COMPONENT, 0)
-            except CheckpointUnreadable:
-                continue  # never completed (or its marker is damaged): not consistent
-            found.append(cid)
-        return sorted(found, key=checkpoint_number)
-
-    def _marker(self, cid: str) -> dict[str, Any]:
-        try:
-            return json.loads(self.storage.load(cid, MARKER_COMPONENT, 0).decode("utf-8"))
-        except (UnicodeDecodeError, ValueError) as exc:
-            raise CheckpointUnreadable(f"checkpoint {cid}: unreadable marker: {exc}") from exc
-
     def _load_newest(self, stateful_tasks: dict[str, list[int]]
                      ) -> tuple[str, dict[int, State], list[str]]:
         """(checkpoint id, task -> state, skipped) for the newest readable consistent
-        checkpoint; ("", {}, skipped) when there is none."""
-        skipped: list[str] = []
-        serializer = self.runtime.serializer
-        for cid in reversed(list(self.consistent)):
-            try:
-                marker = self._marker(cid)
-                saved = {c: sorted(int(t) for t in ts)
-                         for c, ts in (marker.get("tasks") or {}).items()}
-                states: dict[int, State] = {}
-                chains: dict[int, Chains] = {}
-                for comp, tasks in stateful_tasks.items():
-                    tasks = sorted(tasks)
-                    stored = saved.get(comp, [])
-                    old = [decode_state(self.storage.load(cid, comp, t), serializer)
-                           for t in stored]
-                    if stored and len(stored) != len(tasks):
-                        try:
-                            cls = self.classes.get(comp)
-                            by_key = keyed_by_input(cls, [
-                                i.grouping for i in self.runtime.plan.components[comp].inputs])
-                            old = rescale_task_states(
-                                cls, comp, old, len(tasks),
-                                key_groups=self.key_groups if by_key else None)
-                        except RescaleRefused as exc:
-                            raise LocalEngineError(
-                                f"{exc} (checkpoint {cid} holds {len(stored)} task(s), this "
-                                f"run has {len(tasks)}; start clean with "
-                                "topology.stateful.start.clean: true)") from exc
-                    keyed = KeyedStateStore(self.storage, serializer, comp, self.key_groups)
-                    # by position: task ids shift when another component's count changes
-                    for index, task in enumerate(tasks):
-                        state = old[index] if index < len(old) else HashMapState()
-                        part, chains[task] = keyed.load(cid, index, len(tasks))
-                        if part or chains[task]:
-                            state.adopt_keyed(part)
-                        states[task] = state
-                self.chains = chains
-                crash("storm.restore.after_load", self.topology)
-                return cid, states, skipped
-            except CheckpointUnreadable as exc:
-                skipped.append(f"{cid}: {exc}")
-                log.warning("%s: checkpoint %s cannot be restored (%s); trying an older one",
-                            self.topology, cid, exc)
-            except LocalEngineError:
-                raise
-            except Exception as exc:  # bytes that passed the checksum but do not decode
-                skipped.append(f"{cid}: {type(exc).__name__}: {exc}")
-                log.warning("%s: checkpoint %s cannot be decoded (%s); trying an older one",
-                            self.topology, cid, exc)
-        return "", {}, skipped
+        checkpoint (its keyed state's chains kept for the next save); ("", {}, skipped)
+        when there is none."""
+        cid, states, chains, skipped = load_newest(
+            self.storage, self.consistent, stateful_tasks, serializer=self.runtime.serializer,
+            inputs_of=lambda comp: [i.grouping for i in self.runtime.plan.components[comp].inputs],
+            classes=self.classes, key_groups=self.key_groups, topology=self.topology)
+        if chains is not None:
+            self.chains = chains
+        return cid, states, skipped
 
     # -- the thread -------------------------------------------------------------------
     def run(self) -> None:
@@ -618,5 +550,4 @@ def _drain(q: queue.Queue) -> None:
         q.task_done()
 
 
-__all__ = ["CheckpointStats", "Checkpointer", "MARKER_COMPONENT", "RestoreRecord",
-           "checkpoint_number"]
+__all__ = ["CheckpointStats", "Checkpointer", "RestoreRecord"]

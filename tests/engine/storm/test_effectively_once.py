@@ -25,7 +25,7 @@ from engine.serialization import serializer_for_config
 from engine.statefulstorage import open_storage
 from engine.statefulstorage.codec import decode_state
 from engine.storm import LocalCluster, OutputCapture
-from engine.storm.checkpoint import MARKER_COMPONENT, checkpoint_number
+from engine.storm.checkpoint_store import MARKER_COMPONENT, checkpoint_number
 
 pytestmark = pytest.mark.timeout(60)
 
