@@ -41,7 +41,7 @@ def _doc_name(doc: Path) -> str:
 
 def _slug(heading: str) -> str:
     """The anchor GitHub gives a heading: lower case, punctuation dropped, spaces to -."""
-    text = re.sub(r"`|\*\*?|__?", "", heading.strip()).lower()
+    text = re.sub(r"`|\*", "", heading.strip()).lower()
     text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
     return re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
 
