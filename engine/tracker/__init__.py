@@ -9,7 +9,8 @@
 - ``history.py``: the snapshot ring buffer that time windows are computed from;
 - ``dag.py``: the logical plan laid out for the page's SVG;
 - ``logs.py``: finding and tailing a topology's log files;
-- ``models.py``: the response shapes; ``errors.py``: 404/422/503 as exceptions.
+- ``models.py``: the response shapes (``checkpoint_models.py``: ``/topologies/checkpoints``,
+  ``lag_models.py``: ``/topologies/sourcelag``); ``errors.py``: 404/422/503 as exceptions.
 
 Every request needs the user's access token (``engine.ui.auth``,
 ``engine.security.access_token``; docs/security.md). The web page lives in ``engine.ui``

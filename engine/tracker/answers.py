@@ -27,7 +27,7 @@ from engine.runtime.checkpoint_stats import START_REASONS
 from engine.runtime.source_lag import component_totals, lag_rows
 from engine.scheduler.slurm.scheduler import STATUS_FILE
 from engine.submitter.stateful_guard import effectively_once, stateful_components
-from engine.tracker import lag_models, models
+from engine.tracker import checkpoint_models, lag_models, models
 from engine.tracker.errors import NotFound, Unavailable
 from engine.tracker.history import parse_value
 from engine.tracker.service import TopologyRecord
@@ -396,9 +396,9 @@ def _float(values: dict[str, str], name: str) -> float:
         return 0.0
 
 
-def _restore(reason: str, checkpoint_id: str) -> models.RestoreModel:
-    return models.RestoreModel(reason=reason, checkpoint_id=checkpoint_id,
-                               at_start=reason in START_REASONS)
+def _restore(reason: str, checkpoint_id: str) -> checkpoint_models.RestoreModel:
+    return checkpoint_models.RestoreModel(reason=reason, checkpoint_id=checkpoint_id,
+                                          at_start=reason in START_REASONS)
 
 
 def _task_ids(record: TopologyRecord) -> dict[str, int]:
@@ -414,7 +414,7 @@ def _task_ids(record: TopologyRecord) -> dict[str, int]:
             for i in c.instance_plans}
 
 
-def checkpoint_figures(tm: dict[str, str]) -> models.CheckpointFiguresModel:
+def checkpoint_figures(tm: dict[str, str]) -> checkpoint_models.CheckpointFiguresModel:
     """The Topology Master's ``__checkpoint*`` and ``__restore*`` metrics as one model; a
     restore log that is not the JSON list it writes counts as empty rather than failing
     the whole answer (the other figures are still right)."""
@@ -426,7 +426,7 @@ def checkpoint_figures(tm: dict[str, str]) -> models.CheckpointFiguresModel:
     last_reason = tm.get("__restore-last-reason", "")
     last = _restore(last_reason, tm.get("__restore-last-checkpoint", "")) \
         if last_reason or _int(tm, "__restores") else None
-    return models.CheckpointFiguresModel(
+    return checkpoint_models.CheckpointFiguresModel(
         completed=_int(tm, "__checkpoints-completed"),
         abandoned=_int(tm, "__checkpoints-abandoned"),
         last_checkpoint_id=tm.get("__checkpoint-last-id", ""),
@@ -438,17 +438,17 @@ def checkpoint_figures(tm: dict[str, str]) -> models.CheckpointFiguresModel:
         restore_log=restores, last_rescale=_rescales(tm))
 
 
-def _rescales(tm: dict[str, str]) -> list[models.RescaleModel]:
+def _rescales(tm: dict[str, str]) -> list[checkpoint_models.RescaleModel]:
     try:
         last = json.loads(tm.get("__rescale-last") or "{}")
-        return [models.RescaleModel(component=str(c), tasks_before=int(b), tasks_after=int(a),
-                                    key_groups_moved=int(m))
+        return [checkpoint_models.RescaleModel(component=str(c), tasks_before=int(b),
+                                               tasks_after=int(a), key_groups_moved=int(m))
                 for c, (b, a, m) in sorted(last.items())]
     except (TypeError, ValueError):
         return []
 
 
-def checkpoints(record: TopologyRecord) -> models.CheckpointsModel:
+def checkpoints(record: TopologyRecord) -> checkpoint_models.CheckpointsModel:
     """An EFFECTIVELY_ONCE topology's checkpoints: the consistent ones from the state
     manager (there even while its Topology Master is down, which is when a rollback
     will need them), the Topology Master's figures, and each task's and Stream Manager's
@@ -457,7 +457,7 @@ def checkpoints(record: TopologyRecord) -> models.CheckpointsModel:
     conf = topology_config(record.topology)
     mode = reliability_mode(conf)
     interval = conf.get(CHECKPOINT_INTERVAL_KEY)
-    out = models.CheckpointsModel(
+    out = checkpoint_models.CheckpointsModel(
         topology=record.name, reliability_mode=mode,
         effectively_once=effectively_once(record.topology),
         interval_secs=float(interval) if isinstance(interval, (int, float))
@@ -468,7 +468,7 @@ def checkpoints(record: TopologyRecord) -> models.CheckpointsModel:
         return out
     stored = record.node("statefulcheckpoints")
     for c in stored.consistent_checkpoints if stored is not None else ():
-        out.consistent.append(models.ConsistentCheckpointModel(
+        out.consistent.append(checkpoint_models.ConsistentCheckpointModel(
             checkpoint_id=c.checkpoint_id, packing_plan_id=c.packing_plan_id,
             completed_at=c.completed_at_ms / 1000 if c.HasField("completed_at_ms") else None,
             duration_secs=c.duration_secs, bytes=c.bytes))
@@ -485,13 +485,13 @@ def checkpoints(record: TopologyRecord) -> models.CheckpointsModel:
         if owner == TMANAGER_COMPONENT and "__checkpoints-completed" in values:
             out.tmanager = checkpoint_figures(values)
         elif owner == STMGR_COMPONENT and "__checkpoint-markers-sent" in values:
-            out.stmgrs.append(models.StmgrCheckpointModel(
+            out.stmgrs.append(checkpoint_models.StmgrCheckpointModel(
                 id=instance, markers_sent=_int(values, "__checkpoint-markers-sent"),
                 alignments_abandoned=_int(values, "__checkpoint-alignments-abandoned"),
                 held_bytes=_int(values, "__checkpoint-held-bytes"),
                 rollback_discarded_messages=_int(values, "__rollback-discarded-messages")))
         elif "__checkpoint-saves" in values:
-            out.tasks.append(models.TaskCheckpointModel(
+            out.tasks.append(checkpoint_models.TaskCheckpointModel(
                 instance=instance, component=owner, task_id=task_ids.get(instance),
                 stateful=owner in stateful, saves=_int(values, "__checkpoint-saves"),
                 state_bytes=_int(values, "__checkpoint-bytes"),

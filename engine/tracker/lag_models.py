@@ -1,9 +1,9 @@
 """The tracker's response shapes for ``/topologies/sourcelag``: Kafka spouts' consumer
 lag per partition and per component (pydantic, so /openapi.json documents them).
 
-They sit beside ``engine.tracker.models`` rather than in it because that module is at
-the project's size limit; the names follow its ``...Model`` convention and the answer is
-built in ``engine.tracker.answers`` like every other.
+They sit beside ``engine.tracker.models`` rather than in it, one job per module (as
+``checkpoint_models`` does for checkpoints); the names follow its ``...Model``
+convention and the answer is built in ``engine.tracker.answers`` like every other.
 """
 
 from __future__ import annotations

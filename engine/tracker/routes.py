@@ -16,7 +16,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import PlainTextResponse
 
-from engine.tracker import answers, lag_models, logs, models
+from engine.tracker import answers, checkpoint_models, lag_models, logs, models
 from engine.tracker.errors import BadParameter, NotFound
 from engine.tracker.service import TopologyRecord, Tracker
 
@@ -212,9 +212,9 @@ def scheduler_status(record: RecordDep) -> models.SchedulerStatusModel:
     return answers.scheduler_status(record)
 
 
-@router.get("/topologies/checkpoints", response_model=models.CheckpointsModel,
+@router.get("/topologies/checkpoints", response_model=checkpoint_models.CheckpointsModel,
             tags=["metrics"])
-def checkpoints(record: RecordDep) -> models.CheckpointsModel:
+def checkpoints(record: RecordDep) -> checkpoint_models.CheckpointsModel:
     """An EFFECTIVELY_ONCE topology's checkpoints: the globally consistent ones kept in
     the state manager (newest first), the Topology Master's figures (completed,
     abandoned, the last checkpoint's duration and size, restores with their reasons)
