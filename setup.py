@@ -1,14 +1,15 @@
-"""Builds the optional compiled tuple path (``engine/fastpath/_codec.pyx`` and
-``_stmgr.pyx``, Cython 3: the modules listed in ``engine/fastpath/sources.py``).
+"""Builds the optional compiled tuple path (Cython 3: the modules listed in
+``engine/codec/sources.py``, each beside the role it serves: ``engine/codec/_codec.pyx``,
+``engine/instance/_api.pyx``, ``engine/stmgr/_routing.pyx``, ``_xor.pyx``, ``_acking.pyx``).
 
 Everything else about the package is in pyproject.toml. The extension is optional: when
 it cannot be built (no C compiler, no Python headers, no Cython), the install still
 succeeds, prints one line saying the pure-Python tuple path will be used, and
-``engine.fastpath`` selects that path at run time. ``python3 -m pip install -e .``
+``engine.codec`` selects that path at run time. ``python3 -m pip install -e .``
 builds the extension in place, beside its sources, where ``python -m engine...``
 processes import it.
 
-Each extension embeds the hash of its sources (``engine/fastpath/sources.py``), so a
+Each extension embeds the hash of its sources (``engine/codec/sources.py``), so a
 build left over from older sources is refused at import instead of running stale code.
 """
 
@@ -22,16 +23,16 @@ from setuptools import setup
 from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).resolve().parent
-FASTPATH = ROOT / "engine" / "fastpath"
+ENGINE = ROOT / "engine"
 PURE_NOTE = ("heron-storm-compat: the compiled tuple path was not built ({why}); "
              "the pure-Python tuple path will be used")
 
 
 def _sources_module():
-    """engine/fastpath/sources.py, loaded by path: the package itself cannot be imported
+    """engine/codec/sources.py, loaded by path: the package itself cannot be imported
     here (its dependencies are not in the isolated build environment)."""
-    spec = importlib.util.spec_from_file_location("_heron_fastpath_sources",
-                                                  FASTPATH / "sources.py")
+    spec = importlib.util.spec_from_file_location("_heron_codec_sources",
+                                                  ENGINE / "codec" / "sources.py")
     module = importlib.util.module_from_spec(spec)
     assert spec.loader is not None
     spec.loader.exec_module(module)
@@ -71,10 +72,11 @@ def _extensions() -> list:
 
     # one extension per compiled module, each embedding the hash of its own sources
     # (a .pxd among a module's files is cimported by its .pyx, not compiled on its own)
-    exts = [Extension(module, [str((FASTPATH / name).relative_to(ROOT)) for name in names
+    # (and a .pxi is included by it)
+    exts = [Extension(module, [str((ENGINE / name).relative_to(ROOT)) for name in names
                                if name.endswith(".pyx")],
                       define_macros=[("HERON_SOURCES_HASH",
-                                      f'"{sources.sources_hash(FASTPATH, module)}"')])
+                                      f'"{sources.sources_hash(ENGINE, module)}"')])
             for module, names in sources.EXTENSIONS.items()]
     try:
         return cythonize(exts, compiler_directives={"language_level": "3"}, quiet=True)

@@ -50,7 +50,7 @@ word was counted.
 Use it to see what a change to a hot path costs or saves; the figures are CPU
 microseconds per word on this machine, and nothing here is a pass/fail threshold.
 
-The tuple path (``engine.fastpath``) is the process's own choice, said in the first line:
+The tuple path (``engine.codec``) is the process's own choice, said in the first line:
 the compiled one where it is built; run with ``HERON_PURE_PYTHON=1`` for the pure-Python
 twin, to see the two side by side.
 """
@@ -85,7 +85,7 @@ from bench.wordcount_figures import (BOLT, SPOUT, TOPOLOGY, TOPOLOGY_ALO,  # noq
 from bench.wordcount_runs import _BoltSink, load, local_hosting  # noqa: E402
 from compat.storm_api.hosting import host_component  # noqa: E402
 from compat.storm_api.tuple import Tuple  # noqa: E402
-from engine.fastpath import selected, tuple_codec  # noqa: E402
+from engine.codec import selected, selected_module, tuple_codec  # noqa: E402
 from engine.instance.bolt_loop import BoltLoop, tuple_runner  # noqa: E402
 from engine.instance.capture import InstanceCapture  # noqa: E402
 from engine.instance.collector import InstanceCollector, StreamOut  # noqa: E402
@@ -94,11 +94,14 @@ from engine.messages import tuple_pb2  # noqa: E402
 from engine.runtime.layout import build_context  # noqa: E402
 from engine.runtime.stats import TaskStats  # noqa: E402
 from engine.serialization import MsgpackSerializer, serializer_for_config  # noqa: E402
-from engine.stmgr.acking import AckTracker  # noqa: E402
 from engine.stmgr.manager import CONTROL_BATCH  # noqa: E402
-from engine.stmgr.routing import build_routes, rebatch, split_batch  # noqa: E402
+from engine.stmgr.routes import build_routes  # noqa: E402
 
 RELIABILITIES = ("at-most-once", "at-least-once")
+
+#: the Stream Manager's routing and acking this process runs (compiled where built)
+AckTracker = selected_module("acking").AckTracker
+rebatch, split_batch = selected_module("routing").rebatch, selected_module("routing").split_batch
 
 
 @dataclass

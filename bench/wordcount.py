@@ -137,7 +137,7 @@ from bench.wordcount_report import (Status, build_report, goal_path,  # noqa: E4
 from bench.wordcount_runs import (compiled_available, load, run_bare_loop,  # noqa: E402
                                   run_ceiling, run_heron, run_name, run_storm,
                                   run_backpressure, tuple_path_env)
-from engine.fastpath import selected  # noqa: E402
+from engine.codec import selected  # noqa: E402
 
 
 # -- command line --------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from bench.wordcount_figures import (BOLT, END_STREAM, PATH_LABELS, PROJECT, SPO
                                      _int_metric)
 from compat.storm_api.config import with_defaults
 from compat.storm_api.hosting import host_component
-from engine.fastpath.selection import PURE_ENV, TuplePathError, select
+from engine.codec.selection import PURE_ENV, TuplePathError, select
 from engine.launch import Submission
 from engine.local_run import HeronLocalRun
 from engine.runtime.layout import assign_tasks, build_context
@@ -94,7 +94,7 @@ def tuple_path_env(path: str) -> Any:
 
 def logged_tuple_path(log_dir: Path | str | None) -> str | None:
     """The tuple path a heron run's processes say they ran, from the first line of each
-    process log (engine.fastpath.log_tuple_path): "compiled", "pure Python", or "mixed:
+    process log (engine.codec.log_tuple_path): "compiled", "pure Python", or "mixed:
     ..." naming the processes of each; None without logs."""
     found: dict[str, list[str]] = {}
     for log_file in sorted(Path(log_dir).glob("*.log")) if log_dir else ():

@@ -19,7 +19,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from engine.fastpath import log_tuple_path
+from engine.codec import log_tuple_path
 from engine.launch import LaunchError, LaunchSpec
 from engine.process.parent import die_with_parent
 

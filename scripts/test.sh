@@ -11,7 +11,7 @@ bash scripts/install-test-deps.sh
 python3 -m pip install --quiet --disable-pip-version-check -e '.[test,bench]'
 
 # The suite runs the compiled tuple path: a missing or stale build fails the tests that
-# use it (never a skip); tests/engine/fastpath runs the pure-Python path beside it.
+# use it (never a skip); tests/engine/codec runs the pure-Python path beside it.
 export HERON_REQUIRE_COMPILED=1
 # Every requirement was installed above: a test that finds one missing fails, never skips
 # (tests/unavailable.py).

@@ -160,7 +160,7 @@ class HostedBolt:
     def tuple_executor(self, component: Any, stream: str,
                        task: int) -> tuple[type | None, Callable[[Tuple], None]] | None:
         """For an engine that builds a batch's ``Tuple`` objects itself, many at a time
-        (the compiled tuple path, ``engine.fastpath``): ``(values_type, run)``. The
+        (the compiled tuple path, ``engine.codec``): ``(values_type, run)``. The
         tuples must be what ``tuple_factory`` builds, ``Tuple(id, component, stream,
         task, values)`` with ``values_type`` values (a plain tuple when it is None), and
         ``run(tup)`` executes one exactly as ``tuple_runner``'s ``run`` does. None when

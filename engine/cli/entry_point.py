@@ -1,7 +1,7 @@
 """The ``heron`` console script: :func:`engine.cli.main.main`, behind one guard.
 
 Importing the commands imports the tuple path, which is chosen at import
-(engine/fastpath/selection.py). Under ``HERON_REQUIRE_COMPILED=1`` a stale or missing
+(engine/codec/selection.py). Under ``HERON_REQUIRE_COMPILED=1`` a stale or missing
 build is refused right there, before any command could report it, so this module, which
 imports nothing of the engine until called, turns that refusal into the CLI's usual one
 line and exit code 1 instead of a traceback.
@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 
 #: the module whose errors mean "the tuple path asked for cannot be used"
-_SELECTION = "engine.fastpath.selection"
+_SELECTION = "engine.codec.selection"
 
 
 def _is_tuple_path_error(exc: BaseException) -> bool:

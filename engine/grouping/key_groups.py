@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from engine.fastpath import tuple_codec
+from engine.codec import tuple_codec
 
 #: Flink's default maximum parallelism; enough for a 2-core machine and far beyond
 DEFAULT_KEY_GROUPS = 128

@@ -17,7 +17,7 @@ from google.protobuf.message import DecodeError
 
 from compat.storm_api.exceptions import ComponentFailure, StormWentAwayError
 from compat.storm_api.tuple import Tuple
-from engine.fastpath import Undecodable, tuple_codec
+from engine.codec import Undecodable, tuple_codec
 from engine.instance.collector import UNTRACKED
 from engine.instance.loop import TASK_DONE, TUPLE_BATCH, ExecutorLoop, log
 from engine.messages import tuple_pb2

@@ -8,8 +8,10 @@ with the same grouping code the Stream Manager uses, and then travel as explicit
 destinations.
 
 The per-row work (packing a row, hashing its key, encoding the batch) is the tuple
-path's (``engine.fastpath``): compiled when built, else its pure-Python twin, with the
-same bytes and errors either way.
+codec's (``engine.codec``), and the collector's hot half (``CollectorCore``) is the
+component API path's (``api.py`` beside this file, or its compiled twin ``_api.pyx``):
+compiled when built, else the pure-Python twins, with the same bytes and errors either
+way.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from typing import Any, Callable
 
 from engine.runtime.errors import AckingError, EmitError
 from engine.runtime.stats import TaskStats
-from engine.fastpath import api_path, tuple_codec
+from engine.codec import selected_module, tuple_codec
 from engine.grouping import GroupingError
 from engine.messages import tuple_pb2
 from engine.network import inflight, type_frame
@@ -40,10 +42,13 @@ _key_hash = tuple_codec.key_hash
 _append_key_hashes = tuple_codec.append_key_hashes
 _encode_batch = tuple_codec.encode_batch
 _encode_control = tuple_codec.encode_control
+#: the component API's per-tuple path this process runs (``engine.instance._api``, or its
+#: pure twin ``engine.instance.api``)
+api_path = selected_module("api")
 
 
 #: One declared output stream of this task and the rows waiting to be sent: the tuple
-#: path's class (``engine.fastpath``: compiled, or its pure twin ``codec.StreamOut``), so
+#: codec's class (``engine.codec``: compiled, or its pure twin ``codec.StreamOut``), so
 #: adding a routed emit's row (``add_packed``) runs compiled where it is built.
 StreamOut = tuple_codec.StreamOut
 

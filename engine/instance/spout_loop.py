@@ -19,7 +19,7 @@ from google.protobuf.message import DecodeError
 
 from compat.storm_api.exceptions import ComponentFailure, StormWentAwayError
 from compat.storm_api.hosting import DirectHooks
-from engine.fastpath import MalformedBatch
+from engine.codec import MalformedBatch
 from engine.instance.loop import ExecutorLoop, log
 from engine.messages import tuple_pb2
 from engine.network import type_frame

@@ -12,7 +12,7 @@ from typing import Any, Mapping, Protocol, Sequence
 
 import msgpack
 
-from engine.fastpath import tuple_codec
+from engine.codec import tuple_codec
 
 #: Configuration key choosing the tuple serializer ("msgpack" or "pickle").
 SERIALIZER_KEY = "topology.tuple.serializer"
@@ -57,7 +57,7 @@ class MsgpackSerializer:
     def __init__(self) -> None:
         self._packer = msgpack.Packer(use_bin_type=True, autoreset=True)
         # the tuple path's packer: the same bytes and errors as self._packer.pack,
-        # compiled when the extension is built (engine.fastpath)
+        # compiled when the extension is built (engine.codec)
         self.dumps = tuple_codec.pack_row  # type: ignore[method-assign]
 
     def dumps(self, values: Sequence[Any]) -> bytes:  # pragma: no cover - replaced per instance

@@ -6,7 +6,7 @@ import logging
 import os
 import socket
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import zmq
 
@@ -20,13 +20,13 @@ from engine.network import (DATA_HWM, SOCKET_BUFFER_BYTES, MalformedMessage, bin
                             connect_dealer, decode, encode, ipc_endpoint, type_frame)
 from compat.storm_api.config import checkpointing, reliability, with_defaults
 from engine.grouping.key_groups import key_groups
-from engine.stmgr.acking import AckTracker
 from engine.network.credits import (CREDIT, CreditLedger, capacities, decode_credit,
                                      encode_credit, give_back_at)
 from engine.network.watermarks import blame_wait_watermarks, wait_watermarks, watermarks
 from engine.stmgr.backpressure import Backpressure, EpisodeLog, InstanceBackpressure
 from engine.stmgr.outbox import Outbox
-from engine.stmgr.routing import build_routes, split_rebatched
+from engine.codec import selected_module
+from engine.stmgr.routes import build_routes
 from engine.stmgr.stateful import (DOWNSTREAM_MARKER, FROM_INSTANCE, StatefulRole,
                                    upstream_tasks)
 
@@ -46,6 +46,14 @@ HEARTBEAT_RESPONSE = type_frame(tmanager_pb2.StMgrHeartbeatResponse)
 HEARTBEAT_SECS = 5.0
 LOCATION_CHECK_SECS = 2.0
 METRICS_SECS = 1.0
+
+if TYPE_CHECKING:
+    from engine.stmgr.acking import AckTracker
+
+#: the routing and acking this process runs: the compiled twins (``_routing.pyx``,
+#: ``_acking.pyx``) where built, else ``routing.py`` and ``acking.py``
+_routing = selected_module("routing")
+_acking = selected_module("acking")
 
 
 
@@ -399,7 +407,7 @@ class StreamManager:
             for task, part, count in self.acks.route_tracked(batch, routes):
                 self._deliver(task, TUPLE_BATCH, part, count, batch.src_task_id, "data")
             return
-        for task, part, count in split_rebatched(batch, payload, routes):
+        for task, part, count in _routing.split_rebatched(batch, payload, routes):
             self._deliver(task, TUPLE_BATCH, part, count, batch.src_task_id, "data")
 
     def _route_done(self, payload: bytes) -> None:
@@ -669,7 +677,7 @@ class StreamManager:
         if self._reliability.acking and self.acks is None:
             spouts = [t for c, ts in tasks_by_component.items() for t in ts
                       if self.plan.components[c].kind == "spout" and t in local]
-            self.acks = AckTracker(self.id, spouts, self._reliability.message_timeout_secs,
+            self.acks = _acking.AckTracker(self.id, spouts, self._reliability.message_timeout_secs,
                                    lambda task: self.task_stmgr.get(task))
         if first or tasks_by_component != self._tasks_by_component:
             # `heron update` moved tasks: route by the new layout (a Stream Manager whose

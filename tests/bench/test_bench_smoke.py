@@ -67,7 +67,7 @@ ALO_RUNS = ["heron (at-least-once)", "heron (at-least-once), pure Python",
 
 def require_compiled() -> None:
     """The bench's compiled heron runs need a usable build: skip without one, fail under
-    HERON_REQUIRE_COMPILED=1 (the suite's setting), as tests/engine/fastpath do."""
+    HERON_REQUIRE_COMPILED=1 (the suite's setting), as tests/engine/codec do."""
     if compiled_available():
         return
     if os.environ.get("HERON_REQUIRE_COMPILED", "").strip().lower() in {"1", "true", "yes", "on"}:

@@ -12,7 +12,8 @@ import pytest
 
 from engine.grouping import GroupingError, build_grouping
 from engine.grouping.custom import CustomGrouping, load_custom_grouping
-from engine.stmgr.routing import DIRECT, build_routes
+from engine.stmgr.routes import build_routes
+from engine.stmgr.routing import DIRECT
 
 
 class Modulo:

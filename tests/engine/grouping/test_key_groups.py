@@ -94,7 +94,10 @@ def test_the_stream_manager_routes_a_fields_grouping_by_key_group_under_effectiv
     group, on the split path and the tracked path alike, one sub-batch per task."""
     from engine.messages import tuple_pb2
     from engine.plan import compile_topology
-    from engine.stmgr.routing import build_routes, split_batch, split_indices
+    from engine.codec import selected_module
+    from engine.stmgr.routes import build_routes
+    split_batch, split_indices = (selected_module("routing").split_batch,
+                                  selected_module("routing").split_indices)
     from compat.storm_api import Bolt, Grouping, Spout, Topology
 
     class Words(Spout):

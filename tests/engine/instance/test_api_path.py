@@ -1,5 +1,5 @@
-"""The component API's per-tuple path in an instance (``engine.fastpath.api``, compiled
-where it is built; tests/engine/fastpath runs this file on the pure twin too): a stock
+"""The component API's per-tuple path in an instance (``engine.instance.api``, compiled
+where it is built; tests/engine/codec runs this file on the pure twin too): a stock
 spout's and bolt's ``emit`` and a bolt's batch take one call each, and a subclass that
 overrides any step behaves exactly as under pystorm.
 
@@ -21,7 +21,7 @@ from compat.storm_api import Bolt, Spout
 from compat.storm_api.exceptions import ComponentFailure
 from compat.storm_api.hosting import host_component
 from compat.storm_api.tuple import Tuple
-from engine.fastpath import api_path
+from engine.codec import selected_module
 from engine.instance.bolt_loop import BoltLoop
 from engine.instance.collector import CONTROL_BATCH, InstanceCollector, StreamOut
 from engine.instance.spout_loop import SpoutLoop
@@ -30,6 +30,8 @@ from engine.runtime.stats import TaskStats
 from engine.serialization import serializer_for_config
 
 SOURCE, STREAM = "words", "default"
+#: the component API path this process runs (compiled where built)
+api_path = selected_module("api")
 LOG = logging.getLogger("test.api_path")
 CONTEXT = {"taskid": 5, "componentid": "counter",
            "task->component": {"1": SOURCE, "5": "counter"},

@@ -9,9 +9,15 @@ import random
 import pytest
 
 from engine.messages import tuple_pb2
-from engine.stmgr.acking import ACK, EMIT, FAIL, AckTracker
-from engine.stmgr.routing import SHUFFLE, ConsumerRoute
-from engine.stmgr.xor import RotatingXorMap, XorManager
+from engine.codec import selected_module
+from engine.stmgr.routes import ConsumerRoute
+from engine.stmgr.routing import SHUFFLE
+
+# the twins this process runs (compiled where built; HERON_PURE_PYTHON=1: the pure ones)
+ACK, EMIT, FAIL, AckTracker = (getattr(selected_module("acking"), name)
+                               for name in ("ACK", "EMIT", "FAIL", "AckTracker"))
+RotatingXorMap, XorManager = (selected_module("xor").RotatingXorMap,
+                              selected_module("xor").XorManager)
 
 
 def test_a_tree_completes_only_when_every_copy_is_acked():
@@ -147,7 +153,7 @@ def test_a_rotating_map_needs_two_buckets(buckets):
 
 
 def test_a_malformed_control_batch_is_refused_whole_before_anything_is_applied():
-    from engine.stmgr.acking import MalformedBatch
+    from engine.codec import MalformedBatch
 
     tracker = AckTracker("stmgr-1", [1], 30.0, {1: "stmgr-1"}.get)
     tracker.xor.xor(1, 500, 0xAA)
@@ -161,7 +167,7 @@ def test_a_malformed_control_batch_is_refused_whole_before_anything_is_applied()
 
 
 def test_a_tracked_batch_with_too_few_roots_is_refused_before_routing():
-    from engine.stmgr.acking import MalformedBatch
+    from engine.codec import MalformedBatch
 
     tracker = AckTracker("stmgr-1", [1], 30.0, {1: "stmgr-1"}.get)
     batch = tracked_batch(1, [(0, [(1, 500)]), (1, [(1, 501)])])

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[3]
-IGNORE = shutil.ignore_patterns(".git", "__pycache__", "*.so", "_codec.c", "_stmgr.c", "build",
-                                "logs", "*.egg-info", ".pytest_cache", "virtualenvs", ".venv")
+IGNORE = shutil.ignore_patterns(".git", "__pycache__", "*.so", "_codec.c", "_routing.c", "_xor.c",
+                                "_acking.c", "_api.c", "build", "logs", "*.egg-info", ".pytest_cache", "virtualenvs", ".venv")
 
 
 def clean_env(venv_dir: Path) -> dict[str, str]:
@@ -48,14 +48,14 @@ def test_install_without_a_compiler_runs_the_pure_path(tmp_path: Path) -> None:
     output = install.stdout + install.stderr
     assert ("the compiled tuple path was not built" in output
             and "the pure-Python tuple path will be used" in output), output[-3000:]
-    site = subprocess.run([str(python), "-c", "import engine.fastpath as f, sys; "
+    site = subprocess.run([str(python), "-c", "import engine.codec as f, sys; "
                            "print(f.__file__); print(f.selected().describe())"],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
     assert site.returncode == 0, site.stderr
     where, described = site.stdout.splitlines()[:2]
     assert where.startswith(str(venv_dir)), where  # the copy installed here, not this tree
     assert not list(Path(where).parent.glob("_codec*.so"))
-    assert not list(Path(where).parent.glob("_stmgr*.so"))
+    assert not list((Path(where).parent.parent / "stmgr").glob("_routing*.so"))
     assert described.startswith("tuple path: pure Python (no compiled extension is built")
     project = tmp_path / "wordcount"
     shutil.copytree(tree / "examples" / "wordcount", project)

@@ -14,7 +14,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[3]
 PROBE = ("import logging, sys; logging.basicConfig(stream=sys.stdout, format='%(levelname)s "
-         "%(message)s', level=logging.INFO); import engine.fastpath as f; f.log_tuple_path(); "
+         "%(message)s', level=logging.INFO); import engine.codec as f; f.log_tuple_path(); "
          "print('module', f.tuple_codec.__name__, f.tuple_codec.COMPILED)")
 
 
@@ -40,22 +40,22 @@ def test_default_is_the_compiled_path_when_built(compiled) -> None:
     out = probe(REPO)
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines()[0].startswith("INFO tuple path: compiled (")
-    assert "module engine.fastpath._codec True" in out.stdout
+    assert "module engine.codec._codec True" in out.stdout
 
 
 def test_heron_pure_python_selects_the_twin_even_when_built(compiled) -> None:
     out = probe(REPO, HERON_PURE_PYTHON="1", HERON_REQUIRE_COMPILED="1")
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines()[0] == "INFO tuple path: pure Python (HERON_PURE_PYTHON=1)"
-    assert "module engine.fastpath.codec False" in out.stdout
+    assert "module engine.codec.codec False" in out.stdout
 
 
 def test_heron_pure_python_0_is_not_pure(compiled) -> None:
-    assert "module engine.fastpath._codec True" in probe(REPO, HERON_PURE_PYTHON="0").stdout
+    assert "module engine.codec._codec True" in probe(REPO, HERON_PURE_PYTHON="0").stdout
 
 
 def stale(tree: Path) -> None:
-    source = tree / "engine" / "fastpath" / "_codec.pyx"
+    source = tree / "engine" / "codec" / "_codec.pyx"
     source.write_text(source.read_text() + "\n# changed after the build\n")
 
 
@@ -66,18 +66,18 @@ def test_a_stale_build_is_refused_with_a_warning(tree: Path) -> None:
     first = out.stdout.splitlines()[0]
     assert first.startswith("WARNING tuple path: pure Python (StaleExtensionError: ")
     assert "rebuild it with `python3 -m pip install -e .`" in first
-    assert "module engine.fastpath.codec False" in out.stdout
+    assert "module engine.codec.codec False" in out.stdout
 
 
 def test_a_stale_build_is_an_error_when_the_compiled_path_is_required(tree: Path) -> None:
     stale(tree)
     out = probe(tree, HERON_REQUIRE_COMPILED="1")
     assert out.returncode != 0
-    assert "engine.fastpath.selection.StaleExtensionError: the compiled tuple path" in out.stderr
+    assert "engine.codec.selection.StaleExtensionError: the compiled tuple path" in out.stderr
 
 
 def test_a_missing_build_gives_the_pure_path_with_a_note(tree: Path) -> None:
-    for built in (tree / "engine" / "fastpath").glob("_codec*.so"):
+    for built in (tree / "engine" / "codec").glob("_codec*.so"):
         built.unlink()
     out = probe(tree)
     assert out.returncode == 0, out.stderr
@@ -86,11 +86,11 @@ def test_a_missing_build_gives_the_pure_path_with_a_note(tree: Path) -> None:
 
 
 def test_a_missing_build_is_an_error_when_the_compiled_path_is_required(tree: Path) -> None:
-    for built in (tree / "engine" / "fastpath").glob("_codec*.so"):
+    for built in (tree / "engine" / "codec").glob("_codec*.so"):
         built.unlink()
     out = probe(tree, HERON_REQUIRE_COMPILED="1")
     assert out.returncode != 0
-    assert "engine.fastpath.selection.ExtensionMissingError: HERON_REQUIRE_COMPILED=1" in out.stderr
+    assert "engine.codec.selection.ExtensionMissingError: HERON_REQUIRE_COMPILED=1" in out.stderr
 
 
 def test_the_engine_passes_the_choice_to_every_process_it_starts(
@@ -111,33 +111,33 @@ def test_the_engine_passes_the_choice_to_every_process_it_starts(
 
 
 def test_a_stale_stream_manager_build_refuses_the_whole_compiled_path(tree: Path) -> None:
-    """Every compiled module is checked: a stale ``_stmgr`` alone gives the pure path for
+    """Every compiled module is checked: a stale ``_routing`` alone gives the pure path for
     the tuple codec too (a process never runs a mix)."""
-    source = tree / "engine" / "fastpath" / "_stmgr.pyx"
+    source = tree / "engine" / "stmgr" / "_routing.pyx"
     source.write_text(source.read_text() + "\n# changed after the build\n")
     out = probe(tree)
     assert out.returncode == 0, out.stderr
     first = out.stdout.splitlines()[0]
     assert first.startswith("WARNING tuple path: pure Python (StaleExtensionError: ")
-    assert "_stmgr" in first
-    assert "module engine.fastpath.codec False" in out.stdout
+    assert "_routing" in first
+    assert "module engine.codec.codec False" in out.stdout
     required = probe(tree, HERON_REQUIRE_COMPILED="1")
     assert required.returncode != 0
     assert "StaleExtensionError: the compiled tuple path" in required.stderr
 
 
 def test_a_missing_stream_manager_build_gives_the_pure_path_for_all(tree: Path) -> None:
-    for built in (tree / "engine" / "fastpath").glob("_stmgr*.so"):
+    for built in (tree / "engine" / "stmgr").glob("_routing*.so"):
         built.unlink()
     out = probe(tree)
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines()[0].startswith(
         "INFO tuple path: pure Python (no compiled extension is built")
-    assert "module engine.fastpath.codec False" in out.stdout
+    assert "module engine.codec.codec False" in out.stdout
     required = probe(tree, HERON_REQUIRE_COMPILED="1")
     assert required.returncode != 0
     assert "ExtensionMissingError: HERON_REQUIRE_COMPILED=1" in required.stderr
-    assert "engine.fastpath._stmgr" in required.stderr
+    assert "engine.stmgr._routing" in required.stderr
 
 
 def test_heron_says_in_one_line_that_a_required_compiled_path_is_stale(tmp_path: Path,

@@ -21,9 +21,9 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from engine.fastpath import MalformedBatch
+from engine.codec import MalformedBatch
 from engine.messages import tuple_pb2
-from engine.stmgr.routing import ConsumerRoute
+from engine.stmgr.routes import ConsumerRoute
 
 SETTINGS = settings(max_examples=300, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

@@ -1,5 +1,5 @@
 """The component API's equivalence tests (test_api_equivalence.py) under
-``HERON_REQUIRE_COMPILED=1`` with no usable compiled ``engine.fastpath._api``: they fail,
+``HERON_REQUIRE_COMPILED=1`` with no usable compiled ``engine.instance._api``: they fail,
 never skip, so a broken build of that module is never a silent skip; without the variable
 they are skipped (nothing to compare on such a machine). Each run is a fresh pytest in
 its own interpreter, where the compiled module does not import, with
@@ -14,16 +14,16 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[3]
-TESTS = "tests/engine/fastpath/test_api_equivalence.py"
-#: pytest in an interpreter where ``engine.fastpath._api`` cannot be imported
+TESTS = "tests/engine/codec/test_api_equivalence.py"
+#: pytest in an interpreter where ``engine.instance._api`` cannot be imported
 RUN = """
 import sys
 import pytest
 
 class NoBuild:
     def find_spec(self, name, path=None, target=None):
-        if name == "engine.fastpath._api":
-            raise ImportError("engine.fastpath._api is not built (removed by the test)")
+        if name == "engine.instance._api":
+            raise ImportError("engine.instance._api is not built (removed by the test)")
         return None
 
 sys.meta_path.insert(0, NoBuild())
@@ -44,7 +44,7 @@ def test_a_missing_api_build_fails_the_equivalence_tests_when_it_is_required() -
     assert out.returncode == 1, out.stdout + out.stderr
     assert "skipped" not in out.stdout.splitlines()[-1], out.stdout
     assert "HERON_REQUIRE_COMPILED=1: ExtensionMissingError" in out.stdout
-    assert "engine.fastpath._api" in out.stdout
+    assert "engine.instance._api" in out.stdout
 
 
 def test_a_missing_api_build_skips_the_equivalence_tests_when_not_required() -> None:

@@ -13,26 +13,52 @@ from __future__ import annotations
 
 import importlib
 import os
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 from typing import Callable
 
 import pytest
 
-from engine.fastpath import codec as pure_codec
-from engine.fastpath import stmgr as pure_stmgr_module
-from engine.fastpath.selection import REQUIRE_ENV, TuplePathError, select
+from engine.codec import codec as pure_codec
+from engine.codec.selection import REQUIRE_ENV, TuplePathError, select
+
+#: the Stream Manager's twins, one module per job (engine/stmgr/): routing, XOR maps, acking
+STMGR_TWINS = ("routing", "xor", "acking")
+
+
+def stmgr_twin(package: str, prefix: str) -> SimpleNamespace:
+    """The Stream Manager's three pure (``prefix`` "") or compiled (``prefix`` "_") twins
+    as one namespace, every name of each in one place, with one ``path_counts()`` and
+    ``reset_path_counts()`` over the three: what the comparisons call."""
+    modules = [importlib.import_module(f"{package}.{prefix}{name}") for name in STMGR_TWINS]
+    names: dict[str, object] = {}
+    for module in modules:
+        names.update({k: v for k, v in vars(module).items() if not k.startswith("__")})
+
+    def path_counts() -> dict[str, tuple[int, int]]:
+        counts: dict[str, tuple[int, int]] = {}
+        for module in modules:
+            counts.update(module.path_counts())
+        return counts
+
+    def reset_path_counts() -> None:
+        for module in modules:
+            module.reset_path_counts()
+
+    names.update(path_counts=path_counts, reset_path_counts=reset_path_counts,
+                 __name__=f"{package}.{prefix}{'+'.join(STMGR_TWINS)}")
+    return SimpleNamespace(**names)
 
 
 @pytest.fixture(scope="session")
 def compiled() -> ModuleType:
-    """``engine.fastpath._codec``, checked fresh against the sources in the tree."""
+    """``engine.codec._codec``, checked fresh against the sources in the tree."""
     try:
         select({REQUIRE_ENV: "1"})
     except TuplePathError as exc:
         if os.environ.get(REQUIRE_ENV, "").strip().lower() in {"1", "true", "yes", "on"}:
             pytest.fail(f"{REQUIRE_ENV}=1: {type(exc).__name__}: {exc}")
         pytest.skip(f"no usable compiled tuple path here: {exc}")
-    return importlib.import_module("engine.fastpath._codec")
+    return importlib.import_module("engine.codec._codec")
 
 
 @pytest.fixture(scope="session")
@@ -41,20 +67,21 @@ def pure() -> ModuleType:
 
 
 @pytest.fixture(scope="session")
-def compiled_stmgr(compiled: ModuleType) -> ModuleType:
-    """``engine.fastpath._stmgr`` (the selection checked every compiled module fresh)."""
-    return importlib.import_module("engine.fastpath._stmgr")
+def compiled_stmgr(compiled: ModuleType) -> SimpleNamespace:
+    """``engine.stmgr._routing``, ``._xor`` and ``._acking`` as one (the selection checked
+    every compiled module fresh)."""
+    return stmgr_twin("engine.stmgr", "_")
 
 
 @pytest.fixture(scope="session")
-def pure_stmgr() -> ModuleType:
-    return pure_stmgr_module
+def pure_stmgr() -> SimpleNamespace:
+    return stmgr_twin("engine.stmgr", "")
 
 
 @pytest.fixture(scope="session")
 def compiled_api(compiled: ModuleType) -> ModuleType:
-    """``engine.fastpath._api`` (the selection checked every compiled module fresh)."""
-    return importlib.import_module("engine.fastpath._api")
+    """``engine.instance._api`` (the selection checked every compiled module fresh)."""
+    return importlib.import_module("engine.instance._api")
 
 
 #: the share of calls a compared compiled function must handle itself (it hands the

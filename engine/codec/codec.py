@@ -21,7 +21,7 @@ from typing import Any, Callable, Sequence
 
 import msgpack
 
-from engine.fastpath.markers import MalformedBatch, RowNotPacked, Undecodable
+from engine.codec.markers import MalformedBatch, RowNotPacked, Undecodable
 from engine.messages import tuple_pb2
 
 #: False here, True in the compiled twin: which one a caller holds.

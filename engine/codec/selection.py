@@ -1,6 +1,6 @@
 """Which tuple path this process runs: the compiled extension or its pure-Python twin.
 
-Decided once per process, at the first import of ``engine.fastpath``, from the
+Decided once per process, at the first import of ``engine.codec``, from the
 environment (which the engine passes unchanged to every process it starts):
 
 * ``HERON_PURE_PYTHON=1``: the pure-Python twin, whatever is built;
@@ -20,11 +20,11 @@ import importlib
 import logging
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
 from types import ModuleType
 from typing import Mapping
 
-from engine.fastpath.sources import EXTENSION_MODULE, EXTENSIONS, PURE_TWINS, sources_hash
+from engine.codec.sources import (ENGINE_DIR, EXTENSION_MODULE, EXTENSIONS, PURE_TWINS,
+                                  sources_hash)
 
 PURE_ENV = "HERON_PURE_PYTHON"
 REQUIRE_ENV = "HERON_REQUIRE_COMPILED"
@@ -52,16 +52,17 @@ class Selection:
     """The implementation chosen and why: every compiled module, or every pure twin,
     never a mix (a process runs one path)."""
 
-    #: True: the compiled modules (``engine.fastpath._codec``, ...); False: their twins
+    #: True: the compiled modules (``engine.codec._codec``, ...); False: their twins
     compiled: bool
-    #: the tuple codec (``engine.fastpath._codec`` or ``.codec``)
+    #: the tuple codec (``engine.codec._codec`` or ``.codec``)
     module: ModuleType
     #: why this path (for the pure path: the variable, or what is wrong with the build)
     reason: str
     #: a compiled build exists but could not be used (stale): worth a warning
     degraded: bool = False
-    #: every selected module by its short name: ``codec`` (the tuple codec), ``stmgr``
-    #: (the Stream Manager's routing and XOR acking)
+    #: every selected module by its short name: ``codec`` (the tuple codec), ``api``
+    #: (an instance's component API path), ``routing``, ``xor``, ``acking`` (the
+    #: Stream Manager's)
     modules: Mapping[str, ModuleType] = field(default_factory=dict)
 
     def describe(self) -> str:
@@ -76,7 +77,7 @@ def _flag(environ: Mapping[str, str], name: str) -> bool:
 
 
 def _short(module: str) -> str:
-    """``engine.fastpath._stmgr`` -> ``stmgr``: the name callers ask a selection for."""
+    """``engine.stmgr._routing`` -> ``routing``: the name callers ask a selection for."""
     return module.rsplit(".", 1)[-1].lstrip("_")
 
 
@@ -110,7 +111,7 @@ def select(environ: Mapping[str, str] | None = None) -> Selection:
                          "gcc and python3-dev builds it")
         built = getattr(compiled, "SOURCES_HASH", "")
         try:
-            current = sources_hash(Path(__file__).resolve().parent, name)
+            current = sources_hash(ENGINE_DIR, name)
         except FileNotFoundError:
             current = None  # the sources are not installed: nothing to be stale against
         if current is not None and built != current:

@@ -1,5 +1,5 @@
 # cython: language_level=3
-"""The output buffer both compiled modules write their bytes into, shared as inline C.
+"""The output buffer the compiled modules write their bytes into, shared as inline C.
 
 Each module keeps one ``Scratch`` of its own, reused from call to call: the GIL is held
 while it is filled and nothing that fills it calls back into Python, so no call can

@@ -1,8 +1,8 @@
 # cython: language_level=3
 """Reading protobuf's wire format in C, shared as inline code by the compiled modules
 that take a ``TupleBatch`` apart without a Python object per row: the Stream Manager's
-split (``_stmgr.split_rebatched``) and a bolt's rows (``_api.run_blobs``). Each caller
-has had protobuf parse the same payload, and checks what it finds against that."""
+split (``engine.stmgr._routing.split_rebatched``) and a bolt's rows
+(``engine.instance._api.run_blobs``). Each caller has had protobuf parse the same payload, and checks what it finds against that."""
 
 from libc.stdint cimport uint8_t, uint64_t
 

@@ -38,8 +38,8 @@ from compat.storm_api.hosting import handle_component_exception
 from compat.storm_api.tuple import Tuple
 import msgpack
 
-from engine.fastpath.codec import values_of
-from engine.fastpath.markers import RowNotPacked
+from engine.codec.codec import values_of
+from engine.codec.markers import RowNotPacked
 
 #: False here, True in the compiled twin: which one a caller holds.
 COMPILED = False

@@ -1,5 +1,5 @@
-"""The component API's per-tuple path, compiled (``engine.fastpath._api``) against its pure
-twin (``engine.fastpath.api``): a batch's msgpack rows decoded, built and run by
+"""The component API's per-tuple path, compiled (``engine.instance._api``) against its pure
+twin (``engine.instance.api``): a batch's msgpack rows decoded, built and run by
 ``run_blobs`` give the bolt the same tuples (values of the same types, equal, in the same
 order, under the same ids), stop at the same bad row with the same error, and count the
 same acks, whatever the rows hold. The strategies draw mostly what topologies emit (words,
@@ -23,7 +23,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from engine.fastpath import api as pure_api
+from engine.instance import api as pure_api
 from engine.messages import tuple_pb2
 
 Values = namedtuple("WordsDefaultTuple", "word n")

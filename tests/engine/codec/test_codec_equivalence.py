@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from compat.storm_api.tuple import Tuple
-from engine.fastpath import Undecodable
+from engine.codec import Undecodable
 from engine.grouping.hashing import fields_key_hash
 from engine.messages import tuple_pb2
 
