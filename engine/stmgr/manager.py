@@ -3,32 +3,27 @@
 from __future__ import annotations
 
 import logging
-import os
-import socket
 import time
 from typing import TYPE_CHECKING, Any
 
 import zmq
 
-from engine.launch import (SUPERSEDED, LaunchSpec, local_socket_name, metrics_socket_name,
-                           peer_identity, stmgr_id)
-from engine.messages import (metrics_pb2, stmgr_pb2, tmanager_pb2,
-                             topology_pb2, tuple_pb2)
+from engine.launch import LaunchSpec, local_socket_name, metrics_socket_name, stmgr_id
+from engine.messages import metrics_pb2, stmgr_pb2, tmanager_pb2, tuple_pb2
 from engine.security.guard import ConnectionGuard
-from engine.process.progress import mark_progress
 from engine.network import (DATA_HWM, SOCKET_BUFFER_BYTES, MalformedMessage, bind_router,
                             connect_dealer, decode, encode, ipc_endpoint, type_frame)
 from compat.storm_api.config import checkpointing, reliability, with_defaults
 from engine.grouping.key_groups import key_groups
-from engine.network.credits import (CREDIT, CreditLedger, capacities, decode_credit,
-                                     encode_credit, give_back_at)
+from engine.network.credits import CREDIT, CreditLedger, capacities, decode_credit, give_back_at
 from engine.network.watermarks import blame_wait_watermarks, wait_watermarks, watermarks
-from engine.stmgr.backpressure import Backpressure, EpisodeLog, InstanceBackpressure
+from engine.stmgr.backpressure import Backpressure, InstanceBackpressure
+from engine.stmgr.flow_control import START_BACKPRESSURE, STOP_BACKPRESSURE, FlowControl
+from engine.stmgr.metrics_report import MetricsReport
 from engine.stmgr.outbox import Outbox
 from engine.codec import selected_module
-from engine.stmgr.routes import build_routes
-from engine.stmgr.stateful import (DOWNSTREAM_MARKER, FROM_INSTANCE, StatefulRole,
-                                   upstream_tasks)
+from engine.stmgr.stateful import DOWNSTREAM_MARKER, FROM_INSTANCE, StatefulRole
+from engine.stmgr.tmanager_link import TopologyMasterLink
 
 log = logging.getLogger("heron.stmgr")
 
@@ -36,8 +31,6 @@ TUPLE_BATCH = type_frame(tuple_pb2.TupleBatch)
 TASK_DONE = type_frame(tuple_pb2.TaskDone)
 CONTROL_BATCH = type_frame(tuple_pb2.ControlBatch)
 STREAM_MESSAGE = type_frame(stmgr_pb2.TupleStreamMessage)
-START_BACKPRESSURE = type_frame(stmgr_pb2.StartBackPressureMessage)
-STOP_BACKPRESSURE = type_frame(stmgr_pb2.StopBackPressureMessage)
 REGISTER_INSTANCE = type_frame(stmgr_pb2.RegisterInstanceRequest)
 NEW_PPLAN = type_frame(stmgr_pb2.NewPhysicalPlanMessage)
 STMGR_REGISTER_RESPONSE = type_frame(tmanager_pb2.StMgrRegisterResponse)
@@ -50,14 +43,19 @@ METRICS_SECS = 1.0
 if TYPE_CHECKING:
     from engine.stmgr.acking import AckTracker
 
-#: the routing and acking this process runs: the compiled twins (``_routing.pyx``,
-#: ``_acking.pyx``) where built, else ``routing.py`` and ``acking.py``
+#: the routing this process runs: the compiled twin (``_routing.pyx``) where built, else
+#: ``routing.py``
 _routing = selected_module("routing")
-_acking = selected_module("acking")
 
 
 
-class StreamManager:
+class StreamManager(FlowControl, TopologyMasterLink, MetricsReport):
+    """One per container: every tuple of its instances, and every tuple for them, goes
+    through here (the poll loop, the instances' registration, routing and delivery,
+    acking). Its other jobs are its parts: flow control (``flow_control.py``), the
+    Topology Master and each physical plan (``tmanager_link.py``), metrics
+    (``metrics_report.py``), checkpoints (``stateful.py``)."""
+
     def __init__(self, spec: LaunchSpec, container: int, plan: Any, expected: dict[str, int],
                  state: Any, *, shell_endpoint: str = "") -> None:
         self.spec = spec
@@ -222,85 +220,6 @@ class StreamManager:
                 self.counts["malformed"] += 1
                 log.warning("dropped a message from %r that could not be handled: %s: %s",
                             frames[0].bytes[:80], type(exc).__name__, exc)
-
-    def _give_write_credit(self) -> None:
-        """Give local instances back the write credit of the batches read from them once
-        it reaches a quarter of the smaller write capacity, one message each, straight to
-        the socket: never queued behind data waiting for
-        read credit (an instance waiting for write credit may be the one that has to
-        execute that data first). A full socket keeps it owed until the next round."""
-        for identity in list(self._owed_credit):
-            sock, owed = self._owed_credit[identity]
-            if owed < self._give_back_at:
-                continue
-            try:
-                sock.send_multipart([identity, *encode_credit(owed)], zmq.NOBLOCK)
-            except zmq.Again:
-                continue
-            except zmq.ZMQError as exc:  # gone: its next registration starts afresh
-                log.debug("credit for %r not sent: %s", identity[:60], exc)
-            del self._owed_credit[identity]
-
-    def _may_read_peers(self) -> bool:
-        """Peers' tuples wait in the socket until this Stream Manager has a physical plan:
-        a peer whose spouts started first (it got the plan a moment earlier) would otherwise
-        have its tuples dropped here for want of a route. Also not while a local instance
-        is congested (see ``_instances_congested``)."""
-        return self.pplan is not None and not self._instances_congested()
-
-    def _instances_congested(self) -> bool:
-        """A local instance has more than the high watermark waiting: stop reading from
-        peers until it is under it (their own queues to us then grow, and they pause their
-        spouts), so what waits here stays within the watermark plus one message."""
-        return (self.outbox.largest_instance_queue() >= self.bp.high
-                or self.outbox.longest_instance_wait() >= self.bp.high_secs)
-
-    def _spouts_must_wait(self) -> bool:
-        """Checked before each spout message: one batch past the watermark at most."""
-        self._backpressure()
-        return self.bp.paused
-
-    @property
-    def bp_log(self) -> EpisodeLog:
-        """This manager's backpressure log lines, limited when it flaps (EpisodeLog)."""
-        found = self.__dict__.get("_bp_log")
-        if found is None:
-            found = self.__dict__["_bp_log"] = EpisodeLog("backpressure")
-        return found
-
-    @property
-    def peer_bp_logs(self) -> dict[str, EpisodeLog]:
-        """Each peer's backpressure news' log lines, limited when it flaps."""
-        return self.__dict__.setdefault("_peer_bp_logs", {})
-
-    def _backpressure(self) -> None:
-        key, waiting = self.outbox.largest_queue()
-        oldest_key, waited = self.outbox.longest_wait()
-        change = self.bp.update(waiting, waited)
-        if change is None:
-            self.bp_log.flush(active=self.bp.initiated)
-            for peer, peer_log in self.peer_bp_logs.items():
-                peer_log.flush(active=peer in self.bp.from_peers)
-            return
-        if change == "start":
-            self.bp_log.start("backpressure: %d bytes waiting for %s, the oldest for %.0f ms "
-                              "(for %s); local spouts paused, telling %d peer(s)", waiting, key,
-                              waited * 1000, oldest_key, len(self.peers))
-            message = stmgr_pb2.StartBackPressureMessage()
-        else:
-            self.bp_log.stop("backpressure over")
-            message = stmgr_pb2.StopBackPressureMessage()
-        message.topology_name = self.spec.topology_name
-        message.topology_id = self.spec.topology_id
-        message.stmgr = self.id
-        message.message_id = str(self.bp.episodes)
-        message.data_endpoint = self.data_endpoint
-        frames = encode(message)
-        for peer_id, (_, sock) in self.peers.items():
-            try:  # ahead of the data queued for that peer, when there is room
-                sock.send_multipart(frames, zmq.NOBLOCK)
-            except zmq.Again:
-                self.outbox.send(peer_id, sock, frames)
 
     # -- local instances ---------------------------------------------------------------
     def _from_instance(self, sock: zmq.Socket, frames: list[Any]) -> None:
@@ -467,74 +386,6 @@ class StreamManager:
         else:
             raise MalformedMessage("TupleStreamMessage without a payload")
 
-    def _connect_peers(self, pplan: Any) -> None:
-        """A connection to each peer Stream Manager of the plan: kept while the peer is at
-        the same endpoint, replaced when it moved (it was restarted), closed when the plan
-        no longer has it (`heron update --container-number` removed its container)."""
-        in_plan = {r.id for r in pplan.stmgrs if r.id != self.id}
-        self.bp.keep_peers(in_plan)
-        for peer_id in [p for p in self.peers if p not in in_plan]:
-            # Forget it with everything queued for it: nothing will ever read that socket
-            # again, so a message left for it (the backpressure news broadcast to every
-            # peer) would wait for good, and its age alone would keep this manager in
-            # backpressure, its spouts paused and every checkpoint abandoned.
-            endpoint, sock = self.peers.pop(peer_id)
-            self.outbox.forget(peer_id)
-            sock.close(linger=0)
-            # its news still waiting in our socket is stale (see _peer_backpressure)
-            self._replaced_peers.add(endpoint)
-            log.info("disconnected from %s at %s: not in the new physical plan",
-                     peer_id, endpoint)
-        for record in pplan.stmgrs:
-            if record.id == self.id:
-                continue
-            current = self.peers.get(record.id)
-            if current is not None and current[0] == record.data_endpoint:
-                continue
-            if current is not None:
-                self.outbox.forget(record.id)
-                current[1].close(linger=0)
-                self._replaced_peers.add(current[0])
-                # a peer at a new endpoint was restarted (`heron update` restarts the
-                # Stream Manager of a changed container): the backpressure its old
-                # incarnation announced ended with it, and no "stop" will ever come
-                self.bp.peer_stopped(record.id)
-            # an identity of this process alone: a replaced incarnation of this container
-            # still connected from behind a partition must not hold the one we need
-            sock = connect_dealer(self.ctx, record.data_endpoint,
-                                  f"{self.id}:{os.getpid()}", sndhwm=DATA_HWM,
-                                  security=self.guard.security,
-                                  buffer_bytes=SOCKET_BUFFER_BYTES)
-            self.peers[record.id] = (record.data_endpoint, sock)
-            # a live peer's news counts, even at an endpoint an old incarnation once had
-            self._replaced_peers.discard(record.data_endpoint)
-            log.info("connected to %s at %s", record.id, record.data_endpoint)
-
-    def _peer_backpressure(self, kind: bytes, payload: bytes) -> None:
-        message = decode([kind, payload])
-        if message.topology_id == self.spec.topology_id \
-                and message.data_endpoint in self._replaced_peers:
-            # sent by an incarnation a new plan has replaced or removed, and read only now
-            # (it waited in the socket behind data): the pause it announced ended with it
-            log.info("ignored backpressure news from %s's replaced or removed incarnation "
-                     "at %s", message.stmgr, message.data_endpoint)
-            return
-        if message.topology_id != self.spec.topology_id or message.stmgr not in self.peers:
-            raise MalformedMessage(f"backpressure message from {message.stmgr!r} of topology "
-                                   f"{message.topology_id!r}: not a peer of this topology")
-        peer_log = self.peer_bp_logs.get(message.stmgr)
-        if peer_log is None:
-            peer_log = self.peer_bp_logs[message.stmgr] = EpisodeLog(
-                f"{message.stmgr}'s backpressure")
-        if kind == START_BACKPRESSURE:
-            if message.stmgr not in self.bp.from_peers:
-                peer_log.start("%s is in backpressure: local spouts paused", message.stmgr)
-            self.bp.peer_started(message.stmgr)
-        else:
-            if message.stmgr in self.bp.from_peers:
-                peer_log.stop("%s is out of backpressure", message.stmgr)
-            self.bp.peer_stopped(message.stmgr)
-
     # -- acking ------------------------------------------------------------------------
     def _on_control(self, payload: bytes) -> None:
         if self.acks is None:
@@ -561,203 +412,6 @@ class StreamManager:
                 continue
             self.outbox.send(identity, self.instances[identity][0],
                              [identity, CONTROL_BATCH, entries.encode(-1)])
-
-    # -- the Topology Master -----------------------------------------------------------
-    def _check_tmanager(self) -> None:
-        try:
-            location = self.state.get("tmanagers", self.spec.topology_name)
-        except Exception as exc:
-            self._warn_once("state", f"cannot read the topology master's location: {exc}")
-            return
-        if location is None:
-            return
-        if location.topology_id != self.spec.topology_id:
-            log.error("topology name/id mismatch between stmgr and topology master: %s != %s",
-                      location.topology_id, self.spec.topology_id)
-            return
-        endpoint = location.server_endpoint
-        if endpoint == self.tm_endpoint:
-            return
-        if self.tm is not None:
-            self.tm.close(linger=0)
-        log.info("connecting to the topology master at %s", endpoint)
-        self.tm = connect_dealer(self.ctx, endpoint,
-                                 peer_identity(self.id, self.spec.incarnation), sndhwm=100,
-                                 security=self.guard.security)
-        self.tm_endpoint = endpoint
-        self.tm_registered = False
-        self._register_with_tm()
-
-    def _register_with_tm(self) -> None:
-        if self.tm is None:
-            return
-        request = tmanager_pb2.StMgrRegisterRequest()
-        me = request.stmgr
-        me.id = self.id
-        me.host_name = socket.gethostname()
-        me.data_endpoint = self.data_endpoint
-        me.local_endpoint = self.local_endpoint
-        me.container_id = self.container
-        me.incarnation = self.spec.incarnation
-        me.shell_endpoint = self.shell_endpoint
-        me.pid = os.getpid()
-        me.cwd = os.getcwd()
-        for _, inst in self.instances.values():
-            request.instances.add().CopyFrom(inst)
-        try:
-            self.tm.send_multipart(encode(request), zmq.NOBLOCK)
-        except zmq.Again:
-            log.warning("the topology master is not taking messages; registration retried")
-            self.tm_endpoint = None
-
-    def _drain_tm(self) -> None:
-        while True:
-            try:
-                frames = self.tm.recv_multipart(zmq.NOBLOCK)
-            except zmq.Again:
-                return
-            try:
-                message = decode(frames)
-            except MalformedMessage as exc:
-                log.warning("dropped a malformed message from the topology master: %s", exc)
-                continue
-            if isinstance(message, tmanager_pb2.StMgrRegisterResponse):
-                if message.status.status != 1:
-                    log.error("the topology master refused registration: %s", message.status.message)
-                    self._check_superseded(message.status.message)
-                    continue
-                self.tm_registered = True
-                log.info("registered with the topology master")
-                mark_progress()  # a later death of this process is not a crash loop
-                if message.HasField("pplan"):
-                    self._new_pplan(message.pplan)
-            elif isinstance(message, stmgr_pb2.NewPhysicalPlanMessage):
-                self._new_pplan(message.new_pplan)
-            elif isinstance(message, tmanager_pb2.StMgrHeartbeatResponse):
-                if message.status.status != 1:
-                    self._check_superseded(message.status.message)
-            elif self.stateful is not None and self.stateful.from_tm(message):
-                pass
-            else:
-                log.warning("ignored %s from the topology master", message.DESCRIPTOR.name)
-
-    def _check_superseded(self, text: str) -> None:
-        """A Topology Master that saw a newer incarnation of this container refuses this
-        one: leave a marker for the executor, which stops the container, and stop."""
-        if text.startswith(SUPERSEDED):
-            log.error("%s; leaving", text)
-            self.superseded = True
-            try:
-                self.spec.superseded_marker.write_text(text + "\n")
-            except OSError as exc:
-                log.error("cannot write %s: %s", self.spec.superseded_marker, exc)
-
-    def _heartbeat(self) -> None:
-        request = tmanager_pb2.StMgrHeartbeatRequest(heartbeat_time=int(time.time()))
-        request.stats.tuples_received = self.counts["tuples_in"]
-        request.stats.tuples_sent = self.counts["tuples_out"]
-        request.stats.in_backpressure = self.bp.initiated
-        try:
-            self.tm.send_multipart(encode(request), zmq.NOBLOCK)
-        except zmq.Again:
-            pass
-
-    def _new_pplan(self, pplan: Any) -> None:
-        if not any(s.id == self.id for s in pplan.stmgrs):
-            log.error("the new physical plan does not contain %s; ignored", self.id)
-            return
-        first = self.pplan is None
-        self.pplan = pplan
-        tasks_by_component: dict[str, list[int]] = {}
-        self.task_stmgr = {}
-        for inst in pplan.instances:
-            tasks_by_component.setdefault(inst.info.component_name, []).append(inst.info.task_id)
-            self.task_stmgr[inst.info.task_id] = inst.stmgr_id
-        local = {t for t, s in self.task_stmgr.items() if s == self.id}
-        if self._reliability.acking and self.acks is None:
-            spouts = [t for c, ts in tasks_by_component.items() for t in ts
-                      if self.plan.components[c].kind == "spout" and t in local]
-            self.acks = _acking.AckTracker(self.id, spouts, self._reliability.message_timeout_secs,
-                                   lambda task: self.task_stmgr.get(task))
-        if first or tasks_by_component != self._tasks_by_component:
-            # `heron update` moved tasks: route by the new layout (a Stream Manager whose
-            # own container did not change is not restarted, so it must follow here)
-            self.routes = build_routes(self.plan, tasks_by_component, local,
-                                       self.stateful.key_groups if self.stateful else None)
-        self._tasks_by_component = tasks_by_component
-        self.component_of = {inst.info.task_id: inst.info.component_name
-                             for inst in pplan.instances}
-        if self.stateful is not None:
-            self.stateful.new_layout(upstream_tasks(self.plan, tasks_by_component, local,
-                                                    self.component_of.__getitem__))
-        self.downstream = {}
-        for comp in self.plan.components.values():
-            targets: set[int] = set()
-            for stream in comp.outputs.values():
-                for consumer, _ in self.plan.consumers(comp.name, stream.name):
-                    targets.update(tasks_by_component.get(consumer.name, ()))
-            self.downstream[comp.name] = sorted(targets)
-        self._connect_peers(pplan)
-        state = topology_pb2.TopologyState.Name(pplan.topology.state)
-        log.info("new physical plan: %d stream managers, %d instances, %s",
-                 len(pplan.stmgrs), len(pplan.instances), state)
-        assignment = encode(stmgr_pb2.NewInstanceAssignmentMessage(pplan=pplan))
-        for identity, (sock, _) in self.instances.items():
-            self.outbox.send(identity, sock, [identity, *assignment])
-
-    _tasks_by_component: dict[str, list[int]] = {}
-
-    # -- metrics -----------------------------------------------------------------------
-    def _publish_metrics(self) -> None:
-        message = metrics_pb2.MetricPublisherPublishMessage()
-        initiated, paused = self.bp.totals()
-        for name, value in (("__tuples-received", self.counts["tuples_in"]),
-                            ("__tuples-sent", self.counts["tuples_out"]),
-                            ("__tuples-dropped", self.counts["dropped"] + self.outbox.dropped),
-                            ("__malformed-messages", self.counts["malformed"]),
-                            ("__connections-refused", self.guard.refused),
-                            ("__buffered-bytes", self.outbox.buffered_bytes),
-                            ("__backpressure", int(self.bp.paused)),
-                            ("__backpressure-initiated", int(self.bp.initiated)),
-                            ("__time-spent-back-pressure-initiated-ms", int(initiated * 1000)),
-                            ("__time-spouts-paused-ms", int(paused * 1000)),
-                            ("__largest-queue-bytes", self.outbox.largest_queue()[1]),
-                            ("__largest-queue-bytes-max", self.bp.max_queue_bytes),
-                            ("__largest-batch-bytes-max", self.largest_batch_bytes),
-                            ("__read-credit-in-flight-bytes-max", self.credits.max_in_flight),
-                            ("__read-credit-bytes-in-flight",
-                             sum(self.credits.in_flight.values())),
-                            ("__longest-queue-wait-ms-max", int(self.bp.max_wait * 1000))):
-            message.metrics.add(name=name, value=str(value))
-        for name, value in self._instance_metrics():
-            message.metrics.add(name=name, value=str(value))
-        if self.stateful is not None:
-            for name, value in self.stateful.metrics():
-                message.metrics.add(name=name, value=str(value))
-        if self.acks is not None:
-            acks = self.acks
-            for name, value in (("__trees-pending", acks.xor.pending()),
-                                ("__trees-completed", acks.counts["completed"]),
-                                ("__trees-failed", acks.counts["failed"]),
-                                ("__trees-forgotten", acks.xor.forgotten)):
-                message.metrics.add(name=name, value=str(value))
-        try:
-            self.metrics.send_multipart(encode(message), zmq.NOBLOCK)
-        except zmq.Again:
-            pass
-
-    def _instance_metrics(self) -> list[tuple[str, int]]:
-        """Heron's per-instance metrics, for every registered local instance: the
-        cumulative ms its queue kept this manager in backpressure, and the bytes waiting
-        for it now (what the Health Manager's sensors read)."""
-        out = []
-        for identity in self.instances:
-            instance = identity.decode()
-            out.append((f"__time_spent_back_pressure_by_compid/{instance}",
-                        self.instance_bp.total_ms(identity)))
-            out.append((f"__connection_buffer_by_instanceid/{instance}/bytes",
-                        self.outbox.queued_bytes.get(identity, 0)))
-        return out
 
     # -- what the stateful role (engine/stmgr/stateful.py) calls -------------------------
     def send_local(self, task: int, frames: list[Any]) -> None:
