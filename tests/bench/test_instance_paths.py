@@ -60,7 +60,7 @@ def test_the_api_overhead_beside_the_reference_loop_in_one_run(capsys):
     """Ours (the engine path minus the floor's non-API steps, and the same classes with
     no engine minus the fused loop) beside the reference loop's plain and named
     overheads, with the goal's ratios; every word counted. No figure is judged."""
-    from bench.instance_paths import API_GOAL_OVER_PLAIN, NON_API_STEPS
+    from bench.api_overhead import API_GOAL_OVER_PLAIN, NON_API_STEPS
 
     assert main(["--tuples", "2000", "--json", "--reliability", "at-most-once",
                  "--rounds", "2"]) == 0
@@ -107,7 +107,7 @@ def test_the_api_overhead_is_printed_with_a_verdict_and_can_be_skipped(capsys, m
 def test_the_no_engine_path_counts_what_the_fused_loop_counts():
     """WordSpout and HeronCountBolt hosted as the engines host them, each word handed to
     one of the two counting tasks by its hash: the fused loop's counts."""
-    from bench.instance_paths import time_hosted
+    from bench.api_overhead import time_hosted
     from bench.reference_loop import picker_of, run_fused
     from bench.wordcount_figures import TOPOLOGY_HERON, bench_options
     from bench.wordcount_runs import load
@@ -120,7 +120,7 @@ def test_the_no_engine_path_counts_what_the_fused_loop_counts():
 
 def test_the_verdict_and_the_subtractions_from_given_figures():
     """ApiFigures' arithmetic on made-up figures: overheads, ratios, the verdict."""
-    from bench.instance_paths import ApiFigures, api_lines
+    from bench.api_overhead import ApiFigures, api_lines
     from bench.reference_loop import ReferenceFigures
 
     words = 1_000_000  # so one second is one µs per word
