@@ -16,7 +16,7 @@ engine's instances); the component's own side of the protocol (pystorm's seriali
 ``Component``) is the API's, in :mod:`compat.storm_api`.
 
 Failures of any kind surface as
-:class:`~compat.storm_api.exceptions.ComponentFailure` from the host's
+:class:`~engine.runtime.errors.ComponentFailure` from the host's
 methods, on the engine's thread.
 
 Modules: ``launch`` (command line, process start, parent-death watch),

@@ -1,7 +1,7 @@
 """What can go wrong between the bridge and a multi-lang subprocess.
 
 Each of these ends up as the ``original`` of a
-:class:`~compat.storm_api.exceptions.ComponentFailure`, so the engine logs
+:class:`~engine.runtime.errors.ComponentFailure`, so the engine logs
 one line and restarts the task (Storm would kill the whole worker with
 exit status 11).  The first line of every message is meant to stand on its
 own in that one-line log: it names the process and the cause; detail such
@@ -9,7 +9,7 @@ as the subprocess's last stderr lines follows on later lines.
 """
 from __future__ import annotations
 
-from compat.storm_api.exceptions import StormApiError
+from engine.runtime.errors import StormApiError
 
 __all__ = ["ShellError", "PipeClosed", "ShellProtocolError", "SubprocessDied", "HeartbeatTimeout",
            "ShellStartError"]

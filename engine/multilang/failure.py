@@ -8,7 +8,7 @@ raises the same failure until the engine closes it.
 """
 from __future__ import annotations
 
-from compat.storm_api.exceptions import ComponentFailure
+from engine.runtime.errors import ComponentFailure
 
 __all__ = ["component_failure"]
 

@@ -26,7 +26,7 @@ import time
 from random import getrandbits
 from typing import Any, Callable
 
-from compat.storm_api.exceptions import ComponentFailure
+from engine.runtime.errors import ComponentFailure
 from compat.storm_api.state import HashMapState
 from engine.process.restart_policy import RestartPolicy, RestartTracker
 from engine.runtime.stats import TaskStats
