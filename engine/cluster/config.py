@@ -68,7 +68,7 @@ _CLUSTER_KEY_FILES = (("heron.class.scheduler", "scheduler.yaml"),
                       ("heron.class.uploader", "uploader.yaml"),
                       ("heron.uploader.", "uploader.yaml"),
                       ("heron.statefulstorage.", "stateful.yaml"))
-#: the keys of ``stateful.yaml`` (those of compat.storm_api.config.checkpointing)
+#: the keys of ``stateful.yaml`` (those of engine.config.checkpointing)
 STATEFUL_STORAGE_KEYS = ("heron.statefulstorage.classname",
                          "heron.statefulstorage.localfs.root.path",
                          "heron.statefulstorage.localfs.max.checkpoints")

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from compat.storm_api.config import (SAVEPOINTS_KEY, STORAGE_CLASS_KEY, STORAGE_ROOT_KEY,
-                                     checkpointing)
+from engine.config.checkpointing import checkpointing
+from engine.config.keys import SAVEPOINTS_KEY, STORAGE_CLASS_KEY, STORAGE_ROOT_KEY
 from engine.cluster.config import ClusterConfigError, ClusterRef, load_cluster
 from engine.launch import Submission
 from engine.submission import load_topology

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from compat.storm_api.config import ConfigError
+from engine.config.errors import ConfigError
 from engine.process.spawn import PURE_KINDS_ENV, process_kind, pure_kinds, spawn
 from engine.process.spec import ProcessSpec
 
