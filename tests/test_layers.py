@@ -2,9 +2,13 @@
 
 ``compat/`` is the API users import: it imports nothing from ``engine/`` or
 ``conformance/``, except Summingbird's streaming platform, which (as Summingbird's own
-``summingbird-storm`` does) runs on an engine through the engines' public entry points.
-Nothing in ``engine/`` imports ``conformance/``, and no two modules import each other in
-a circle. The graph is read from the source with ``ast``; nothing is imported.
+``summingbird-storm`` does) runs on an engine through the engines' public entry points,
+and the API's config and exceptions modules, which re-export the keys, readers and
+errors the engine owns (``engine/config/``, ``engine/runtime/errors.py``). The engine
+imports from ``compat/`` only the user API's own types (an explicit list below), never
+its configuration, and never a name the API only re-exports from the engine. Nothing in
+``engine/`` imports ``conformance/``, and no two modules import each other in a circle.
+The graph is read from the source with ``ast``; nothing is imported.
 """
 
 from __future__ import annotations
@@ -22,6 +26,29 @@ ENGINE_PLATFORMS = ("compat.summingbird.platforms.streaming",)
 
 #: What those platforms may import from the engines: their public entry points.
 ENGINE_ENTRY_POINTS = ("engine.entry",)
+
+#: The API modules that re-export names the engine owns, and what they may import: the
+#: Storm API's config keys and readers are the engine's runtime configuration, and the
+#: runtime errors' base and ``ComponentFailure`` the engine's own errors.
+ENGINE_OWNED_REEXPORTS = {"compat.storm_api.config": ("engine.config",),
+                          "compat.storm_api.exceptions": ("engine.runtime.errors",)}
+
+#: The only API modules the engine may import: the user API's own types, which the engine
+#: hosts, calls and catches (a component, its tuples, collector and state, the project and
+#: topology files a user writes, the errors user code raises). Its runtime configuration is
+#: ``engine.config``, not ``compat.storm_api.config``.
+ENGINE_MAY_IMPORT_FROM_API = (
+    "compat.storm_api.state",        # State, HashMapState, KeyedState, StatefulComponent
+    "compat.storm_api.tuple",        # Tuple
+    "compat.storm_api.component",    # a component's identity, not_a_tuple
+    "compat.storm_api.collector",    # OutputCollector
+    "compat.storm_api.updatable",    # Updatable (Heron's topology update hook)
+    "compat.storm_api.exceptions",   # StormWentAwayError: the API's wire ended
+    "compat.storm_api.hosting",      # how the API runs a component in-process
+    "compat.storm_api.project",      # a streamparse project as the user wrote it
+    "compat.storm_api.dsl.errors",   # a topology definition the user wrote wrong
+    "compat.flux",                   # a Flux YAML topology as the user wrote it
+)
 
 
 def _modules() -> dict[str, Path]:
@@ -89,8 +116,50 @@ def test_the_api_imports_no_engine_and_no_conformance_suite():
             continue
         if (_within(importer, ENGINE_PLATFORMS) and _within(imported, ENGINE_ENTRY_POINTS)):
             continue
+        if _within(imported, ENGINE_OWNED_REEXPORTS.get(importer, ())):
+            continue
         wrong.append(f"{where}: {importer} imports {imported}")
     assert not wrong, "the API (compat/) reaches into an engine or the suite:\n" + "\n".join(wrong)
+
+
+def test_the_engine_imports_from_the_api_only_the_user_apis_own_types():
+    wrong = sorted({f"{where}: {importer} imports {imported} (the engine reads its configuration "
+                    f"from engine.config; the API modules it may import: "
+                    f"ENGINE_MAY_IMPORT_FROM_API in tests/test_layers.py)"
+                    for importer, imported, where in _edges()
+                    if _layer(importer) == "engine" and _layer(imported) == "compat"
+                    and not _within(imported, ENGINE_MAY_IMPORT_FROM_API)})
+    assert not wrong, "engine/ imports the API beyond its user types:\n" + "\n".join(wrong)
+
+
+def _reexported_from_engine() -> dict[str, set[str]]:
+    """API module -> the names it imports from the engine (to re-export them)."""
+    known = _modules()
+    found: dict[str, set[str]] = {}
+    for module in ENGINE_OWNED_REEXPORTS:
+        tree = ast.parse(known[module].read_text())
+        found[module] = {alias.asname or alias.name for node in ast.walk(tree)
+                         if isinstance(node, ast.ImportFrom)
+                         and _layer(node.module or "") == "engine" for alias in node.names}
+    return found
+
+
+def test_the_engine_imports_its_own_names_from_itself_not_from_the_apis_reexports():
+    reexported = _reexported_from_engine()
+    known = _modules()
+    wrong = []
+    for module, path in known.items():
+        if _layer(module) != "engine":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module in reexported:
+                for alias in node.names:
+                    if alias.name in reexported[node.module]:
+                        wrong.append(f"{path.relative_to(REPO)}:{node.lineno}: {module} imports "
+                                     f"{alias.name} from {node.module}, which re-exports the "
+                                     "engine's own")
+    assert reexported["compat.storm_api.exceptions"] >= {"ComponentFailure", "StormApiError"}
+    assert not wrong, "\n".join(wrong)
 
 
 def test_the_engine_never_imports_the_conformance_suite():

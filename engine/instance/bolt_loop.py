@@ -15,7 +15,8 @@ from typing import Any, Callable
 
 from google.protobuf.message import DecodeError
 
-from compat.storm_api.exceptions import ComponentFailure, StormWentAwayError
+from compat.storm_api.exceptions import StormWentAwayError
+from engine.runtime.errors import ComponentFailure
 from compat.storm_api.tuple import Tuple
 from engine.codec import Undecodable, tuple_codec
 from engine.instance.collector import UNTRACKED

@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 import zmq
 
-from compat.storm_api.exceptions import ComponentFailure
+from engine.runtime.errors import ComponentFailure
 from engine.instance.gateway import GATEWAY_FAILED, STOP, TO_METRICS, TO_STMGR
 from engine.instance.stateful import KINDS as STATEFUL_KINDS
 from engine.messages import ckptmgr_pb2, metrics_pb2, stmgr_pb2, topology_pb2, tuple_pb2

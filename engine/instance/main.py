@@ -20,8 +20,10 @@ from typing import Any
 
 import zmq
 
-from compat.storm_api.config import checkpointing, reliability, tick_frequency, with_defaults
-from compat.storm_api.exceptions import ComponentFailure
+from engine.config.checkpointing import checkpointing
+from engine.config.keys import with_defaults
+from engine.config.reliability import reliability, tick_frequency
+from engine.runtime.errors import ComponentFailure
 from compat.storm_api.hosting import handle_component_exception, host_component
 from compat.storm_api.state import StatefulComponent
 from compat.storm_api.updatable import Updatable

@@ -17,7 +17,8 @@ from typing import Any, Callable
 
 from google.protobuf.message import DecodeError
 
-from compat.storm_api.exceptions import ComponentFailure, StormWentAwayError
+from compat.storm_api.exceptions import StormWentAwayError
+from engine.runtime.errors import ComponentFailure
 from compat.storm_api.hosting import DirectHooks
 from engine.codec import MalformedBatch
 from engine.instance.loop import ExecutorLoop, log

@@ -22,7 +22,7 @@ import time
 from traceback import format_exc
 from typing import Any
 
-from compat.storm_api.exceptions import ComponentFailure
+from engine.runtime.errors import ComponentFailure
 from compat.storm_api.state import HashMapState, StatefulComponent, checkpoint_order
 from engine.messages import ckptmgr_pb2, common_pb2
 from engine.network import encode, type_frame

@@ -13,7 +13,9 @@ from engine.messages import metrics_pb2, stmgr_pb2, tmanager_pb2, tuple_pb2
 from engine.security.guard import ConnectionGuard
 from engine.network import (DATA_HWM, SOCKET_BUFFER_BYTES, MalformedMessage, bind_router,
                             connect_dealer, decode, encode, ipc_endpoint, type_frame)
-from compat.storm_api.config import checkpointing, reliability, with_defaults
+from engine.config.checkpointing import checkpointing
+from engine.config.keys import with_defaults
+from engine.config.reliability import reliability
 from engine.grouping.key_groups import key_groups
 from engine.network.credits import CREDIT, CreditLedger, capacities, decode_credit, give_back_at
 from engine.network.watermarks import blame_wait_watermarks, wait_watermarks, watermarks

@@ -21,7 +21,7 @@ from __future__ import annotations
 import logging
 from typing import Any, Callable
 
-from compat.storm_api.config import Checkpointing
+from engine.config.checkpointing import Checkpointing
 from engine.runtime.crash_points import crash
 from engine.messages import ckptmgr_pb2, common_pb2
 from engine.network import encode, type_frame
