@@ -162,6 +162,28 @@ def test_the_engine_imports_its_own_names_from_itself_not_from_the_apis_reexport
     assert not wrong, "\n".join(wrong)
 
 
+#: Where hand-written code lives, and its limit (DESIGN: small modules with one job).
+HAND_WRITTEN = ("compat", "engine", "heronpy", "migrate", "conformance", "bench", "scripts",
+                "tests")
+MAX_LINES = 600
+
+
+def _generated(path: Path) -> bool:
+    return path.stem.endswith(("_pb2", "_pb2_grpc")) or "__pycache__" in path.parts
+
+
+def test_no_hand_written_module_is_over_600_lines():
+    """Python and Cython alike (.py, .pyx, .pxd, .pxi); protobuf's generated code aside."""
+    over = []
+    for top in HAND_WRITTEN:
+        for path in sorted((REPO / top).rglob("*")):
+            if path.suffix in (".py", ".pyx", ".pxd", ".pxi") and not _generated(path):
+                lines = len(path.read_text(errors="replace").splitlines())
+                if lines > MAX_LINES:
+                    over.append(f"{path.relative_to(REPO)}: {lines} lines")
+    assert not over, f"modules over {MAX_LINES} lines (split them by job):\n" + "\n".join(over)
+
+
 def test_the_engine_never_imports_the_conformance_suite():
     wrong = [f"{where}: {importer} imports {imported}" for importer, imported, where in _edges()
              if _layer(importer) == "engine" and _layer(imported) == "conformance"]
