@@ -17,7 +17,8 @@ Phases: the base rate until the sink counts tuples, ``--warmup`` seconds more, t
 rate x ``--factor`` (step up) until settled, then the base rate again (step down) until
 settled. A phase has settled when there has been no backpressure for ``--quiet``
 seconds, the sink counts at least 90% of the offered rate (5 s mean), and no Health
-Manager action came for the policy's wait + 5 s (``--phase-timeout`` bounds it). Once a second the script samples:
+Manager action came for the policy's wait + 5 s (``--phase-timeout`` bounds it). Once a second the
+script samples:
 
 - **backpressure**: the ms per second the Stream Managers spent in backpressure caused
   by any instance (``__time_spent_back_pressure_by_compid/<instance>``, the metric the

@@ -201,8 +201,8 @@ class Ledger:
         self.bits = bytearray(1 << 16)
         self.distinct = 0
         self.words = 0
-        self.duplicates = 0      # deliveries the sinks recorded as duplicates ("d <id>")
-        self.missed_dups = 0     # first-time lines for an id already recorded (a sink's dedup failed)
+        self.duplicates = 0  # deliveries the sinks recorded as duplicates ("d <id>")
+        self.missed_dups = 0  # first-time lines for an id already recorded (a sink's dedup failed)
         self.wrong = 0           # recorded word counts that differ from the corpus
         self.torn = 0            # lines cut by a kill
 

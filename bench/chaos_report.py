@@ -77,7 +77,9 @@ def resource_figures(samples: Sequence[ResourceSample], start: float, end: float
         row["rss_change_pct"] = (_r(100 * (last - first) / first, 1)
                                  if first and last is not None else None)
         f_fds, l_fds = row["first"]["fds"], row["last"]["fds"]
-        row["fds_change"] = _r(l_fds - f_fds, 1) if f_fds is not None and l_fds is not None else None
+        row["fds_change"] = (
+            _r(l_fds - f_fds, 1) if f_fds is not None and l_fds is not None else None
+        )
         out[kind] = row
     return out
 
@@ -143,10 +145,12 @@ def print_summary(console: Console, figures: dict) -> None:
         f"recovery p50 {_s(all_.get('p50_s'))} s, p99 {_s(all_.get('p99_s'))} s, "
         f"max {_s(all_.get('max_s'))} s; {figures['resubmits']} resubmission(s) by the bench.")
     console.print(
-        f"words counted (de-duplicated) {ids['words_counted']:,} = corpus {ids['words_expected']:,}: "
+        f"words counted (de-duplicated) {ids['words_counted']:,} = "
+        f"corpus {ids['words_expected']:,}: "
         f"{'yes' if ids['words_counted'] == ids['words_expected'] else 'NO'}; "
         f"word counts that differ from the corpus: {ids['wrong_word_counts']}; "
-        f"drained in {_s(figures['drain_s'])} s")
+        f"drained in {_s(figures['drain_s'])} s"
+    )
     for note in figures["notes"]:
         console.print(f"note: {note}", style="yellow")
     verdict = "OK" if figures["ok"] else "FAILED"

@@ -83,7 +83,7 @@ class Run:
         self.runner = HeronLocalRun(self.loaded, submission, working_dir=work_dir)
         self.began = 0.0
 
-    def __enter__(self) -> "Run":
+    def __enter__(self) -> Run:
         self.began = time.monotonic()
         self.runner.start()
         return self
@@ -312,7 +312,8 @@ def run_size(keys: int, *, checkpoints: int, interval: float, rate: float, worke
              work_dir: Path, status: Status) -> SizeFigures:
     """One counting task pre-filled with ``keys`` keys, the spout at ``rate`` words/s from a
     vocabulary of ``VOCABULARY`` words (so the state is the pre-filled keys and at most
-    that many counted words, whatever the rate), checkpoints every ``interval`` s; figures once ``checkpoints`` have completed after
+    that many counted words, whatever the rate), checkpoints every ``interval`` s; figures once
+    ``checkpoints`` have completed after
     the pre-fill (every checkpoint comes after it: the task fills its state in
     ``initialize``, before it answers the start's restore)."""
     options = {"bench.prefill_keys": keys, "bench.rate": rate, "bench.vocabulary": VOCABULARY,

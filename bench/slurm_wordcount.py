@@ -151,7 +151,12 @@ def recovery(home: Path, cluster, kills: int, status) -> list[dict]:
             stalled = before
             while time.monotonic() - killed < 240 and (moved_at is None or flowing_at is None):
                 job = job_of(topology, container)
-                if moved_at is None and job and job["state"] == "RUNNING" and job["node"] not in ("", node):
+                if (
+                    moved_at is None
+                    and job
+                    and job["state"] == "RUNNING"
+                    and job["node"] not in ("", node)
+                ):
                     moved_at = time.monotonic()
                 acked = len(topology.acked())
                 if moved_at is not None and flowing_at is None and acked > stalled + 50:
@@ -248,8 +253,10 @@ def main(argv: list[str] | None = None) -> int:
     console.print(kills)
     times = [r["processing_again_s"] for r in report["recovery"] if r["processing_again_s"]]
     if times:
-        console.print(f"processing again after a node death: median {statistics.median(times):.1f} s "
-                      f"over {len(times)} kills (min {min(times):.1f}, max {max(times):.1f})")
+        console.print(
+            f"processing again after a node death: median {statistics.median(times):.1f} s "
+            f"over {len(times)} kills (min {min(times):.1f}, max {max(times):.1f})"
+        )
     console.print("phases are timed from the container's last report to the Topology Master "
                   "(about when the node died): noticed by the scheduler, its new job running "
                   "on another node, the new container reporting; acks flowing is timed from "

@@ -36,7 +36,7 @@ class SparkUnavailable(RuntimeError):
 
 def spark_session(master: str = DEFAULT_MASTER, app_name: str = "heron-storm-compat",
                   shuffle_partitions: int = 4,
-                  conf: Mapping[str, str] | None = None) -> "SparkSession":
+                  conf: Mapping[str, str] | None = None) -> SparkSession:
     """The process's SparkSession, started on first use with ``master``.
 
     A session that already runs is returned as it is (Spark has one per JVM); asking for
@@ -80,7 +80,7 @@ def spark_session(master: str = DEFAULT_MASTER, app_name: str = "heron-storm-com
     return session
 
 
-def spark_jvm_pid(session: "SparkSession") -> int | None:
+def spark_jvm_pid(session: SparkSession) -> int | None:
     """The pid of the JVM behind a local session (tests register it as a session-wide
     service so the orphan-process check leaves it alone)."""
     try:

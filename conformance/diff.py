@@ -184,7 +184,7 @@ def _compare(spark: SparkSession, a: DataFrame, b: DataFrame, *, left: str, righ
               .select("row", "stream",
                       F.coalesce(F.col("l"), F.lit(0)).cast("long").alias("l"),
                       F.coalesce(F.col("r"), F.lit(0)).cast("long").alias("r")))
-    l, r = F.col("l"), F.col("r")
+    left_n, right_n = F.col("l"), F.col("r")
 
     def total(expr: Any) -> Any:
         return F.coalesce(F.sum(expr), F.lit(0)).cast("long")
@@ -196,14 +196,15 @@ def _compare(spark: SparkSession, a: DataFrame, b: DataFrame, *, left: str, righ
     try:
         with stage_progress(spark, progress, f"{right} vs {left}"):
             per_stream = joined.groupBy("stream").agg(
-                total(l).alias("rows_left"),
-                total(r).alias("rows_right"),
-                number(l > 0).alias("distinct_left"),
-                number(r > 0).alias("distinct_right"),
-                total(F.when(l > r, l - r).otherwise(0)).alias("missing"),
-                total(F.when((l > 0) & (r > l), r - l).otherwise(0)).alias("duplicate_extras"),
-                total(F.when(l == 0, r).otherwise(0)).alias("novel_extras"),
-                number(l != r).alias("differing"),
+                total(left_n).alias("rows_left"),
+                total(right_n).alias("rows_right"),
+                number(left_n > 0).alias("distinct_left"),
+                number(right_n > 0).alias("distinct_right"),
+                total(F.when(left_n > right_n, left_n - right_n).otherwise(0)).alias("missing"),
+                total(F.when((left_n > 0) & (right_n > left_n), right_n - left_n).otherwise(0))
+                .alias("duplicate_extras"),
+                total(F.when(left_n == 0, right_n).otherwise(0)).alias("novel_extras"),
+                number(left_n != right_n).alias("differing"),
             ).collect()
             bad = [row for row in per_stream if row["stream"] == diff_rows.BAD_STREAM]
             streams = [row for row in per_stream if row["stream"] != diff_rows.BAD_STREAM]
@@ -216,7 +217,8 @@ def _compare(spark: SparkSession, a: DataFrame, b: DataFrame, *, left: str, righ
             by_stream: list[tuple[str, DiffRow]] = []
             if counts.differing and sample_limit > 0:
                 rank = Window.partitionBy("stream").orderBy("row")
-                first = (joined.where((l != r) & (F.col("stream") != diff_rows.BAD_STREAM))
+                differs = (left_n != right_n) & (F.col("stream") != diff_rows.BAD_STREAM)
+                first = (joined.where(differs)
                          .withColumn("rank", F.row_number().over(rank))
                          .where(F.col("rank") <= sample_limit)
                          .orderBy("row").collect())

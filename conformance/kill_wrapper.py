@@ -25,6 +25,8 @@ task id, the task :class:`conformance.engines.StormAdapter` kills).
 
 from __future__ import annotations
 
+from compat.storm_api.tuple import Tuple
+
 import json
 import os
 import signal
@@ -141,7 +143,7 @@ class KillOnTupleMixin:
         self._conformance_kill = _KillSwitch.arm(stormconf, context, name, task)
         super().initialize(stormconf, context)  # type: ignore[misc]
 
-    def process(self, tup: Any) -> Any:
+    def process(self, tup: Tuple) -> Any:
         switch = self._conformance_kill
         if switch is not None and not switch.tuple_arrived(self):
             self._conformance_kill = None

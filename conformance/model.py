@@ -27,7 +27,7 @@ class SemanticClass(str, enum.Enum):
     #: novel rows, or missing and duplicated rows at once
     DIVERGENT = "divergent"
 
-    def within(self, allowed: "SemanticClass") -> bool:
+    def within(self, allowed: SemanticClass) -> bool:
         """Whether an observed class is acceptable where ``allowed`` is the weakest
         guarantee a case accepts (``EXACT`` accepts only exact; ``AT_LEAST_ONCE`` accepts
         exact or duplicates; ``AT_MOST_ONCE`` exact or missing; ``DIVERGENT`` anything)."""
@@ -122,7 +122,7 @@ class DiffResult:
         return out
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "DiffResult":
+    def from_json(cls, data: dict[str, Any]) -> DiffResult:
         return cls(left=data["left"], right=data["right"],
                    observed=SemanticClass(data["observed"]),
                    counts=DiffCounts(**data["counts"]),
@@ -157,7 +157,7 @@ class EngineRun:
         return out
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "EngineRun":
+    def from_json(cls, data: dict[str, Any]) -> EngineRun:
         data = dict(data)
         data["verdict"] = Verdict(data["verdict"])
         data["diff"] = DiffResult.from_json(data["diff"]) if data.get("diff") else None
@@ -179,7 +179,7 @@ class PairResult:
                 "reason": self.reason, "diff": self.diff.to_json() if self.diff else None}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "PairResult":
+    def from_json(cls, data: dict[str, Any]) -> PairResult:
         return cls(left=data["left"], right=data["right"], verdict=Verdict(data["verdict"]),
                    reason=data.get("reason", ""),
                    diff=DiffResult.from_json(data["diff"]) if data.get("diff") else None)
@@ -213,7 +213,7 @@ class CaseResult:
                 "pairs": [p.to_json() for p in self.pairs]}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "CaseResult":
+    def from_json(cls, data: dict[str, Any]) -> CaseResult:
         return cls(case=data["case"], description=data.get("description", ""),
                    allowed=SemanticClass(data["allowed"]), tags=list(data.get("tags", [])),
                    runs=[EngineRun.from_json(r) for r in data["runs"]],
@@ -249,7 +249,7 @@ class SuiteResult:
                 "cases": [c.to_json() for c in self.cases]}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "SuiteResult":
+    def from_json(cls, data: dict[str, Any]) -> SuiteResult:
         return cls(started=data["started"], elapsed=data["elapsed"],
                    engines=list(data["engines"]), command=data.get("command", ""),
                    cases=[CaseResult.from_json(c) for c in data["cases"]],

@@ -53,7 +53,9 @@ def _display(outcome: FileOutcome, root: Path) -> str:
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("path", required=False, type=click.Path(exists=True, path_type=Path))
-@click.option("--check", is_flag=True, help="Exit 1 when migration is needed, 0 when not; print no diff.")
+@click.option(
+    "--check", is_flag=True, help="Exit 1 when migration is needed, 0 when not; print no diff."
+)
 @click.option("--write", is_flag=True, help="Rewrite files in place.")
 @click.option("--out-tree", "out_tree", type=click.Path(file_okay=False, path_type=Path),
               help="Write a complete migrated copy of the project to DIR (must not exist).")
@@ -66,14 +68,21 @@ def _display(outcome: FileOutcome, root: Path) -> str:
               help="Write the same report as JSON to FILE.")
 @click.option("--unsafe", is_flag=True,
               help="Also apply rewrites that change behaviour (always reported as such).")
-@click.option("--format", "format_cmd", metavar="CMD",
-              help="Pipe each changed Python file through CMD (stdin to stdout), e.g. 'black -q -'.")
+@click.option(
+    "--format",
+    "format_cmd",
+    metavar="CMD",
+    help="Pipe each changed Python file through CMD (stdin to stdout), e.g. 'black -q -'.",
+)
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
               help="Migrate files in N worker processes, with a progress bar on a terminal.")
-@click.option("--filter", "filter_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              metavar="FILE.properties",
-              help="Flux files: substitute ${...} from these Java properties, as storm jar "
-                   "--filter does.")
+@click.option(
+    "--filter",
+    "filter_file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    metavar="FILE.properties",
+    help="Flux files: substitute ${...} from these Java properties, as storm jar --filter does.",
+)
 @click.option("--heronpy", is_flag=True,
               help="Move a heronpy topology (heronpy.api) to the Storm API (streamparse) "
                    "instead; --list-rules, --only and --skip then name the heronpy rules.")

@@ -6,7 +6,7 @@ import os
 import stat
 import tempfile
 from pathlib import Path
-from typing import Iterator
+from collections.abc import Iterator
 
 from migrate.errors import SourceUnreadable
 

@@ -12,7 +12,8 @@ from typing import Any
 
 
 class Level(str, enum.Enum):
-    """How much attention a finding needs: INFO is done, WARNING should be read, ERROR needs a person."""
+    """How much attention a finding needs: INFO is done, WARNING should be read, ERROR needs a
+    person."""
 
     INFO = "INFO"
     WARNING = "WARNING"
@@ -35,7 +36,8 @@ class Finding:
 
     def headline(self) -> str:
         """``path:line:col: LEVEL [rule] message``: the one-line form the CLI prints."""
-        return f"{self.path}:{self.line}:{self.col}: {self.level.value} [{self.rule_id}] {self.message}"
+        return (f"{self.path}:{self.line}:{self.col}: "
+                f"{self.level.value} [{self.rule_id}] {self.message}")
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (the level as its name)."""

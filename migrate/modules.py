@@ -8,15 +8,17 @@ provide is reported instead of being rewritten into an import that would fail.
 
 from __future__ import annotations
 
+from typing import TypeGuard
+
 import importlib
 import importlib.util
-from functools import lru_cache
+from functools import cache
 
 TARGET = "compat.storm_api"
 SOURCE_ROOTS = frozenset({"streamparse", "pystorm"})
 
 
-@lru_cache(maxsize=None)
+@cache
 def module_exists(dotted: str) -> bool:
     """True when ``dotted`` names an importable module (no user code is run, only ours)."""
     try:
@@ -25,9 +27,9 @@ def module_exists(dotted: str) -> bool:
         return False
 
 
-def is_source_module(dotted: str | None) -> bool:
+def is_source_module(dotted: str | None) -> TypeGuard[str]:
     """True for ``streamparse``, ``pystorm`` and anything under them."""
-    return bool(dotted) and dotted.split(".")[0] in SOURCE_ROOTS
+    return dotted is not None and dotted.split(".")[0] in SOURCE_ROOTS
 
 
 def target_module(source: str) -> str | None:
@@ -42,7 +44,7 @@ def target_module(source: str) -> str | None:
     return target if module_exists(target) else None
 
 
-@lru_cache(maxsize=None)
+@cache
 def has_name(module: str, name: str) -> bool:
     """True when ``from module import name`` works on our side."""
     if module_exists(f"{module}.{name}"):

@@ -6,7 +6,8 @@ import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
+from collections.abc import Callable, Mapping, Sequence
 
 from migrate.errors import MigrationError, RuleCrashed, SourceUnparseable
 from migrate.files import iter_linked_dirs, iter_python_files, read_source

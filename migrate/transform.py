@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import traceback
 from dataclasses import dataclass, field, replace
-from typing import Sequence
+from collections.abc import Sequence
 
 import libcst as cst
 from libcst.codemod import CodemodContext, SkipFile

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import ast
 import inspect
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -108,7 +108,7 @@ class _ModuleIndex:
             _starts_processes(self.origins[n]) for n in names if n in self.origins)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _index(path: str) -> _ModuleIndex | None:
     try:
         return _ModuleIndex(Path(path))
@@ -128,7 +128,7 @@ def _helper_path(origin: str) -> Path | None:
     return None
 
 
-@lru_cache(maxsize=None)
+@cache
 def _reaches_process(path: str, name: str, depth: int = 0) -> bool:
     """Whether definition ``name`` of ``path`` starts a process, directly or through the
     definitions it uses in its own file and in the ``tests`` helpers it imports."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-from typing import Iterator
+from collections.abc import Iterator
 
 import zmq
 

@@ -62,7 +62,7 @@ class FileSpout(StatefulComponent, Spout):
         """Keep the state; the seek happens in ``initialize``, once the files are known."""
         self.state = stateful_state
 
-    def initialize(self, storm_conf: dict, context: dict) -> None:
+    def initialize(self, storm_conf: dict[str, Any], context: dict[str, Any]) -> None:
         if not hasattr(self, "state"):  # run without init_state (Storm's multi-lang): no saving
             self.state = HashMapState()
         patterns = setting(self, "heron.connectors.file.path", "strs")
@@ -177,7 +177,7 @@ def _safe(text: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in str(text))
 
 
-def committed_files(directory: str | os.PathLike) -> list[Path]:
+def committed_files(directory: str | os.PathLike[str]) -> list[Path]:
     """The committed output files of FileSinks writing into ``directory``, sorted: what a
     reader of the output should read (transactions in progress are hidden dot files)."""
     root = Path(directory)
@@ -187,7 +187,7 @@ def committed_files(directory: str | os.PathLike) -> list[Path]:
                   if p.is_file() and not p.name.startswith("."))
 
 
-def read_committed(directory: str | os.PathLike) -> list[str]:
+def read_committed(directory: str | os.PathLike[str]) -> list[str]:
     """Every line of every committed file in ``directory``, file by file."""
     lines: list[str] = []
     for path in committed_files(directory):

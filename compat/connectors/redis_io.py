@@ -120,7 +120,7 @@ class RedisStreamSpout(StatefulComponent, Spout):
         """Keep the state; the position is read in ``initialize``."""
         self.state = stateful_state
 
-    def initialize(self, storm_conf: dict, context: dict) -> None:
+    def initialize(self, storm_conf: dict[str, Any], context: dict[str, Any]) -> None:
         if not hasattr(self, "state"):
             self.state = HashMapState()
         key = setting(self, "heron.connectors.redis.stream.key", "str")
@@ -179,7 +179,7 @@ class RedisStreamSpout(StatefulComponent, Spout):
     def _save_position(self) -> None:
         self.state[self.POSITION_KEY] = {"last_id": self._last_id, "ended": self._ended}
 
-    def entry_values(self, entry_id: str, fields: dict[str, str]) -> list | None:
+    def entry_values(self, entry_id: str, fields: dict[str, str]) -> list[Any] | None:
         """The values to emit for one entry (None: emit nothing for it)."""
         values: list[Any] = []
         for name in self._names:

@@ -1,5 +1,5 @@
-"""A Flux topology (``FluxTopology.topology_class()``) as a ``compat.storm_api`` Topology class, the form the
-plan compiler (and so both engines) takes.
+"""A Flux topology (``FluxTopology.topology_class()``) as a ``compat.storm_api`` Topology class, the
+form the plan compiler (and so both engines) takes.
 
 Shell components become ``ShellSpout``/``ShellBolt`` specs; Kafka components the native
 connectors' specs with their settings in the component config (imported here, lazily,
@@ -65,7 +65,7 @@ def build_topology_class(name: str, config: dict[str, Any], components: list[Flu
     return type(Topology)(class_name, (Topology,), body)
 
 
-def _spec(directory: Path, component: FluxComponent, inputs: dict | None,
+def _spec(directory: Path, component: FluxComponent, inputs: dict[str, Any] | None,
           direct: set[tuple[str, str]]) -> Any:
     config = dict(component.config)
     if component.kind == "shell":

@@ -124,10 +124,13 @@ def _shell(beans: Beans, vertex: VertexDef) -> FluxComponent:
         elif call.name == "addComponentConfig" and len(values) == 2 and isinstance(values[0], str):
             config[values[0]] = values[1]
         else:
-            raise FluxError(call.where, f"{where}: {call.name} with {len(values)} argument(s) "
-                                        "has no equivalent here (known: setDefaultStream([fields]), "
-                                        "setNamedStream(stream, [fields]), "
-                                        "addComponentConfig(key, value))")
+            raise FluxError(
+                call.where,
+                f"{where}: {call.name} with {len(values)} argument(s) "
+                "has no equivalent here (known: setDefaultStream([fields]), "
+                "setNamedStream(stream, [fields]), "
+                "addComponentConfig(key, value))",
+            )
     if vertex.role == "spout" and not outputs:
         raise FluxError(vertex.where, f"{where}: a shell spout needs output fields (a second "
                                       "constructor argument, or setDefaultStream)")

@@ -13,7 +13,7 @@ beside the file.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 from .errors import FluxError
 from .model import IncludeDef, TopologyDef

@@ -12,7 +12,8 @@ the line that names it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
+from collections.abc import Callable
 
 from .errors import FluxError, Where
 from .model import BeanDef, FluxComponent, MethodCall, VertexDef
@@ -49,7 +50,7 @@ class SpoutConfig:
     consumer: dict[str, Any] = field(default_factory=dict)
 
 
-class JavaProperties(dict):
+class JavaProperties(dict[str, Any]):
     """A ``java.util.Properties`` built with ``put`` / ``setProperty`` calls."""
 
 
@@ -119,8 +120,10 @@ def _typed(value: Any, kind: type, where: Where, what: str) -> Any:
     if kind is bool and isinstance(value, str) and value.lower() in ("true", "false"):
         value = value.lower() == "true"
     if isinstance(value, bool) and kind is not bool or not isinstance(value, kind):
-        raise FluxError(where, f"{what} must be {'a whole number' if kind is int else kind.__name__}, "
-                               f"not {value!r}")
+        raise FluxError(
+            where,
+            f"{what} must be {'a whole number' if kind is int else kind.__name__}, not {value!r}",
+        )
     return value
 
 

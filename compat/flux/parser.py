@@ -17,7 +17,7 @@ from .errors import FluxError, Where
 __all__ = ["MarkedDict", "MarkedList", "load_yaml"]
 
 
-class MarkedDict(dict):
+class MarkedDict(dict[str, Any]):
     """A YAML mapping with its position and each key's line."""
 
     file: str = "<yaml>"
@@ -36,7 +36,7 @@ class MarkedDict(dict):
         return Where(self.file, self.key_lines.get(key, self.line))
 
 
-class MarkedList(list):
+class MarkedList(list[Any]):
     """A YAML sequence with its position and each item's line."""
 
     file: str = "<yaml>"

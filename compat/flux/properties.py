@@ -107,8 +107,10 @@ def _unescape(text: str, source: str, line_no: int) -> str:
         if nxt == "u":
             digits = text[i + 2:i + 6]
             if len(digits) != 4 or any(c not in "0123456789abcdefABCDEF" for c in digits):
-                raise FluxError(Where(source, line_no),
-                                f"malformed \\uxxxx escape {text[i:i + 6]!r} in the properties file")
+                raise FluxError(
+                    Where(source, line_no),
+                    f"malformed \\uxxxx escape {text[i : i + 6]!r} in the properties file",
+                )
             out.append(chr(int(digits, 16)))
             i += 6
             continue

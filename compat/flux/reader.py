@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 import os
 from pathlib import Path
-from typing import Mapping
+from collections.abc import Mapping
 
 from .components import Beans, map_vertex, refuse_class
 from .errors import FluxError, Where
@@ -146,7 +146,9 @@ def _streams(topology: TopologyDef, components: dict[str, FluxComponent]) -> lis
 
 
 def _label(stream: StreamDef) -> str:
-    return f"stream {stream.name!r}" if stream.name else f"stream {stream.source} -> {stream.target}"
+    return (
+        f"stream {stream.name!r}" if stream.name else f"stream {stream.source} -> {stream.target}"
+    )
 
 
 def _ids(topology: TopologyDef) -> str:

@@ -8,7 +8,8 @@ the mapping of Java classes downstream reads only well-formed definitions.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any
+from collections.abc import Iterable
 
 from .errors import FluxError, Where
 from .model import (BeanDef, GroupingDef, IncludeDef, MethodCall, Ref, RefList, StreamDef,

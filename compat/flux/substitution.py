@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Mapping
+from collections.abc import Mapping
 
 from .errors import FluxError, Where
 
@@ -58,7 +58,7 @@ def substitute(text: str, source: str, *, properties: Mapping[str, str] | None =
             continue
         where = Where(source, number)
 
-        def replace(match: re.Match[str]) -> str:
+        def replace(match: re.Match[str], where: Where = where) -> str:
             body = match.group(1)
             if recorded is not None:
                 value = recorded.get(body)

@@ -13,7 +13,8 @@ from __future__ import annotations
 import sys
 import threading
 from collections import defaultdict
-from typing import Any, Hashable
+from typing import Any
+from collections.abc import Hashable
 
 from .component import Component, not_a_tuple
 from .dsl import spec_for_bolt
@@ -35,7 +36,7 @@ class Bolt(Component):
     auto_fail = True
 
     # A class-level list, as in pystorm: instances replace it per tuple.
-    _current_tups: list = []
+    _current_tups: list[Any] = []
     #: emits pass anchor ids to the collector (False: it tracks no tuple trees)
     _anchor_ids = True
     #: is_tick and is_heartbeat are the stock ones (see _process_tuple)
@@ -51,12 +52,19 @@ class Bolt(Component):
         self._source_tuple_types: defaultdict[Any, dict[str, type]] = defaultdict(dict)
 
     @classmethod
-    def spec(cls, name: str | None = None, inputs: Any = None, par: int | dict | None = None,
-             config: dict | None = None) -> Any:
+    def spec(
+        cls,
+        name: str | None = None,
+        inputs: Any = None,
+        par: int | dict[str, Any] | None = None,
+        config: dict[str, Any] | None = None,
+    ) -> Any:
         """Declare this bolt in a ``Topology`` (outputs come from ``cls.outputs``)."""
         return spec_for_bolt(cls, name=name, inputs=inputs, par=par, config=config)
 
-    def _bind(self, storm_conf: dict, context: dict, collector: Any, logger: Any) -> None:
+    def _bind(
+        self, storm_conf: dict[str, Any], context: dict[str, Any], collector: Any, logger: Any
+    ) -> None:
         super()._bind(storm_conf, context, collector, logger)
         # A collector that says it tracks no tuple trees (an at-most-once engine) is
         # spared turning anchors into ids on every emit.
@@ -69,7 +77,7 @@ class Bolt(Component):
             if bolt_emit_for is not None:
                 self.emit = bolt_emit_for(self)
 
-    def _setup_from_context(self, context: dict) -> None:
+    def _setup_from_context(self, context: dict[str, Any]) -> None:
         for source, types in source_tuple_types(context).items():
             self._source_tuple_types[source].update(types)
 
@@ -85,7 +93,9 @@ class Bolt(Component):
         types are built once per source stream from the context.
         """
         val_type = self._source_tuple_types[component].get(stream)
-        return Tuple(id, component, stream, task, tuple(values) if val_type is None else val_type(*values))
+        return Tuple(
+            id, component, stream, task, tuple(values) if val_type is None else val_type(*values)
+        )
 
     def read_tuple(self) -> Tuple:
         """Read a tuple from the pipe to Storm."""
@@ -99,8 +109,14 @@ class Bolt(Component):
     def process_tick(self, tup: Tuple) -> None:
         """Handle a tick tuple (``topology.tick.tuple.freq.secs``); default ignores it."""
 
-    def emit(self, tup: list | tuple, stream: str | None = None, anchors: list | None = None,
-             direct_task: int | None = None, need_task_ids: bool = False) -> list[int] | None:
+    def emit(
+        self,
+        tup: list[Any] | tuple[Any, ...],
+        stream: str | None = None,
+        anchors: list[Any] | None = None,
+        direct_task: int | None = None,
+        need_task_ids: bool = False,
+    ) -> list[int] | None:
         """Emit a tuple anchored to ``anchors`` (Tuples or ids).
 
         Without ``anchors`` the emit is anchored to the current input(s) when
@@ -187,7 +203,7 @@ class BatchingBolt(Bolt):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._batches: defaultdict[Hashable, list] = defaultdict(list)
+        self._batches: defaultdict[Hashable, list[Any]] = defaultdict(list)
         self._tick_counter = 0
         self._current_key = None
 
@@ -195,11 +211,11 @@ class BatchingBolt(Bolt):
         """Key of the batch ``tup`` belongs to; None puts everything in one batch."""
         return None
 
-    def process_batch(self, key: Hashable, tups: list) -> None:
+    def process_batch(self, key: Hashable, tups: list[Any]) -> None:
         """Process one batch; must be overridden."""
         raise NotImplementedError()
 
-    def emit(self, tup: list | tuple, **kwargs: Any) -> None:
+    def emit(self, tup: list[Any] | tuple[Any, ...], **kwargs: Any) -> None:
         """Emit as ``Bolt.emit`` does, but never ask for task ids."""
         kwargs["need_task_ids"] = False
         return super().emit(tup, **kwargs)
@@ -292,7 +308,7 @@ class TicklessBatchingBolt(BatchingBolt):
                                          name=f"{self.__class__.__name__}:_batcher-thread")
         self._batcher.start()
 
-    def _setup_component(self, storm_conf: dict, context: dict) -> None:
+    def _setup_component(self, storm_conf: dict[str, Any], context: dict[str, Any]) -> None:
         super()._setup_component(storm_conf, context)
         # Multi-lang only: the process is ours, so name its main thread as pystorm does.
         threading.current_thread().name = f"{self.__class__.__name__}:main-thread"

@@ -42,8 +42,15 @@ class OutputCollector(Protocol):
     ``emit``.
     """
 
-    def emit(self, values: list | tuple, stream: str | None, anchors: list | None, direct_task: int | None,
-             need_task_ids: bool, tup_id: object | None) -> list[int] | None: ...
+    def emit(
+        self,
+        values: list[Any] | tuple[Any, ...],
+        stream: str | None,
+        anchors: list[Any] | None,
+        direct_task: int | None,
+        need_task_ids: bool,
+        tup_id: object | None,
+    ) -> list[int] | None: ...
 
     def ack(self, tup_id: object) -> None: ...
 
@@ -66,7 +73,7 @@ class ProtocolEndpoint(Protocol):
     _reader_lock: AbstractContextManager[Any]
     _writer_lock: AbstractContextManager[Any]
 
-    def send_message(self, message: dict) -> None: ...
+    def send_message(self, message: dict[str, Any]) -> None: ...
 
     def read_task_ids(self) -> list[int]: ...
 
@@ -85,8 +92,15 @@ class ProtocolCollector:
     def __init__(self, component: ProtocolEndpoint) -> None:
         self._component = component
 
-    def emit(self, values: list | tuple, stream: str | None, anchors: list | None, direct_task: int | None,
-             need_task_ids: bool, tup_id: object | None) -> list[int] | None:
+    def emit(
+        self,
+        values: list[Any] | tuple[Any, ...],
+        stream: str | None,
+        anchors: list[Any] | None,
+        direct_task: int | None,
+        need_task_ids: bool,
+        tup_id: object | None,
+    ) -> list[int] | None:
         # Key order and omissions are pystorm's, so the JSON is byte-identical.
         msg: dict[str, Any] = {"command": "emit", "tuple": values}
         if anchors is not None:

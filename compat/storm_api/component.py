@@ -39,9 +39,15 @@ _STORM_LOG_TRACE, _STORM_LOG_DEBUG, _STORM_LOG_INFO, _STORM_LOG_WARN, _STORM_LOG
 _STORM_LOG_LEVELS = {"trace": _STORM_LOG_TRACE, "debug": _STORM_LOG_DEBUG, "info": _STORM_LOG_INFO,
                      "warn": _STORM_LOG_WARN, "warning": _STORM_LOG_WARN, "error": _STORM_LOG_ERROR,
                      "critical": _STORM_LOG_ERROR}
-_PYTHON_LOG_LEVELS = {"critical": logging.CRITICAL, "error": logging.ERROR, "warning": logging.WARNING,
-                      "warn": logging.WARNING, "info": logging.INFO, "debug": logging.DEBUG,
-                      "trace": logging.DEBUG}
+_PYTHON_LOG_LEVELS = {
+    "critical": logging.CRITICAL,
+    "error": logging.ERROR,
+    "warning": logging.WARNING,
+    "warn": logging.WARNING,
+    "info": logging.INFO,
+    "debug": logging.DEBUG,
+    "trace": logging.DEBUG,
+}
 
 # Component loggers keep pystorm's names so users' logging configuration and
 # log lines look the same after the switch.
@@ -108,10 +114,12 @@ class LogStream:
 
 def not_a_tuple(values: object) -> TypeError:
     """pystorm's error for emitting something that is not a list or tuple."""
-    return TypeError("All Tuples must be either lists or tuples, received {!r} instead.".format(type(values)))
+    return TypeError(
+        f"All Tuples must be either lists or tuples, received {type(values)!r} instead."
+    )
 
 
-def component_identity(storm_conf: dict, context: dict) -> dict[str, Any]:
+def component_identity(storm_conf: dict[str, Any], context: dict[str, Any]) -> dict[str, Any]:
     """The identity attributes pystorm derives from the handshake.
 
     Shared by multi-lang setup and in-process binding (for our classes and
@@ -139,7 +147,7 @@ class Component:
     par = 1
     config = None
 
-    def __init__(self, input_stream: IO = sys.stdin, output_stream: IO = sys.stdout,
+    def __init__(self, input_stream: IO[Any] = sys.stdin, output_stream: IO[Any] = sys.stdout,
                  rdb_signal: str | int | None = "SIGUSR1", serializer: str = "json") -> None:
         self.topology_name = None
         self.task_id = None
@@ -151,8 +159,8 @@ class Component:
         self.logger = None
         # Messages read while waiting for task ids, and task ids read while
         # waiting for a command: the two interleave on one stream.
-        self._pending_commands: deque = deque()
-        self._pending_task_ids: deque = deque()
+        self._pending_commands: deque[Any] = deque()
+        self._pending_task_ids: deque[Any] = deque()
         self._reader_lock = threading.RLock()
         self._writer_lock = threading.RLock()
         if serializer not in SERIALIZERS:
@@ -180,7 +188,7 @@ class Component:
 
     # -- hooks --------------------------------------------------------------
 
-    def initialize(self, storm_conf: dict, context: dict) -> None:
+    def initialize(self, storm_conf: dict[str, Any], context: dict[str, Any]) -> None:
         """Called once after the handshake, before any tuple or command."""
 
     def _run(self) -> None:
@@ -189,14 +197,14 @@ class Component:
 
     # -- setup --------------------------------------------------------------
 
-    def _set_identity(self, storm_conf: dict, context: dict) -> None:
+    def _set_identity(self, storm_conf: dict[str, Any], context: dict[str, Any]) -> None:
         for name, value in component_identity(storm_conf, context).items():
             setattr(self, name, value)
 
-    def _setup_from_context(self, context: dict) -> None:
+    def _setup_from_context(self, context: dict[str, Any]) -> None:
         """Derive per-class state from the context (bolts: values types)."""
 
-    def _setup_component(self, storm_conf: dict, context: dict) -> None:
+    def _setup_component(self, storm_conf: dict[str, Any], context: dict[str, Any]) -> None:
         """Multi-lang setup after the handshake: identity, then logging."""
         self._set_identity(storm_conf, context)
         self._setup_logging()
@@ -218,12 +226,15 @@ class Component:
             log_file = join(log_path, log_file_name.format(topology_name=self.topology_name,
                                                            component_name=self.component_name,
                                                            task_id=self.task_id, pid=self.pid))
-            handler = RotatingFileHandler(log_file, maxBytes=conf.get("pystorm.log.max_bytes", 1000000),
-                                          backupCount=conf.get("pystorm.log.backup_count", 10))
+            handler = RotatingFileHandler(
+                log_file,
+                maxBytes=conf.get("pystorm.log.max_bytes", 1000000),
+                backupCount=conf.get("pystorm.log.backup_count", 10),
+            )
             log_format = conf.get("pystorm.log.format", _FILE_LOG_FORMAT)
         else:
             self.log('pystorm StormHandler logging enabled, so all messages at levels greater than '
-                     '"pystorm.log.level" ({}) will be sent to Storm.'.format(level_name))
+                     f'"pystorm.log.level" ({level_name}) will be sent to Storm.')
             handler = StormHandler(self.serializer)
             log_format = conf.get("pystorm.log.format", _STORM_LOG_FORMAT)
         level = logging.DEBUG if self.debug else _PYTHON_LOG_LEVELS.get(level_name, logging.INFO)
@@ -239,7 +250,13 @@ class Component:
         if self._output_stream is sys.stdout:
             sys.stdout = LogStream(logging.getLogger("pystorm.stdout"))
 
-    def _bind(self, storm_conf: dict, context: dict, collector: OutputCollector, logger: logging.Logger) -> None:
+    def _bind(
+        self,
+        storm_conf: dict[str, Any],
+        context: dict[str, Any],
+        collector: OutputCollector,
+        logger: logging.Logger,
+    ) -> None:
         """In-process setup: what the handshake gives, minus anything global.
 
         Sets the same attributes ``_setup_component`` sets, uses ``logger``
@@ -283,7 +300,7 @@ class Component:
             msg = self.read_message()
         return msg
 
-    def read_handshake(self) -> tuple[dict, dict]:
+    def read_handshake(self) -> tuple[dict[str, Any], dict[str, Any]]:
         """Read Storm's handshake, write the pid file and answer with the pid."""
         msg = self.read_message()
         pid_dir, conf, context = msg["pidDir"], msg["conf"], msg["context"]
@@ -293,7 +310,7 @@ class Component:
 
     # -- writing ------------------------------------------------------------
 
-    def send_message(self, message: dict) -> None:
+    def send_message(self, message: dict[str, Any]) -> None:
         """Send a protocol message; non-dicts are logged and dropped.
 
         In-process the dict is turned into the equivalent collector call, so
@@ -311,8 +328,15 @@ class Component:
         if task_ids is not None:
             self._pending_task_ids.append(task_ids)
 
-    def emit(self, tup: list | tuple, tup_id: object = None, stream: str | None = None, anchors: list | None = None,
-             direct_task: int | None = None, need_task_ids: bool = False) -> list[int] | None:
+    def emit(
+        self,
+        tup: list[Any] | tuple[Any, ...],
+        tup_id: object = None,
+        stream: str | None = None,
+        anchors: list[Any] | None = None,
+        direct_task: int | None = None,
+        need_task_ids: bool = False,
+    ) -> list[int] | None:
         """Emit a tuple; returns the target task ids only if ``need_task_ids``.
 
         A direct emit's task ids are ``[direct_task]``, known without asking.
@@ -338,7 +362,9 @@ class Component:
             message = "Python {exception_name} raised while processing Tuple {tup!r}\n{traceback}"
         else:
             message = "Python {exception_name} raised\n{traceback}"
-        message = message.format(exception_name=exception.__class__.__name__, tup=tup, traceback=format_exc())
+        message = message.format(
+            exception_name=exception.__class__.__name__, tup=tup, traceback=format_exc()
+        )
         self._collector.error(str(message))
         self._collector.sync()
 

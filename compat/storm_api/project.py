@@ -13,7 +13,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 import yaml
 
@@ -46,7 +47,9 @@ class Project:
         if name is None:
             if len(names) > 1:
                 raise ProjectError(
-                    f"{self.root} has several topologies ({', '.join(names)}); choose one with -n NAME")
+                    f"{self.root} has several topologies ({', '.join(names)}); "
+                    "choose one with -n NAME"
+                )
             name = names[0]
         path = self.topology_dir / f"{name}.py"
         if not path.is_file():
@@ -100,7 +103,9 @@ def load_project(path: Path | str, config_file: Path | str | None = None) -> Pro
         if heron_yaml.is_file():
             cfg_path = heron_yaml
             if config_json.is_file():
-                notes.append(f"using {heron_yaml.name} (config.json is ignored when heron.yaml exists)")
+                notes.append(
+                    f"using {heron_yaml.name} (config.json is ignored when heron.yaml exists)"
+                )
         elif config_json.is_file():
             cfg_path = config_json
         else:
@@ -165,6 +170,9 @@ def resolve_options(env_settings: Mapping[str, Any], topology_config: Mapping[st
         options["pystorm.log.level"] = "debug"
     # `sparse run` uses one worker and one acker unless told 0 ackers.
     options.setdefault("topology.workers", 1)
-    if options.get("topology.acker.executors") is None and "topology.reliability.mode" not in options:
+    if (
+        options.get("topology.acker.executors") is None
+        and "topology.reliability.mode" not in options
+    ):
         options["topology.acker.executors"] = 1
     return options

@@ -22,7 +22,9 @@ RESOURCES_PATH = "resources"
 
 def _import_path(mod_name: str) -> str:
     import_path = os.getcwd()
-    module_file = os.path.join(import_path, RESOURCES_PATH, mod_name.replace(".", os.path.sep) + ".py")
+    module_file = os.path.join(
+        import_path, RESOURCES_PATH, mod_name.replace(".", os.path.sep) + ".py"
+    )
     if RESOURCES_PATH in next(os.walk(import_path))[1] and os.path.isfile(module_file):
         return os.path.join(import_path, RESOURCES_PATH)
     return import_path
@@ -30,11 +32,18 @@ def _import_path(mod_name: str) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     """Import the class named on the command line and run it."""
-    parser = argparse.ArgumentParser(description="Run a bolt/spout class",
-                                     epilog="Used to run spout and bolt classes as Storm shell components.")
+    parser = argparse.ArgumentParser(
+        description="Run a bolt/spout class",
+        epilog="Used to run spout and bolt classes as Storm shell components.",
+    )
     parser.add_argument("target_class", help="The bolt/spout class to start.")
-    parser.add_argument("-s", "--serializer", help="The serialization protocol to use to talk to Storm.",
-                        choices=SERIALIZERS.keys(), default="json")
+    parser.add_argument(
+        "-s",
+        "--serializer",
+        help="The serialization protocol to use to talk to Storm.",
+        choices=SERIALIZERS.keys(),
+        default="json",
+    )
     if argv is None:
         if len(sys.argv) == 2:
             sys.argv = [sys.argv[0]] + sys.argv[1].split()

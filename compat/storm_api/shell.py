@@ -9,7 +9,8 @@ Signatures and defaults are streamparse's (``streamparse.storm.spout``/``bolt``)
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 from .component import Component
 from .dsl.component import JavaBoltSpec, JavaSpoutSpec, ShellBoltSpec, ShellSpoutSpec
@@ -26,8 +27,8 @@ class ShellSpout(Component):
         name: str | None = None,
         command: str | None = None,
         script: str | None = None,
-        par: int | dict | None = None,
-        config: dict | None = None,
+        par: int | dict[str, Any] | None = None,
+        config: dict[str, Any] | None = None,
         outputs: Sequence[str | Stream] | None = None,
     ) -> ShellSpoutSpec:
         """Declare this spout in a Topology; ``script`` is ``command``'s arguments."""
@@ -52,8 +53,8 @@ class ShellBolt(Component):
         command: str | None = None,
         script: str | None = None,
         inputs: Any = None,
-        par: int | dict | None = None,
-        config: dict | None = None,
+        par: int | dict[str, Any] | None = None,
+        config: dict[str, Any] | None = None,
         outputs: Sequence[str | Stream] | None = None,
     ) -> ShellBoltSpec:
         """Declare this bolt in a Topology; ``script`` is ``command``'s arguments."""
@@ -79,8 +80,8 @@ class JavaSpout(Component):
         serialized_java: bytes | None = None,
         full_class_name: str | None = None,
         args_list: Sequence[Any] | None = None,
-        par: int | dict | None = 1,
-        config: dict | None = None,
+        par: int | dict[str, Any] | None = 1,
+        config: dict[str, Any] | None = None,
         outputs: Sequence[str | Stream] | None = None,
     ) -> JavaSpoutSpec:
         """Declare this spout in a Topology; ``par`` defaults to 1, as in streamparse."""
@@ -107,8 +108,8 @@ class JavaBolt(Component):
         full_class_name: str | None = None,
         args_list: Sequence[Any] | None = None,
         inputs: Any = None,
-        par: int | dict | None = 1,
-        config: dict | None = None,
+        par: int | dict[str, Any] | None = 1,
+        config: dict[str, Any] | None = None,
         outputs: Sequence[str | Stream] | None = None,
     ) -> JavaBoltSpec:
         """Declare this bolt in a Topology; ``par`` defaults to 1, as in streamparse."""

@@ -19,11 +19,18 @@ class Spout(Component):
     """
 
     @classmethod
-    def spec(cls, name: str | None = None, par: int | dict | None = None, config: dict | None = None) -> Any:
+    def spec(
+        cls,
+        name: str | None = None,
+        par: int | dict[str, Any] | None = None,
+        config: dict[str, Any] | None = None,
+    ) -> Any:
         """Declare this spout in a ``Topology`` (outputs come from ``cls.outputs``)."""
         return spec_for_spout(cls, name=name, par=par, config=config)
 
-    def _bind(self, storm_conf: dict, context: dict, collector: Any, logger: Any) -> None:
+    def _bind(
+        self, storm_conf: dict[str, Any], context: dict[str, Any], collector: Any, logger: Any
+    ) -> None:
         super()._bind(storm_conf, context, collector, logger)
         # An engine's collector may offer this method's work and its own in one call
         # (``spout_emit``, see OutputCollector): only a class that keeps this ``emit``
@@ -62,7 +69,7 @@ class Spout(Component):
         """
         return False
 
-    def emit(self, tup: list | tuple, tup_id: Any = None, stream: str | None = None,
+    def emit(self, tup: list[Any] | tuple[Any, ...], tup_id: Any = None, stream: str | None = None,
              direct_task: int | None = None, need_task_ids: bool = False) -> list[int] | None:
         """Emit a tuple; without ``tup_id`` it is unreliable (no ack/fail)."""
         # Component.emit's work, inlined: a spout calls this once per tuple.
@@ -102,8 +109,8 @@ class ReliableSpout(Spout):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.failed_tuples: Counter = Counter()
-        self.unacked_tuples: dict[Any, tuple] = {}
+        self.failed_tuples: Counter[Any] = Counter()
+        self.unacked_tuples: dict[Any, tuple[Any, ...]] = {}
 
     def ack(self, tup_id: Any) -> None:
         """Forget the tuple; an unknown id is logged."""
@@ -121,18 +128,28 @@ class ReliableSpout(Spout):
             return
         tup, stream, direct_task, need_task_ids = saved_args
         if self.failed_tuples[tup_id] < self.max_fails:
-            self.emit(tup, tup_id=tup_id, stream=stream, direct_task=direct_task, need_task_ids=need_task_ids)
+            self.emit(
+                tup,
+                tup_id=tup_id,
+                stream=stream,
+                direct_task=direct_task,
+                need_task_ids=need_task_ids,
+            )
             self.failed_tuples[tup_id] += 1
         else:
-            self.logger.info("Acking tuple ID %r after it exceeded retry limit (%r)", tup_id, self.max_fails)
+            self.logger.info(
+                "Acking tuple ID %r after it exceeded retry limit (%r)", tup_id, self.max_fails
+            )
             self.ack(tup_id)
 
-    def emit(self, tup: list | tuple, tup_id: Any = None, stream: str | None = None,
+    def emit(self, tup: list[Any] | tuple[Any, ...], tup_id: Any = None, stream: str | None = None,
              direct_task: int | None = None, need_task_ids: bool = False) -> list[int] | None:
         """Emit and remember the tuple so a fail can replay it."""
         if tup_id is None:
-            raise ValueError("You must provide a tuple ID when emitting with a ReliableSpout in order for the "
-                             "tuple to be tracked.")
+            raise ValueError(
+                "You must provide a tuple ID when emitting with a ReliableSpout in order for the "
+                "tuple to be tracked."
+            )
         self.unacked_tuples[tup_id] = (tup, stream, direct_task, need_task_ids)
         return super().emit(tup, tup_id=tup_id, stream=stream, direct_task=direct_task,
                             need_task_ids=need_task_ids)

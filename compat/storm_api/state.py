@@ -32,7 +32,7 @@ __all__ = ["State", "HashMapState", "KeyedState", "StatefulComponent", "TwoPhase
            "prepared_transactions", "split_lists"]
 
 
-class State(MutableMapping):
+class State(MutableMapping[Any, Any]):
     """The state of one task: keys and values the topology's serializer can encode.
 
     Both heronpy's methods (``put``, ``get``, ``enumerate``, ``clear``) and a mapping's
@@ -47,7 +47,7 @@ class State(MutableMapping):
         return iter(list(self.items()))
 
 
-class HashMapState(dict):
+class HashMapState(dict[str, Any]):
     """A ``State`` held in a dict: what engines hand a component.
 
     It *is* a dict (registered as a ``State``), so ``state[k] = v`` and ``get`` cost what
@@ -62,7 +62,7 @@ class HashMapState(dict):
         """Every (key, value) pair, as heronpy's ``State.enumerate``."""
         return iter(list(self.items()))
 
-    def keyed(self) -> "KeyedState":
+    def keyed(self) -> KeyedState:
         """This task's keyed state (created on first use): entries that move with their
         key when the component's parallelism changes (docs/stateful.md)."""
         keyed = self.__dict__.get("_keyed")
@@ -70,7 +70,7 @@ class HashMapState(dict):
             keyed = self.__dict__["_keyed"] = KeyedState()
         return keyed
 
-    def adopt_keyed(self, keyed: "KeyedState") -> None:
+    def adopt_keyed(self, keyed: KeyedState) -> None:
         """Engines: install the restored keyed state before the component sees it."""
         self.__dict__["_keyed"] = keyed
 
@@ -84,7 +84,7 @@ class HashMapState(dict):
 State.register(HashMapState)
 
 
-class KeyedState(dict):
+class KeyedState(dict[str, Any]):
     """State partitioned by key (Flink's keyed state), reached through ``state.keyed()``.
 
     Key it by the key of the fields grouping the component receives its input by: the
@@ -159,7 +159,7 @@ class KeyedState(dict):
         for key, value in dict(*args, **kwargs).items():
             self[key] = value
 
-    def __ior__(self, other: Any) -> "KeyedState":
+    def __ior__(self, other: Any) -> KeyedState:
         # dict's own |= writes past __setitem__: the keys would never reach a checkpoint
         self.update(other)
         return self
@@ -174,12 +174,12 @@ class KeyedState(dict):
             return NotImplemented
         return {**other, **self}
 
-    def copy(self) -> dict:
+    def copy(self) -> dict[str, Any]:
         """A plain dict of the entries: a snapshot no checkpoint follows."""
         return dict(self)
 
     @classmethod
-    def fromkeys(cls, iterable: Any, value: Any = None) -> "KeyedState":
+    def fromkeys(cls, iterable: Any, value: Any = None) -> KeyedState:
         keyed = cls()
         for key in iterable:
             keyed[key] = value
@@ -229,18 +229,18 @@ class StatefulComponent:
     rescale_state = None
 
 
-def split_lists(states: list[Any], new_parallelism: int) -> list[dict]:
+def split_lists(states: list[Any], new_parallelism: int) -> list[dict[str, Any]]:
     """The default rescale of per-task state: for each key, the old tasks' lists joined
     in task order and cut into ``new_parallelism`` near-equal runs (none lost, none
     repeated). Raises ``TypeError`` for a value that is not a list."""
-    joined: dict[Any, list] = {}
+    joined: dict[Any, list[Any]] = {}
     for state in states:
         for key, value in state.items():
             if not isinstance(value, list):
                 raise TypeError(f"per-task state key {key!r} holds a {type(value).__name__}, "
                                 "not a list: define rescale_state to share it out")
             joined.setdefault(key, []).extend(value)
-    out: list[dict] = [{} for _ in range(new_parallelism)]
+    out: list[dict[str, Any]] = [{} for _ in range(new_parallelism)]
     for key, items in joined.items():
         for i in range(new_parallelism):
             out[i][key] = items[len(items) * i // new_parallelism:
@@ -331,7 +331,7 @@ class TwoPhaseCommitBolt(StatefulComponent, Bolt):
         self.abort()
 
     @staticmethod
-    def rescale_state(states: list[Any], new_parallelism: int) -> list[dict]:
+    def rescale_state(states: list[Any], new_parallelism: int) -> list[dict[str, Any]]:
         """When the sink's parallelism changes: every old task's prepared transactions go
         to the new first task, under ``INHERITED_TRANSACTIONS_KEY`` as [checkpoint id,
         prepared] pairs in checkpoint order (old task order within a checkpoint), and its

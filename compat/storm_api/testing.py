@@ -56,7 +56,8 @@ import logging
 import threading
 from collections import namedtuple
 from contextlib import nullcontext
-from typing import Any, Callable, Iterable
+from typing import Any
+from collections.abc import Callable, Iterable
 
 from .hosting import HostedBolt, HostedSpout, handle_component_exception, host_component
 from .state import HashMapState
@@ -68,9 +69,13 @@ Emit = namedtuple("Emit", "values stream anchors direct_task tup_id")
 LogEntry = namedtuple("LogEntry", "msg level")
 Metric = namedtuple("Metric", "name value")
 
-TaskIds = Callable[[list, str], list[int]] | list[int] | None
+TaskIds = Callable[[list[Any], str], list[int]] | list[int] | None
 
-_DEFAULT_CONF = {"topology.name": "harness", "topology.debug": False, "topology.message.timeout.secs": 30}
+_DEFAULT_CONF = {
+    "topology.name": "harness",
+    "topology.debug": False,
+    "topology.message.timeout.secs": 30,
+}
 _SYSTEM_TASK_ID = -1
 _HARNESS_LOGGER = "compat.storm_api.testing"
 
@@ -97,12 +102,26 @@ class RecordingCollector:
         self.metrics: list[Metric] = []
         self.syncs = 0
 
-    def emit(self, values: list | tuple, stream: str | None, anchors: list | None, direct_task: int | None,
-             need_task_ids: bool, tup_id: object | None) -> list[int] | None:
+    def emit(
+        self,
+        values: list[Any] | tuple[Any, ...],
+        stream: str | None,
+        anchors: list[Any] | None,
+        direct_task: int | None,
+        need_task_ids: bool,
+        tup_id: object | None,
+    ) -> list[int] | None:
         stream = "default" if stream is None else stream
         with self._lock:
-            self.emits.append(Emit(list(values), stream, None if anchors is None else list(anchors), direct_task,
-                                   tup_id))
+            self.emits.append(
+                Emit(
+                    list(values),
+                    stream,
+                    None if anchors is None else list(anchors),
+                    direct_task,
+                    tup_id,
+                )
+            )
         if not need_task_ids or direct_task is not None:
             return None
         if callable(self._task_ids):
@@ -189,8 +208,17 @@ def build_context(component_name: str, task_id: int, outputs: Iterable[Any] | No
 
 
 class _Harness:
-    def __init__(self, component_cls: type, conf: dict | None, context: dict | None, sources: dict | None,
-                 component_name: str, task_id: int, task_ids: TaskIds, state: Any = None) -> None:
+    def __init__(
+        self,
+        component_cls: type,
+        conf: dict[str, Any] | None,
+        context: dict[str, Any] | None,
+        sources: dict[str, Any] | None,
+        component_name: str,
+        task_id: int,
+        task_ids: TaskIds,
+        state: Any = None,
+    ) -> None:
         self.storm_conf = {**_DEFAULT_CONF, **(conf or {})}
         self.context = context if context is not None else build_context(
             component_name, task_id, getattr(component_cls, "outputs", None), sources)
@@ -221,7 +249,7 @@ class _Harness:
     metrics = property(lambda self: self.collector.metrics)
     records = property(lambda self: self._records.records)
 
-    def values(self, stream: str = "default") -> list[list]:
+    def values(self, stream: str = "default") -> list[list[Any]]:
         """Values of every emit on ``stream``, in order."""
         return [emit.values for emit in self.collector.emits if emit.stream == stream]
 
@@ -234,7 +262,7 @@ class _Harness:
         """Stop threads the component started (TicklessBatchingBolt)."""
         self._hosted.close()
 
-    def __enter__(self) -> "_Harness":
+    def __enter__(self) -> _Harness:
         return self
 
     def __exit__(self, *exc_info: Any) -> None:
@@ -251,9 +279,17 @@ class BoltHarness(_Harness):
 
     _hosted: HostedBolt
 
-    def __init__(self, bolt_cls: type, conf: dict | None = None, context: dict | None = None,
-                 sources: dict | None = None, component_name: str = "bolt", task_id: int = 1,
-                 task_ids: TaskIds = None, state: Any = None) -> None:
+    def __init__(
+        self,
+        bolt_cls: type,
+        conf: dict[str, Any] | None = None,
+        context: dict[str, Any] | None = None,
+        sources: dict[str, Any] | None = None,
+        component_name: str = "bolt",
+        task_id: int = 1,
+        task_ids: TaskIds = None,
+        state: Any = None,
+    ) -> None:
         super().__init__(bolt_cls, conf, context, sources, component_name, task_id, task_ids,
                          state)
 
@@ -272,12 +308,20 @@ class BoltHarness(_Harness):
     def _next_id(self) -> str:
         return str(next(self._ids))
 
-    def process(self, values: list | tuple, source: str | None = None, stream: str = "default",
-                id: Any = None, task: int | None = None) -> Tuple:
+    def process(
+        self,
+        values: list[Any] | tuple[Any, ...],
+        source: str | None = None,
+        stream: str = "default",
+        id: Any = None,
+        task: int | None = None,
+    ) -> Tuple:
         """Deliver one tuple and return it (ids default to "1", "2", ...)."""
         source = self._default_source() if source is None else source
         task = self._source_task(source) if task is None else task
-        tup = self._hosted.make_tuple(self._next_id() if id is None else id, source, stream, task, values)
+        tup = self._hosted.make_tuple(
+            self._next_id() if id is None else id, source, stream, task, values
+        )
         self._hosted.execute(tup)
         return tup
 
@@ -314,9 +358,16 @@ class SpoutHarness(_Harness):
 
     _hosted: HostedSpout
 
-    def __init__(self, spout_cls: type, conf: dict | None = None, context: dict | None = None,
-                 component_name: str = "spout", task_id: int = 1, task_ids: TaskIds = None,
-                 state: Any = None) -> None:
+    def __init__(
+        self,
+        spout_cls: type,
+        conf: dict[str, Any] | None = None,
+        context: dict[str, Any] | None = None,
+        component_name: str = "spout",
+        task_id: int = 1,
+        task_ids: TaskIds = None,
+        state: Any = None,
+    ) -> None:
         super().__init__(spout_cls, conf, context, None, component_name, task_id, task_ids, state)
 
     def next_tuple(self, n: int = 1) -> list[Emit]:

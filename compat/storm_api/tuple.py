@@ -33,7 +33,9 @@ def values_type_name(source: str, stream: str) -> str:
 
     ``values_type_name("example-spout", "default") == "Example_SpoutDefaultTuple"``.
     """
-    return _IDENTIFIER_RE.sub("_", source.title()) + _IDENTIFIER_RE.sub("_", stream.title()) + "Tuple"
+    return (
+        _IDENTIFIER_RE.sub("_", source.title()) + _IDENTIFIER_RE.sub("_", stream.title()) + "Tuple"
+    )
 
 
 def values_type(source: str, stream: str, fields: list[str]) -> type:

@@ -11,6 +11,8 @@ user's own function travels by value.
 
 from __future__ import annotations
 
+import sys
+
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from typing import Any, Protocol
 
@@ -75,14 +77,19 @@ def _note(exc: BaseException, label: str) -> None:
     """Add the node to a user exception without changing its type (callers may catch it)."""
     note = f"in Summingbird node {label}"
     if note not in getattr(exc, "__notes__", ()):
-        exc.add_note(note)
+        if sys.version_info >= (3, 11):
+            exc.add_note(note)
+        else:  # Python 3.10 has no add_note: keep the note where 3.11 would
+            exc.__notes__ = [*getattr(exc, "__notes__", ()), note]
 
 
 def require_pair(x: Any, label: str) -> tuple[Any, Any]:
     """``x`` as a (key, value) pair, or an error naming the node that needed one."""
     if is_pair(x):
         return x
-    hint = " (a list: keyed operations need a tuple, map(tuple) first)" if isinstance(x, list) else ""
+    hint = (
+        " (a list: keyed operations need a tuple, map(tuple) first)" if isinstance(x, list) else ""
+    )
     raise JobRuntimeError(f"{label} needs (key, value) pairs, got {short_repr(x)} "
                           f"({type(x).__name__}){hint}")
 

@@ -83,7 +83,7 @@ class FlushFrequency(Option):
     seconds: float
 
 
-O = TypeVar("O", bound=Option)
+OptionT = TypeVar("OptionT", bound=Option)
 OptionsLike = Union["Options", Option, Iterable[Option]]
 
 
@@ -103,7 +103,7 @@ class Options:
         """A copy with ``option`` added (replacing one of the same class)."""
         return Options(*self._values.values(), option)
 
-    def get(self, cls: type[O]) -> O | None:
+    def get(self, cls: type[OptionT]) -> OptionT | None:
         return self._values.get(cls)  # type: ignore[return-value]
 
     def __contains__(self, cls: object) -> bool:
@@ -148,8 +148,8 @@ def check_names(graph: JobGraph, options: Mapping[str, Options]) -> None:
                             f"{DEFAULT_NAME!r} applies to every node)")
 
 
-def resolve(graph: JobGraph, node: Producer, cls: type[O],
-            options: Mapping[str, Options]) -> O | None:
+def resolve(graph: JobGraph, node: Producer, cls: type[OptionT],
+            options: Mapping[str, Options]) -> OptionT | None:
     """The option of class ``cls`` for ``node``: nearest downstream name, then DEFAULT."""
     for name in graph.option_names(node):
         found = options.get(name)

@@ -114,8 +114,14 @@ class Producer:
     def __repr__(self) -> str:
         return f"<Producer {self.describe()}>"
 
-    def _child(self, kind: NodeKind, op: str, shape: Shape, parents: tuple[Producer, ...] | None = None,
-               **payload: Any) -> Producer:
+    def _child(
+        self,
+        kind: NodeKind,
+        op: str,
+        shape: Shape,
+        parents: tuple[Producer, ...] | None = None,
+        **payload: Any,
+    ) -> Producer:
         return Producer(kind=kind, op=op, parents=(self,) if parents is None else parents,
                         call_site=call_site(), shape=shape, **payload)
 
@@ -167,7 +173,9 @@ class Producer:
         """Label this point of the graph; options given to ``name`` apply to every node
         upstream of it (nearest name wins). A tail stays a tail."""
         if not isinstance(name, str) or not name:
-            raise JobDefinitionError(f"name() at {call_site()} needs a non-empty string, got {name!r}")
+            raise JobDefinitionError(
+                f"name() at {call_site()} needs a non-empty string, got {name!r}"
+            )
         if name == DEFAULT_NAME:
             raise JobDefinitionError(f"name() at {call_site()}: {DEFAULT_NAME!r} is reserved "
                                      "for options that apply to every node")

@@ -150,7 +150,13 @@ def of_flat_map(fn: Callable[..., Any]) -> Shape:
         return UNKNOWN
     origin = typing.get_origin(tp)
     args = typing.get_args(tp)
-    if origin is tuple and len(args) == 2 and args[1] is Ellipsis or origin in _ITERABLE_ORIGINS and args:
+    if (
+        origin is tuple
+        and len(args) == 2
+        and args[1] is Ellipsis
+        or origin in _ITERABLE_ORIGINS
+        and args
+    ):
         element = args[0]
     else:
         return UNKNOWN

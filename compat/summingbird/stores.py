@@ -78,7 +78,9 @@ class Store(ABC):
 class InMemoryStore(Store):
     """A dict in this process (Summingbird Memory's ``mutable.Map``)."""
 
-    def __init__(self, initial: Mapping[Hashable, Any] | None = None, semigroup: Any = None) -> None:
+    def __init__(
+        self, initial: Mapping[Hashable, Any] | None = None, semigroup: Any = None
+    ) -> None:
         self._data: dict[Hashable, Any] = dict(initial or {})
         self.semigroup = semigroup
 

@@ -252,9 +252,15 @@ def _join_sample(rng: random.Random, size: int) -> dict[str, Any]:
             "countries": {u: rng.choice(("fr", "de", "jp", "br")) for u in users[:8]}}
 
 
-LEFT_JOIN = CatalogueJob("left_join", {"revenue": Sum()}, (), _join_job, _join_expected,
-                         _join_sample,
-                         services=lambda inputs: {"countries": InMemoryService(inputs["countries"])})
+LEFT_JOIN = CatalogueJob(
+    "left_join",
+    {"revenue": Sum()},
+    (),
+    _join_job,
+    _join_expected,
+    _join_sample,
+    services=lambda inputs: {"countries": InMemoryService(inputs["countries"])},
+)
 
 
 # -- 4. merge of two sources ---------------------------------------------------------------
@@ -307,7 +313,7 @@ HLL = HyperLogLog(bits=8)
 DISTINCT = Product(SetUnion(), HLL, Sum())
 
 
-def page_visit(visit: tuple[str, str]) -> tuple[str, tuple[frozenset, Any, int]]:
+def page_visit(visit: tuple[str, str]) -> tuple[str, tuple[frozenset[Any], Any, int]]:
     """(user, page) -> (page, (exact user set, user sketch, one view))."""
     user, page = visit
     return (page, (frozenset((user,)), HLL.create(user), 1))

@@ -17,7 +17,28 @@ from typing import Any
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
-VOCABULARY = ["apple", "banana", "cherry", "damson", "elder", "fig", "grape", "hazel", "iris", "juniper", "kale", "lime", "mango", "nectar", "olive", "pear", "quince", "rowan", "sage", "thyme"]
+VOCABULARY = [
+    "apple",
+    "banana",
+    "cherry",
+    "damson",
+    "elder",
+    "fig",
+    "grape",
+    "hazel",
+    "iris",
+    "juniper",
+    "kale",
+    "lime",
+    "mango",
+    "nectar",
+    "olive",
+    "pear",
+    "quince",
+    "rowan",
+    "sage",
+    "thyme",
+]
 
 
 def numbers(count: int = 120, keys: int = 7) -> list[list[Any]]:

@@ -9,7 +9,8 @@ module defines as a reference to its import path (as Heron's class path) and car
 class the main defines itself (``__main__``) by value. The CLI adds where the code is
 (``sys_path``: the pex, or a ``.py`` file's import roots) and the file submitted
 (``source``, what ``get_topology_pex_path()`` answers), a pex's copy named relative to
-the definition's directory, so that directory is all a cluster's node needs; :func:`read_definition` rebuilds
+the definition's directory, so that directory is all a cluster's node needs; :func:`read_definition`
+rebuilds
 the topology class from it in the CLI and in every instance.
 """
 
@@ -19,7 +20,8 @@ import base64
 import json
 import sys
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 import cloudpickle
 

@@ -11,7 +11,7 @@ The CLI (engine/cli/heronpy_files.py) writes the variable with :func:`format_opt
 from __future__ import annotations
 
 import os
-from typing import Mapping
+from collections.abc import Mapping
 
 ENV_VAR = "HERON_OPTIONS"
 TMPDIR_KEY = "cmdline.topologydefn.tmpdirectory"

@@ -17,7 +17,7 @@ class ITaskHook:
     """ITaskHook is an interface for defining task hooks for a topology."""
 
     @abstractmethod
-    def prepare(self, conf: dict, context: Any) -> None:
+    def prepare(self, conf: dict[str, Any], context: Any) -> None:
         """Called after the spout/bolt's initialize() method is called."""
 
     @abstractmethod
@@ -25,27 +25,27 @@ class ITaskHook:
         """Called just before the spout/bolt's cleanup method is called."""
 
     @abstractmethod
-    def emit(self, emit_info: "EmitInfo") -> None:
+    def emit(self, emit_info: EmitInfo) -> None:
         """Called every time a tuple is emitted in spout/bolt."""
 
     @abstractmethod
-    def spout_ack(self, spout_ack_info: "SpoutAckInfo") -> None:
+    def spout_ack(self, spout_ack_info: SpoutAckInfo) -> None:
         """Called in spout every time a tuple gets acked."""
 
     @abstractmethod
-    def spout_fail(self, spout_fail_info: "SpoutFailInfo") -> None:
+    def spout_fail(self, spout_fail_info: SpoutFailInfo) -> None:
         """Called in spout every time a tuple gets failed."""
 
     @abstractmethod
-    def bolt_execute(self, bolt_execute_info: "BoltExecuteInfo") -> None:
+    def bolt_execute(self, bolt_execute_info: BoltExecuteInfo) -> None:
         """Called in bolt every time a tuple gets executed."""
 
     @abstractmethod
-    def bolt_ack(self, bolt_ack_info: "BoltAckInfo") -> None:
+    def bolt_ack(self, bolt_ack_info: BoltAckInfo) -> None:
         """Called in bolt every time a tuple gets acked."""
 
     @abstractmethod
-    def bolt_fail(self, bolt_fail_info: "BoltFailInfo") -> None:
+    def bolt_fail(self, bolt_fail_info: BoltFailInfo) -> None:
         """Called in bolt every time a tuple gets failed."""
 
 

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 from compat.storm_api.dsl.topology import Topology as StormTopology
 from compat.storm_api.dsl.topology import TopologyType as StormTopologyType
@@ -55,7 +56,9 @@ class TopologyType(type):
         api_constants.TOPOLOGY_RELIABILITY_MODE: api_constants.TopologyReliabilityMode.ATMOST_ONCE,
         api_constants.TOPOLOGY_ENABLE_MESSAGE_TIMEOUTS: "true"}
 
-    def __new__(mcs, classname: str, bases: tuple, class_dict: dict) -> "TopologyType":
+    def __new__(
+        mcs, classname: str, bases: tuple[Any, ...], class_dict: dict[str, Any]
+    ) -> TopologyType:
         specs = mcs.class_dict_to_specs(class_dict)
         spouts = [spec for spec in specs.values() if spec.is_spout]
         for spec in specs.values():
@@ -90,7 +93,7 @@ class TopologyType(type):
         return type.__new__(mcs, classname, bases, class_dict)
 
     @classmethod
-    def class_dict_to_specs(mcs, class_dict: dict) -> dict[str, HeronComponentSpec]:
+    def class_dict_to_specs(mcs, class_dict: dict[str, Any]) -> dict[str, HeronComponentSpec]:
         """The ``HeronComponentSpec`` class attributes, named after their attributes."""
         specs: dict[str, HeronComponentSpec] = {}
         for name, spec in list(class_dict.items()):
@@ -103,7 +106,7 @@ class TopologyType(type):
         return specs
 
     @classmethod
-    def class_dict_to_topo_config(mcs, class_dict: dict) -> dict:
+    def class_dict_to_topo_config(mcs, class_dict: dict[str, Any]) -> dict[str, Any]:
         """heronpy's defaults overlaid with the class's ``config``, typed as Heron's
         instance reads them back."""
         config = dict(mcs.DEFAULT_TOPOLOGY_CONFIG)
@@ -141,7 +144,7 @@ class TopologyBuilder:
         assert name is not None and isinstance(name, str) and name != "Topology"
         self.topology_name = name
         self._specs: dict[str, HeronComponentSpec] = {}
-        self._topology_config: dict = {}
+        self._topology_config: dict[str, Any] = {}
 
     def add_spec(self, *specs: HeronComponentSpec) -> None:
         """Add specs (each with a name) to the topology."""
@@ -157,8 +160,8 @@ class TopologyBuilder:
                 raise ValueError(f"Attempting to add duplicate spec name: {spec.name!r} {spec!r}")
             self._specs[spec.name] = spec
 
-    def add_spout(self, name: str, spout_cls: type, par: int, config: dict | None = None,
-                  optional_outputs: list | None = None) -> HeronComponentSpec:
+    def add_spout(self, name: str, spout_cls: type, par: int, config: dict[str, Any] | None = None,
+                  optional_outputs: list[Any] | None = None) -> HeronComponentSpec:
         """Add a spout to the topology; returns its spec (for bolts' ``inputs``)."""
         spout_spec = spout_cls.spec(name=name, par=par, config=config,
                                     optional_outputs=optional_outputs)
@@ -166,21 +169,21 @@ class TopologyBuilder:
         return spout_spec
 
     def add_bolt(self, name: str, bolt_cls: type, par: int, inputs: Any,
-                 config: dict | None = None,
-                 optional_outputs: list | None = None) -> HeronComponentSpec:
+                 config: dict[str, Any] | None = None,
+                 optional_outputs: list[Any] | None = None) -> HeronComponentSpec:
         """Add a bolt to the topology; returns its spec."""
         bolt_spec = bolt_cls.spec(name=name, par=par, inputs=inputs, config=config,
                                   optional_outputs=optional_outputs)
         self.add_spec(bolt_spec)
         return bolt_spec
 
-    def set_config(self, config: dict) -> None:
+    def set_config(self, config: dict[str, Any]) -> None:
         """Set the topology-wide configuration."""
         if not isinstance(config, dict):
             raise TypeError(f"Argument to set_config needs to be dict, given: {config}")
         self._topology_config = config
 
-    def _construct_topo_class_dict(self) -> dict:
+    def _construct_topo_class_dict(self) -> dict[str, Any]:
         class_dict: dict[str, Any] = dict(self._specs)
         class_dict["config"] = self._topology_config
         return class_dict

@@ -19,7 +19,7 @@ class TopologyContext:
         """The name of this component."""
 
     @abstractmethod
-    def get_cluster_config(self) -> dict:
+    def get_cluster_config(self) -> dict[str, Any]:
         """The config of this component (topology config merged with its own), auto-typed."""
 
     @abstractmethod
@@ -31,10 +31,10 @@ class TopologyContext:
         """Register ``metric``: read and reported every ``time_bucket_in_sec`` seconds."""
 
     @abstractmethod
-    def get_sources(self, component_id: str) -> dict | None:
+    def get_sources(self, component_id: str) -> dict[str, Any] | None:
         """The declared inputs of ``component_id``: ``{StreamId: gtype}``, or None."""
 
-    def get_this_sources(self) -> dict | None:
+    def get_this_sources(self) -> dict[str, Any] | None:
         """The declared inputs of this component."""
         return self.get_sources(self.get_component_id())
 

@@ -3,7 +3,8 @@ a heronpy ``TopologyBuilder`` (``build``)."""
 
 from __future__ import annotations
 
-from typing import Any, Callable, Union
+from typing import Any
+from collections.abc import Callable
 
 from heronpy.streamlet.generator import Generator
 from heronpy.streamlet.impl.generatorspout import GeneratorStreamlet
@@ -17,7 +18,7 @@ class Builder:
     def __init__(self) -> None:
         self._sources: list[Streamlet] = []
 
-    def new_source(self, source: Union[Generator, Callable[[], Any]]) -> Streamlet:
+    def new_source(self, source: Generator | Callable[[], Any]) -> Streamlet:
         """A source streamlet from a ``Generator`` or a callable (called for each element)."""
         if isinstance(source, Generator):
             streamlet: Streamlet = GeneratorStreamlet(source)

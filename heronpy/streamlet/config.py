@@ -23,10 +23,10 @@ class Config:
     ATLEAST_ONCE = 2
     EFFECTIVELY_ONCE = 3
 
-    def __init__(self, config: dict | None = None) -> None:
+    def __init__(self, config: dict[str, Any] | None = None) -> None:
         if config is not None and not isinstance(config, dict):
             raise RuntimeError("Config has to be of type dict")
-        self._api_config: dict = config if config is not None else {}
+        self._api_config: dict[str, Any] = config if config is not None else {}
 
     def set_delivery_semantics(self, semantics: int) -> None:
         if isinstance(semantics, bool) or semantics not in _MODES:

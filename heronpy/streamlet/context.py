@@ -15,7 +15,7 @@ class Context:
         """The task id of this instance of the operator."""
 
     @abstractmethod
-    def get_config(self) -> dict:
+    def get_config(self) -> dict[str, Any]:
         """The topology's config as this task sees it."""
 
     @abstractmethod

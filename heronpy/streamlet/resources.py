@@ -10,11 +10,11 @@ class Resources:
         self._cpu = 0.0
         self._ram = 0
 
-    def set_cpu(self, cpu: float) -> "Resources":
+    def set_cpu(self, cpu: float) -> Resources:
         self._cpu = float(cpu)
         return self
 
-    def set_ram(self, ram: int) -> "Resources":
+    def set_ram(self, ram: int) -> Resources:
         self._ram = int(ram)
         return self
 
@@ -24,10 +24,10 @@ class Resources:
     def get_ram(self) -> int:
         return self._ram
 
-    def set_ram_in_mb(self, ram: int) -> "Resources":
+    def set_ram_in_mb(self, ram: int) -> Resources:
         return self.set_ram(ram * 1024 * 1024)
 
-    def set_ram_in_gb(self, ram: int) -> "Resources":
+    def set_ram_in_gb(self, ram: int) -> Resources:
         return self.set_ram_in_mb(ram * 1024)
 
     def __repr__(self) -> str:

@@ -10,7 +10,8 @@ on the key for joins and reductions by key; the repartition function's custom gr
 from __future__ import annotations
 
 from abc import abstractmethod
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from heronpy.api.component.component_spec import GlobalStreamId
 from heronpy.api.stream import Grouping
@@ -28,7 +29,7 @@ class Streamlet:
         self._built = False
         self._output = OUTPUT_STREAM
 
-    def set_name(self, name: str) -> "Streamlet":
+    def set_name(self, name: str) -> Streamlet:
         """Name the stage (its component's name)."""
         self._name = name
         return self
@@ -36,7 +37,7 @@ class Streamlet:
     def get_name(self) -> str | None:
         return self._name
 
-    def set_num_partitions(self, num_partitions: int) -> "Streamlet":
+    def set_num_partitions(self, num_partitions: int) -> Streamlet:
         """How many tasks run this stage."""
         if isinstance(num_partitions, bool) or not isinstance(num_partitions, int) \
                 or num_partitions < 1:
@@ -50,49 +51,49 @@ class Streamlet:
 
     # -- operators -------------------------------------------------------------------------
 
-    def map(self, map_function: Callable[[Any], Any]) -> "Streamlet":
+    def map(self, map_function: Callable[[Any], Any]) -> Streamlet:
         """Each element replaced by ``map_function(element)``."""
         from heronpy.streamlet.impl.mapbolt import MapStreamlet
         return self._add_child(MapStreamlet(map_function, self))
 
-    def flat_map(self, flatmap_function: Callable[[Any], Any]) -> "Streamlet":
+    def flat_map(self, flatmap_function: Callable[[Any], Any]) -> Streamlet:
         """Each element replaced by the elements of ``flatmap_function(element)`` (a
         non-iterable result is one element)."""
         from heronpy.streamlet.impl.flatmapbolt import FlatMapStreamlet
         return self._add_child(FlatMapStreamlet(flatmap_function, self))
 
-    def filter(self, filter_function: Callable[[Any], bool]) -> "Streamlet":
+    def filter(self, filter_function: Callable[[Any], bool]) -> Streamlet:
         """The elements for which ``filter_function(element)`` is true."""
         from heronpy.streamlet.impl.filterbolt import FilterStreamlet
         return self._add_child(FilterStreamlet(filter_function, self))
 
     def repartition(self, num_partitions: int,
                     repartition_function: Callable[[Any, int], Any] | None = None
-                    ) -> "Streamlet":
+                    ) -> Streamlet:
         """The same elements over ``num_partitions`` partitions: shuffled, or sent where
         ``repartition_function(element, num_partitions)`` says (an index or a list of
         indices, taken modulo ``num_partitions``)."""
         from heronpy.streamlet.impl.repartitionbolt import RepartitionStreamlet
         return self._add_child(RepartitionStreamlet(num_partitions, repartition_function, self))
 
-    def clone(self, num_clones: int) -> list["Streamlet"]:
+    def clone(self, num_clones: int) -> list[Streamlet]:
         """``num_clones`` streamlets, each with every element of this one."""
         return [self.repartition(self.get_num_partitions()) for _ in range(num_clones)]
 
     def reduce_by_window(self, window_config: Any,
-                         reduce_function: Callable[[Any, Any], Any]) -> "Streamlet":
+                         reduce_function: Callable[[Any, Any], Any]) -> Streamlet:
         """For each window, ``(Window, the window's elements reduced by reduce_function)``."""
         from heronpy.streamlet.impl.reducebywindowbolt import ReduceByWindowStreamlet
         return self._add_child(ReduceByWindowStreamlet(window_config, reduce_function, self))
 
-    def union(self, other_streamlet: "Streamlet") -> "Streamlet":
+    def union(self, other_streamlet: Streamlet) -> Streamlet:
         """The elements of this streamlet and of ``other_streamlet``."""
         from heronpy.streamlet.impl.unionbolt import UnionStreamlet
         union = UnionStreamlet(self, other_streamlet)
         other_streamlet._add_child(union)
         return self._add_child(union)
 
-    def transform(self, transform_operator: Any) -> "Streamlet":
+    def transform(self, transform_operator: Any) -> Streamlet:
         """What a ``TransformOperator`` emits for the elements of this streamlet."""
         from heronpy.streamlet.impl.transformbolt import TransformStreamlet
         return self._add_child(TransformStreamlet(transform_operator, self))
@@ -107,31 +108,31 @@ class Streamlet:
         from heronpy.streamlet.impl.consumebolt import ConsumeStreamlet
         self._add_child(ConsumeStreamlet(consume_function, self))
 
-    def join(self, join_streamlet: "Streamlet", window_config: Any,
-             join_function: Callable[[Any, Any], Any]) -> "Streamlet":
+    def join(self, join_streamlet: Streamlet, window_config: Any,
+             join_function: Callable[[Any, Any], Any]) -> Streamlet:
         """Inner join of ``(key, value)`` elements over each window:
         ``(KeyedWindow(key, window), join_function(left_value, right_value))``."""
         return self._join(1, join_streamlet, window_config, join_function)
 
-    def outer_right_join(self, join_streamlet: "Streamlet", window_config: Any,
-                         join_function: Callable[[Any, Any], Any]) -> "Streamlet":
+    def outer_right_join(self, join_streamlet: Streamlet, window_config: Any,
+                         join_function: Callable[[Any, Any], Any]) -> Streamlet:
         """As ``join``, plus ``join_function(None, right_value)`` for right keys with no
         left element in the window."""
         return self._join(3, join_streamlet, window_config, join_function)
 
-    def outer_left_join(self, join_streamlet: "Streamlet", window_config: Any,
-                        join_function: Callable[[Any, Any], Any]) -> "Streamlet":
+    def outer_left_join(self, join_streamlet: Streamlet, window_config: Any,
+                        join_function: Callable[[Any, Any], Any]) -> Streamlet:
         """As ``join``, plus ``join_function(left_value, None)`` for left keys with no
         right element in the window."""
         return self._join(2, join_streamlet, window_config, join_function)
 
-    def outer_join(self, join_streamlet: "Streamlet", window_config: Any,
-                   join_function: Callable[[Any, Any], Any]) -> "Streamlet":
+    def outer_join(self, join_streamlet: Streamlet, window_config: Any,
+                   join_function: Callable[[Any, Any], Any]) -> Streamlet:
         """Both outer joins at once."""
         return self._join(4, join_streamlet, window_config, join_function)
 
     def reduce_by_key_and_window(self, window_config: Any,
-                                 reduce_function: Callable[[Any, Any], Any]) -> "Streamlet":
+                                 reduce_function: Callable[[Any, Any], Any]) -> Streamlet:
         """For each window and key of ``(key, value)`` elements,
         ``(KeyedWindow(key, window), the key's values reduced by reduce_function)``."""
         from heronpy.streamlet.impl.reducebykeyandwindowbolt import \
@@ -139,8 +140,8 @@ class Streamlet:
         return self._add_child(ReduceByKeyAndWindowStreamlet(window_config, reduce_function,
                                                              self))
 
-    def _join(self, join_kind: int, other: "Streamlet", window_config: Any,
-              join_function: Callable[[Any, Any], Any]) -> "Streamlet":
+    def _join(self, join_kind: int, other: Streamlet, window_config: Any,
+              join_function: Callable[[Any, Any], Any]) -> Streamlet:
         from heronpy.streamlet.impl.joinbolt import JOIN_TYPES, JoinStreamlet
         joined = JoinStreamlet(JOIN_TYPES[join_kind], window_config, join_function, self, other)
         other._add_child(joined)
@@ -162,11 +163,11 @@ class Streamlet:
         """Add this stage's spout or bolt to ``builder``; False if a parent is not built yet."""
         raise RuntimeError("Streamlet's _build_this not implemented")
 
-    def _add_child(self, child: "Streamlet") -> "Streamlet":
+    def _add_child(self, child: Streamlet) -> Streamlet:
         self._children.append(child)
         return child
 
-    def _keyed_parents(self) -> list["Streamlet"]:
+    def _keyed_parents(self) -> list[Streamlet]:
         """The parents this stage subscribes to by key (join, reduce by key)."""
         return []
 
@@ -185,19 +186,26 @@ class Streamlet:
         stage_names.add(self._name)
         return self._name
 
-    def _output_options(self, config: dict) -> tuple[dict, list | None]:
+    def _output_options(self, config: dict[str, Any]) -> tuple[dict[str, Any], list[Any] | None]:
         """The component config and optional outputs that make this stage emit keys when a
         child subscribes by key."""
         if any(self in child._keyed_parents() for child in self._children):
             return {**config, KEYED_OUTPUT: True}, keyed_outputs()
         return config, None
 
-    def _input_of(self, grouping: Any = Grouping.SHUFFLE) -> dict:
+    def _input_of(self, grouping: Any = Grouping.SHUFFLE) -> dict[str, Any]:
         """``inputs`` entry for a child subscribing to this stage."""
         return {GlobalStreamId(self.get_name(), self._output): grouping}
 
-    def _add_bolt_stage(self, builder: Any, stage_names: set[str], prefix: str,
-                        bolt_cls: type, inputs: dict, config: dict | None = None) -> bool:
+    def _add_bolt_stage(
+        self,
+        builder: Any,
+        stage_names: set[str],
+        prefix: str,
+        bolt_cls: type,
+        inputs: dict[str, Any],
+        config: dict[str, Any] | None = None,
+    ) -> bool:
         name = self._claim_name(prefix, stage_names)
         config, outputs = self._output_options(packed_config(config or {}, name))
         builder.add_bolt(name, bolt_cls, par=self.get_num_partitions(), inputs=inputs,
@@ -205,7 +213,7 @@ class Streamlet:
         return True
 
     def _add_spout_stage(self, builder: Any, stage_names: set[str], prefix: str,
-                         spout_cls: type, config: dict) -> bool:
+                         spout_cls: type, config: dict[str, Any]) -> bool:
         name = self._claim_name(prefix, stage_names)
         config, outputs = self._output_options(packed_config(config, name))
         builder.add_spout(name, spout_cls, par=self.get_num_partitions(), config=config,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from compat.storm_api.tuple import Tuple
+
 from abc import abstractmethod
 from typing import Any
 
@@ -16,6 +18,6 @@ class TransformOperator:
         raise NotImplementedError("TransformOperator not implementing setup() method.")
 
     @abstractmethod
-    def transform(self, tup: Any) -> None:
+    def transform(self, tup: Tuple) -> None:
         """Process one input tuple; emit through the context given to ``setup``."""
         raise NotImplementedError("TransformOperator not implementing transform() method.")

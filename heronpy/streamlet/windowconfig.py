@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import datetime
-from typing import Union
-
-Seconds = Union[int, datetime.timedelta]
+Seconds = int | datetime.timedelta
 
 
 def _as_timedelta(value: Seconds, what: str) -> datetime.timedelta:
@@ -33,13 +31,13 @@ class WindowConfig:
             raise RuntimeError("Slide Interval has to be <= Window Duration")
 
     @staticmethod
-    def create_tumbling_window(window_duration: Seconds) -> "WindowConfig":
+    def create_tumbling_window(window_duration: Seconds) -> WindowConfig:
         """Back-to-back windows: every element is in exactly one."""
         duration = _as_timedelta(window_duration, "Window Duration")
         return WindowConfig(duration, duration)
 
     @staticmethod
-    def create_sliding_window(window_duration: Seconds, slide_interval: Seconds) -> "WindowConfig":
+    def create_sliding_window(window_duration: Seconds, slide_interval: Seconds) -> WindowConfig:
         """A window of ``window_duration`` closed every ``slide_interval``."""
         return WindowConfig(_as_timedelta(window_duration, "Window Duration"),
                             _as_timedelta(slide_interval, "Slide Interval"))

@@ -15,15 +15,29 @@ from migrate.rules.sparse_commands import SparseCommandsRule
 from migrate.rules.stdout import StdoutRule
 from migrate.rules.unsupported import UnsupportedRule
 
+# the classes a rule id names: a source rule (libcst codemod) or one of the project rules
+RuleClass = (type[Rule] | type[ConfigRule] | type[DependenciesRule] | type[SparseCommandsRule]
+             | type[FluxRule])
+
 # Source rules (libcst codemods, per file) and project rules (``apply(root)``, per project).
-RULES: dict[str, type] = {rule.RULE_ID: rule for rule in (
-    ImportsRule, UnsupportedRule, StdoutRule, KafkaRule, ConfigRule, DependenciesRule, SparseCommandsRule,
-    FluxRule)}
+RULES: dict[str, RuleClass] = {
+    rule.RULE_ID: rule
+    for rule in (
+        ImportsRule,
+        UnsupportedRule,
+        StdoutRule,
+        KafkaRule,
+        ConfigRule,
+        DependenciesRule,
+        SparseCommandsRule,
+        FluxRule,
+    )
+}
 
 # ``heron-migrate --heronpy``: a heronpy topology to the Storm API (streamparse). Its own
 # set, never mixed into the default run: a streamparse project has nothing for it to do,
 # and a heronpy project is moved once, on purpose.
-HERONPY_RULES: dict[str, type] = {rule.RULE_ID: rule for rule in (
+HERONPY_RULES: dict[str, RuleClass] = {rule.RULE_ID: rule for rule in (
     HeronpyBuilderRule, HeronpyRule)}
 
 

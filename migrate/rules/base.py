@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import ClassVar
 
 import libcst as cst
 from libcst.codemod import CodemodContext, VisitorBasedCodemodCommand
-from libcst.metadata import PositionProvider
+from libcst.metadata import PositionProvider, ProviderT
 
 from migrate.findings import Finding, Level
 
@@ -19,8 +20,8 @@ class Rule(VisitorBasedCodemodCommand):
     """
 
     RULE_ID: ClassVar[str] = ""
-    DESCRIPTION: ClassVar[str] = ""
-    METADATA_DEPENDENCIES = (PositionProvider,)
+    DESCRIPTION: str = ""  # libcst's CodemodCommand declares it as an instance attribute
+    METADATA_DEPENDENCIES: ClassVar[Collection[ProviderT]] = (PositionProvider,)
 
     def __init__(self, context: CodemodContext, unsafe: bool = False,
                  selected: frozenset[str] | None = None) -> None:

@@ -24,7 +24,9 @@ REPLACED = frozenset({"streamparse", "pystorm"})
 STORM_RUNTIME = frozenset({"org.apache.storm/storm-core", "org.apache.storm/flux-core",
                            "org.apache.storm/storm-client", "org.apache.storm/storm-server"})
 
-_REQUIREMENT = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)(?P<rest>[^#]*?)(?P<comment>\s*#.*)?$")
+_REQUIREMENT = re.compile(
+    r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)(?P<rest>[^#]*?)(?P<comment>\s*#.*)?$"
+)
 _CLJ_DEPENDENCY = re.compile(r'\[\s*(?P<coord>[\w.\-]+(?:/[\w.\-]+)?)\s+"(?P<version>[^"]*)"')
 
 
@@ -43,8 +45,10 @@ class DependenciesRule:
         """New requirements files, plus a findings-only outcome for project.clj."""
         if not root.is_dir():
             return []
-        outcomes = []
-        found = sorted((root / "virtualenvs").glob("*.txt")) if (root / "virtualenvs").is_dir() else []
+        outcomes: list[FileOutcome] = []
+        found = (
+            sorted((root / "virtualenvs").glob("*.txt")) if (root / "virtualenvs").is_dir() else []
+        )
         # Only regular files (or links to one) are read: a named pipe would block the
         # read and a directory cannot be one; either is reported, not migrated.
         specs = [spec for spec in found if spec.is_file()]

@@ -27,7 +27,8 @@ import keyword
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Iterator
+from typing import Any, ClassVar
+from collections.abc import Iterator
 
 import yaml
 
@@ -171,9 +172,15 @@ class FluxRule:
         target = base / "topologies" / f"{topology_stem(flux.name)}.py"
         target_display = str(target.relative_to(base))
         if placeholders:
-            notes.append(self._finding(display, 0, Level.ERROR,
-                                       f"{target_display} not written: the Flux file has "
-                                       "placeholders without a value", manual=self._filter_todo(display)))
+            notes.append(
+                self._finding(
+                    display,
+                    0,
+                    Level.ERROR,
+                    f"{target_display} not written: the Flux file has placeholders without a value",
+                    manual=self._filter_todo(display),
+                )
+            )
             return [FileOutcome(path, Status.UNCHANGED, findings=notes)]
         generated = render(flux, display, base, target_display, self.filter_file)
         findings = [*notes, *generated.findings]
@@ -263,7 +270,7 @@ class FluxRule:
         port = ("port it to a Python or shell component (or the Kafka connectors) in the "
                 "YAML, then run heron-migrate again")
         if isinstance(root, yaml.MappingNode):
-            for key, value in root.value:
+            for key, _value in root.value:
                 if key.value in ("topologySource", "workerHooks"):
                     refuse(key, f"{key.value} names Java code that cannot run here",
                            "declare spouts, bolts and streams in the YAML instead"
@@ -413,8 +420,10 @@ def render(flux: Any, display: str, base: Path, target_display: str,
             ", with the --filter values it was read with." if flux.values else ".") + '\n"""',
         "",
     ]
-    import_lines = [f"from {m} import {', '.join(sorted(names))}"
-                    for m, names in sorted(imports.items(), key=lambda i: (i[0] == STORM_API, i[0]))]
+    import_lines = [
+        f"from {m} import {', '.join(sorted(names))}"
+        for m, names in sorted(imports.items(), key=lambda i: (i[0] == STORM_API, i[0]))
+    ]
     lines = [*header, *import_lines, "", "", f"class {class_name}(Topology):"]
     if flux.config:
         lines.append(f"    config = {literal(flux.config, '    ')}")
@@ -493,7 +502,9 @@ def _check_python_module(component: Any, base: Path, note: Any) -> None:
     module = (component.class_path or "").partition(":")[0]
     relative = Path(*module.split("."))
     src = base / "src"
-    if not ((src / relative).with_suffix(".py").is_file() or (src / relative / "__init__.py").is_file()):
+    if not (
+        (src / relative).with_suffix(".py").is_file() or (src / relative / "__init__.py").is_file()
+    ):
         note(component.line, Level.WARNING,
              f"{component.role} {component.id!r}: module {module} is not under src/, where "
              "the topology file imports it from", f"move {module} to src/")

@@ -22,7 +22,7 @@ never by spelling.
 
 from __future__ import annotations
 
-from typing import Sequence, Union
+from collections.abc import Sequence
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
@@ -93,7 +93,7 @@ class HeronpyRule(Rule):
 
     def leave_SimpleStatementLine(self, original_node: cst.SimpleStatementLine,
                                   updated_node: cst.SimpleStatementLine
-                                  ) -> Union[cst.BaseStatement, cst.FlattenSentinel]:
+                                  ) -> cst.BaseStatement | cst.FlattenSentinel:
         if len(updated_node.body) != 1 or not isinstance(updated_node.body[0], cst.ImportFrom):
             return updated_node
         node = updated_node.body[0]
@@ -113,7 +113,7 @@ class HeronpyRule(Rule):
 
     def _split_import(self, original: cst.SimpleStatementLine,
                       updated: cst.SimpleStatementLine, node: cst.ImportFrom, module: str
-                      ) -> Union[cst.BaseStatement, cst.FlattenSentinel]:
+                      ) -> cst.BaseStatement | cst.FlattenSentinel:
         """One ``from`` line per target module, the unmapped names left on heronpy's."""
         groups: dict[str, list[cst.ImportAlias]] = {}
         assert not isinstance(node.names, cst.ImportStar)
@@ -134,10 +134,10 @@ class HeronpyRule(Rule):
             groups.setdefault(target[0], []).append(new_alias)
         if list(groups) == [module]:
             return updated
-        lines = []
-        for target, aliases in groups.items():
+        lines: list[cst.SimpleStatementLine] = []
+        for target_module, aliases in groups.items():
             aliases = [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in aliases]
-            stmt = node.with_changes(module=cst.parse_expression(target), names=aliases,
+            stmt = node.with_changes(module=cst.parse_expression(target_module), names=aliases,
                                      lpar=None, rpar=None)
             lines.append(updated.with_changes(body=[stmt]) if not lines
                          else cst.SimpleStatementLine(body=[stmt]))
@@ -300,7 +300,7 @@ class HeronpyRule(Rule):
                        manual="drop it, or carry the value in the tuple's fields")
         return self._use(original_node, updated_node)
 
-    def _use(self, original: Union[cst.Name, cst.Attribute],
+    def _use(self, original: cst.Name | cst.Attribute,
              updated: cst.BaseExpression) -> cst.BaseExpression:
         parent = self.get_metadata(ParentNodeProvider, original, None)
         if isinstance(parent, cst.Attribute) and parent.value is original:

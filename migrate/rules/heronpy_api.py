@@ -9,6 +9,8 @@ is streamparse's API plus that.
 
 from __future__ import annotations
 
+from typing import TypeGuard
+
 from heronpy.api import api_constants
 
 STREAMPARSE = "streamparse"
@@ -124,6 +126,6 @@ def why_not(qualified: str) -> tuple[str, str]:
     return WHY_NOT["heronpy"]
 
 
-def is_heronpy(dotted: str | None) -> bool:
+def is_heronpy(dotted: str | None) -> TypeGuard[str]:
     """True for ``heronpy`` and anything under it."""
-    return bool(dotted) and dotted.split(".")[0] == "heronpy"
+    return dotted is not None and dotted.split(".")[0] == "heronpy"

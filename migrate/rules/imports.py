@@ -8,7 +8,7 @@ their local names, so only the import statement changes.
 
 from __future__ import annotations
 
-from typing import Sequence, Union
+from collections.abc import Sequence
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
@@ -62,7 +62,7 @@ class ImportsRule(Rule):
         return new_node
 
     def leave_ImportFrom(self, original_node: cst.ImportFrom,
-                         updated_node: cst.ImportFrom) -> cst.ImportFrom:
+                         updated_node: cst.ImportFrom) -> cst.ImportFrom | cst.Import:
         if updated_node.relative or updated_node.module is None:
             return updated_node
         source = get_full_name_for_node(updated_node.module)
@@ -80,7 +80,7 @@ class ImportsRule(Rule):
         return new_node
 
     def _storm_module_import(self, node: cst.ImportFrom, source: str,
-                             names: Union[cst.ImportStar, Sequence[cst.ImportAlias]]
+                             names: cst.ImportStar | Sequence[cst.ImportAlias]
                              ) -> cst.Import | None:
         """``from streamparse import storm [as s]`` imports a module that collapses onto
         compat.storm_api itself, so it becomes ``import compat.storm_api as storm`` (uses
@@ -98,7 +98,7 @@ class ImportsRule(Rule):
         return new_node
 
     def _from_target(self, node: cst.ImportFrom, source: str,
-                     names: Union[cst.ImportStar, Sequence[cst.ImportAlias]]) -> str | None:
+                     names: cst.ImportStar | Sequence[cst.ImportAlias]) -> str | None:
         """The module a ``from source import ...`` should name, or None (reported) if none fits."""
         target = target_module(source)
         if isinstance(names, cst.ImportStar):
@@ -129,11 +129,13 @@ class ImportsRule(Rule):
                         updated_node: cst.Attribute) -> cst.BaseExpression:
         return self._rewrite_use(original_node, updated_node)
 
-    def _rewrite_use(self, original: Union[cst.Name, cst.Attribute],
+    def _rewrite_use(self, original: cst.Name | cst.Attribute,
                      updated: cst.BaseExpression) -> cst.BaseExpression:
         """Rewrite a maximal ``streamparse.x.y`` chain bound by an unaliased module import."""
         parent = self.get_metadata(ParentNodeProvider, original, None)
-        if isinstance(parent, cst.Attribute) and (parent.value is original or parent.attr is original):
+        if isinstance(parent, cst.Attribute) and (
+            parent.value is original or parent.attr is original
+        ):
             return updated  # the enclosing chain is handled as a whole
         text = get_full_name_for_node(original)
         if not is_source_module(text):
@@ -154,7 +156,7 @@ class ImportsRule(Rule):
         self.record(original, Level.INFO, "use moved to compat.storm_api", old=text, new=new_text)
         return cst.parse_expression(new_text)
 
-    def _check_aliased_use(self, original: Union[cst.Name, cst.Attribute], text: str | None) -> None:
+    def _check_aliased_use(self, original: cst.Name | cst.Attribute, text: str | None) -> None:
         """A chain through an aliased module import (``import streamparse as sp`` then
         ``sp.Foo``) is left as written, since the alias now names compat.storm_api; warn
         when that module has no ``Foo``, or the code fails only when it runs."""

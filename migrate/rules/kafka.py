@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Sequence
+from collections.abc import Sequence
 
 import libcst as cst
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
@@ -355,7 +355,9 @@ class KafkaRule(Rule):
     METADATA_DEPENDENCIES = (PositionProvider, QualifiedNameProvider)
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
-        names = {q.name for q in self.get_metadata(QualifiedNameProvider, original_node.func, set())}
+        names = {
+            q.name for q in self.get_metadata(QualifiedNameProvider, original_node.func, set())
+        }
         role = java_role(names)
         if role is None:
             return updated_node

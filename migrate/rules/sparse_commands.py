@@ -185,13 +185,31 @@ class SparseCommandsRule:
                 if kill is not None:
                     trailing = match["args"][len(match["args"].rstrip()):]
                     new = f"heron kill {kill}{trailing}"
-                    findings.append(self._finding(display, number, match.start() + 1, Level.INFO,
-                                                  "sparse kill became heron kill", old, new.rstrip()))
+                    findings.append(
+                        self._finding(
+                            display,
+                            number,
+                            match.start() + 1,
+                            Level.INFO,
+                            "sparse kill became heron kill",
+                            old,
+                            new.rstrip(),
+                        )
+                    )
                     return new
                 if match["sub"] == "list" and not match["args"].strip():
                     new = "heron list" + match["args"]
-                    findings.append(self._finding(display, number, match.start() + 1, Level.INFO,
-                                                  "sparse list became heron list", old, "heron list"))
+                    findings.append(
+                        self._finding(
+                            display,
+                            number,
+                            match.start() + 1,
+                            Level.INFO,
+                            "sparse list became heron list",
+                            old,
+                            "heron list",
+                        )
+                    )
                     return new
                 findings.append(self._finding(
                     display, number, match.start() + 1, Level.WARNING,
@@ -230,10 +248,19 @@ class SparseCommandsRule:
             def visit_SimpleString(self, node: cst.SimpleString) -> None:
                 for match in _SPARSE.finditer(node.value):
                     pos = positions[node].start
-                    findings.append(rule._finding(
-                        display, pos.line, pos.column + 1, Level.WARNING,
-                        f"sparse {match['sub']} called from Python", match.group(0).strip(), "",
-                        "replace with heron run (sparse run's options are the same) or port by hand"))
+                    findings.append(
+                        rule._finding(
+                            display,
+                            pos.line,
+                            pos.column + 1,
+                            Level.WARNING,
+                            f"sparse {match['sub']} called from Python",
+                            match.group(0).strip(),
+                            "",
+                            "replace with heron run (sparse run's options are the same) "
+                            "or port by hand",
+                        )
+                    )
 
         wrapper.visit(Scan())
         return FileOutcome(path, Status.UNCHANGED, text, text, findings)

@@ -35,7 +35,9 @@ class UnsupportedRule(Rule):
     """Report Java components and Java custom groupings; never rewrite them."""
 
     RULE_ID = "unsupported"
-    DESCRIPTION = "Reports JavaSpout/JavaBolt specs and Java custom groupings as ERROR (manual port)."
+    DESCRIPTION = (
+        "Reports JavaSpout/JavaBolt specs and Java custom groupings as ERROR (manual port)."
+    )
     METADATA_DEPENDENCIES = (PositionProvider, QualifiedNameProvider)
 
     def _qualified(self, node: cst.CSTNode) -> set[str]:
@@ -63,6 +65,10 @@ class UnsupportedRule(Rule):
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         for base in node.bases:
             if self._qualified(base.value) & JAVA_CLASSES:
-                self.record(node, Level.ERROR,
-                            f"{node.name.value} subclasses a Java component: the engines cannot run it",
-                            old=self.code_of(base.value), manual=PORT_COMPONENT)
+                self.record(
+                    node,
+                    Level.ERROR,
+                    f"{node.name.value} subclasses a Java component: the engines cannot run it",
+                    old=self.code_of(base.value),
+                    manual=PORT_COMPONENT,
+                )

@@ -46,9 +46,17 @@ class _Proc:
 
 def test_the_monkey_hits_every_kind_first_and_waits_for_a_kind_being_restarted():
     monkey = Monkey(random.Random(3), KINDS, (3, 8))
-    live = {"scheduler": _Proc(1), "scheduler-service": _Proc(9), "executor-1": _Proc(2), "heron-tmanager": _Proc(3),
-            "heron-healthmgr": _Proc(4), "stmgr-1": _Proc(5), "metricsmgr-1": _Proc(6),
-            "container_1_sentences_1": _Proc(7), "container_1_split_3": _Proc(8)}
+    live = {
+        "scheduler": _Proc(1),
+        "scheduler-service": _Proc(9),
+        "executor-1": _Proc(2),
+        "heron-tmanager": _Proc(3),
+        "heron-healthmgr": _Proc(4),
+        "stmgr-1": _Proc(5),
+        "metricsmgr-1": _Proc(6),
+        "container_1_sentences_1": _Proc(7),
+        "container_1_split_3": _Proc(8),
+    }
     first = monkey.first_round[0]
     without = {n: p for n, p in live.items() if kind_of(n) != first}
     assert monkey.pick(without) is None  # its turn stays until one of it is live

@@ -40,7 +40,7 @@ DIGEST = b"cluster-secret"  # what SlurmTopology writes into the digest file
 def jobs(topology: SlurmTopology) -> dict[str, str]:
     """container -> job id of the topology's jobs Slurm lists (pending or running)."""
     out: dict[str, str] = {}
-    for job_id, name, state, _node in topology.squeue():
+    for job_id, name, _state, _node in topology.squeue():
         container = name.rsplit("-", 1)[-1]
         assert container not in out, f"two jobs for container {container}: {topology.squeue()}"
         out[container] = job_id

@@ -66,7 +66,7 @@ def leaks(records: dict[str, bytes], secrets: list[bytes]) -> list[str]:
 
 
 def test_no_secret_enters_slurm_s_records_through_submit_update_restart_and_kill(
-        slurm_cluster, slurm_zookeeper, tmp_path):
+        slurm_cluster, slurm_zookeeper, tmp_path):  # noqa: F811 (a fixture imported above)
     topology = SlurmTopology(slurm_cluster, slurm_zookeeper, tmp_path, n=100000, rate=50)
     topology.submit(workers=2)
     killed = False
@@ -118,7 +118,7 @@ def test_no_secret_enters_slurm_s_records_through_submit_update_restart_and_kill
     assert not left, left
 
 
-def test_a_dead_node_that_returns_keeps_no_secret_after_kill(slurm_cluster, slurm_zookeeper,
+def test_a_dead_node_that_returns_keeps_no_secret_after_kill(slurm_cluster, slurm_zookeeper,  # noqa: F811 (a fixture imported above)
                                                               tmp_path):
     topology = SlurmTopology(slurm_cluster, slurm_zookeeper, tmp_path, n=2400, rate=120)
     topology.submit(workers=3)

@@ -418,7 +418,9 @@ def test_a_partitioned_node_s_containers_are_replaced_and_never_rejoin(
                                           psutil.Process(p).status() != psutil.STATUS_ZOMBIE
                                           for p in old), 90)
         log = slurm_cluster.node_path(node, slurm_cluster.local_dir)
-        text = "\n".join(p.read_text(errors="replace") for p in log.rglob(f"container-{victim}*.log"))
+        text = "\n".join(
+            p.read_text(errors="replace") for p in log.rglob(f"container-{victim}*.log")
+        )
         text += "\n".join(p.read_text(errors="replace") for p in log.rglob(f"stmgr-{victim}.log"))
         assert gone, f"the old container {victim} still runs on {node}: {text[-2000:]}"
         # it registered once, before the partition, and never again: moved as soon as it

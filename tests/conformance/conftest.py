@@ -127,7 +127,8 @@ def spark_cluster(tmp_path_factory):
     """A real Spark standalone cluster (a master and two one-core workers from the
     installed pyspark) on loopback, started once per run by the one module that uses it
     (tests/conformance/test_spark_cluster.py) and stopped, by pid, when that module ends,
-    so its three JVMs do not sit through the rest of the run. Its daemons (and the executors they start) are session services
+    so its three JVMs do not sit through the rest of the run. Its daemons (and the executors they
+    start) are session services
     for the orphan check. Tests that use it carry their own timeout marks: the first one
     pays the ~10 s start."""
     import tests.conftest as suite

@@ -102,7 +102,9 @@ def test_a_documented_gap_is_a_known_failure_with_its_reason(spark, tmp_path):
         "known failure (broken: drops every tenth tuple (a test double)); broken vs expected: "
         "observed at-most-once subset")
     assert runs["storm"].verdict is Verdict.PASS
-    assert "listed as a known failure (storm: was fixed long ago) but passed" in runs["storm"].reason
+    assert (
+        "listed as a known failure (storm: was fixed long ago) but passed" in runs["storm"].reason
+    )
     (pair,) = outcome.pairs
     assert pair.verdict is Verdict.KNOWN_FAILURE
     assert outcome.verdict is Verdict.KNOWN_FAILURE

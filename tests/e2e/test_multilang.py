@@ -33,7 +33,10 @@ def test_multilang_wordcount_equals_in_process_counts(tmp_path, isolated_imports
 
     assert {k[0]: v for k, v in cap.latest.items()} == collections.Counter(generate_words(9, n))
     # the components really ran as subprocesses: their pids are in the task logs
-    assert "Launched subprocess with pid" in (tmp_path / "logs" / "wordcount_count_bolt_2.log").read_text()
+    assert (
+        "Launched subprocess with pid"
+        in (tmp_path / "logs" / "wordcount_count_bolt_2.log").read_text()
+    )
 
 
 BASH_UPPER = r"""
@@ -52,7 +55,7 @@ while true; do
        printf '{"command": "ack", "id": "%s"}\nend\n' "$id" ;;
   esac
 done
-"""
+"""  # noqa: E501
 
 
 class Words(Spout):
@@ -106,13 +109,17 @@ def test_a_crashing_subprocess_is_reported_and_restarted(tmp_path):
 
 def test_tuples_lost_with_a_crashed_subprocess_time_out_and_are_replayed(tmp_path):
     # crashes on the first "owl" it ever sees (a marker file survives the restart)
-    (tmp_path / "crash_once.sh").write_text(BASH_UPPER.replace(
-        "    *) word=",
-        '    *"owl"*) if [ ! -e crashed ]; then touch crashed; exit 3; fi\n'
-        '       printf \'{"command": "emit", "anchors": ["%s"], "tuple": ["OWL"]}\\nend\\n\' "$id"\n'
-        '       read -r ids; read -r end_line\n'
-        '       printf \'{"command": "ack", "id": "%s"}\\nend\\n\' "$id" ;;\n'
-        "    *) word="))
+    (tmp_path / "crash_once.sh").write_text(
+        BASH_UPPER.replace(
+            "    *) word=",
+            '    *"owl"*) if [ ! -e crashed ]; then touch crashed; exit 3; fi\n'
+            '       printf \'{"command": "emit", "anchors": ["%s"], '
+            '"tuple": ["OWL"]}\\nend\\n\' "$id"\n'
+            '       read -r ids; read -r end_line\n'
+            '       printf \'{"command": "ack", "id": "%s"}\\nend\\n\' "$id" ;;\n'
+            "    *) word=",
+        )
+    )
 
     from tests.engine.storm.engine_topologies import TrackedNumberSpout
 

@@ -61,7 +61,7 @@ def count_tasks(state, name: str) -> int:
 
 
 def test_counts_are_exact_when_the_counting_bolt_goes_from_2_to_4_tasks_mid_stream(
-        real_engine, sweep, live_processes, isolated_imports, tmp_path):
+        real_engine, sweep, live_processes, isolated_imports, tmp_path):  # noqa: F811 (a fixture imported above)
     from engine.statemgr import open_state_manager
 
     rounds, name = 1_500, TOPOLOGY

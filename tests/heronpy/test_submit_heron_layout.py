@@ -179,17 +179,36 @@ def _acks(records: list[dict]) -> Counter:
 
 # -- the command line: heron's options, then the topology's own part -------------------
 
-@pytest.mark.parametrize("args, head, main", [
-    (["x.pex", "-", "-r", "URL", "-t", "NAME"], ["x.pex"], MainForm("-", ["-r", "URL", "-t", "NAME"])),
-    (["x.py", "--engine", "storm", "-t", "5", "-", "WC", "-t", "9"],
-     ["x.py", "--engine", "storm", "-t", "5"], MainForm("-", ["WC", "-t", "9"])),
-    (["-t", "5", "x.pex", "pkg.mod.Class", "NAME", "--engine"], ["-t", "5", "x.pex"],
-     MainForm("pkg.mod.Class", ["NAME", "--engine"])),
-    (["topologies/x.py", "--engine", "heron", "-t", "30"],
-     ["topologies/x.py", "--engine", "heron", "-t", "30"], None),
-    (["flux.yaml", "--filter", "dev.properties"], ["flux.yaml", "--filter", "dev.properties"],
-     None),
-])
+@pytest.mark.parametrize(
+    "args, head, main",
+    [
+        (
+            ["x.pex", "-", "-r", "URL", "-t", "NAME"],
+            ["x.pex"],
+            MainForm("-", ["-r", "URL", "-t", "NAME"]),
+        ),
+        (
+            ["x.py", "--engine", "storm", "-t", "5", "-", "WC", "-t", "9"],
+            ["x.py", "--engine", "storm", "-t", "5"],
+            MainForm("-", ["WC", "-t", "9"]),
+        ),
+        (
+            ["-t", "5", "x.pex", "pkg.mod.Class", "NAME", "--engine"],
+            ["-t", "5", "x.pex"],
+            MainForm("pkg.mod.Class", ["NAME", "--engine"]),
+        ),
+        (
+            ["topologies/x.py", "--engine", "heron", "-t", "30"],
+            ["topologies/x.py", "--engine", "heron", "-t", "30"],
+            None,
+        ),
+        (
+            ["flux.yaml", "--filter", "dev.properties"],
+            ["flux.yaml", "--filter", "dev.properties"],
+            None,
+        ),
+    ],
+)
 def test_everything_after_the_dash_or_the_class_goes_to_the_topology(args, head, main):
     assert split_topology_args(args, {"-t", "--time", "--engine", "--filter"}, 0) == (head, main)
 
@@ -253,7 +272,7 @@ def _results(directory: Path) -> dict[str, int]:
 @pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_submit_local_pex_with_the_topologys_own_options_then_kill(
-        tree, tmp_path, real_engine, sweep, live_processes, isolated_imports):
+        tree, tmp_path, real_engine, sweep, live_processes, isolated_imports):  # noqa: F811 (a fixture imported above)
     other = real_engine / "definitions" / "heronpy-other"  # another topology's, kept
     other.mkdir(parents=True)
     (other / "Other.defn").write_text("{}")

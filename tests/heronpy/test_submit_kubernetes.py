@@ -6,7 +6,6 @@ real cluster run is tests/heronpy/test_submit_slurm.py."""
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 import yaml
@@ -21,7 +20,7 @@ pytest.importorskip("kubernetes")
 
 @pytest.mark.slow
 @pytest.mark.timeout(60)
-def test_a_pex_dry_runs_on_kubernetes_and_a_lone_py_is_refused(heron_home, tmp_path,
+def test_a_pex_dry_runs_on_kubernetes_and_a_lone_py_is_refused(heron_home, tmp_path,  # noqa: F811 (a fixture imported above)
                                                                isolated_imports):
     k8s_cluster(heron_home, tmp_path, "127.0.0.1:1")  # nothing listens: never connected
     tree = heron_tree(tmp_path / "heron")

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import tarfile
 import uuid
-from pathlib import Path
 
 import pytest
 

@@ -185,7 +185,9 @@ def test_crashing_rule_fails_the_file_with_exit_2(project: Path, monkeypatch) ->
 
 def test_java_spec_is_reported_after_imports_are_migrated(project: Path) -> None:
     java = project / "src" / "topo.py"
-    java.write_text("from streamparse import JavaBolt\n\nb = JavaBolt.spec(full_class_name='a.B')\n")
+    java.write_text(
+        "from streamparse import JavaBolt\n\nb = JavaBolt.spec(full_class_name='a.B')\n"
+    )
     result = run("--write", project)
     assert result.exit_code == 0
     assert java.read_text().startswith("from compat.storm_api import JavaBolt\n")
@@ -229,7 +231,9 @@ def test_jobs_gives_the_same_result_as_one_process(project: Path) -> None:
 def test_format_pipes_changed_files_through_the_command(project: Path) -> None:
     import sys
 
-    upper = f"{sys.executable} -c \"import sys; sys.stdout.write(sys.stdin.read() + '# formatted\\n')\""
+    upper = (
+        f"{sys.executable} -c \"import sys; sys.stdout.write(sys.stdin.read() + '# formatted\\n')\""
+    )
     assert run("--write", "--format", upper, project).exit_code == 0
     assert (project / "src" / "bolt.py").read_text() == NEW + "# formatted\n"
     assert (project / "src" / "plain.py").read_text() == "import os\n"  # unchanged: not formatted

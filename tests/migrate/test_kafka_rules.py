@@ -84,14 +84,16 @@ def test_storm_kafka_client_spout_becomes_native_spout_with_its_settings() -> No
 
 
 def test_kafka_bolt_becomes_sink_keeping_inputs_and_merging_config() -> None:
-    findings = assert_migrates('''
+    findings = assert_migrates(
+        '''
         from streamparse import JavaBolt, Topology
 
         class T(Topology):
             out = JavaBolt.spec(full_class_name="org.apache.storm.kafka.bolt.KafkaBolt",
                                 args_list=["broker:9092", "counts"], inputs=[count], par=2,
                                 config={"topology.tick.tuple.freq.secs": 1})
-        ''', '''
+        ''',
+        '''
         from compat.storm_api import Topology
         from compat.connectors.kafka import KafkaSink
 
@@ -99,7 +101,8 @@ def test_kafka_bolt_becomes_sink_keeping_inputs_and_merging_config() -> None:
             out = KafkaSink.spec(inputs=[count],
                                 par=2,
                                 config={"topology.tick.tuple.freq.secs": 1, "heron.connectors.kafka.bootstrap.servers": "broker:9092", "heron.connectors.kafka.sink.topic": "counts"})
-        ''')
+        ''',  # noqa: E501
+    )
     [finding] = findings
     assert finding.level is Level.WARNING
     assert "org.apache.storm.kafka.bolt.KafkaBolt" in finding.message
@@ -107,12 +110,14 @@ def test_kafka_bolt_becomes_sink_keeping_inputs_and_merging_config() -> None:
 
 
 def test_old_storm_kafka_spout_with_broker_and_topics_is_mapped() -> None:
-    findings = assert_migrates('''
+    findings = assert_migrates(
+        '''
         from streamparse import JavaSpout
         a = JavaSpout.spec(full_class_name="org.apache.storm.kafka.KafkaSpout",
                            args_list=["PLAINTEXT://b:9092", "clicks,views"])
         b = JavaSpout.spec(full_class_name="storm.kafka.KafkaSpout", args_list=("b:9092", "x", "y"))
-        ''', '''
+        ''',
+        '''
         from compat.connectors.kafka import KafkaSpout
 
         a = KafkaSpout.spec(config={
@@ -120,25 +125,29 @@ def test_old_storm_kafka_spout_with_broker_and_topics_is_mapped() -> None:
                                "heron.connectors.kafka.spout.topics": ["clicks", "views"],
                            })
         b = KafkaSpout.spec(config={"heron.connectors.kafka.bootstrap.servers": "b:9092", "heron.connectors.kafka.spout.topics": ["x", "y"]})
-        ''')
+        ''',  # noqa: E501
+    )
     assert [f.level for f in findings] == [Level.WARNING, Level.WARNING]
     assert "storm-kafka (Storm 1.x" in findings[0].message
     assert "'clicks,views' is the topics" in findings[0].message
 
 
 def test_positional_arguments_and_aliased_module_are_mapped() -> None:
-    assert_migrates('''
+    assert_migrates(
+        '''
         import streamparse as sp
         class T(sp.Topology):
             s = sp.JavaSpout.spec("kafka", None, "org.apache.storm.kafka.spout.KafkaSpout",
                                   ["h:1", "t"], 2)
-        ''', '''
+        ''',
+        '''
         import compat.storm_api as sp
         from compat.connectors.kafka import KafkaSpout
 
         class T(sp.Topology):
             s = KafkaSpout.spec(name="kafka", par=2, config={"heron.connectors.kafka.bootstrap.servers": "h:1", "heron.connectors.kafka.spout.topics": "t"})
-        ''')
+        ''',  # noqa: E501
+    )
 
 
 def test_settings_already_in_config_need_no_assumption() -> None:
@@ -205,14 +214,16 @@ def test_other_outputs_with_a_translator_given_are_a_warning() -> None:
 
 
 def test_storm1_kafka_bolt_conf_keys_are_mapped() -> None:
-    findings = assert_migrates('''
+    findings = assert_migrates(
+        '''
         from streamparse import JavaBolt
         b = JavaBolt.spec(full_class_name="storm.kafka.bolt.KafkaBolt", inputs=[x], config={
             "topic": "out",
             "kafka.broker.properties": {"metadata.broker.list": "b1:9092", "request.required.acks": "1",
                                         "serializer.class": "kafka.serializer.StringEncoder"},
         })
-        ''', '''
+        ''',  # noqa: E501
+        '''
         from compat.connectors.kafka import KafkaSink
 
         b = KafkaSink.spec(inputs=[x], config={
@@ -223,7 +234,8 @@ def test_storm1_kafka_bolt_conf_keys_are_mapped() -> None:
             "heron.connectors.kafka.bootstrap.servers": "b1:9092",
             "heron.connectors.kafka.producer.properties": {"request.required.acks": "1"},
         })
-        ''')
+        ''',  # noqa: E501
+    )
     [finding] = findings
     assert finding.level is Level.WARNING
     assert "librdkafka producer property" in finding.message
@@ -282,7 +294,9 @@ def test_without_the_kafka_rule_unsupported_still_reports_kafka_specs() -> None:
               's = JavaSpout.spec(full_class_name="org.apache.storm.kafka.spout.KafkaSpout", '
               'args_list=["h:9092", "t"])\n')
     rules = select_rules(skip=["kafka"])
-    code, findings = migrate(source, [r for r in rules if isinstance(r, type) and issubclass(r, Rule)])
+    code, findings = migrate(
+        source, [r for r in rules if isinstance(r, type) and issubclass(r, Rule)]
+    )
     assert "JavaSpout.spec(" in code
     [finding] = attention(findings)
     assert (finding.level, finding.rule_id) == (Level.ERROR, "unsupported")

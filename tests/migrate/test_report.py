@@ -28,7 +28,9 @@ def test_text_report_has_summary_findings_and_failures(tmp_path: Path) -> None:
     assert "Scanned 4 files: 1 changed, 2 unchanged, 1 failed to parse or read." in text
     assert "Detected 1 issues that require attention (1 errors, 0 warnings)." in text
     assert "bolt.py:1:1: INFO [imports] import moved from streamparse to compat.storm_api" in text
-    assert "    old: from streamparse import Bolt\n    new: from compat.storm_api import Bolt" in text
+    assert (
+        "    old: from streamparse import Bolt\n    new: from compat.storm_api import Bolt" in text
+    )
     assert "cli_use.py:1:1: ERROR [imports]" in text
     assert "hint: looks like Python 2" in text
 

@@ -11,7 +11,9 @@ from migrate.transform import transform_source
 
 
 def test_findings_carry_path_position_rule_and_texts() -> None:
-    result = transform_source("import os\nfrom streamparse import Bolt\n", "a.py", [RULES["imports"]])
+    result = transform_source(
+        "import os\nfrom streamparse import Bolt\n", "a.py", [RULES["imports"]]
+    )
     [finding] = result.findings
     assert (finding.path, finding.line, finding.col) == ("a.py", 2, 1)
     assert finding.level is Level.INFO and finding.rule_id == "imports"

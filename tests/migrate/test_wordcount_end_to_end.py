@@ -45,7 +45,9 @@ def test_migrated_wordcount_runs_with_the_same_counts(tmp_path: Path) -> None:
     assert not [p for p, text in sources.items() if "streamparse" in text]
     assert "from compat.storm_api import Grouping, Topology" in \
         sources[migrated / "topologies" / "wordcount.py"]
-    assert "wordcount.seed: 42" in (migrated / "heron.yaml").read_text()  # read instead of config.json
+    assert (
+        "wordcount.seed: 42" in (migrated / "heron.yaml").read_text()
+    )  # read instead of config.json
     check = subprocess.run([sys.executable, "-m", "migrate.cli", "--check", str(migrated)],
                            cwd=REPO, capture_output=True, text=True, timeout=60)
     assert check.returncode == 0, check.stderr

@@ -50,7 +50,11 @@ def test_compare_names_an_edited_generated_file_as_stale(tmp_path):
 
     problems = {(d.name, d.problem) for d in gen_proto.compare(fresh, committed)}
 
-    assert problems == {("tuple_pb2.py", "stale"), ("gone_pb2.py", "extra"), ("new_pb2.pyi", "missing")}
+    assert problems == {
+        ("tuple_pb2.py", "stale"),
+        ("gone_pb2.py", "extra"),
+        ("new_pb2.pyi", "missing"),
+    }
 
 
 def test_generator_refuses_code_newer_than_the_protobuf_runtime(tmp_path, monkeypatch):

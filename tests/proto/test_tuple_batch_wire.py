@@ -54,7 +54,9 @@ def test_control_batch_keeps_the_kind_of_every_entry_in_order():
 
 
 def test_tuple_stream_message_carries_either_a_data_or_a_control_batch():
-    data = stmgr_pb2.TupleStreamMessage(task_id=5, data=tuple_pb2.TupleBatch(values=[b"x"]).SerializeToString())
+    data = stmgr_pb2.TupleStreamMessage(
+        task_id=5, data=tuple_pb2.TupleBatch(values=[b"x"]).SerializeToString()
+    )
     control = stmgr_pb2.TupleStreamMessage(task_id=5, control=b"")
 
     assert data.WhichOneof("set") == "data"

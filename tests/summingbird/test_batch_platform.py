@@ -119,8 +119,11 @@ def test_left_join_against_a_sqlite_service_runs_in_the_executors(batch, tmp_pat
 
 
 def test_errors_in_executors_name_the_node(batch):
-    with pytest.raises(JobRuntimeError, match=r"'sum_by_key' \(node \d+, .*\).*needs \(key, value\) "
-                                              r"pairs, got \['a', 'b'\] \(list\)"):
+    with pytest.raises(
+        JobRuntimeError,
+        match=r"'sum_by_key' \(node \d+, .*\).*needs \(key, value\) "
+        r"pairs, got \['a', 'b'\] \(list\)",
+    ):
         batch.execute(source(["a b"]).map(str.split).sum_by_key(InMemoryStore(), Sum()))
     with pytest.raises(JobRuntimeError, match=r"ZeroDivisionError.*Summingbird node 'map'"):
         batch.execute(source([0, 1]).map(lambda x: 1 / x).write(CollectorSink()))
@@ -180,5 +183,7 @@ def test_non_commutative_monoid_sums_in_memory_order_on_batch(batch):
     stores = {name: InMemoryStore() for name in ("memory", "batch")}
     letters = [(i % 3, chr(97 + i % 26)) for i in range(90)]
     for name, platform in (("memory", MemoryPlatform()), ("batch", batch)):
-        platform.execute((source(letters[:45]) + source(letters[45:])).sum_by_key(stores[name], concat))
+        platform.execute(
+            (source(letters[:45]) + source(letters[45:])).sum_by_key(stores[name], concat)
+        )
     assert same_value(stores["batch"].contents(), stores["memory"].contents())

@@ -63,7 +63,9 @@ def test_pageviews_example_on_memory_matches_plain_python():
         assert (r["views"], r["longest_ms"]) == (views, longest)
         assert r["mean_ms"] == pytest.approx(total / views, abs=1e-3)
         assert abs(r["distinct_viewers"] - viewers) <= 1  # HyperLogLog, tiny cardinalities
-    assert run_cli(pageviews_main, "--service", "memory", "--json") == run_cli(pageviews_main, "--json")
+    assert run_cli(pageviews_main, "--service", "memory", "--json") == run_cli(
+        pageviews_main, "--json"
+    )
 
 
 @pytest.mark.timeout(180)

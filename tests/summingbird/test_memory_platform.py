@@ -134,8 +134,11 @@ def test_only_tails_can_be_planned():
 
 def test_non_pair_element_at_a_keyed_node_names_the_node():
     job = source(["a b"]).map(lambda s: s.split()).sum_by_key(InMemoryStore(), Sum())
-    with pytest.raises(JobRuntimeError, match=r"'sum_by_key' \(node \d+, .*test_memory_platform.py:\d+\) "
-                                              r"needs \(key, value\) pairs, got \['a', 'b'\] \(list\).*map\(tuple\)"):
+    with pytest.raises(
+        JobRuntimeError,
+        match=r"'sum_by_key' \(node \d+, .*test_memory_platform.py:\d+\) "
+        r"needs \(key, value\) pairs, got \['a', 'b'\] \(list\).*map\(tuple\)",
+    ):
         memory.execute(job)
 
 

@@ -66,14 +66,29 @@ CASES = [
     ("first", First(), small_ints, None),
     ("last", Last(), small_ints, None),
     ("set_union", SetUnion(), st.frozensets(words), None),
-    ("map_merge", MapMerge(Sum()),
-     st.dictionaries(words, small_ints.filter(lambda v: v != 0), max_size=5), None),
+    (
+        "map_merge",
+        MapMerge(Sum()),
+        st.dictionaries(words, small_ints.filter(lambda v: v != 0), max_size=5),
+        None,
+    ),
     ("map_merge_max", MapMerge(Max()), st.dictionaries(words, small_ints, max_size=5), None),
     ("product", Product(Sum(), SetUnion()), st.tuples(small_ints, st.frozensets(words)), None),
-    ("product_semigroup", ProductSemigroup(Max(), First()), st.tuples(small_ints, small_ints), None),
+    (
+        "product_semigroup",
+        ProductSemigroup(Max(), First()),
+        st.tuples(small_ints, small_ints),
+        None,
+    ),
     ("averaged", Averaged(), averaged_values(), close),
-    ("top_k", TOP3, st.lists(words | st.text(max_size=4), max_size=6).map(
-        lambda xs: TOP3.sum(TOP3.of(x) for x in xs)), None),
+    (
+        "top_k",
+        TOP3,
+        st.lists(words | st.text(max_size=4), max_size=6).map(
+            lambda xs: TOP3.sum(TOP3.of(x) for x in xs)
+        ),
+        None,
+    ),
     ("hyperloglog", HLL, hll_values(), None),
     ("count_min_sketch", CMS, cms_values(), None),
 ]

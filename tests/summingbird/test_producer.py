@@ -79,8 +79,9 @@ def test_every_keyed_operation_builds_the_summingbird_node_kind():
     }
     for op, (node, kind) in expectations.items():
         assert (node.op, node.kind) == (op, kind)
-    assert [n.kind for n in JobGraph.of(source([1]).lookup(InMemoryService({})).write(print))][1:4] == \
-        [NodeKind.OPTION_MAP, NodeKind.LEFT_JOIN, NodeKind.VALUE_FLAT_MAP]
+    assert [n.kind for n in JobGraph.of(source([1]).lookup(InMemoryService({})).write(print))][
+        1:4
+    ] == [NodeKind.OPTION_MAP, NodeKind.LEFT_JOIN, NodeKind.VALUE_FLAT_MAP]
 
 
 def test_plus_is_merge_and_either_merges_two_mapped_sides():
@@ -141,13 +142,17 @@ def test_annotated_non_pair_map_is_refused_before_sum_by_key():
     def length(word: str) -> int:
         return len(word)
 
-    with pytest.raises(JobDefinitionError, match=r"int values \(.*length .*annotated to return int"):
+    with pytest.raises(
+        JobDefinitionError, match=r"int values \(.*length .*annotated to return int"
+    ):
         source(["a"]).map(length).sum_by_key(InMemoryStore(), Sum())
 
 
 def test_store_without_merge_is_refused_with_a_hint():
     pairs = source([("a", 1)])
-    with pytest.raises(JobDefinitionError, match=r"has no merge\(key, delta\).*InMemoryStore\(initial"):
+    with pytest.raises(
+        JobDefinitionError, match=r"has no merge\(key, delta\).*InMemoryStore\(initial"
+    ):
         pairs.sum_by_key({}, Sum())
 
     class ReadOnly:

@@ -112,7 +112,7 @@ class AtLeastOnce:
             self._in_flight = True
             self._consumer.commit(offsets=offsets, asynchronous=True)
 
-    def _on_commit(self, error: Any, partitions: list) -> None:
+    def _on_commit(self, error: Any, partitions: list[Any]) -> None:
         """librdkafka's commit callback (run inside consume/poll, on this thread)."""
         if not self._alo:
             return

@@ -13,7 +13,8 @@ yet has no cached watermark and is not at its end.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from typing import Any
+from collections.abc import Callable, Iterable
 
 __all__ = ["read_to_end"]
 

@@ -10,7 +10,7 @@ last fetch response; brokers whose watermark lags their log (Tansu) make lag app
 """
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 __all__ = ["lag_metrics"]
 

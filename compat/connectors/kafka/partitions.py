@@ -9,7 +9,8 @@ without a consumer-group rebalance (``consumer.assign``, never ``subscribe``).
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable
+from typing import Any
+from collections.abc import Iterable
 
 __all__ = ["TopicPartitionKey", "round_robin", "discover"]
 
@@ -27,7 +28,7 @@ def round_robin(partitions: Iterable[TopicPartitionKey], index: int,
 
 
 def discover(topics_metadata: dict[str, Any], topics: Iterable[str] = (),
-             pattern: re.Pattern | None = None) -> tuple[list[TopicPartitionKey], list[str]]:
+             pattern: re.Pattern[str] | None = None) -> tuple[list[TopicPartitionKey], list[str]]:
     """The partitions of the subscribed topics in a metadata answer
     (``{topic: TopicMetadata}``, confluent-kafka's ``ClusterMetadata.topics``), and the
     named topics that do not exist. A pattern matches whole topic names (Java's

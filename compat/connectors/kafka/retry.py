@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import heapq
 import time
-from typing import Callable, Hashable
+from collections.abc import Callable, Hashable
 
 __all__ = ["RetrySchedule"]
 

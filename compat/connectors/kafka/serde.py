@@ -8,7 +8,8 @@ failing the task (a poison record would otherwise crash-loop it).
 from __future__ import annotations
 
 import json
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 __all__ = ["DecodeError", "deserializer", "serializer"]
 

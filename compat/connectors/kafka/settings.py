@@ -73,7 +73,7 @@ class SpoutSettings:
 
     bootstrap_servers: str
     topics: tuple[str, ...]
-    pattern: re.Pattern | None
+    pattern: re.Pattern[str] | None
     consumer_properties: dict[str, Any]
     strategy: str = "UNCOMMITTED_EARLIEST"
     guarantee: str = "AT_LEAST_ONCE"

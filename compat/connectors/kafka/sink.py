@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from compat.connectors.config import checkpoint_number, task_slice
 from compat.storm_api.state import TwoPhaseCommitBolt
@@ -48,20 +49,25 @@ class KafkaSink(TwoPhaseCommitBolt):
       Kafka transaction fenced against a second write (transactional.py).
     """
 
-    outputs: list = []
+    outputs: list[Any] = []
     auto_ack = False
     #: ticks drive the delivery callbacks when no tuple comes
     config = {"topology.tick.tuple.freq.secs": 1}
 
     @classmethod
-    def spec(cls, name: str | None = None, inputs: Any = None, par: int | dict | None = None,
-             config: dict | None = None) -> Any:
+    def spec(
+        cls,
+        name: str | None = None,
+        inputs: Any = None,
+        par: int | dict[str, Any] | None = None,
+        config: dict[str, Any] | None = None,
+    ) -> Any:
         """Declare the sink; its class ``config`` (the tick frequency) stays under ``config``."""
         return super().spec(name=name, inputs=inputs, par=par,
                             config={**(cls.config or {}), **(config or {})})
 
     @classmethod
-    def preflight(cls, name: str, conf: dict) -> None:
+    def preflight(cls, name: str, conf: dict[str, Any]) -> None:
         """Before the topology starts (engine/plan/preflight.py): the settings and a
         broker answering; raises ConnectorConfigError naming the key."""
         from .preflight import check_sink
@@ -87,7 +93,7 @@ class KafkaSink(TwoPhaseCommitBolt):
                                       PRODUCER_DEFAULTS)
         wait_for_brokers(self._producer, self._name, s.bootstrap_servers, s.start_timeout_ms)
 
-    def initialize(self, storm_conf: dict, context: dict) -> None:
+    def initialize(self, storm_conf: dict[str, Any], context: dict[str, Any]) -> None:
         self._setup()
 
     # -- tuples ---------------------------------------------------------------------

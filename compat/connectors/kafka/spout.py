@@ -78,8 +78,8 @@ class KafkaSpout(StatefulComponent, AtLeastOnce, Spout):
     state: State
 
     @classmethod
-    def spec(cls, name: str | None = None, par: int | dict | None = None,
-             config: dict | None = None) -> Any:
+    def spec(cls, name: str | None = None, par: int | dict[str, Any] | None = None,
+             config: dict[str, Any] | None = None) -> Any:
         """Declare the spout; ``spout.output.fields`` / ``spout.output.stream`` in ``config``
         (or the class's) decide what it declares, as Storm's translator does."""
         from compat.storm_api.dsl import Stream
@@ -99,7 +99,7 @@ class KafkaSpout(StatefulComponent, AtLeastOnce, Spout):
         return spec
 
     @classmethod
-    def preflight(cls, name: str, conf: dict) -> None:
+    def preflight(cls, name: str, conf: dict[str, Any]) -> None:
         """Before the topology starts (engine/plan/preflight.py): the settings, a broker
         answering, the named topics there; raises ConnectorConfigError naming the key."""
         from .preflight import check_spout
@@ -111,7 +111,7 @@ class KafkaSpout(StatefulComponent, AtLeastOnce, Spout):
         self.state = stateful_state
 
     # -- start --------------------------------------------------------------------
-    def initialize(self, storm_conf: dict, context: dict) -> None:
+    def initialize(self, storm_conf: dict[str, Any], context: dict[str, Any]) -> None:
         if not hasattr(self, "state"):
             self.state = HashMapState()
         s = self.settings = spout_settings(self)
@@ -376,7 +376,7 @@ class KafkaSpout(StatefulComponent, AtLeastOnce, Spout):
         if offsets:
             self._consumer.commit(offsets=offsets, asynchronous=asynchronous)
 
-    def _commit_before_emit(self, records: list) -> bool:
+    def _commit_before_emit(self, records: list[Any]) -> bool:
         """AT_MOST_ONCE: commit the polled positions before emitting; on failure seek back
         so the records are read again later, and emit nothing now."""
         after: dict[tuple[str, int], int] = {}
@@ -404,7 +404,7 @@ class KafkaSpout(StatefulComponent, AtLeastOnce, Spout):
                                           sorted(self._positions.items())]
 
     @staticmethod
-    def rescale_state(states: list[Any], new_parallelism: int) -> list[dict]:
+    def rescale_state(states: list[Any], new_parallelism: int) -> list[dict[str, Any]]:
         """Every new task gets every old task's positions (the furthest, should two know a
         partition); each then reads from those of the partitions it is dealt."""
         merged: dict[tuple[str, int], int] = {}

@@ -21,7 +21,10 @@ satisfiable by the brokers there are) and consumers of the output reading with
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+import functools
+
+from typing import Any
+from collections.abc import Callable
 
 from .client import kafka, new_consumer, new_producer
 
@@ -78,7 +81,7 @@ class TransactionalWriter:
         producer.begin_transaction()
         try:
             for topic, key, value in records:
-                produce_retry(lambda: producer.produce(topic, key=key, value=value))
+                produce_retry(functools.partial(producer.produce, topic, key=key, value=value))
             producer.send_offsets_to_transaction(
                 [TP(fence_topic, 0, number)],
                 self._fence_consumer(group).consumer_group_metadata(), self._timeout)

@@ -9,7 +9,8 @@ a function of one :class:`Record` returning the list of values, or None to emit 
 from __future__ import annotations
 
 import importlib
-from typing import Any, Callable, NamedTuple
+from typing import Any, NamedTuple
+from collections.abc import Callable
 
 from .errors import KafkaConnectorError
 from .settings import key
@@ -26,10 +27,10 @@ class Record(NamedTuple):
     key: Any
     value: Any
     timestamp: int | None = None
-    headers: list | None = None
+    headers: list[Any] | None = None
 
 
-def default_translator(record: Record) -> list:
+def default_translator(record: Record) -> list[Any]:
     """Storm's DefaultRecordTranslator: topic, partition, offset, key, value."""
     return [record.topic, record.partition, record.offset, record.key, record.value]
 

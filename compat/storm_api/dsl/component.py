@@ -24,7 +24,8 @@ and why it was chosen.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 import simplejson as json
 
@@ -172,7 +173,7 @@ def _sanitize_outputs(component_cls: Any, name: str | None, outputs: Any) -> dic
     return streams
 
 
-def _sanitize_inputs(component_cls: Any, name: str | None, inputs: Any) -> dict:
+def _sanitize_inputs(component_cls: Any, name: str | None, inputs: Any) -> dict[str, Any]:
     """Turn ``inputs`` into ``{GlobalStreamId: Grouping}``.
 
     A dict is converted in place (streamparse does, and a topology may share it); a
@@ -202,7 +203,7 @@ def _sanitize_inputs(component_cls: Any, name: str | None, inputs: Any) -> dict:
     if isinstance(inputs, specs):
         inputs = [inputs]
     if isinstance(inputs, (list, tuple)):
-        input_dict: dict = {}
+        input_dict: dict[str, Any] = {}
         for source in inputs:
             grouping = Grouping.SHUFFLE
             if isinstance(source, specs):
@@ -246,7 +247,7 @@ class ComponentSpec:
         name: str | None = None,
         inputs: Any = None,
         par: Any = 1,
-        config: dict | None = None,
+        config: dict[str, Any] | None = None,
         outputs: Sequence[str | Stream] | None = None,
     ) -> None:
         self.component_cls = component_cls
@@ -293,7 +294,7 @@ class ShellComponentSpec(ComponentSpec):
         script: str | None = None,
         inputs: Any = None,
         par: Any = 1,
-        config: dict | None = None,
+        config: dict[str, Any] | None = None,
         outputs: Sequence[str | Stream] | None = None,
     ) -> None:
         super().__init__(
@@ -329,7 +330,7 @@ class JavaComponentSpec(ComponentSpec):
         args_list: Sequence[Any] | None = None,
         inputs: Any = None,
         par: Any = None,
-        config: dict | None = None,
+        config: dict[str, Any] | None = None,
         outputs: Sequence[str | Stream] | None = None,
     ) -> None:
         super().__init__(
@@ -375,7 +376,7 @@ class ShellSpoutSpec(ShellComponentSpec):
         command: str | None = None,
         script: str | None = None,
         par: Any = 1,
-        config: dict | None = None,
+        config: dict[str, Any] | None = None,
         outputs: Sequence[str | Stream] | None = None,
     ) -> None:
         super().__init__(
@@ -408,7 +409,7 @@ class JavaSpoutSpec(JavaComponentSpec):
         full_class_name: str | None = None,
         args_list: Sequence[Any] | None = None,
         par: Any = 1,
-        config: dict | None = None,
+        config: dict[str, Any] | None = None,
         outputs: Sequence[str | Stream] | None = None,
     ) -> None:
         super().__init__(
@@ -437,7 +438,7 @@ class JavaBoltSpec(JavaComponentSpec):
         args_list: Sequence[Any] | None = None,
         inputs: Any = None,
         par: Any = 1,
-        config: dict | None = None,
+        config: dict[str, Any] | None = None,
         outputs: Sequence[str | Stream] | None = None,
     ) -> None:
         super().__init__(
@@ -470,7 +471,7 @@ class PythonSpoutSpec(ShellSpoutSpec):
         component_cls: type,
         name: str | None = None,
         par: Any = None,
-        config: dict | None = None,
+        config: dict[str, Any] | None = None,
     ) -> None:
         super().__init__(
             component_cls,
@@ -492,7 +493,7 @@ class PythonBoltSpec(ShellBoltSpec):
         name: str | None = None,
         inputs: Any = None,
         par: Any = None,
-        config: dict | None = None,
+        config: dict[str, Any] | None = None,
     ) -> None:
         super().__init__(
             component_cls,
@@ -510,7 +511,7 @@ def spec_for_spout(
     component_cls: type,
     name: str | None = None,
     par: Any = None,
-    config: dict | None = None,
+    config: dict[str, Any] | None = None,
 ) -> PythonSpoutSpec:
     """Build the spec ``Spout.spec(name=None, par=None, config=None)`` returns.
 
@@ -524,7 +525,7 @@ def spec_for_bolt(
     name: str | None = None,
     inputs: Any = None,
     par: Any = None,
-    config: dict | None = None,
+    config: dict[str, Any] | None = None,
 ) -> PythonBoltSpec:
     """Build the spec ``Bolt.spec(name=None, inputs=None, par=None, config=None)`` returns."""
     return PythonBoltSpec(component_cls, name=name, inputs=inputs, par=par, config=config)

@@ -58,7 +58,8 @@ from __future__ import annotations
 
 import sys
 import types
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 __all__ = ["accepted", "instance_class", "streamparse_class"]
 
@@ -148,8 +149,8 @@ def _body(plain: type) -> Callable[[dict[str, Any]], None]:
     return fill
 
 
-def _reduce_as(plain: type) -> Callable[[Any, int], tuple]:
-    def __reduce_ex__(self: Any, protocol: int) -> tuple:
+def _reduce_as(plain: type) -> Callable[[Any, int], tuple[Any, ...]]:
+    def __reduce_ex__(self: Any, protocol: int) -> tuple[Any, ...]:
         return (_new_instance, (plain,), dict(vars(self)))
 
     return __reduce_ex__

@@ -235,7 +235,9 @@ def _spec_to_flux(spec: ComponentSpec) -> dict[str, Any]:
     return flux
 
 
-def _stream_to_flux(spec: ComponentSpec, stream_id: GlobalStreamId, grouping: Any) -> dict:
+def _stream_to_flux(
+    spec: ComponentSpec, stream_id: GlobalStreamId, grouping: Any
+) -> dict[str, Any]:
     """One Flux stream entry: a subscription of ``spec`` with its grouping."""
     kind, value = union_field(grouping)
     flux_grouping: dict[str, Any] = {"streamId": stream_id.streamId, "type": kind.upper()}

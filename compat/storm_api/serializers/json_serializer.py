@@ -38,7 +38,7 @@ class JSONSerializer(Serializer):
     e.g. ``Decimal`` is accepted and namedtuples become arrays.
     """
 
-    def __init__(self, input_stream: IO, output_stream: IO, reader_lock: threading.RLock,
+    def __init__(self, input_stream: IO[Any], output_stream: IO[Any], reader_lock: threading.RLock,
                  writer_lock: threading.RLock) -> None:
         super().__init__(input_stream, output_stream, reader_lock, writer_lock)
         self.input_stream = self._wrap_stream(input_stream)
@@ -51,7 +51,7 @@ class JSONSerializer(Serializer):
             return _BorrowedTextStream(stream.buffer, encoding="utf-8")
         if hasattr(stream, "readable"):
             return _BorrowedTextStream(stream, encoding="utf-8")
-        return io.open(stream.fileno(), mode=stream.mode, encoding="utf-8", closefd=False)
+        return open(stream.fileno(), mode=stream.mode, encoding="utf-8", closefd=False)
 
     def read_message(self) -> Any:
         """Read lines up to ``end``; blank lines are noise Storm may send."""
@@ -67,8 +67,11 @@ class JSONSerializer(Serializer):
             if line == "\n":
                 num_blank_lines += 1
                 if num_blank_lines % 1000 == 0:
-                    log.warning("While trying to read a command or pending task ID, Storm has instead sent "
-                                "%s '\\n' messages.", num_blank_lines)
+                    log.warning(
+                        "While trying to read a command or pending task ID, Storm has instead sent "
+                        "%s '\\n' messages.",
+                        num_blank_lines,
+                    )
                 continue
             msg = f"{msg}{line[0:-1]}\n"
         try:
@@ -77,5 +80,5 @@ class JSONSerializer(Serializer):
             log.error("JSON decode error for message: %r", msg, exc_info=True)
             raise
 
-    def serialize_dict(self, msg_dict: dict) -> str:
+    def serialize_dict(self, msg_dict: dict[str, Any]) -> str:
         return json.dumps(msg_dict, namedtuple_as_object=False) + "\nend\n"

@@ -8,7 +8,8 @@ from __future__ import annotations
 import io
 import os
 import threading
-from typing import IO, Any, Iterator
+from typing import IO, Any
+from collections.abc import Iterator
 
 import msgpack
 
@@ -21,7 +22,7 @@ class MsgpackSerializer(Serializer):
 
     CHUNK_SIZE = 1024 ** 2
 
-    def __init__(self, input_stream: IO, output_stream: IO, reader_lock: threading.RLock,
+    def __init__(self, input_stream: IO[Any], output_stream: IO[Any], reader_lock: threading.RLock,
                  writer_lock: threading.RLock) -> None:
         super().__init__(input_stream, self._raw_stream(output_stream), reader_lock, writer_lock)
         self._messages = self._messages_generator()
@@ -49,5 +50,5 @@ class MsgpackSerializer(Serializer):
     def read_message(self) -> Any:
         return next(self._messages)
 
-    def serialize_dict(self, msg_dict: dict) -> bytes:
+    def serialize_dict(self, msg_dict: dict[str, Any]) -> bytes:
         return msgpack.packb(msg_dict)

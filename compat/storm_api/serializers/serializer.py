@@ -17,7 +17,7 @@ class Serializer:
     keep an emit and the task-id reply that answers it together.
     """
 
-    def __init__(self, input_stream: IO, output_stream: IO, reader_lock: threading.RLock,
+    def __init__(self, input_stream: IO[Any], output_stream: IO[Any], reader_lock: threading.RLock,
                  writer_lock: threading.RLock) -> None:
         self._reader_lock = reader_lock
         self._writer_lock = writer_lock
@@ -28,11 +28,11 @@ class Serializer:
         """Return the next message; raise ``StormWentAwayError`` on EOF."""
         raise NotImplementedError
 
-    def serialize_dict(self, msg_dict: dict) -> Any:
+    def serialize_dict(self, msg_dict: dict[str, Any]) -> Any:
         """Encode one message for ``output_stream``."""
         raise NotImplementedError
 
-    def send_message(self, msg_dict: dict) -> None:
+    def send_message(self, msg_dict: dict[str, Any]) -> None:
         """Write one message and flush it.
 
         Flushing before and after keeps anything else written to the stream

@@ -65,24 +65,24 @@ class Last(Semigroup[Any]):
         return right
 
 
-class SetUnion(Monoid[frozenset]):
+class SetUnion(Monoid[frozenset[Any]]):
     """Union of frozensets (distinct values, exactly). ``of(x)`` makes a one-element set."""
 
     commutative = True
 
     @property
-    def zero(self) -> frozenset:
+    def zero(self) -> frozenset[Any]:
         return frozenset()
 
-    def plus(self, left: frozenset, right: frozenset) -> frozenset:
+    def plus(self, left: frozenset[Any], right: frozenset[Any]) -> frozenset:
         return frozenset(left) | frozenset(right)
 
     @staticmethod
-    def of(*items: Hashable) -> frozenset:
+    def of(*items: Hashable) -> frozenset[Any]:
         return frozenset(items)
 
 
-class MapMerge(Monoid[dict]):
+class MapMerge(Monoid[dict[str, Any]]):
     """Key-wise ``plus`` of dicts with a value semigroup (Algebird's ``MapMonoid``).
 
     When the value type is a monoid, keys whose sum is zero are dropped, so zero and
@@ -96,10 +96,10 @@ class MapMerge(Monoid[dict]):
         self.commutative = bool(getattr(values, "commutative", False))
 
     @property
-    def zero(self) -> dict:
+    def zero(self) -> dict[str, Any]:
         return {}
 
-    def plus(self, left: Mapping[Any, Any], right: Mapping[Any, Any]) -> dict:
+    def plus(self, left: Mapping[Any, Any], right: Mapping[Any, Any]) -> dict[str, Any]:
         out = dict(left)
         drops_zero = isinstance(self.values, Monoid)
         for key, value in right.items():
@@ -115,7 +115,7 @@ class MapMerge(Monoid[dict]):
         return (self.values,)
 
 
-class ProductSemigroup(Semigroup[tuple]):
+class ProductSemigroup(Semigroup[tuple[Any, ...]]):
     """Component-wise ``plus`` of fixed-length tuples (several aggregates in one value)."""
 
     def __init__(self, *parts: Semigroup[Any]) -> None:
@@ -127,7 +127,7 @@ class ProductSemigroup(Semigroup[tuple]):
         self.parts = tuple(parts)
         self.commutative = all(getattr(p, "commutative", False) for p in parts)
 
-    def plus(self, left: tuple, right: tuple) -> tuple:
+    def plus(self, left: tuple[Any, ...], right: tuple[Any, ...]) -> tuple:
         if len(left) != len(self.parts) or len(right) != len(self.parts):
             raise ValueError(f"{self!r} sums tuples of {len(self.parts)} components, got "
                              f"{len(left)} and {len(right)}")
@@ -137,7 +137,7 @@ class ProductSemigroup(Semigroup[tuple]):
         return self.parts
 
 
-class Product(ProductSemigroup, Monoid[tuple]):
+class Product(ProductSemigroup, Monoid[tuple[Any, ...]]):
     """A tuple of monoids is a monoid: ``zero`` is the tuple of zeros."""
 
     def __init__(self, *parts: Monoid[Any]) -> None:
@@ -148,7 +148,7 @@ class Product(ProductSemigroup, Monoid[tuple]):
         super().__init__(*parts)
 
     @property
-    def zero(self) -> tuple:
+    def zero(self) -> tuple[Any, ...]:
         return tuple(p.zero for p in self.parts)  # type: ignore[attr-defined]
 
 

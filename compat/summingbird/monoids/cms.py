@@ -86,7 +86,11 @@ class CountMinSketch(Monoid[CMSketch]):
         return min(sketch._cells.get(cell, 0) for cell in self._cells_of(item))
 
     def _check(self, sketch: CMSketch) -> None:
-        if not isinstance(sketch, CMSketch) or sketch._shape() != (self.width, self.depth, self.seed):
+        if not isinstance(sketch, CMSketch) or sketch._shape() != (
+            self.width,
+            self.depth,
+            self.seed,
+        ):
             shape = sketch._shape() if isinstance(sketch, CMSketch) else type(sketch).__name__
             raise ValueError(f"{self!r} cannot merge a sketch of shape {shape}; every sketch "
                              "in one store must share eps, delta and seed")

@@ -51,7 +51,9 @@ class HLLSketch:
         return hash((self.bits, frozenset(self._registers.items())))
 
     def __repr__(self) -> str:
-        return f"HLLSketch(bits={self.bits}, registers={len(self._registers)}, ~{self.estimate():.1f})"
+        return (
+            f"HLLSketch(bits={self.bits}, registers={len(self._registers)}, ~{self.estimate():.1f})"
+        )
 
     def __getstate__(self) -> tuple[int, dict[int, int]]:
         return (self.bits, self._registers)

@@ -14,7 +14,7 @@ from typing import Any
 from .base import Monoid
 
 
-class TopK(Monoid[tuple]):
+class TopK(Monoid[tuple[Any, ...]]):
     """Values are tuples of at most ``k`` items, largest first; ``of(x)`` is ``(x,)``."""
 
     commutative = True
@@ -29,20 +29,20 @@ class TopK(Monoid[tuple]):
         return item if self.key is None else (self.key(item), item)
 
     @property
-    def zero(self) -> tuple:
+    def zero(self) -> tuple[Any, ...]:
         return ()
 
-    def plus(self, left: tuple, right: tuple) -> tuple:
+    def plus(self, left: tuple[Any, ...], right: tuple[Any, ...]) -> tuple:
         return tuple(heapq.nlargest(self.k, left + right, key=self._order))
 
-    def sum_option(self, items: Any) -> tuple | None:
+    def sum_option(self, items: Any) -> tuple[Any, ...] | None:
         values = list(items)
         if not values:
             return None
         return tuple(heapq.nlargest(self.k, (x for v in values for x in v), key=self._order))
 
     @staticmethod
-    def of(item: Any) -> tuple:
+    def of(item: Any) -> tuple[Any, ...]:
         """One item."""
         return (item,)
 

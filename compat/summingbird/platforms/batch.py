@@ -260,7 +260,9 @@ class _BatchRun:
             return lines.zipWithIndex().filter(_non_blank).map(_ParseLine(source))
         items = source.items if isinstance(source, IterableSource) else tuple(source.read())
         data = [((i,), x) for i, x in enumerate(items)]
-        return self.sc.parallelize(data, slices or max(1, min(len(data), self.sc.defaultParallelism)))
+        return self.sc.parallelize(
+            data, slices or max(1, min(len(data), self.sc.defaultParallelism))
+        )
 
     def _evaluate(self, node: Producer) -> RDD[Any]:
         kind = node.kind

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from compat.storm_api.tuple import Tuple
+
 import copy
 from typing import Any
 
@@ -27,8 +29,8 @@ class BaseBolt(BaseComponent, StormBolt):
 
     @classmethod
     def spec(cls, name: str | None = None, inputs: Any = None, par: int = 1,
-             config: dict | None = None,
-             optional_outputs: list | tuple | None = None) -> HeronComponentSpec:
+             config: dict[str, Any] | None = None,
+             optional_outputs: list[Any] | tuple[Any, ...] | None = None) -> HeronComponentSpec:
         """Place this bolt in a topology: ``inputs`` is ``{spec or spec['stream']:
         Grouping}`` or a list (SHUFFLE)."""
         outputs = copy.copy(cls.outputs) if getattr(cls, "outputs", None) is not None else []
@@ -41,22 +43,22 @@ class BaseBolt(BaseComponent, StormBolt):
                                   par=par, inputs=inputs, outputs=outputs, config=config,
                                   component_cls=cls)
 
-    def emit(self, tup: list | tuple, stream: str = Stream.DEFAULT_STREAM_ID,
-             anchors: list | None = None, direct_task: int | None = None,
+    def emit(self, tup: list[Any] | tuple[Any, ...], stream: str = Stream.DEFAULT_STREAM_ID,
+             anchors: list[Any] | None = None, direct_task: int | None = None,
              need_task_ids: bool = False) -> list[int] | None:
         """Emit ``tup``, anchored to ``anchors`` (input tuples) when given."""
         return self.delegate.emit(tup, stream, anchors, direct_task, need_task_ids)
 
     @staticmethod
-    def is_tick(tup: Any) -> bool:
+    def is_tick(tup: Tuple) -> bool:
         """Whether ``tup`` is a tick tuple."""
         return tup.stream == TupleHelper.TICK_TUPLE_ID
 
-    def ack(self, tup: Any) -> None:
+    def ack(self, tup: Tuple) -> None:
         """Indicate that processing of a Tuple has succeeded."""
         self.delegate.ack(tup)
 
-    def fail(self, tup: Any) -> None:
+    def fail(self, tup: Tuple) -> None:
         """Indicate that processing of a Tuple has failed (its spout tuple fails at once)."""
         self.delegate.fail(tup)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from compat.storm_api.tuple import Tuple
+
 from abc import abstractmethod
 from typing import Any
 
@@ -12,16 +14,16 @@ class Bolt(BaseBolt):
     """A heronpy bolt; do not override ``__init__`` (it receives the delegate)."""
 
     @abstractmethod
-    def initialize(self, config: dict, context: Any) -> None:
+    def initialize(self, config: dict[str, Any], context: Any) -> None:
         """Called once before the first tuple, with the auto-typed config and a
         ``TopologyContext``; setting ``topology.tick.tuple.freq.secs`` in ``config``
         here sets this bolt's tick frequency."""
 
     @abstractmethod
-    def process(self, tup: Any) -> None:
+    def process(self, tup: Tuple) -> None:
         """Process one input tuple (not ticks: those go to ``process_tick``)."""
         raise NotImplementedError("Bolt not implementing process() method.")
 
     @abstractmethod
-    def process_tick(self, tup: Any) -> None:
+    def process_tick(self, tup: Tuple) -> None:
         """Handle a tick tuple (``topology.tick.tuple.freq.secs``); the default ignores it."""

@@ -28,7 +28,7 @@ WindowContext = namedtuple("WindowContext", ("start", "end"))
 _STATE_KEY = "tuples"
 
 
-def _saved(entries: Any, with_time: bool) -> list:
+def _saved(entries: Any, with_time: bool) -> list[Any]:
     """The window's tuples as plain lists: [id, component, stream, task, values, time]."""
     out = []
     for entry in entries:
@@ -37,15 +37,15 @@ def _saved(entries: Any, with_time: bool) -> list:
     return out
 
 
-def _restored(saved: Any, with_time: bool) -> deque:
-    entries: deque = deque()
+def _restored(saved: Any, with_time: bool) -> deque[Any]:
+    entries: deque[Any] = deque()
     for tid, component, stream, task, values, seen in saved or []:
         tup = Tuple(tid, component, stream, task, tuple(values))
         entries.append((tup, seen) if with_time else tup)
     return entries
 
 
-def _window_secs(config: dict, key: str, logger: Any) -> int | None:
+def _window_secs(config: dict[str, Any], key: str, logger: Any) -> int | None:
     if key not in config:
         logger.fatal("Window Duration has to be specified in the config")
         return None
@@ -65,10 +65,10 @@ class SlidingWindowBolt(Bolt, StatefulComponent):
         self.saved_state[_STATE_KEY] = _saved(self.current_tuples, with_time=True)
 
     @abstractmethod
-    def processWindow(self, window_info: WindowContext, tuples: list) -> None:  # noqa: N802
+    def processWindow(self, window_info: WindowContext, tuples: list[Any]) -> None:  # noqa: N802
         """Called every slide interval with the tuples of the last window duration."""
 
-    def initialize(self, config: dict, context: Any) -> None:
+    def initialize(self, config: dict[str, Any], context: Any) -> None:
         """Read the window and set the tick frequency to the slide interval."""
         self.window_duration = _window_secs(config, self.WINDOW_DURATION_SECS, self.logger)
         if self.WINDOW_SLIDEINTERVAL_SECS in config:
@@ -79,12 +79,12 @@ class SlidingWindowBolt(Bolt, StatefulComponent):
                 and self.slide_interval > self.window_duration:
             self.logger.fatal("Slide Interval should be <= Window Duration")
         config[api_constants.TOPOLOGY_TICK_TUPLE_FREQ_SECS] = str(self.slide_interval)
-        self.current_tuples: deque = deque()
+        self.current_tuples: deque[Any] = deque()
         saved = getattr(self, "saved_state", None)
         if saved is not None and _STATE_KEY in saved:
             self.current_tuples = _restored(saved[_STATE_KEY], with_time=True)
 
-    def process(self, tup: Any) -> None:
+    def process(self, tup: Tuple) -> None:
         """Add the tuple to the window, and expire (ack) those that left it."""
         now = int(time.time())
         self.current_tuples.append((tup, now))
@@ -95,7 +95,7 @@ class SlidingWindowBolt(Bolt, StatefulComponent):
             tup, _ = self.current_tuples.popleft()
             self.ack(tup)
 
-    def process_tick(self, tup: Any) -> None:
+    def process_tick(self, tup: Tuple) -> None:
         """Close a window: ``processWindow`` with its tuples, then expire the old ones."""
         now = int(time.time())
         window_info = WindowContext(now - self.window_duration, now)
@@ -115,23 +115,23 @@ class TumblingWindowBolt(Bolt, StatefulComponent):
         self.saved_state[_STATE_KEY] = _saved(self.current_tuples, with_time=False)
 
     @abstractmethod
-    def processWindow(self, window_info: WindowContext, tuples: list) -> None:  # noqa: N802
+    def processWindow(self, window_info: WindowContext, tuples: list[Any]) -> None:  # noqa: N802
         """Called every window duration with the tuples of that window."""
 
-    def initialize(self, config: dict, context: Any) -> None:
+    def initialize(self, config: dict[str, Any], context: Any) -> None:
         """Read the window and set the tick frequency to its duration."""
         self.window_duration = _window_secs(config, self.WINDOW_DURATION_SECS, self.logger)
         config[api_constants.TOPOLOGY_TICK_TUPLE_FREQ_SECS] = str(self.window_duration)
-        self.current_tuples: deque = deque()
+        self.current_tuples: deque[Any] = deque()
         saved = getattr(self, "saved_state", None)
         if saved is not None and _STATE_KEY in saved:
             self.current_tuples = _restored(saved[_STATE_KEY], with_time=False)
 
-    def process(self, tup: Any) -> None:
+    def process(self, tup: Tuple) -> None:
         """Add the tuple to the open window."""
         self.current_tuples.append(tup)
 
-    def process_tick(self, tup: Any) -> None:
+    def process_tick(self, tup: Tuple) -> None:
         """Close the window: ``processWindow`` with its tuples, then ack them."""
         now = int(time.time())
         window_info = WindowContext(now - self.window_duration, now)

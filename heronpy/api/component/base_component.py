@@ -28,7 +28,7 @@ class BaseComponent:
         self.delegate = delegate
         self.logger = getattr(delegate, "logger", None) or logging.getLogger(type(self).__name__)
 
-    def _bind(self, storm_conf: dict, context: dict, collector: Any,
+    def _bind(self, storm_conf: dict[str, Any], context: dict[str, Any], collector: Any,
               logger: logging.Logger) -> None:
         super()._bind(storm_conf, context, collector, logger)  # type: ignore[misc]
         runtime.bind(self, storm_conf, logger)

@@ -19,7 +19,7 @@ class HeronComponentSpec:
     """How one component is placed in a topology: see ``Spout.spec`` and ``Bolt.spec``."""
 
     def __init__(self, name: str | None, python_class_path: str, is_spout: bool, par: int,
-                 inputs: Any = None, outputs: Any = None, config: dict | None = None,
+                 inputs: Any = None, outputs: Any = None, config: dict[str, Any] | None = None,
                  component_cls: type | None = None) -> None:
         self._sanitize_args(name, python_class_path, is_spout, par)
         self.name = name
@@ -42,7 +42,7 @@ class HeronComponentSpec:
         assert isinstance(is_spout, bool)
         assert isinstance(par, int) and par > 0
 
-    def _sanitize_inputs(self) -> dict["GlobalStreamId", Any] | None:
+    def _sanitize_inputs(self) -> dict[GlobalStreamId, Any] | None:
         """The inputs as ``{GlobalStreamId: grouping}`` (a list means SHUFFLE)."""
         if self.inputs is None:
             return None
@@ -60,7 +60,7 @@ class HeronComponentSpec:
         return ret
 
     @staticmethod
-    def _stream_id_of(key: Any, role: str) -> "GlobalStreamId":
+    def _stream_id_of(key: Any, role: str) -> GlobalStreamId:
         if isinstance(key, HeronComponentSpec):
             if key.name is None:
                 raise RuntimeError("In _sanitize_inputs(): HeronComponentSpec doesn't have a name")
@@ -100,7 +100,7 @@ class HeronComponentSpec:
             return set()
         return set(self._sanitize_outputs() or {})
 
-    def __getitem__(self, stream_id: str) -> "GlobalStreamId":
+    def __getitem__(self, stream_id: str) -> GlobalStreamId:
         """Get GlobalStreamId for a given stream_id (``inputs={spout['error']: ...}``)."""
         if stream_id not in self.get_out_streamids():
             raise ValueError(f"A given stream id does not exist on this component: {stream_id}")

@@ -12,7 +12,8 @@ from __future__ import annotations
 import os
 import time
 from collections import namedtuple
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from heronpy.api.metrics import IMetric
 from heronpy.api.stream import Grouping
@@ -72,8 +73,13 @@ class MetricsRegistry:
 class TopologyContextImpl(TopologyContext):
     """heronpy's context for one task of our engines."""
 
-    def __init__(self, config: dict, storm_context: dict, metrics: MetricsRegistry,
-                 on_hook_added: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self,
+        config: dict[str, Any],
+        storm_context: dict[str, Any],
+        metrics: MetricsRegistry,
+        on_hook_added: Callable[[], None] | None = None,
+    ) -> None:
         self.config = config
         self._storm = storm_context
         self._metrics = metrics
@@ -86,7 +92,7 @@ class TopologyContextImpl(TopologyContext):
     def get_component_id(self) -> str:
         return str(self._storm.get("componentid", ""))
 
-    def get_cluster_config(self) -> dict:
+    def get_cluster_config(self) -> dict[str, Any]:
         return self.config
 
     def get_topology_name(self) -> str:
@@ -95,11 +101,11 @@ class TopologyContextImpl(TopologyContext):
     def register_metric(self, name: str, metric: IMetric, time_bucket_in_sec: float) -> None:
         self._metrics.register(name, metric, time_bucket_in_sec)
 
-    def get_metrics_collector(self) -> "TopologyContextImpl":
+    def get_metrics_collector(self) -> TopologyContextImpl:
         """Heron's collector is where ``register_metric`` goes: here, this context."""
         return self
 
-    def get_sources(self, component_id: str) -> dict | None:
+    def get_sources(self, component_id: str) -> dict[str, Any] | None:
         """This component's inputs; None for another component (our context holds only
         this component's subscriptions)."""
         if component_id != self.get_component_id():

@@ -41,13 +41,13 @@ class HeronpyCustomGrouping:
     def __init__(self, grouping: Any) -> None:
         self.grouping = grouping
 
-    def prepare(self, context: dict | None, component: str, stream: str,
+    def prepare(self, context: dict[str, Any] | None, component: str, stream: str,
                 target_tasks: list[int]) -> None:
         heron_context = TopologyContextImpl({}, dict(context or {}),
                                            MetricsRegistry(lambda name, value: None))
         self.grouping.prepare(heron_context, component, stream, target_tasks)
 
-    def choose_tasks(self, values: list) -> list[int]:
+    def choose_tasks(self, values: list[Any]) -> list[int]:
         return self.grouping.choose_tasks(values)
 
 

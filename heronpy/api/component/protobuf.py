@@ -17,7 +17,7 @@ from heronpy.api.serializer import default_serializer
 from heronpy.api.stream import Grouping
 
 
-def _config(config: dict | None) -> Any:
+def _config(config: dict[str, Any] | None) -> Any:
     """Heron's rule: strings, numbers and booleans as their text, anything else pickled."""
     out = topology_pb2.Config()
     for key, value in (config or {}).items():

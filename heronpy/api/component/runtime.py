@@ -28,11 +28,14 @@ after ``next_tuple`` returns, as Heron's instance does.
 
 from __future__ import annotations
 
+from compat.storm_api.tuple import Tuple
+
 import importlib
 import itertools
 import logging
 import time
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from compat.storm_api.bolt import Bolt as StormBolt
 from compat.storm_api.config import reliability
@@ -50,7 +53,7 @@ _LEVELS = {"trace": logging.DEBUG, "debug": logging.DEBUG, "info": logging.INFO,
            "warn": logging.WARNING, "error": logging.ERROR}
 
 
-def heron_config(storm_conf: dict) -> dict:
+def heron_config(storm_conf: dict[str, Any]) -> dict[str, Any]:
     """The config heronpy code sees: the merged config without Storm's unset defaults and
     our bookkeeping keys, with the tick frequency the user set (or none)."""
     config = {key: value for key, value in storm_conf.items()
@@ -96,7 +99,9 @@ class _Delegate:
     def log(self, message: Any, level: str | None = None) -> None:
         self.logger.log(log_level(level), message)
 
-    def initialize_from_engine(self, storm_conf: dict, storm_context: dict) -> None:
+    def initialize_from_engine(
+        self, storm_conf: dict[str, Any], storm_context: dict[str, Any]
+    ) -> None:
         """The engine's ``initialize``: the user's with heronpy's config and context."""
         config = heron_config(storm_conf)
         self.context = TopologyContextImpl(config, storm_context, self.metrics,
@@ -112,7 +117,7 @@ class _Delegate:
         interval = float(config.get(EXPORT_INTERVAL_KEY, _DEFAULT_EXPORT_SECS))
         global_metrics.init(self.context, interval)
 
-    def _after_initialize(self, storm_conf: dict, config: dict) -> None:
+    def _after_initialize(self, storm_conf: dict[str, Any], config: dict[str, Any]) -> None:
         """Read what ``initialize`` may have set in the config."""
 
     def _hook_added(self) -> None:
@@ -126,7 +131,7 @@ class _Delegate:
 class SpoutDelegate(_Delegate):
     """A heronpy spout's instance: emits with heronpy's signature, per-tree acking."""
 
-    def __init__(self, component: Any, storm_conf: dict, logger: logging.Logger) -> None:
+    def __init__(self, component: Any, storm_conf: dict[str, Any], logger: logging.Logger) -> None:
         super().__init__(component, logger)
         self.acking = reliability(storm_conf).acking
         self._keys = itertools.count(1)
@@ -184,7 +189,7 @@ class SpoutDelegate(_Delegate):
 class BoltDelegate(_Delegate):
     """A heronpy bolt's instance: no auto-anchor, no auto-ack, ticks as Heron times them."""
 
-    def __init__(self, component: Any, storm_conf: dict, logger: logging.Logger) -> None:
+    def __init__(self, component: Any, storm_conf: dict[str, Any], logger: logging.Logger) -> None:
         super().__init__(component, logger)
         cls = type(component)
         self._user_process: Callable[[Any], None] = cls.process.__get__(component)
@@ -201,12 +206,12 @@ class BoltDelegate(_Delegate):
             self.context.invoke_hook_emit(tup, stream, None)  # type: ignore[union-attr]
         return StormBolt.emit(self.component, tup, stream, anchors, direct_task, need_task_ids)
 
-    def ack(self, tup: Any) -> None:
+    def ack(self, tup: Tuple) -> None:
         StormBolt.ack(self.component, tup)
         if self.hooks:
             self.context.invoke_hook_bolt_ack(tup, self._latency_ms())  # type: ignore[union-attr]
 
-    def fail(self, tup: Any) -> None:
+    def fail(self, tup: Tuple) -> None:
         StormBolt.fail(self.component, tup)
         if self.hooks:
             self.context.invoke_hook_bolt_fail(tup, self._latency_ms())  # type: ignore[union-attr]
@@ -214,7 +219,7 @@ class BoltDelegate(_Delegate):
     def _latency_ms(self) -> float:
         return (time.monotonic() - self._started) * 1000.0 if self._started else 0.0
 
-    def _after_initialize(self, storm_conf: dict, config: dict) -> None:
+    def _after_initialize(self, storm_conf: dict[str, Any], config: dict[str, Any]) -> None:
         value = config.get(api_constants.TOPOLOGY_TICK_TUPLE_FREQ_SECS)
         if value is None:
             return
@@ -228,13 +233,13 @@ class BoltDelegate(_Delegate):
         # bolt_execute needs a wrapper around process: installed only when a hook exists
         self.component.process = self.process_with_hooks
 
-    def process_with_hooks(self, tup: Any) -> None:
+    def process_with_hooks(self, tup: Tuple) -> None:
         self._started = time.monotonic()
         self._user_process(tup)
         latency = (time.monotonic() - self._started) * 1000.0
         self.context.invoke_hook_bolt_execute(tup, latency)  # type: ignore[union-attr]
 
-    def process_tick_from_engine(self, tup: Any) -> None:
+    def process_tick_from_engine(self, tup: Tuple) -> None:
         now = time.monotonic()
         self.metrics.flush(now)
         if self.tick_secs is None:
@@ -245,7 +250,7 @@ class BoltDelegate(_Delegate):
             self._user_process_tick(tup)
 
 
-def bind(component: Any, storm_conf: dict, logger: logging.Logger) -> None:
+def bind(component: Any, storm_conf: dict[str, Any], logger: logging.Logger) -> None:
     """Give a heronpy component bound to an engine its delegate and entry points."""
     is_spout = isinstance(component, StormSpout)
     delegate = (SpoutDelegate if is_spout else BoltDelegate)(component, storm_conf, logger)

@@ -62,7 +62,7 @@ def auto_typed(value: Any) -> Any:
     return value
 
 
-def typed_config(config: dict, where: str) -> dict:
+def typed_config(config: dict[str, Any], where: str) -> dict[str, Any]:
     """``config`` with Heron's typing, checked to be JSON (our plans store config as JSON)."""
     if not isinstance(config, dict):
         raise TypeError(f"{where}: configuration must be given as a dict type, given: "
@@ -87,8 +87,8 @@ def typed_config(config: dict, where: str) -> dict:
 class HeronSpoutSpec(PythonSpoutSpec):
     """A heronpy spout as a Python spout spec (outputs from heronpy's spec, not the class)."""
 
-    def __init__(self, component_cls: type, name: str, par: int, config: dict,
-                 outputs: list) -> None:
+    def __init__(self, component_cls: type, name: str, par: int, config: dict[str, Any],
+                 outputs: list[Any]) -> None:
         ShellSpoutSpec.__init__(self, component_cls, name=name, command=PYTHON_COMMAND,
                                 script=f"{component_cls.__module__}.{component_cls.__name__}",
                                 par=par, config=config, outputs=outputs)
@@ -97,8 +97,15 @@ class HeronSpoutSpec(PythonSpoutSpec):
 class HeronBoltSpec(PythonBoltSpec):
     """A heronpy bolt as a Python bolt spec."""
 
-    def __init__(self, component_cls: type, name: str, inputs: dict, par: int, config: dict,
-                 outputs: list) -> None:
+    def __init__(
+        self,
+        component_cls: type,
+        name: str,
+        inputs: dict[str, Any],
+        par: int,
+        config: dict[str, Any],
+        outputs: list[Any],
+    ) -> None:
         ShellBoltSpec.__init__(self, component_cls, name=name, command=PYTHON_COMMAND,
                                script=f"{component_cls.__module__}.{component_cls.__name__}",
                                inputs=inputs, par=par, config=config, outputs=outputs)
@@ -119,7 +126,7 @@ def storm_grouping(bolt: str, source: str, grouping: Any) -> Any:
             Grouping.LOWEST: StormGrouping.GLOBAL, Grouping.NONE: StormGrouping.NONE}[grouping]
 
 
-def storm_spec(spec: HeronComponentSpec, topology_config: dict) -> Any:
+def storm_spec(spec: HeronComponentSpec, topology_config: dict[str, Any]) -> Any:
     """The ``compat.storm_api`` spec of one named heronpy spec."""
     cls = spec.component_cls
     if cls is None:

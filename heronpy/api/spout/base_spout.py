@@ -15,8 +15,8 @@ class BaseSpout(BaseComponent, StormSpout):
     """The base of heronpy's ``Spout``: a ``compat.storm_api`` Spout our engines host."""
 
     @classmethod
-    def spec(cls, name: str | None = None, par: int = 1, config: dict | None = None,
-             optional_outputs: list | tuple | None = None) -> HeronComponentSpec:
+    def spec(cls, name: str | None = None, par: int = 1, config: dict[str, Any] | None = None,
+             optional_outputs: list[Any] | tuple[Any, ...] | None = None) -> HeronComponentSpec:
         """Place this spout in a topology; outputs are ``cls.outputs`` + ``optional_outputs``."""
         outputs = copy.copy(cls.outputs) if getattr(cls, "outputs", None) is not None else []
         if optional_outputs is not None:
@@ -28,8 +28,14 @@ class BaseSpout(BaseComponent, StormSpout):
                                   par=par, inputs=None, outputs=outputs, config=config,
                                   component_cls=cls)
 
-    def emit(self, tup: list | tuple, tup_id: Any = None, stream: str = Stream.DEFAULT_STREAM_ID,
-             direct_task: int | None = None, need_task_ids: bool = False) -> list[int] | None:
+    def emit(
+        self,
+        tup: list[Any] | tuple[Any, ...],
+        tup_id: Any = None,
+        stream: str = Stream.DEFAULT_STREAM_ID,
+        direct_task: int | None = None,
+        need_task_ids: bool = False,
+    ) -> list[int] | None:
         """Emit ``tup``; with a ``tup_id`` it is tracked (acked or failed) under ATLEAST_ONCE."""
         return self.delegate.emit(tup, tup_id, stream, direct_task, need_task_ids)
 

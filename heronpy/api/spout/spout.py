@@ -12,7 +12,7 @@ class Spout(BaseSpout):
     """A heronpy spout; do not override ``__init__`` (it receives the delegate)."""
 
     @abstractmethod
-    def initialize(self, config: dict, context: Any) -> None:
+    def initialize(self, config: dict[str, Any], context: Any) -> None:
         """Called once before the first ``next_tuple``, with the auto-typed config and a
         ``TopologyContext``."""
 

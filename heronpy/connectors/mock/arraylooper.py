@@ -15,7 +15,7 @@ class ArrayLooper(Generator):
     """Yields the iterable's items in order, again and again; sleeps ``sleep`` seconds
     before each when given."""
 
-    def __init__(self, user_iterable: Iterable, sleep: float | None = None) -> None:
+    def __init__(self, user_iterable: Iterable[Any], sleep: float | None = None) -> None:
         super().__init__()
         if not isinstance(user_iterable, Iterable):
             raise RuntimeError("ArrayLooper must be passed an iterable")

@@ -37,7 +37,7 @@ class TextFileGenerator(Generator):
                 return None
             path = self._files_to_consume.pop(0)
             self._logger().info("Now reading file %s", path)
-            with open(path, "r", encoding="utf8") as handle:
+            with open(path, encoding="utf8") as handle:
                 self._lines = handle.readlines()
         self._emit_count += 1
         return self._lines.pop(0)

@@ -18,7 +18,7 @@ class ContextImpl(Context):
     def get_task_id(self) -> int:
         return self._top_context.get_task_id()
 
-    def get_config(self) -> dict:
+    def get_config(self) -> dict[str, Any]:
         return self._top_context.get_cluster_config()
 
     def get_stream_name(self) -> Any:

@@ -5,6 +5,8 @@ the single-parent streamlet that plans it."""
 
 from __future__ import annotations
 
+from compat.storm_api.tuple import Tuple
+
 from typing import Any
 
 from heronpy.api.bolt.bolt import Bolt
@@ -19,7 +21,7 @@ class ElementBolt(StreamletBoltBase, Bolt):
     #: config key of the packed user function (None: the operator has none)
     FUNCTION: str | None = "function"
 
-    def initialize(self, config: dict, context: Any) -> None:
+    def initialize(self, config: dict[str, Any], context: Any) -> None:
         self._setup_output(config)
         self.processed = 0
         self.emitted = 0
@@ -27,18 +29,18 @@ class ElementBolt(StreamletBoltBase, Bolt):
                          if self.FUNCTION else None)
         self.setup(config, context)
 
-    def setup(self, config: dict, context: Any) -> None:
+    def setup(self, config: dict[str, Any], context: Any) -> None:
         """Operator-specific initialization (after the function is unpacked)."""
 
-    def process(self, tup: Any) -> None:
+    def process(self, tup: Tuple) -> None:
         self.on_element(tup.values[0], tup)
         self.processed += 1
         self.ack(tup)
 
-    def on_element(self, element: Any, tup: Any) -> None:
+    def on_element(self, element: Any, tup: Tuple) -> None:
         raise NotImplementedError
 
-    def emit_element(self, element: Any, tup: Any) -> None:
+    def emit_element(self, element: Any, tup: Tuple) -> None:
         self.emit_output(element, anchors=[tup])
         self.emitted += 1
 
@@ -62,7 +64,7 @@ class ElementStreamlet(Streamlet):
     def _grouping(self) -> Any:
         return Grouping.SHUFFLE
 
-    def _component_config(self) -> dict:
+    def _component_config(self) -> dict[str, Any]:
         if self._function is None or not self.BOLT.FUNCTION:
             return {}
         return {self.BOLT.FUNCTION: ToPack(self._function)}

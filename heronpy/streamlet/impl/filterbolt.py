@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from compat.storm_api.tuple import Tuple
+
 from typing import Any
 
 from heronpy.streamlet.impl.elementbolt import ElementBolt, ElementStreamlet
@@ -10,7 +12,7 @@ from heronpy.streamlet.impl.elementbolt import ElementBolt, ElementStreamlet
 class FilterBolt(ElementBolt):
     """Emits the element when ``function(element)`` is true."""
 
-    def on_element(self, element: Any, tup: Any) -> None:
+    def on_element(self, element: Any, tup: Tuple) -> None:
         if self.function(element):
             self.emit_element(element, tup)
 

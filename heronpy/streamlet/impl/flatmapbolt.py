@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from compat.storm_api.tuple import Tuple
+
 from collections.abc import Iterable
 from typing import Any
 
@@ -11,7 +13,7 @@ from heronpy.streamlet.impl.elementbolt import ElementBolt, ElementStreamlet
 class FlatMapBolt(ElementBolt):
     """Emits each item of ``function(element)`` (a non-iterable result as one element)."""
 
-    def on_element(self, element: Any, tup: Any) -> None:
+    def on_element(self, element: Any, tup: Tuple) -> None:
         result = self.function(element)
         if isinstance(result, Iterable):
             for item in result:

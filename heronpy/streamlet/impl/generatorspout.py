@@ -26,7 +26,7 @@ class GeneratorSpout(StreamletSpoutBase, Spout, StatefulComponent):
     def pre_save(self, checkpoint_id: Any) -> None:
         """The generator keeps what it needs in the state itself."""
 
-    def initialize(self, config: dict, context: Any) -> None:
+    def initialize(self, config: dict[str, Any], context: Any) -> None:
         self._setup_output(config)
         self.emitted = 0
         self._generator = user_object(config, self.GENERATOR, "GeneratorSpout")

@@ -28,15 +28,15 @@ class JoinBolt(StreamletWindowBolt):
     JOINTYPE = "__join_type__"
     JOINEDCOMPONENT = "__joined_component__"
 
-    def setup(self, config: dict) -> None:
+    def setup(self, config: dict[str, Any]) -> None:
         if self.JOINEDCOMPONENT not in config or self.JOINTYPE not in config:
             raise RuntimeError(f"{self.JOINEDCOMPONENT} and {self.JOINTYPE} must be "
                                "specified in the JoinBolt")
         self._joined_component = config[self.JOINEDCOMPONENT]
         self._join_type = int(config[self.JOINTYPE])
 
-    def processWindow(self, window_config: Any, tuples: list) -> None:  # noqa: N802
-        sides: dict[Any, tuple[Any, list, list]] = {}
+    def processWindow(self, window_config: Any, tuples: list[Any]) -> None:  # noqa: N802
+        sides: dict[Any, tuple[Any, list[Any], list[Any]]] = {}
         for key, value, component in pairs(tuples, "Join"):
             entry = sides.setdefault(hashable(key), (key, [], []))
             entry[2 if component == self._joined_component else 1].append(value)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from compat.storm_api.tuple import Tuple
+
 from typing import Any
 
 from heronpy.streamlet.impl.elementbolt import ElementBolt, ElementStreamlet
@@ -10,7 +12,7 @@ from heronpy.streamlet.impl.elementbolt import ElementBolt, ElementStreamlet
 class MapBolt(ElementBolt):
     """Emits ``function(element)``."""
 
-    def on_element(self, element: Any, tup: Any) -> None:
+    def on_element(self, element: Any, tup: Tuple) -> None:
         self.emit_element(self.function(element), tup)
 
 

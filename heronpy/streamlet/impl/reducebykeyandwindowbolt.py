@@ -18,8 +18,8 @@ from heronpy.streamlet.windowconfig import WindowConfig
 class ReduceByKeyAndWindowBolt(StreamletWindowBolt):
     """Emits one ``(KeyedWindow, result)`` per key seen in the window."""
 
-    def processWindow(self, window_config: Any, tuples: list) -> None:  # noqa: N802
-        results: dict[Any, list] = {}
+    def processWindow(self, window_config: Any, tuples: list[Any]) -> None:  # noqa: N802
+        results: dict[Any, list[Any]] = {}
         for key, value, _ in pairs(tuples, "ReduceByKeyAndWindow"):
             entry = results.get(hashable(key))
             if entry is None:

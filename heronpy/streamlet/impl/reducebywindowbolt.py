@@ -21,7 +21,7 @@ from heronpy.streamlet.windowconfig import WindowConfig
 class ReduceByWindowBolt(StreamletWindowBolt):
     """Emits ``(Window, reduce(function, elements))`` for each non-empty window."""
 
-    def processWindow(self, window_config: Any, tuples: list) -> None:  # noqa: N802
+    def processWindow(self, window_config: Any, tuples: list[Any]) -> None:  # noqa: N802
         if not tuples:
             return
         result = reduce(self.function, [tup.values[0] for tup in tuples])

@@ -8,8 +8,11 @@ each emitting task (``Grouping.custom``).
 
 from __future__ import annotations
 
+from compat.storm_api.tuple import Tuple
+
 from collections.abc import Iterable
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from heronpy.api.custom_grouping import ICustomGrouping
 from heronpy.api.stream import Grouping
@@ -39,7 +42,7 @@ class RepartitionBolt(ElementBolt):
 
     FUNCTION = None
 
-    def on_element(self, element: Any, tup: Any) -> None:
+    def on_element(self, element: Any, tup: Tuple) -> None:
         self.emit_element(element, tup)
 
 

@@ -43,7 +43,7 @@ class ToPack:
         self.obj = obj
 
 
-def packed_config(config: dict, stage: str) -> dict:
+def packed_config(config: dict[str, Any], stage: str) -> dict[str, Any]:
     """``config`` with its ``ToPack`` values packed."""
     out = {}
     for key, value in config.items():
@@ -94,10 +94,10 @@ class StreamletBoltBase:
     outputs = [Stream(fields=[OUTPUT_FIELD], name=OUTPUT_STREAM)]
     _keyed = False
 
-    def _setup_output(self, config: dict) -> None:
+    def _setup_output(self, config: dict[str, Any]) -> None:
         self._keyed = bool(config.get(KEYED_OUTPUT, False))
 
-    def emit_output(self, value: Any, anchors: list | None = None) -> None:
+    def emit_output(self, value: Any, anchors: list[Any] | None = None) -> None:
         """Emit one element of this operator's streamlet (anchored to ``anchors``)."""
         values = [value, routing_key(value)] if self._keyed else [value]
         if anchors is None:
@@ -106,7 +106,7 @@ class StreamletBoltBase:
             self.emit(values, stream=OUTPUT_STREAM, anchors=anchors)  # type: ignore[attr-defined]
 
 
-def user_object(config: dict, key: str, component: str) -> Any:
+def user_object(config: dict[str, Any], key: str, component: str) -> Any:
     """The packed user object under ``key`` of a streamlet component's config."""
     if key not in config:
         raise RuntimeError(f"{component} needs to be passed {key}")

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from heronpy.api.spout.spout import Spout
 from heronpy.streamlet.impl.streamletboltbase import ToPack, user_object
@@ -15,7 +16,7 @@ class SupplierSpout(StreamletSpoutBase, Spout):
 
     FUNCTION = "function"
 
-    def initialize(self, config: dict, context: Any) -> None:
+    def initialize(self, config: dict[str, Any], context: Any) -> None:
         self._setup_output(config)
         self.emitted = 0
         self._supplier_function = user_object(config, self.FUNCTION, "SupplierSpout")

@@ -3,6 +3,8 @@ context."""
 
 from __future__ import annotations
 
+from compat.storm_api.tuple import Tuple
+
 from typing import Any
 
 from heronpy.api.state.stateful_component import StatefulComponent
@@ -23,11 +25,11 @@ class TransformBolt(ElementBolt, StatefulComponent):
     def pre_save(self, checkpoint_id: Any) -> None:
         """The operator keeps what it needs in the state itself."""
 
-    def setup(self, config: dict, context: Any) -> None:
+    def setup(self, config: dict[str, Any], context: Any) -> None:
         self._current: Any = None
         self.function.setup(ContextImpl(context, getattr(self, "_state", None), self))
 
-    def on_element(self, element: Any, tup: Any) -> None:
+    def on_element(self, element: Any, tup: Tuple) -> None:
         self._current = tup
         try:
             self.function.transform(tup)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from compat.storm_api.tuple import Tuple
+
 from typing import Any
 
 from heronpy.streamlet.impl.elementbolt import ElementBolt
@@ -13,7 +15,7 @@ class UnionBolt(ElementBolt):
 
     FUNCTION = None
 
-    def on_element(self, element: Any, tup: Any) -> None:
+    def on_element(self, element: Any, tup: Tuple) -> None:
         self.emit_element(element, tup)
 
 

@@ -59,25 +59,25 @@ class StreamletWindowBolt(StreamletBoltBase, Bolt, StatefulComponent):
             (Tuple(tid, component, stream, task, tuple(values)), seen)
             for tid, component, stream, task, values, seen in window["tuples"])
 
-    def initialize(self, config: dict, context: Any) -> None:
+    def initialize(self, config: dict[str, Any], context: Any) -> None:
         self._setup_output(config)
         self.window_duration = float(config[WINDOWDURATION])
         self.slide_interval = float(config.get(SLIDEINTERVAL, self.window_duration))
         self._tumbling = self.slide_interval == self.window_duration
         config[api_constants.TOPOLOGY_TICK_TUPLE_FREQ_SECS] = str(self.slide_interval)
-        self.current_tuples: deque = deque()
+        self.current_tuples: deque[Any] = deque()
         self._last_close = time.time()
         self._restore()
         self.function = user_object(config, self.FUNCTION, type(self).__name__)
         self.setup(config)
 
-    def setup(self, config: dict) -> None:
+    def setup(self, config: dict[str, Any]) -> None:
         """Operator-specific initialization."""
 
-    def process(self, tup: Any) -> None:
+    def process(self, tup: Tuple) -> None:
         self.current_tuples.append((tup, time.time()))
 
-    def process_tick(self, tup: Any) -> None:
+    def process_tick(self, tup: Tuple) -> None:
         now = time.time()
         start = self._last_close if self._tumbling else now - self.window_duration
         if not self._tumbling:
@@ -91,11 +91,11 @@ class StreamletWindowBolt(StreamletBoltBase, Bolt, StatefulComponent):
         while self.current_tuples and self.current_tuples[0][1] <= before:
             self.ack(self.current_tuples.popleft()[0])
 
-    def processWindow(self, window_info: WindowContext, tuples: list) -> None:  # noqa: N802
+    def processWindow(self, window_info: WindowContext, tuples: list[Any]) -> None:  # noqa: N802
         raise NotImplementedError
 
 
-def pairs(tuples: list, what: str) -> list[tuple[Any, Any, Any]]:
+def pairs(tuples: list[Any], what: str) -> list[tuple[Any, Any, Any]]:
     """``(key, value, component)`` of each tuple of a keyed window."""
     out = []
     for tup in tuples:

@@ -29,7 +29,7 @@ def run(cls: type, conf: dict, path: tuple[int, ...]) -> tuple[list[list], list[
     (open: the caller checkpoints and closes them)."""
     states: list = [HashMapState() for _ in range(path[0])]
     written: list[list] = []
-    for step, parallelism in enumerate(path):
+    for step, _parallelism in enumerate(path):
         tasks = [BoltHarness(cls, conf=conf, sources=SOURCES, component_name="sink",
                              task_id=FIRST_TASK + i, state=HashMapState(state))
                  for i, state in enumerate(states)]

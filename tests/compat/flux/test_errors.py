@@ -41,9 +41,11 @@ def test_unknown_key_in_a_grouping(flux_file):
 
 
 def test_wrong_types_name_the_key(flux_file):
-    path = flux_file(shell_topology().replace('className: "%s"' % SHELL_BOLT,
-                                              'className: "%s"\n    parallelism: two' % SHELL_BOLT))
-    assert f"{path}:11: 'parallelism' must be a whole number of at least 1, not 'two'" in _error(path)
+    path = flux_file(shell_topology().replace(f'className: "{SHELL_BOLT}"',
+                                              f'className: "{SHELL_BOLT}"\n    parallelism: two'))
+    assert f"{path}:11: 'parallelism' must be a whole number of at least 1, not 'two'" in _error(
+        path
+    )
     path = flux_file('name: "x"\nconfig: [1, 2]\n')
     assert _error(path) == f"{path}:2: 'config' must be a mapping, not a list"
     path = flux_file('name: "x"\nspouts: {id: s}\n')
@@ -98,7 +100,10 @@ def test_stream_to_an_unknown_or_spout_component(flux_file):
   - from: "split"
     to: "spout"
     grouping: {type: SHUFFLE}"""))
-    assert _error(path) == f"{path}:20: stream split -> spout: to 'spout': is a spout; streams go to bolts"
+    assert (
+        _error(path)
+        == f"{path}:20: stream split -> spout: to 'spout': is a spout; streams go to bolts"
+    )
 
 
 def test_stream_naming_an_undeclared_stream_or_field(flux_file):
@@ -143,7 +148,10 @@ def test_a_bolt_without_input_and_duplicate_ids(flux_file):
 
 def test_no_spouts_and_missing_file(flux_file, tmp_path):
     path = flux_file('name: "x"\n')
-    assert _error(path) == f"{path}:1: the topology has no spouts (a 'spouts' list with at least one entry)"
+    assert (
+        _error(path)
+        == f"{path}:1: the topology has no spouts (a 'spouts' list with at least one entry)"
+    )
     assert _error(tmp_path / "none.yaml") == f"{tmp_path / 'none.yaml'}: no such Flux file"
 
 

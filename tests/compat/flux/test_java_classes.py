@@ -99,7 +99,11 @@ def test_shell_constructor_forms_and_config_methods(flux_file):
         """)
     flux = read_flux(path)
     spout, bolt = flux.spouts[0], flux.bolts[0]
-    assert (spout.kind, spout.command, spout.parallelism) == ("shell", ["node", "randomsentence.js"], 2)
+    assert (spout.kind, spout.command, spout.parallelism) == (
+        "shell",
+        ["node", "randomsentence.js"],
+        2,
+    )
     assert spout.outputs == {"default": ["sentence"], "errors": ["error", "line"]}
     assert spout.config == {"publisher.data_paths": ["actions"]}
     assert (bolt.command, bolt.outputs, bolt.config) == (
@@ -114,7 +118,9 @@ def test_shell_spout_without_fields_and_bad_method(flux_file):
             className: "{SHELL_SPOUT}"
             constructorArgs: [["python3", "s.py"]]
         """)
-    with pytest.raises(FluxError, match=rf"^{path}:2: spout 's': a shell spout needs output fields"):
+    with pytest.raises(
+        FluxError, match=rf"^{path}:2: spout 's': a shell spout needs output fields"
+    ):
         read_flux(path)
     path = flux_file(f"""
         spouts:

@@ -215,9 +215,12 @@ def test_builder_mistakes_name_their_line(flux_file, extra, message):
 def test_a_java_translator_and_a_map_for_producer_properties_are_refused(flux_file):
     path = flux_file(_kafka_topology().replace(f"{SPOUT}DefaultRecordTranslator",
                                                "org.apache.storm.flux.examples.OnlyValueRecordTranslator"))
-    with pytest.raises(FluxError, match=rf"^{path}:3: component 'translator': Java class "
-                                        r"org\.apache\.storm\.flux\.examples\.OnlyValueRecordTranslator "
-                                        "cannot run"):
+    with pytest.raises(
+        FluxError,
+        match=rf"^{path}:3: component 'translator': Java class "
+        r"org\.apache\.storm\.flux\.examples\.OnlyValueRecordTranslator "
+        "cannot run",
+    ):
         read_flux(path)
     path = flux_file(_kafka_topology().replace('args: [ref: "producerProps"]',
                                                'args: [{"bootstrap.servers": "x:1"}]'))

@@ -40,7 +40,13 @@ def handshake(pid_dir: Any, conf: dict | None = None, context: dict | None = Non
             "context": BOLT_CONTEXT if context is None else context}
 
 
-def tup(id: str, values: list, comp: str | None = "sentence-spout", stream: str = "default", task: int = 1) -> dict:
+def tup(
+    id: str,
+    values: list,
+    comp: str | None = "sentence-spout",
+    stream: str = "default",
+    task: int = 1,
+) -> dict:
     return {"id": id, "comp": comp, "stream": stream, "task": task, "tuple": values}
 
 
@@ -90,8 +96,12 @@ def run_wire(cls: type, messages: list, serializer: str = "json") -> tuple[list,
     saved_levels = [logger.level for logger in watched]
     saved_stdout = sys.stdout
     out = io.BytesIO()
-    component = cls(input_stream=io.BytesIO(encode(messages, serializer)), output_stream=out, rdb_signal=None,
-                    serializer=serializer)
+    component = cls(
+        input_stream=io.BytesIO(encode(messages, serializer)),
+        output_stream=out,
+        rdb_signal=None,
+        serializer=serializer,
+    )
     component._exit = _raise_exit
     code = None
     try:

@@ -25,7 +25,9 @@ class Calls:
         self.task_ids = task_ids or [11, 12]
 
     def emit(self, values, stream, anchors, direct_task, need_task_ids, tup_id):
-        self.calls.append(("emit", list(values), stream, anchors, direct_task, need_task_ids, tup_id))
+        self.calls.append(
+            ("emit", list(values), stream, anchors, direct_task, need_task_ids, tup_id)
+        )
         return self.task_ids if need_task_ids and direct_task is None else None
 
     def __getattr__(self, name):
@@ -40,15 +42,26 @@ def new(cls, **kwargs):
 
 def bound(cls, conf=None, context=None, collector=None):
     component = new(cls)
-    component._bind({"topology.name": "t", **(conf or {})}, BOLT_CONTEXT if context is None else context,
-                    collector or Calls(), logging.getLogger("test.bound"))
+    component._bind(
+        {"topology.name": "t", **(conf or {})},
+        BOLT_CONTEXT if context is None else context,
+        collector or Calls(),
+        logging.getLogger("test.bound"),
+    )
     return component
 
 
 def test_class_attribute_defaults_match_pystorm_and_streamparse():
-    assert (Component.outputs, Component.par, Component.config, Component.exit_on_exception) == (None, 1, None, True)
+    assert (Component.outputs, Component.par, Component.config, Component.exit_on_exception) == (
+        None,
+        1,
+        None,
+        True,
+    )
     assert (Bolt.auto_anchor, Bolt.auto_ack, Bolt.auto_fail) == (True, True, True)
-    assert BatchingBolt.ticks_between_batches == 1 and TicklessBatchingBolt.secs_between_batches == 2
+    assert (
+        BatchingBolt.ticks_between_batches == 1 and TicklessBatchingBolt.secs_between_batches == 2
+    )
     assert ReliableSpout.max_fails == 3
 
 
@@ -97,9 +110,18 @@ def test_protocol_collector_builds_pystorms_dicts():
     assert collector.emit(["a"], None, [], None, True, None) == [4]
     collector.emit(("b",), "s", None, 3, False, "id")
     collector.metric("m", 1)
-    assert sent == [{"command": "emit", "tuple": ["a"], "anchors": []},
-                    {"command": "emit", "tuple": ("b",), "id": "id", "stream": "s", "task": 3, "need_task_ids": False},
-                    {"command": "metrics", "name": "m", "params": 1}]
+    assert sent == [
+        {"command": "emit", "tuple": ["a"], "anchors": []},
+        {
+            "command": "emit",
+            "tuple": ("b",),
+            "id": "id",
+            "stream": "s",
+            "task": 3,
+            "need_task_ids": False,
+        },
+        {"command": "metrics", "name": "m", "params": 1},
+    ]
 
 
 def test_bind_sets_identity_and_values_types_without_touching_logging_or_stdout():
@@ -107,11 +129,19 @@ def test_bind_sets_identity_and_values_types_without_touching_logging_or_stdout(
     stdout = sys.stdout
     logger = logging.getLogger("test.identity")
     component = new(Bolt)
-    component._bind({"topology.name": "topo", "topology.debug": True}, BOLT_CONTEXT, Calls(), logger)
-    assert (component.topology_name, component.task_id, component.component_name, component.debug) == (
-        "topo", 3, "split-bolt", True)
+    component._bind(
+        {"topology.name": "topo", "topology.debug": True}, BOLT_CONTEXT, Calls(), logger
+    )
+    assert (
+        component.topology_name,
+        component.task_id,
+        component.component_name,
+        component.debug,
+    ) == ("topo", 3, "split-bolt", True)
     assert component.logger is logger and component.context is BOLT_CONTEXT
-    assert component._make_tuple("1", "sentence-spout", "default", 1, ["hi"]).values.sentence == "hi"
+    assert (
+        component._make_tuple("1", "sentence-spout", "default", 1, ["hi"]).values.sentence == "hi"
+    )
     assert logging.getLogger().handlers == root_handlers and sys.stdout is stdout
 
 
@@ -188,11 +218,15 @@ def test_bound_tickless_bolt_stores_batcher_failure_and_raises_it_on_next_tuple(
     calls = Calls()
     component = bound(SlowBatches, collector=calls)
     try:
-        component._process_tuple(component._make_tuple("1", "sentence-spout", "default", 1, ["bad"]))
+        component._process_tuple(
+            component._make_tuple("1", "sentence-spout", "default", 1, ["bad"])
+        )
         component._batcher.join(5)
         assert not component._batcher.is_alive() and component.exc_info is not None
         with pytest.raises(ValueError, match="batch broke"):
-            component._process_tuple(component._make_tuple("2", "sentence-spout", "default", 1, ["ok"]))
+            component._process_tuple(
+                component._make_tuple("2", "sentence-spout", "default", 1, ["ok"])
+            )
         assert signal.getsignal(signal.SIGUSR1) is previous
     finally:
         component._close()

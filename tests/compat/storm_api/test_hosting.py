@@ -38,7 +38,9 @@ class Calls:
         self.task_ids = list(task_ids)
 
     def emit(self, values, stream, anchors, direct_task, need_task_ids, tup_id):
-        self.calls.append(("emit", list(values), stream, anchors, direct_task, need_task_ids, tup_id))
+        self.calls.append(
+            ("emit", list(values), stream, anchors, direct_task, need_task_ids, tup_id)
+        )
         return self.task_ids if need_task_ids and direct_task is None else None
 
     def __getattr__(self, name):
@@ -69,7 +71,9 @@ class SplitBody:
 def host_bolt(flavour, body=SplitBody, name="Bolt", calls=None, logger=None, attrs=None):
     cls = type(body.__name__, (body, base(flavour, name)), dict(attrs or {}))
     calls = calls if calls is not None else Calls()
-    hosted = host_component(cls, CONF, BOLT_CONTEXT, calls, logger or logging.getLogger("test.hosting"))
+    hosted = host_component(
+        cls, CONF, BOLT_CONTEXT, calls, logger or logging.getLogger("test.hosting")
+    )
     return hosted, calls
 
 
@@ -87,9 +91,15 @@ def test_hosted_bolt_processes_tuples_through_the_collector(flavour):
     hosted.execute(tup)
     hosted.execute(hosted.make_tuple("8", None, "__heartbeat", -1, []))
     hosted.execute(hosted.make_tuple("9", "__system", "__tick", -1, [1]))
-    assert calls.calls == [("emit", ["a"], None, ["7"], None, False, None),
-                           ("emit", ["b"], None, ["7"], None, False, None),
-                           ("log", "split done", 1), ("metric", "words", 2), ("ack", "7"), ("sync",), ("ack", "9")]
+    assert calls.calls == [
+        ("emit", ["a"], None, ["7"], None, False, None),
+        ("emit", ["b"], None, ["7"], None, False, None),
+        ("log", "split done", 1),
+        ("metric", "words", 2),
+        ("ack", "7"),
+        ("sync",),
+        ("ack", "9"),
+    ]
 
 
 def test_need_task_ids_are_answered_by_the_collector(flavour):
@@ -119,7 +129,9 @@ def test_hosting_works_from_a_thread_that_is_not_main(flavour):
     def work():
         try:
             for name in ("Bolt", "TicklessBatchingBolt"):
-                hosted, calls = host_bolt(flavour, body=BatchBody if "Batch" in name else SplitBody, name=name)
+                hosted, calls = host_bolt(
+                    flavour, body=BatchBody if "Batch" in name else SplitBody, name=name
+                )
                 hosted.execute(hosted.make_tuple("1", "sentence-spout", "default", 1, ["a"]))
                 hosted.close()
                 results.append(calls.names())
@@ -137,7 +149,9 @@ def test_exception_reports_error_and_fails_then_raises_component_failure(flavour
     with pytest.raises(ComponentFailure) as failure:
         hosted.execute(hosted.make_tuple("13", "sentence-spout", "default", 1, ["boom"]))
     assert calls.names() == ["error", "sync", "fail"]
-    assert calls.calls[0][1].startswith("Python ValueError raised while processing Tuple Tuple(id='13'")
+    assert calls.calls[0][1].startswith(
+        "Python ValueError raised while processing Tuple Tuple(id='13'"
+    )
     assert calls.calls[-1] == ("fail", "13")
     error = failure.value
     assert str(error) == "component 'split-bolt' task 3 failed: ValueError: boom"
@@ -171,7 +185,9 @@ class FailingInit:
 
 
 def test_initialize_failure_is_a_component_failure_without_messages(flavour):
-    with pytest.raises(ComponentFailure, match="'split-bolt' task 3 failed: RuntimeError: no database"):
+    with pytest.raises(
+        ComponentFailure, match="'split-bolt' task 3 failed: RuntimeError: no database"
+    ):
         host_bolt(flavour, body=FailingInit, calls=(calls := Calls()))
     assert calls.calls == []
 
@@ -204,7 +220,12 @@ def test_pystorm_batching_bolt_runs_its_own_tick_logic(flavour):
     hosted.execute(hosted.make_tuple("1", "sentence-spout", "default", 1, ["a"]))
     hosted.execute(hosted.make_tuple("2", "__system", "__tick", -1, [1]))
     hosted.execute(hosted.make_tuple("3", "__system", "__tick", -1, [1]))
-    assert calls.calls == [("ack", "2"), ("ack", "3"), ("emit", [1], None, ["1"], None, False, None), ("ack", "1")]
+    assert calls.calls == [
+        ("ack", "2"),
+        ("ack", "3"),
+        ("emit", [1], None, ["1"], None, False, None),
+        ("ack", "1"),
+    ]
 
 
 def wait_for(predicate, timeout=5.0):
@@ -248,7 +269,9 @@ def test_unhosted_pystorm_tickless_construction_is_unchanged():
 
     def construct():
         try:
-            pystorm.TicklessBatchingBolt(input_stream=io.BytesIO(), output_stream=io.BytesIO(), rdb_signal=None)
+            pystorm.TicklessBatchingBolt(
+                input_stream=io.BytesIO(), output_stream=io.BytesIO(), rdb_signal=None
+            )
         except ValueError as exc:  # signal handlers can only be set on the main thread
             errors.append(exc)
 
@@ -295,9 +318,18 @@ def test_hosted_spout_answers_each_command_then_syncs(flavour):
     hosted.ack("a")
     hosted.fail("b")
     hosted.deactivate()
-    assert calls.calls == [("log", "on", 2), ("sync",), ("emit", ["a"], None, None, None, False, "a"), ("sync",),
-                           ("log", "acked a", 2), ("sync",), ("emit", ["again"], None, None, None, False, "b"),
-                           ("sync",), ("log", "off", 2), ("sync",)]
+    assert calls.calls == [
+        ("log", "on", 2),
+        ("sync",),
+        ("emit", ["a"], None, None, None, False, "a"),
+        ("sync",),
+        ("log", "acked a", 2),
+        ("sync",),
+        ("emit", ["again"], None, None, None, False, "b"),
+        ("sync",),
+        ("log", "off", 2),
+        ("sync",),
+    ]
 
 
 def test_spout_exception_reports_error_then_raises_component_failure(flavour):
@@ -305,7 +337,9 @@ def test_spout_exception_reports_error_then_raises_component_failure(flavour):
     hosted.next_tuple()
     hosted.next_tuple()
     calls.calls.clear()
-    with pytest.raises(ComponentFailure, match="'sentence-spout' task 1 failed: IndexError: drained"):
+    with pytest.raises(
+        ComponentFailure, match="'sentence-spout' task 1 failed: IndexError: drained"
+    ):
         hosted.next_tuple()
     assert calls.names() == ["error", "sync"]
     assert calls.calls[0][1].startswith("Python IndexError raised\n")
@@ -334,7 +368,9 @@ def test_direct_hooks_are_the_spout_commands_without_the_sync_they_may_skip(flav
     calls.calls.clear()
     with pytest.raises(IndexError) as raised:
         direct.next_tuple()
-    with pytest.raises(ComponentFailure, match="'sentence-spout' task 1 failed: IndexError: drained"):
+    with pytest.raises(
+        ComponentFailure, match="'sentence-spout' task 1 failed: IndexError: drained"
+    ):
         direct.on_error(raised.value)
     assert calls.names() == ["error", "sync"]  # the component's own report, as next_tuple() makes
 
@@ -421,7 +457,7 @@ def _run_rows(hosted, rows, runner, source="sentence-spout", stream="default"):
             outcomes.append(None)
         except ComponentFailure as failure:
             outcomes.append(type(failure.original).__name__)
-        except (TypeError, ValueError) as exc:  # the row does not fit the stream's fields
+        except (TypeError, ValueError):  # the row does not fit the stream's fields
             outcomes.append("bad row")
     return outcomes
 

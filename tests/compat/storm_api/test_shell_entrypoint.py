@@ -59,11 +59,18 @@ MODULE = textwrap.dedent('''
 ''')
 
 
-def run_process(runner: str, args: list[str], cwd, messages: list, serializer: str, linger: float) -> tuple[list, int]:
+def run_process(
+    runner: str, args: list[str], cwd, messages: list, serializer: str, linger: float
+) -> tuple[list, int]:
     """Start a component process, feed it, keep stdin open ``linger`` seconds."""
     with tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen([sys.executable, "-m", runner, *args], cwd=cwd, stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, stderr=err)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", runner, *args],
+            cwd=cwd,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=err,
+        )
         try:
             proc.stdin.write(encode(messages, serializer))
             proc.stdin.flush()
@@ -97,7 +104,9 @@ def project(tmp_path):
 
 def test_tickless_batching_bolt_processes_batches_on_its_timer_like_pystorm(project):
     messages = [handshake(project), tup("-1", ["apple"]), tup("-2", ["banana"]), tick("-3")]
-    out, code = both(project, ["tickless_mod.TheirTickless"], ["tickless_mod.OurTickless"], messages)
+    out, code = both(
+        project, ["tickless_mod.TheirTickless"], ["tickless_mod.OurTickless"], messages
+    )
     assert code == 2
     assert [m["tuple"] for m in out if m.get("command") == "emit"] == [["a", 1], ["b", 1]]
     assert [m["id"] for m in out if m.get("command") == "ack"] == ["-3", "-1", "-2"]
@@ -105,7 +114,9 @@ def test_tickless_batching_bolt_processes_batches_on_its_timer_like_pystorm(proj
 
 def test_tickless_batcher_failure_reports_fails_and_exits_1_like_pystorm(project):
     messages = [handshake(project), tup("-1", ["apple"]), tup("-2", ["xylophone"])]
-    out, code = both(project, ["tickless_mod.TheirTickless"], ["tickless_mod.OurTickless"], messages)
+    out, code = both(
+        project, ["tickless_mod.TheirTickless"], ["tickless_mod.OurTickless"], messages
+    )
     assert code == 1
     assert [m.get("command") for m in out][-4:] == ["log", "error", "sync", "fail"]
     assert out[-1] == {"command": "fail", "id": "-2"}
@@ -116,7 +127,13 @@ def test_run_resplits_a_single_argument_and_imports_from_resources(tmp_path):
     resources.mkdir()
     (resources / "res_mod.py").write_text(MODULE)
     messages = [handshake(tmp_path), tup("-1", ["x y"])]
-    out, code = both(tmp_path, ["-s msgpack res_mod.TheirSplit"], ["-s msgpack res_mod.OurSplit"], messages,
-                     serializer="msgpack", linger=0)
+    out, code = both(
+        tmp_path,
+        ["-s msgpack res_mod.TheirSplit"],
+        ["-s msgpack res_mod.OurSplit"],
+        messages,
+        serializer="msgpack",
+        linger=0,
+    )
     assert code == 2
     assert [m["tuple"] for m in out if m.get("command") == "emit"] == [["x"], ["y"]]

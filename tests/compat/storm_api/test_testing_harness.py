@@ -12,7 +12,14 @@ from compat.storm_api import bolt as our_bolt
 from compat.storm_api import spout as our_spout
 from compat.storm_api import testing
 from compat.storm_api.exceptions import ComponentFailure
-from compat.storm_api.testing import BoltHarness, Emit, LogEntry, Metric, SpoutHarness, build_context
+from compat.storm_api.testing import (
+    BoltHarness,
+    Emit,
+    LogEntry,
+    Metric,
+    SpoutHarness,
+    build_context,
+)
 
 FLAVOURS = {"ours": (our_bolt, our_spout), "streamparse": (streamparse, streamparse)}
 
@@ -64,7 +71,11 @@ def test_bolt_harness_records_emits_acks_logs_and_metrics(make):
     assert harness.logs == [LogEntry("tick 10", 1)]
     assert harness.metrics == [Metric("words", 1)] * 2
     assert [r.getMessage() for r in harness.records] == ["counted dog", "counted dog"]
-    assert first.component == "words" and first.task == 2 and type(first.values).__name__ == "WordsDefaultTuple"
+    assert (
+        first.component == "words"
+        and first.task == 2
+        and type(first.values).__name__ == "WordsDefaultTuple"
+    )
 
 
 class OwnTickBody(WordCountBody):
@@ -89,14 +100,21 @@ def test_bolt_harness_surfaces_user_exceptions_after_auto_fail(make):
     with pytest.raises(ComponentFailure) as failure:
         harness.process(["boom"], id="b")
     assert isinstance(failure.value.original, ValueError)
-    assert harness.failed == ["b"] and harness.errors[0].startswith("Python ValueError raised while processing")
+    assert harness.failed == ["b"] and harness.errors[0].startswith(
+        "Python ValueError raised while processing"
+    )
 
 
 def test_bolt_harness_context_describes_sources_and_outputs():
     context = build_context("counter", 4, outputs=["a", Stream(fields=["e"], name="errors")],
                             sources={"words": ["word"], "other": {"s1": ["x"], "s2": ["y"]}})
     assert context["componentid"] == "counter" and context["taskid"] == 4
-    assert context["task->component"] == {"-1": "__system", "4": "counter", "5": "words", "6": "other"}
+    assert context["task->component"] == {
+        "-1": "__system",
+        "4": "counter",
+        "5": "words",
+        "6": "other",
+    }
     assert context["stream->outputfields"] == {"default": ["a"], "errors": ["e"]}
     assert context["source->stream->fields"]["other"] == {"s1": ["x"], "s2": ["y"]}
 
@@ -121,7 +139,11 @@ class BatchBody:
 
 def test_batching_bolt_harness_flushes_on_the_second_tick(make):
     harness = BoltHarness(make(BatchBody, "BatchingBolt"))
-    a1, a2, b1 = harness.process(["apple"]), harness.process(["avocado"]), harness.process(["banana"])
+    a1, a2, b1 = (
+        harness.process(["apple"]),
+        harness.process(["avocado"]),
+        harness.process(["banana"]),
+    )
     harness.tick()
     assert harness.emits == []
     harness.tick()

@@ -24,7 +24,9 @@ def test_values_type_names_follow_pystorms_rule(source, stream, name):
 
 
 def test_generated_names_equal_pystorms_for_the_same_context():
-    context = {"source->stream->fields": {"a-b": {"default": ["x"], "9s": ["y", "z"]}, "c": {"x.y": []}}}
+    context = {
+        "source->stream->fields": {"a-b": {"default": ["x"], "9s": ["y", "z"]}, "c": {"x.y": []}}
+    }
     for source, streams in context["source->stream->fields"].items():
         for stream, fields in streams.items():
             ours = source_tuple_types(context)[source][stream]

@@ -90,7 +90,7 @@ def test_every_tasks_prepared_transactions_survive_a_rescale_and_commit_exactly_
     cls = sink_class()
     states: list = [{} for _ in range(path[0])]
     written: list[str] = []
-    for step, parallelism in enumerate(path):
+    for step, _parallelism in enumerate(path):
         tasks = start(cls, states)
         for i, task in enumerate(tasks):
             for r in range(2):

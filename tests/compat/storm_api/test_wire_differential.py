@@ -8,8 +8,18 @@ from __future__ import annotations
 
 import pytest
 
-from tests.compat.storm_api.storm_api_wire import (SERIALIZER_NAMES, SPOUT_CONTEXT, command, handshake, heartbeat, normalize, run_wire,
-                            tick, tup, variants)
+from tests.compat.storm_api.storm_api_wire import (
+    SERIALIZER_NAMES,
+    SPOUT_CONTEXT,
+    command,
+    handshake,
+    heartbeat,
+    normalize,
+    run_wire,
+    tick,
+    tup,
+    variants,
+)
 
 
 def wire_outputs(body: type, base: str, messages: list, serializer: str) -> tuple[list, int]:
@@ -47,7 +57,12 @@ def test_bolt_splits_acks_syncs_heartbeat_and_names_values_types_like_pystorm(tm
                 tup("-15", ["q"], comp="unknown", task=9), tick("-16", freq=5)]
     out, code = wire_outputs(SplitBody, "Bolt", messages, serializer)
     assert code == 2
-    assert out[2] == {"command": "emit", "tuple": ["the"], "anchors": ["-11"], "need_task_ids": False}
+    assert out[2] == {
+        "command": "emit",
+        "tuple": ["the"],
+        "anchors": ["-11"],
+        "need_task_ids": False,
+    }
     assert {"command": "sync"} in out
     names = [m["tuple"][0] for m in out if m.get("stream") == "other"]
     assert names == ["Sentence_SpoutPairsTuple", "_2NdDefaultTuple", "tuple"]
@@ -95,12 +110,28 @@ class FeaturesBody:
 
 @pytest.mark.parametrize("serializer", SERIALIZER_NAMES)
 def test_bolt_emit_variants_logs_metrics_and_errors_match_pystorm(tmp_path, serializer):
-    words = ["direct", "anchors", "log", "metric", "report", "nondict", "namedtuple", "unserializable", "rawsend"]
+    words = [
+        "direct",
+        "anchors",
+        "log",
+        "metric",
+        "report",
+        "nondict",
+        "namedtuple",
+        "unserializable",
+        "rawsend",
+    ]
     messages = [handshake(tmp_path)] + [tup(f"-{i}", [w]) for i, w in enumerate(words)]
     out, code = wire_outputs(FeaturesBody, "Bolt", messages, serializer)
     assert code == 2
     emits = [m for m in out if m.get("command") == "emit"]
-    assert emits[0] == {"command": "emit", "tuple": ["d"], "anchors": ["-0"], "task": 5, "need_task_ids": False}
+    assert emits[0] == {
+        "command": "emit",
+        "tuple": ["d"],
+        "anchors": ["-0"],
+        "task": 5,
+        "need_task_ids": False,
+    }
     assert emits[1] == {"command": "emit", "tuple": ["d2"], "anchors": ["-0"], "task": 7}
     assert emits[2]["tuple"] == ["[7]"]
     assert {"command": "metrics", "name": "nested", "params": {"a": [1, 2]}} in out
@@ -109,8 +140,15 @@ def test_bolt_emit_variants_logs_metrics_and_errors_match_pystorm(tmp_path, seri
 
 @pytest.mark.parametrize("serializer", SERIALIZER_NAMES)
 def test_need_task_ids_reads_task_id_replies_across_interleaved_tuples(tmp_path, serializer):
-    messages = [handshake(tmp_path), [7, 8], tup("-1", ["ids"]), tup("-2", ["ids"]), tup("-3", ["plain"]),
-                [4, 5], [9]]
+    messages = [
+        handshake(tmp_path),
+        [7, 8],
+        tup("-1", ["ids"]),
+        tup("-2", ["ids"]),
+        tup("-3", ["plain"]),
+        [4, 5],
+        [9],
+    ]
     out, code = wire_outputs(FeaturesBody, "Bolt", messages, serializer)
     assert code == 2
     replies = [m["tuple"] for m in out if m.get("stream") == "other"]
@@ -158,7 +196,9 @@ def test_bolt_exception_reports_error_fails_tuple_and_exits_1(tmp_path, serializ
     assert code == 1
     assert commands(out)[-5:] == ["emit", "log", "error", "sync", "fail"]
     assert out[-1] == {"command": "fail", "id": "-2"}
-    assert normalize([out[-3]])[0]["msg"][0].startswith("Python ValueError raised while processing Tuple Tuple(")
+    assert normalize([out[-3]])[0]["msg"][0].startswith(
+        "Python ValueError raised while processing Tuple Tuple("
+    )
 
 
 class ForgivingFailingBody(FailingBody):
@@ -212,9 +252,23 @@ class WordsBody:
 @pytest.mark.parametrize("serializer", SERIALIZER_NAMES)
 def test_spout_commands_each_end_with_sync_and_errors_exit_1(tmp_path, serializer):
     nexts = [command("next") for _ in range(3)]
-    messages = ([handshake(tmp_path, context=SPOUT_CONTEXT)] + nexts + [command("next"), [2, 3], command("next"),
-                command("next"), command("ack", "x1"), command("fail", 3), command("activate"),
-                command("deactivate"), command("bogus"), command("next"), command("next")])
+    messages = (
+        [handshake(tmp_path, context=SPOUT_CONTEXT)]
+        + nexts
+        + [
+            command("next"),
+            [2, 3],
+            command("next"),
+            command("next"),
+            command("ack", "x1"),
+            command("fail", 3),
+            command("activate"),
+            command("deactivate"),
+            command("bogus"),
+            command("next"),
+            command("next"),
+        ]
+    )
     out, code = wire_outputs(WordsBody, "Spout", messages, serializer)
     assert code == 1
     assert out[3] == {"command": "emit", "tuple": ["a"], "id": "x1", "need_task_ids": False}
@@ -249,8 +303,10 @@ def test_reliable_spout_replays_max_fails_times_then_acks_and_requires_ids(tmp_p
     assert code == 1
     replays = [m for m in out if m.get("command") == "emit" and m["id"] == "id1"]
     assert len(replays) == 4 and replays[-1]["stream"] == "s"
-    assert normalize(out)[-2]["msg"][-1] == ("ValueError: You must provide a tuple ID when emitting with a "
-                                             "ReliableSpout in order for the tuple to be tracked.")
+    assert normalize(out)[-2]["msg"][-1] == (
+        "ValueError: You must provide a tuple ID when emitting with a "
+        "ReliableSpout in order for the tuple to be tracked."
+    )
 
 
 class WordBatchBody:
@@ -274,8 +330,22 @@ def batch_messages(tmp_path, words_then_ticks):
 
 @pytest.mark.parametrize("serializer", SERIALIZER_NAMES)
 def test_batching_bolt_flushes_on_second_tick_with_batch_anchors_and_acks(tmp_path, serializer):
-    items = ["apple", "avocado", "banana", "TICK", "blueberry", "HB", "TICK", "TICK", "TICK", "cherry", "TICK"]
-    out, code = wire_outputs(WordBatchBody, "BatchingBolt", batch_messages(tmp_path, items), serializer)
+    items = [
+        "apple",
+        "avocado",
+        "banana",
+        "TICK",
+        "blueberry",
+        "HB",
+        "TICK",
+        "TICK",
+        "TICK",
+        "cherry",
+        "TICK",
+    ]
+    out, code = wire_outputs(
+        WordBatchBody, "BatchingBolt", batch_messages(tmp_path, items), serializer
+    )
     assert code == 2
     emits = [m for m in out if m.get("command") == "emit"]
     assert [e["tuple"] for e in emits] == [["a", 2], ["b", 2], ["c", 1]]
@@ -288,15 +358,21 @@ class SlowBatchBody(WordBatchBody):
 
 @pytest.mark.parametrize("serializer", SERIALIZER_NAMES)
 def test_batching_bolt_honours_ticks_between_batches(tmp_path, serializer):
-    out, code = wire_outputs(SlowBatchBody, "BatchingBolt",
-                             batch_messages(tmp_path, ["apple", "TICK", "TICK", "TICK"]), serializer)
+    out, code = wire_outputs(
+        SlowBatchBody,
+        "BatchingBolt",
+        batch_messages(tmp_path, ["apple", "TICK", "TICK", "TICK"]),
+        serializer,
+    )
     assert commands(out)[2:] == ["ack", "ack", "ack", "emit", "ack", "log"]
 
 
 @pytest.mark.parametrize("serializer", SERIALIZER_NAMES)
 def test_batching_bolt_failure_fails_every_pending_batch_and_exits_1(tmp_path, serializer):
     items = ["xylophone", "apple", "TICK", "TICK", "banana"]
-    out, code = wire_outputs(WordBatchBody, "BatchingBolt", batch_messages(tmp_path, items), serializer)
+    out, code = wire_outputs(
+        WordBatchBody, "BatchingBolt", batch_messages(tmp_path, items), serializer
+    )
     assert code == 1
     assert [m["id"] for m in out if m.get("command") == "fail"] == ["-1", "-2"]
 
@@ -308,7 +384,9 @@ class ForgivingBatchBody(WordBatchBody):
 @pytest.mark.parametrize("serializer", SERIALIZER_NAMES)
 def test_batching_bolt_without_exit_fails_only_the_current_batch(tmp_path, serializer):
     items = ["xylophone", "apple", "TICK", "TICK", "banana", "TICK", "TICK"]
-    out, code = wire_outputs(ForgivingBatchBody, "BatchingBolt", batch_messages(tmp_path, items), serializer)
+    out, code = wire_outputs(
+        ForgivingBatchBody, "BatchingBolt", batch_messages(tmp_path, items), serializer
+    )
     assert code == 2
     assert [m["id"] for m in out if m.get("command") == "fail"] == ["-1"]
 
@@ -339,4 +417,8 @@ def test_log_path_sends_logs_to_a_file_instead_of_storm(tmp_path):
 def test_topology_debug_forwards_debug_records(tmp_path):
     out, _ = wire_outputs(FeaturesBody, "Bolt", [handshake(tmp_path, conf={"topology.debug": True}),
                                                  tup("-1", ["log"])], "json")
-    assert any(m.get("level") == 1 and "not sent at info level" in m["msg"] for m in out if m.get("command") == "log")
+    assert any(
+        m.get("level") == 1 and "not sent at info level" in m["msg"]
+        for m in out
+        if m.get("command") == "log"
+    )

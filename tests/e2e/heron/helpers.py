@@ -15,7 +15,8 @@ import signal
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import psutil
 
@@ -77,7 +78,7 @@ class Placement:
     tasks: dict[str, list[int]]
 
     @classmethod
-    def of(cls, pplan: Any) -> "Placement":
+    def of(cls, pplan: Any) -> Placement:
         container_of: dict[int, str] = {}
         tasks: dict[str, list[int]] = {}
         for inst in pplan.instances:
@@ -115,7 +116,7 @@ class HeronRun:
         self._state: Any = None
 
     # -- starting ----------------------------------------------------------------------
-    def start(self, timeout: float = 60.0) -> "HeronRun":
+    def start(self, timeout: float = 60.0) -> HeronRun:
         """Launch, and wait until the Topology Master has stored the physical plan."""
         self.runner.start()
         self._state = self.runner.state_spec.open()

@@ -100,7 +100,7 @@ def logs_tail(home: Path, lines: int = 15) -> str:
     return "\n".join(out)
 
 
-def test_every_crash_point_keeps_both_sinks_exactly_once(real_engine, sweep, live_processes,
+def test_every_crash_point_keeps_both_sinks_exactly_once(real_engine, sweep, live_processes,  # noqa: F811 (a fixture imported above)
                                                          isolated_imports, redis_url,
                                                          monkeypatch, tmp_path):
     import redis

@@ -120,7 +120,7 @@ def assert_spread(rows, tasks, name):
     counts = collections.Counter(row[0] for row in rows)
     assert set(counts) == set(tasks), f"{name}: tasks that got tuples {dict(counts)}"
     share = len(rows) / len(tasks)
-    for task, count in counts.items():
+    for count in counts.values():
         assert 0.5 * share <= count <= 1.5 * share, f"{name}: uneven {dict(counts)}"
 
 

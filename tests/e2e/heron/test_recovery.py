@@ -93,7 +93,10 @@ def test_a_killed_process_comes_back_and_every_id_is_acked(kind, pure, tmp_path,
     acked = acked_ids(out)
     assert len(acked) == 2
     for task, counts in acked.items():
-        assert set(counts) == set(range(LIMIT)), (task, sorted(set(range(LIMIT)) - set(counts))[:20])
+        assert set(counts) == set(range(LIMIT)), (
+            task,
+            sorted(set(range(LIMIT)) - set(counts))[:20],
+        )
     sink = collections.Counter(row[0] for row in leaf_tuples(result, "sink"))
     assert all(sink[n] >= 2 for n in range(LIMIT))  # each id of both spout tasks, at least once
     assert run.alive() == []

@@ -61,7 +61,10 @@ def test_native_wordcount_on_heron_equals_counter_and_the_storm_engine(tmp_path,
     counts = final_counts(result)
     assert counts == generated_counts(seed, n)
     assert result.capture.streams[("count_bolt", "default")].count == n
-    assert (result.components["word_spout"].emitted, result.components["count_bolt"].executed) == (n, n)
+    assert (result.components["word_spout"].emitted, result.components["count_bolt"].executed) == (
+        n,
+        n,
+    )
     assert run.alive() == []
     assert counts == storm_counts(seed, n, tmp_path)
 

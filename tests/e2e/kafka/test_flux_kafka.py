@@ -72,6 +72,8 @@ def test_the_flux_kafka_word_count_counts_exactly_on_each_engine(kafka_broker, t
     summary = json.loads(out)
     assert summary["reason"] == "time limit", summary
     assert summary["components"]["sentences"]["emitted"] == len(lines)
-    assert reached, (f"{engine}: counts in Kafka differ from the input's: "
-                     f"{sorted(set(newest_counts(bootstrap, target).items()) ^ set(expected.items()))[:5]}"
-                     f"\n{err[-2000:]}")
+    assert reached, (
+        f"{engine}: counts in Kafka differ from the input's: "
+        f"{sorted(set(newest_counts(bootstrap, target).items()) ^ set(expected.items()))[:5]}"
+        f"\n{err[-2000:]}"
+    )

@@ -32,7 +32,7 @@ def test_a_crash_looping_spout_is_shown_by_metrics_list_and_the_tracker(real_eng
             result = heron("metrics", NAME)
             return result.output if "crash-looping container_" in result.output else ""
         shown = wait_until(metrics_output, timeout=60)
-        assert f"crash-looping container_1_never_opens_" in shown and ERROR in shown, \
+        assert "crash-looping container_1_never_opens_" in shown and ERROR in shown, \
             heron("metrics", NAME).output
 
         listing = heron("list")

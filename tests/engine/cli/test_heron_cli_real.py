@@ -56,7 +56,9 @@ def exercise(state_args: list[str], state, live_processes, while_running=None) -
         assert "already running" in again.output
 
         listing = heron("list", *state_args)
-        assert listing.exit_code == 0 and "wordcount" in listing.output and "RUNNING" in listing.output
+        assert (
+            listing.exit_code == 0 and "wordcount" in listing.output and "RUNNING" in listing.output
+        )
 
         assert heron("deactivate", "wordcount", *state_args).exit_code == 0
         time.sleep(2.5)  # metrics travel every second: let the last counts arrive

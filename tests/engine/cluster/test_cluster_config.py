@@ -46,10 +46,16 @@ def test_a_slurm_cluster_is_read_from_its_three_files(tmp_path):
 
 
 def test_heron_class_names_are_understood(tmp_path):
-    write_cluster(tmp_path, "c", **{
-        **SLURM, "scheduler": "heron.class.scheduler: org.apache.heron.scheduler.slurm.SlurmScheduler\n",
-        "uploader": "heron.class.uploader: org.apache.heron.uploader.http.HttpUploader\n"
-                    "heron.uploader.http.uri: http://10.0.0.1:8080/p\n"})
+    write_cluster(
+        tmp_path,
+        "c",
+        **{
+            **SLURM,
+            "scheduler": "heron.class.scheduler: org.apache.heron.scheduler.slurm.SlurmScheduler\n",
+            "uploader": "heron.class.uploader: org.apache.heron.uploader.http.HttpUploader\n"
+            "heron.uploader.http.uri: http://10.0.0.1:8080/p\n",
+        },
+    )
     config = load_cluster(tmp_path, "c")
     assert (config.scheduler, config.uploader) == ("slurm", "http")
 

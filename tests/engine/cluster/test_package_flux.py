@@ -75,7 +75,9 @@ def flux_project(tmp: Path) -> tuple[Path, Path, Path]:
         "tree/flux/resources/count.py": "# a multilang bolt\n",
         "tree/flux/resources/__pycache__/spout.cpython-311.pyc": "",
         "tree/flux/src/flux_numbers.py": NUMBERS,
-        "tree/flux/config.json": json.dumps({"envs": {"prod": {"options": {"from.config.json": 4}}}}),
+        "tree/flux/config.json": json.dumps(
+            {"envs": {"prod": {"options": {"from.config.json": 4}}}}
+        ),
         "tree/flux/virtualenvs/topology.txt": "",
         # not needed on a node: left out
         "tree/flux/other.yaml": "name: other\n",

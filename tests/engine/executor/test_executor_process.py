@@ -93,9 +93,13 @@ def test_executor_starts_restarts_and_stops_its_container(launch_spec: LaunchSpe
         # An instance that dies is restarted by the executor.
         victim = pid_of(launch_spec, "container_1_count-bolt_3")
         os.kill(victim, signal.SIGKILL)
-        assert wait_for(lambda: pid_of(launch_spec, "container_1_count-bolt_3") not in (None, victim)
-                        and len(live_children(ex)) == 4
-                        and started("container_1_count-bolt_3", times=2))
+        assert wait_for(
+            lambda: (
+                pid_of(launch_spec, "container_1_count-bolt_3") not in (None, victim)
+                and len(live_children(ex)) == 4
+                and started("container_1_count-bolt_3", times=2)
+            )
+        )
         children = live_children(ex)
         ex.send_signal(signal.SIGTERM)
         assert ex.wait(15) == 0
@@ -172,11 +176,22 @@ def test_executor_follows_a_new_packing_plan(launch_spec: LaunchSpec, plan):
         metrics = pid_of(launch_spec, "metricsmgr-1")
         spout = pid_of(launch_spec, "container_1_word-spout_1")
         r = Resource()
-        repacked = PackingPlan("wc-pack-2", [
-            ContainerPlan(1, [InstancePlan("word-spout", 1, 0, r), InstancePlan("count-bolt", 5, 2, r)]),
-            ContainerPlan(2, [InstancePlan("word-spout", 2, 1, r), InstancePlan("count-bolt", 3, 0, r),
-                              InstancePlan("count-bolt", 4, 1, r)]),
-        ])
+        repacked = PackingPlan(
+            "wc-pack-2",
+            [
+                ContainerPlan(
+                    1, [InstancePlan("word-spout", 1, 0, r), InstancePlan("count-bolt", 5, 2, r)]
+                ),
+                ContainerPlan(
+                    2,
+                    [
+                        InstancePlan("word-spout", 2, 1, r),
+                        InstancePlan("count-bolt", 3, 0, r),
+                        InstancePlan("count-bolt", 4, 1, r),
+                    ],
+                ),
+            ],
+        )
         sm = LocalFileSystemStateManager(launch_spec.state.root)
         sm.set("packingplans", "wc", repacked.to_proto())
         sm.close()

@@ -165,7 +165,7 @@ class BackPressureMeter:
         self.last_time: float | None = None
         self.total_ms = 0.0
 
-    def __enter__(self) -> "BackPressureMeter":
+    def __enter__(self) -> BackPressureMeter:
         return self
 
     def __exit__(self, *exc: object) -> None:

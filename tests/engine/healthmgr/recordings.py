@@ -6,7 +6,8 @@ per-instance backpressure and wait-queue metrics published by the instance's Str
 Manager (``stmgr-<container>``, component ``__stmgr__``), with the manager's own total of
 backpressure it initiated (``__time-spent-back-pressure-initiated-ms``: what it blamed
 its instances for, plus the time watermark's pauses it blamed nobody for),
-``__execute-count`` by the instance. Counters are cumulative, noise is seeded so every run sees the same series.
+``__execute-count`` by the instance. Counters are cumulative, noise is seeded so every run sees the
+same series.
 """
 
 from __future__ import annotations
@@ -92,7 +93,10 @@ def record(components: Mapping[str, list[Profile]], *, secs: float = 300.0,
                 container = 1 + (task + k) % containers
                 iid = instance_id(name, task + k, container)
                 stmgr = f"stmgr-{container}"
-                noise = (lambda: 1.0 + rng.uniform(-p.jitter, p.jitter))
+
+                def noise(jitter: float = p.jitter) -> float:
+                    return 1.0 + rng.uniform(-jitter, jitter)
+
                 acc = totals.setdefault(iid, {"exec": 0.0, "bp": 0.0})
                 if step > 0:
                     acc["exec"] += max(0.0, _at(p.rate, t)) * period * noise()

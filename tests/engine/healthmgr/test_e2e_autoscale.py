@@ -39,7 +39,7 @@ SCALING_MAX = 5
 
 
 def test_scales_up_under_backpressure_and_down_when_the_load_drops(
-        real_engine, sweep, live_processes, isolated_imports, tmp_path):
+        real_engine, sweep, live_processes, isolated_imports, tmp_path):  # noqa: F811 (a fixture imported above)
     out, rate_file = submit(tmp_path, 600,
                             options={"heron.healthmgr.max.parallelism": SCALING_MAX})
     with open_state_manager("local", root=real_engine / "state") as state:
@@ -112,7 +112,7 @@ def test_scales_up_under_backpressure_and_down_when_the_load_drops(
 
 
 def test_a_restarted_health_manager_keeps_the_wait_after_its_last_action(
-        real_engine, sweep, live_processes, isolated_imports, tmp_path):
+        real_engine, sweep, live_processes, isolated_imports, tmp_path):  # noqa: F811 (a fixture imported above)
     submit(tmp_path, 600)
     pid_file = real_engine / "topologies" / NAME / "pids" / "heron-healthmgr.pid"
     log = real_engine / "topologies" / NAME / "logs" / "heron-healthmgr.log"

@@ -40,7 +40,7 @@ def notes(records: list[dict], text: str) -> list[dict]:
 
 
 def test_a_policy_deactivated_after_a_scale_up_takes_no_action_while_backpressure_persists(
-        real_engine, sweep, live_processes, isolated_imports, tmp_path):
+        real_engine, sweep, live_processes, isolated_imports, tmp_path):  # noqa: F811 (a fixture imported above)
     # 20 ms per tuple: 50/s per instance. The first scale-up goes from 1 to at most 5
     # (Heron's formula caps the unused capacity at 4), 250/s for the 600/s offered: the
     # backpressure persists, and an activated policy would scale again after the wait.
@@ -98,7 +98,7 @@ HOTKEY = "e2e_hotkey"
 
 
 def test_a_hot_key_is_reported_as_data_skew_on_its_instance_and_not_scaled(
-        real_engine, sweep, live_processes, isolated_imports, tmp_path):
+        real_engine, sweep, live_processes, isolated_imports, tmp_path):  # noqa: F811 (a fixture imported above)
     out, _ = submit(tmp_path, 600, name=HOTKEY)
     with open_state_manager("local", root=real_engine / "state") as state:
         try:
@@ -135,7 +135,7 @@ RESTART = "e2e_restart"
 
 @pytest.mark.timeout(240)
 def test_an_instance_slow_until_restarted_gets_one_container_restart_and_a_new_pid(
-        real_engine, sweep, live_processes, isolated_imports, tmp_path):
+        real_engine, sweep, live_processes, isolated_imports, tmp_path):  # noqa: F811 (a fixture imported above)
     out, rate_file = submit(tmp_path, 600, name=RESTART)
     pids = working_dir(real_engine, RESTART) / "pids"
     with open_state_manager("local", root=real_engine / "state") as state:

@@ -50,7 +50,7 @@ def records(out: Path) -> collections.Counter:
 
 
 def test_the_health_manager_scales_a_keyed_counting_bolt_and_every_count_is_exact(
-        real_engine, sweep, live_processes, isolated_imports, tmp_path):
+        real_engine, sweep, live_processes, isolated_imports, tmp_path):  # noqa: F811 (a fixture imported above)
     began = time.monotonic()
     out, sink, rate_file = tmp_path / "out", tmp_path / "sink", tmp_path / "rate"
     rate_file.write_text(str(RATE))

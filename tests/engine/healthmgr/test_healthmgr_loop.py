@@ -104,10 +104,22 @@ def test_a_scale_beyond_the_parallelism_limit_is_held():
 
 
 def test_one_action_per_tick_across_policies():
-    first = ScriptedPolicy(policy_config("a", interval_ms=2000, wait_ms=0,
-                                         **{"health.policy.class": "DynamicResourceAllocationPolicy"}))
-    second = ScriptedPolicy(policy_config("b", interval_ms=2000, wait_ms=0,
-                                          **{"health.policy.class": "DynamicResourceAllocationPolicy"}))
+    first = ScriptedPolicy(
+        policy_config(
+            "a",
+            interval_ms=2000,
+            wait_ms=0,
+            **{"health.policy.class": "DynamicResourceAllocationPolicy"},
+        )
+    )
+    second = ScriptedPolicy(
+        policy_config(
+            "b",
+            interval_ms=2000,
+            wait_ms=0,
+            **{"health.policy.class": "DynamicResourceAllocationPolicy"},
+        )
+    )
     loop, clock, actuator = make_loop([first, second])
     events = run(loop, clock, 2)
     assert len(actuator.calls) == 1

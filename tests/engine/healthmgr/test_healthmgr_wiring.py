@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import logging
-import sys
 import threading
 from pathlib import Path
 
@@ -156,8 +155,18 @@ def test_heron_run_refuses_auto_scaling(tmp_path, isolated_imports):
 
     from engine.cli.main import main
 
-    result = CliRunner().invoke(main, ["run", str(PROJECT), "-n", NAME, "--time", "1",
-                                       *[x for k, v in OPTIONS.items() for x in ("-o", f"{k}={v}")]])
+    result = CliRunner().invoke(
+        main,
+        [
+            "run",
+            str(PROJECT),
+            "-n",
+            NAME,
+            "--time",
+            "1",
+            *[x for k, v in OPTIONS.items() for x in ("-o", f"{k}={v}")],
+        ],
+    )
     assert result.exit_code == 2
     assert "auto-scaling is for submitted topologies" in result.output
 

@@ -12,12 +12,19 @@ from prometheus_client.parser import text_string_to_metric_families
 from engine.metricsmgr.prometheus import LatestMetricsCollector
 
 P = "user/kafkaOffset/"
-SPOUT = {P + "orders.eu-1/partition_0/spoutLag": "5", P + "orders.eu-1/partition_0/latestTimeOffset": "100",
-         P + "orders.eu-1/partition_0/latestEmittedOffset": "96",
-         P + "orders.eu-1/partition_0/latestCompletedOffset": "95",
-         P + "orders.eu-1/partition_0/earliestTimeOffset": "0",
-         P + "orders.eu-1/partition_7/spoutLag": "1200", P + "orders.eu-1/partition_7/logHeadOffset": "1300", P + "orders.eu-1/totalSpoutLag": "1205",
-         P + "totalSpoutLag": "1205", "user/hits": "3", "__emit-count": "96"}
+SPOUT = {
+    P + "orders.eu-1/partition_0/spoutLag": "5",
+    P + "orders.eu-1/partition_0/latestTimeOffset": "100",
+    P + "orders.eu-1/partition_0/latestEmittedOffset": "96",
+    P + "orders.eu-1/partition_0/latestCompletedOffset": "95",
+    P + "orders.eu-1/partition_0/earliestTimeOffset": "0",
+    P + "orders.eu-1/partition_7/spoutLag": "1200",
+    P + "orders.eu-1/partition_7/logHeadOffset": "1300",
+    P + "orders.eu-1/totalSpoutLag": "1205",
+    P + "totalSpoutLag": "1205",
+    "user/hits": "3",
+    "__emit-count": "96",
+}
 
 
 def exposition(*snapshot: tuple[str, str, dict[str, str]]) -> tuple[str, dict]:

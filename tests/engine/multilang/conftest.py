@@ -8,7 +8,8 @@ import textwrap
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import pytest
 
@@ -66,13 +67,22 @@ class RecordingCollector:
 
 
 def storm_context(component: str = "comp", task: int = 3) -> dict:
-    return {"taskid": task, "componentid": component, "task->component": {str(task): component, "1": "src"},
-            "streams": ["default"], "stream->outputfields": {"default": ["word"]},
-            "source->stream->fields": SOURCE_FIELDS}
+    return {
+        "taskid": task,
+        "componentid": component,
+        "task->component": {str(task): component, "1": "src"},
+        "streams": ["default"],
+        "stream->outputfields": {"default": ["word"]},
+        "source->stream->fields": SOURCE_FIELDS,
+    }
 
 
-def _wait_until(condition: Callable[[], Any], timeout: float = 10.0, poll: Callable[[], None] | None = None,
-                interval: float = 0.02) -> Any:
+def _wait_until(
+    condition: Callable[[], Any],
+    timeout: float = 10.0,
+    poll: Callable[[], None] | None = None,
+    interval: float = 0.02,
+) -> Any:
     """Poll ``condition`` (calling ``poll`` first each time) until it is truthy."""
     deadline = time.monotonic() + timeout
     while True:
@@ -326,7 +336,9 @@ def components(tmp_path_factory) -> Path:
     """A directory holding the protocol scripts and pystorm modules above."""
     root = tmp_path_factory.mktemp("components")
     for name, body in SCRIPTS.items():
-        (root / name).write_text("#!/usr/bin/env bash\n" + _PROTOCOL_PRELUDE + textwrap.dedent(body))
+        (root / name).write_text(
+            "#!/usr/bin/env bash\n" + _PROTOCOL_PRELUDE + textwrap.dedent(body)
+        )
     for name, body in PYSTORM_MODULES.items():
         (root / name).write_text(textwrap.dedent(body))
     return root
@@ -357,8 +369,15 @@ def start(components, collector, logger):
                component: str = "comp", task: int = 3, **kwargs: Any):
         kwargs.setdefault("cwd", components)
         kwargs.setdefault("collector", collector)
-        host = host_shell_component(kind, command, script, {"topology.name": "test", **(conf or {})},
-                                    storm_context(component, task), logger=logger, **kwargs)
+        host = host_shell_component(
+            kind,
+            command,
+            script,
+            {"topology.name": "test", **(conf or {})},
+            storm_context(component, task),
+            logger=logger,
+            **kwargs,
+        )
         hosts.append(host)
         return host
 

@@ -34,7 +34,10 @@ def test_emit_with_need_task_ids_false_gets_no_reply(bolt, collector):
 
 
 def test_direct_emit_is_never_answered_even_when_task_ids_are_needed(spout, collector):
-    assert spout.dispatch({"command": "emit", "tuple": ["a"], "task": 5, "need_task_ids": True}) is None
+    assert (
+        spout.dispatch({"command": "emit", "tuple": ["a"], "task": 5, "need_task_ids": True})
+        is None
+    )
     assert collector.emits() == [(["a"], "default", None, 5, True, None)]
 
 
@@ -45,12 +48,16 @@ def test_task_zero_means_not_direct(bolt, collector):
 
 def test_bolt_anchors_may_be_one_id_or_a_list(bolt, collector):
     bolt.dispatch({"command": "emit", "tuple": ["a"], "anchors": "-12", "need_task_ids": False})
-    bolt.dispatch({"command": "emit", "tuple": ["b"], "anchors": ["1", "2"], "need_task_ids": False})
+    bolt.dispatch(
+        {"command": "emit", "tuple": ["b"], "anchors": ["1", "2"], "need_task_ids": False}
+    )
     assert [e[2] for e in collector.emits()] == [["-12"], ["1", "2"]]
 
 
 def test_spout_emit_carries_its_message_id_and_stream(spout, collector):
-    spout.dispatch({"command": "emit", "tuple": [1], "id": "m1", "stream": "numbers", "need_task_ids": False})
+    spout.dispatch(
+        {"command": "emit", "tuple": [1], "id": "m1", "stream": "numbers", "need_task_ids": False}
+    )
     assert collector.emits() == [([1], "numbers", None, None, False, "m1")]
 
 
@@ -60,8 +67,15 @@ def test_bolt_ack_and_fail_pass_the_input_id(bolt, collector):
     assert collector.calls == [("ack", "-5"), ("fail", "6")]
 
 
-@pytest.mark.parametrize("message,level", [({"msg": "x", "level": 4}, 4), ({"msg": "x"}, 2),
-                                           ({"msg": "x", "level": "warn"}, 2), ({"msg": "x", "level": 9}, 2)])
+@pytest.mark.parametrize(
+    "message,level",
+    [
+        ({"msg": "x", "level": 4}, 4),
+        ({"msg": "x"}, 2),
+        ({"msg": "x", "level": "warn"}, 2),
+        ({"msg": "x", "level": 9}, 2),
+    ],
+)
 def test_log_keeps_storm_levels_and_defaults_to_info(bolt, collector, message, level):
     bolt.dispatch({"command": "log", **message})
     assert collector.logs() == [("x", level)]

@@ -58,7 +58,9 @@ def test_pystorm_bolt_that_raises_reports_and_fails_before_the_exit(start, colle
 
 @pytest.mark.timeout(30)
 def test_silent_bolt_fails_with_heartbeat_timeout(start):
-    host = start("bolt", "bash", "hang.sh", {"topology.subprocess.timeout.secs": 1}, component="slow", task=2)
+    host = start(
+        "bolt", "bash", "hang.sh", {"topology.subprocess.timeout.secs": 1}, component="slow", task=2
+    )
     began = time.monotonic()
     failure = poll_until_failure(host)
     assert 1.0 <= time.monotonic() - began < 10.0  # not before the timeout, nor long after
@@ -72,7 +74,9 @@ def test_silent_bolt_fails_with_heartbeat_timeout(start):
 def test_bolt_busy_in_user_code_fails_with_heartbeat_timeout(start):
     # (3 s: the handshake has the same deadline, and a loaded machine can take more than
     # a second to start Python and import streamparse)
-    host = start("bolt", "streamparse_run", "bolts.SleepyBolt", {"topology.subprocess.timeout.secs": 3})
+    host = start(
+        "bolt", "streamparse_run", "bolts.SleepyBolt", {"topology.subprocess.timeout.secs": 3}
+    )
     host.execute(host.make_tuple("1", "src", "default", 1, ["zzz"]))
     assert isinstance(poll_until_failure(host).original, HeartbeatTimeout)
 
@@ -94,7 +98,9 @@ def test_blocked_execute_still_notices_a_process_that_stopped_reading(start):
 
 @pytest.mark.timeout(30)
 def test_spout_that_does_not_answer_fails_with_heartbeat_timeout(start):
-    host = start("spout", "streamparse_run", "spouts.SleepySpout", {"topology.subprocess.timeout.secs": 3})
+    host = start(
+        "spout", "streamparse_run", "spouts.SleepySpout", {"topology.subprocess.timeout.secs": 3}
+    )
     with pytest.raises(ComponentFailure, match="subprocess heartbeat timeout") as failure:
         host.next_tuple()
     assert "'next'" in str(failure.value)
@@ -105,7 +111,9 @@ def test_spout_that_exited_between_commands_reports_its_exit(start):
     host = start("spout", "bash", "quitter.sh")
     host.next_tuple()
     time.sleep(0.3)  # it is gone before the next command is written
-    with pytest.raises(ComponentFailure, match="exited with code 4; stderr ends: no more input files") as failure:
+    with pytest.raises(
+        ComponentFailure, match="exited with code 4; stderr ends: no more input files"
+    ) as failure:
         host.next_tuple()
     assert isinstance(failure.value.original, SubprocessDied)
 

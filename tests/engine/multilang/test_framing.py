@@ -23,7 +23,9 @@ class TrickleStream(io.BytesIO):
 
 
 def test_json_message_is_followed_by_an_end_line():
-    assert JsonFraming().encode({"command": "next", "id": ""}) == b'{"command":"next","id":""}\nend\n'
+    assert (
+        JsonFraming().encode({"command": "next", "id": ""}) == b'{"command":"next","id":""}\nend\n'
+    )
 
 
 def test_json_task_ids_are_a_bare_array():
@@ -33,7 +35,7 @@ def test_json_task_ids_are_a_bare_array():
 def test_json_encodes_namedtuple_values_as_arrays_and_keeps_utf8():
     Word = namedtuple("Word", "word count")
     data = JsonFraming().encode({"tuple": Word("héllo", 2)})
-    assert data == '{"tuple":["héllo",2]}\nend\n'.encode("utf-8")
+    assert data == '{"tuple":["héllo",2]}\nend\n'.encode()
 
 
 def test_json_refuses_values_it_cannot_carry():

@@ -32,7 +32,10 @@ def gone(pid: int) -> bool:
 
 
 def test_script_is_one_argument_as_storm_passes_it():
-    assert shell_argv("streamparse_run", "-s json bolts.Split") == ["streamparse_run", "-s json bolts.Split"]
+    assert shell_argv("streamparse_run", "-s json bolts.Split") == [
+        "streamparse_run",
+        "-s json bolts.Split",
+    ]
     assert shell_argv("node", "") == ["node"]
 
 
@@ -119,10 +122,19 @@ def test_process_outlives_the_short_lived_thread_that_started_it(start, collecto
 @pytest.mark.timeout(30)
 def test_pystorm_component_exits_with_status_2_when_its_stdin_closes(components):
     """Mechanism 1 of parent death: when we die the kernel closes the pipe."""
-    popen = subprocess.Popen(["streamparse_run", "spouts.CountSpout"], cwd=components, stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    popen = subprocess.Popen(
+        ["streamparse_run", "spouts.CountSpout"],
+        cwd=components,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
     try:
-        setup = {"conf": {}, "pidDir": str(components), "context": {"taskid": 1, "componentid": "c"}}
+        setup = {
+            "conf": {},
+            "pidDir": str(components),
+            "context": {"taskid": 1, "componentid": "c"},
+        }
         popen.stdin.write(json.dumps(setup).encode() + b"\nend\n")
         popen.stdin.flush()
         assert b'"pid"' in popen.stdout.readline()
@@ -144,7 +156,8 @@ PARENT = textwrap.dedent("""
         def __getattr__(self, name):
             return lambda *args: [1]
 
-    ctx = {"taskid": 1, "componentid": "sleepy", "source->stream->fields": {"src": {"default": ["line"]}}}
+    ctx = {"taskid": 1, "componentid": "sleepy",
+           "source->stream->fields": {"src": {"default": ["line"]}}}
     host = host_shell_component("bolt", "streamparse_run", "bolts.SleepyBolt", {}, ctx, Collector(),
                                 logging.getLogger("parent"), cwd=sys.argv[1])
     host.execute(host.make_tuple("1", "src", "default", 1, ["zzz"]))
@@ -158,8 +171,9 @@ def test_child_busy_in_user_code_dies_with_its_parent(components, tmp_path):
     """Mechanism 2: the child never reads stdin again, so only the signal can stop it."""
     # The killed parent cannot remove its pid dir: keep it under tmp_path.
     env = {**os.environ, "TMPDIR": str(tmp_path)}
-    parent = subprocess.Popen([sys.executable, "-c", PARENT, str(components)], cwd=REPO, stdout=subprocess.PIPE,
-                              env=env)
+    parent = subprocess.Popen(
+        [sys.executable, "-c", PARENT, str(components)], cwd=REPO, stdout=subprocess.PIPE, env=env
+    )
     child = None
     try:
         child = int(parent.stdout.readline())

@@ -30,14 +30,18 @@ def test_tuple_and_tick_messages_have_storms_shape(start, collector, wait_until)
     host.execute(host.make_tuple("12", "__system", "__tick", -1, [5]))
     wait_until(lambda: len(collector.logs()) >= 3, poll=host.poll)
     received = [json.loads(msg) for msg, _ in collector.logs()[1:3]]
-    assert received == [{"id": "11", "comp": "src", "stream": "default", "task": 1, "tuple": ["hello", 2]},
-                        {"id": "12", "comp": "__system", "stream": "__tick", "task": -1, "tuple": [5]}]
+    assert received == [
+        {"id": "11", "comp": "src", "stream": "default", "task": 1, "tuple": ["hello", 2]},
+        {"id": "12", "comp": "__system", "stream": "__tick", "task": -1, "tuple": [5]},
+    ]
 
 
 @pytest.mark.timeout(30)
 def test_heartbeat_is_a_system_tuple_on_the_heartbeat_stream(start, collector, wait_until):
     host = start("bolt", "bash", "echo.sh")
-    message = wait_until(lambda: [json.loads(m) for m, _ in collector.logs()[1:]], poll=host.poll)[0]
+    message = wait_until(lambda: [json.loads(m) for m, _ in collector.logs()[1:]], poll=host.poll)[
+        0
+    ]
     assert message["comp"] is None and message["stream"] == "__heartbeat"
     assert message["task"] == -1 and message["tuple"] == [] and isinstance(message["id"], str)
 

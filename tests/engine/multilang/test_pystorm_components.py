@@ -21,10 +21,14 @@ def run_script(serializer: str, target: str) -> str:
 @pytest.mark.timeout(30)
 @pytest.mark.parametrize("serializer", SERIALIZERS)
 def test_bolt_auto_anchors_and_auto_acks(start, collector, wait_until, serializer):
-    host = start("bolt", "streamparse_run", run_script(serializer, "bolts.SplitBolt"), serializer=serializer)
+    host = start(
+        "bolt", "streamparse_run", run_script(serializer, "bolts.SplitBolt"), serializer=serializer
+    )
     host.execute(host.make_tuple("-42", "src", "default", 1, ["hello big world"]))
     wait_until(lambda: collector.of("ack"), poll=host.poll)
-    assert collector.emits() == [([w], "default", ["-42"], None, False, None) for w in ("hello", "big", "world")]
+    assert collector.emits() == [
+        ([w], "default", ["-42"], None, False, None) for w in ("hello", "big", "world")
+    ]
     assert collector.of("ack") == [("-42",)]
     assert collector.threads == {threading.get_ident()}
 
@@ -33,7 +37,12 @@ def test_bolt_auto_anchors_and_auto_acks(start, collector, wait_until, serialize
 @pytest.mark.parametrize("serializer", SERIALIZERS)
 def test_bolt_receives_the_task_ids_it_asks_for(start, collector, wait_until, serializer):
     collector.task_ids = [4, 9]
-    host = start("bolt", "streamparse_run", run_script(serializer, "bolts.TaskIdsBolt"), serializer=serializer)
+    host = start(
+        "bolt",
+        "streamparse_run",
+        run_script(serializer, "bolts.TaskIdsBolt"),
+        serializer=serializer,
+    )
     host.execute(host.make_tuple("1", "src", "default", 1, ["a"]))
     wait_until(lambda: collector.of("ack"), poll=host.poll)
     assert collector.emits() == [(["a"], "default", ["1"], None, True, None),
@@ -63,7 +72,9 @@ def test_bolt_handles_ticks_and_acks_them(start, collector, wait_until):
 
 @pytest.mark.timeout(30)
 def test_bolt_answers_heartbeats_while_idle(start, collector):
-    host = start("bolt", "streamparse_run", "bolts.SplitBolt", {"topology.subprocess.timeout.secs": 2})
+    host = start(
+        "bolt", "streamparse_run", "bolts.SplitBolt", {"topology.subprocess.timeout.secs": 2}
+    )
     for _ in range(30):  # 3 s, longer than the timeout
         host.poll()
         threading.Event().wait(0.1)
@@ -73,7 +84,9 @@ def test_bolt_answers_heartbeats_while_idle(start, collector):
 @pytest.mark.timeout(60)
 def test_bolt_with_max_pending_one_still_gets_every_tuple_through(start, collector, wait_until):
     """execute blocks on a full queue while answering task-id requests."""
-    host = start("bolt", "streamparse_run", "bolts.TaskIdsBolt", {"topology.shellbolt.max.pending": 1})
+    host = start(
+        "bolt", "streamparse_run", "bolts.TaskIdsBolt", {"topology.shellbolt.max.pending": 1}
+    )
     for i in range(50):
         host.execute(host.make_tuple(str(i), "src", "default", 1, [f"w{i}"]))
     wait_until(lambda: len(collector.of("ack")) == 50, poll=host.poll)
@@ -83,7 +96,12 @@ def test_bolt_with_max_pending_one_still_gets_every_tuple_through(start, collect
 @pytest.mark.timeout(30)
 @pytest.mark.parametrize("serializer", SERIALIZERS)
 def test_spout_emits_with_ids_and_hears_acks_and_fails(start, collector, serializer):
-    host = start("spout", "streamparse_run", run_script(serializer, "spouts.CountSpout"), serializer=serializer)
+    host = start(
+        "spout",
+        "streamparse_run",
+        run_script(serializer, "spouts.CountSpout"),
+        serializer=serializer,
+    )
     host.activate()
     host.next_tuple()
     host.next_tuple()

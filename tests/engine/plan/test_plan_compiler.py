@@ -56,10 +56,19 @@ def test_word_count_compiles_to_spout_and_fields_grouped_bolt():
     assert plan.name == "wordcount"
     assert list(plan.components) == ["word_spout", "count_bolt"]
     spout, count = plan.components["word_spout"], plan.components["count_bolt"]
-    assert (spout.kind, spout.parallelism, spout.outputs["default"].fields) == ("spout", 1, ("word",))
+    assert (spout.kind, spout.parallelism, spout.outputs["default"].fields) == (
+        "spout",
+        1,
+        ("word",),
+    )
     assert (count.kind, count.parallelism) == ("bolt", 2)
     [subscription] = count.inputs
-    assert (subscription.source, subscription.stream, subscription.grouping, subscription.fields) == (
+    assert (
+        subscription.source,
+        subscription.stream,
+        subscription.grouping,
+        subscription.fields,
+    ) == (
         "word_spout",
         "default",
         "fields",
@@ -91,8 +100,12 @@ class PerEnvironment(Topology):
 
 
 def test_per_environment_parallelism_is_resolved_with_env():
-    assert compile_topology(PerEnvironment, env="prod").plan.components["count_bolt"].parallelism == 8
-    assert compile_topology(PerEnvironment, env="dev").plan.components["count_bolt"].parallelism == 1
+    assert (
+        compile_topology(PerEnvironment, env="prod").plan.components["count_bolt"].parallelism == 8
+    )
+    assert (
+        compile_topology(PerEnvironment, env="dev").plan.components["count_bolt"].parallelism == 1
+    )
 
 
 def test_missing_environment_in_par_dict_names_component_and_env():
@@ -141,7 +154,11 @@ def test_shell_components_keep_command_and_script_and_have_no_class():
 
     compiled = compile_topology(WithShell)
     splitter = compiled.plan.components["splitter"]
-    assert (splitter.shell, splitter.python_class, splitter.parallelism) == (("node", "splitter.js"), None, 3)
+    assert (splitter.shell, splitter.python_class, splitter.parallelism) == (
+        ("node", "splitter.js"),
+        None,
+        3,
+    )
     assert "splitter" not in compiled.component_classes
 
 
@@ -260,7 +277,9 @@ def test_compat_storm_api_topology_compiles_like_streamparse():
     class CompatWordCount(CompatTopology):
         word_spout = CompatWordSpout.spec()
         count_bolt = CompatCountBolt.spec(inputs={word_spout: CompatGrouping.fields("word")}, par=2)
-        shell = CompatShellBolt.spec(command="node", script="x.js", inputs=[word_spout], outputs=["a"])
+        shell = CompatShellBolt.spec(
+            command="node", script="x.js", inputs=[word_spout], outputs=["a"]
+        )
 
     ours = compile_topology(CompatWordCount, name="wordcount").plan
     theirs = compile_topology(WordCount, name="wordcount").plan

@@ -31,7 +31,9 @@ def project(tmp_path: Path) -> Path:
     """The project `sparse quickstart` creates: src/{bolts,spouts}, topologies/wordcount.py."""
     root = tmp_path / "wordcount_project"
     for part in ("src", "topologies"):
-        shutil.copytree(QUICKSTART / part, root / part, ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(
+            QUICKSTART / part, root / part, ignore=shutil.ignore_patterns("__pycache__")
+        )
     return root
 
 

@@ -102,7 +102,9 @@ def test_proto_uses_heron_shapes():
     count = next(b for b in message.bolts if b.comp.name == "count")
     assert count.comp.spec == pb.PYTHON_CLASS_NAME
     assert count.comp.class_name == "bolts.count:CountBolt"
-    parallelism = {kv.key: kv.value for kv in count.comp.config.kvs}["topology.component.parallelism"]
+    parallelism = {kv.key: kv.value for kv in count.comp.config.kvs}[
+        "topology.component.parallelism"
+    ]
     assert parallelism == "4"
     global_sink = next(b for b in message.bolts if b.comp.name == "sink_global")
     assert global_sink.inputs[0].gtype == pb.LOWEST
@@ -130,7 +132,9 @@ def test_heron_plain_string_config_is_read_as_a_string_and_parallelism_parsed():
 
 
 def test_reading_bytes_that_are_not_a_topology_fails_clearly():
-    with pytest.raises(errors.MalformedPlanError, match="not a serialized heron.proto.api.Topology"):
+    with pytest.raises(
+        errors.MalformedPlanError, match="not a serialized heron.proto.api.Topology"
+    ):
         LogicalPlan.from_bytes(b"\xff\xff\xff")
 
 
@@ -165,11 +169,19 @@ def test_consumers_lists_subscribers_of_a_stream_in_definition_order():
 
 def test_key_field_sets_lists_each_distinct_fields_grouping_once():
     spout = ComponentDef(
-        "s", "spout", 1, outputs={"default": StreamDef("s", "default", ("a", "b"))}, python_class="m:S"
+        "s",
+        "spout",
+        1,
+        outputs={"default": StreamDef("s", "default", ("a", "b"))},
+        python_class="m:S",
     )
     bolts = [
-        ComponentDef(f"b{i}", "bolt", 1, inputs=(InputDef("s", "default", g, f),), python_class="m:B")
-        for i, (g, f) in enumerate([("fields", ("a",)), ("shuffle", ()), ("fields", ("a", "b")), ("fields", ("a",))])
+        ComponentDef(
+            f"b{i}", "bolt", 1, inputs=(InputDef("s", "default", g, f),), python_class="m:B"
+        )
+        for i, (g, f) in enumerate(
+            [("fields", ("a",)), ("shuffle", ()), ("fields", ("a", "b")), ("fields", ("a",))]
+        )
     ]
     plan = LogicalPlan("t", [spout, *bolts])
     assert plan.key_field_sets("s") == (("a",), ("a", "b"))
@@ -196,7 +208,15 @@ def test_plan_and_definitions_are_immutable():
 def test_config_is_normalized_through_json():
     plan = LogicalPlan(
         "t",
-        [ComponentDef("s", "spout", 1, outputs={"default": StreamDef("s", "default", ("a",))}, python_class="m:S")],
+        [
+            ComponentDef(
+                "s",
+                "spout",
+                1,
+                outputs={"default": StreamDef("s", "default", ("a",))},
+                python_class="m:S",
+            )
+        ],
         {"pair": (1, 2), "by_id": {1: "x"}},
     )
     assert plan.config["pair"] == [1, 2]

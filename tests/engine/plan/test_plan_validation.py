@@ -21,7 +21,9 @@ def spout(name: str = "spout", **kw) -> ComponentDef:
 def bolt(name: str, *inputs: InputDef, **kw) -> ComponentDef:
     kw.setdefault("outputs", streams(name, default=("word", "count")))
     kw.setdefault("python_class", "bolts:CountBolt")
-    return ComponentDef(name=name, kind="bolt", parallelism=kw.pop("parallelism", 1), inputs=inputs, **kw)
+    return ComponentDef(
+        name=name, kind="bolt", parallelism=kw.pop("parallelism", 1), inputs=inputs, **kw
+    )
 
 
 def plan(*components: ComponentDef) -> LogicalPlan:

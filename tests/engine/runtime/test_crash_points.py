@@ -36,7 +36,9 @@ def test_every_point_is_called_once_and_every_call_names_a_point():
     assert all(len(where) == 1 for where in calls.values()), calls
 
 
-def run_point(tmp_path: Path, point: str, who: str, armed: dict | None) -> subprocess.CompletedProcess:
+def run_point(
+    tmp_path: Path, point: str, who: str, armed: dict | None
+) -> subprocess.CompletedProcess:
     env = dict(os.environ)
     env.pop(CRASH_FILE_ENV, None)
     if armed is not None:

@@ -12,20 +12,26 @@ from engine.runtime.source_lag import (ComponentLag, LagMetric, PartitionLag, co
 P = "user/kafkaOffset/"
 
 
-@pytest.mark.parametrize(("name", "parsed"), [
-    (P + "orders/partition_0/spoutLag", LagMetric("lag", "orders", 0)),
-    (P + "orders.v2-eu_1/partition_12/latestEmittedOffset", LagMetric("emitted", "orders.v2-eu_1", 12)),
-    (P + "t/partition_3/latestCompletedOffset", LagMetric("committed", "t", 3)),
-    (P + "t/partition_3/earliestTimeOffset", LagMetric("earliest", "t", 3)),
-    (P + "t/partition_3/latestTimeOffset", LagMetric("end", "t", 3)),
-    (P + "t/partition_3/logHeadOffset", LagMetric("end", "t", 3)),
-    (P + "t/partition_3/recordsInPartition", LagMetric("records", "t", 3)),
-    (P + "t/totalSpoutLag", LagMetric("lag", "t")),
-    (P + "t/totalRecordsInPartitions", LagMetric("records", "t")),
-    (P + "totalSpoutLag", LagMetric("lag")),
-    # a topic may be named like a figure: the partition segment decides
-    (P + "totalSpoutLag/partition_1/spoutLag", LagMetric("lag", "totalSpoutLag", 1)),
-])
+@pytest.mark.parametrize(
+    ("name", "parsed"),
+    [
+        (P + "orders/partition_0/spoutLag", LagMetric("lag", "orders", 0)),
+        (
+            P + "orders.v2-eu_1/partition_12/latestEmittedOffset",
+            LagMetric("emitted", "orders.v2-eu_1", 12),
+        ),
+        (P + "t/partition_3/latestCompletedOffset", LagMetric("committed", "t", 3)),
+        (P + "t/partition_3/earliestTimeOffset", LagMetric("earliest", "t", 3)),
+        (P + "t/partition_3/latestTimeOffset", LagMetric("end", "t", 3)),
+        (P + "t/partition_3/logHeadOffset", LagMetric("end", "t", 3)),
+        (P + "t/partition_3/recordsInPartition", LagMetric("records", "t", 3)),
+        (P + "t/totalSpoutLag", LagMetric("lag", "t")),
+        (P + "t/totalRecordsInPartitions", LagMetric("records", "t")),
+        (P + "totalSpoutLag", LagMetric("lag")),
+        # a topic may be named like a figure: the partition segment decides
+        (P + "totalSpoutLag/partition_1/spoutLag", LagMetric("lag", "totalSpoutLag", 1)),
+    ],
+)
 def test_storms_kafka_offset_names_are_recognised(name, parsed):
     assert parse_name(name) == parsed
 
@@ -40,14 +46,23 @@ def test_other_names_are_not_lag(name):
     assert parse_name(name) is None
 
 
-SPOUT_1 = {P + "orders/partition_0/spoutLag": "5", P + "orders/partition_0/latestEmittedOffset": "95",
-           P + "orders/partition_0/latestCompletedOffset": "90.0",
-           P + "orders/partition_0/latestTimeOffset": "100",
-           P + "orders/partition_2/spoutLag": "0", P + "totalSpoutLag": "5",
-           "__emit-count": "95", "user/hits": "3"}
-SPOUT_2 = {P + "orders/partition_1/spoutLag": "40", P + "orders/partition_1/latestTimeOffset": "nan",
-           P + "clicks/partition_0/spoutLag": "7", P + "clicks/partition_0/logHeadOffset": "70",
-           P + "clicks/partition_0/recordsInPartition": "70"}
+SPOUT_1 = {
+    P + "orders/partition_0/spoutLag": "5",
+    P + "orders/partition_0/latestEmittedOffset": "95",
+    P + "orders/partition_0/latestCompletedOffset": "90.0",
+    P + "orders/partition_0/latestTimeOffset": "100",
+    P + "orders/partition_2/spoutLag": "0",
+    P + "totalSpoutLag": "5",
+    "__emit-count": "95",
+    "user/hits": "3",
+}
+SPOUT_2 = {
+    P + "orders/partition_1/spoutLag": "40",
+    P + "orders/partition_1/latestTimeOffset": "nan",
+    P + "clicks/partition_0/spoutLag": "7",
+    P + "clicks/partition_0/logHeadOffset": "70",
+    P + "clicks/partition_0/recordsInPartition": "70",
+}
 METRICS = [("kafka", "container_1_kafka_2", SPOUT_2), ("kafka", "container_1_kafka_1", SPOUT_1),
            ("count", "container_1_count_3", {"__execute-count": "9"})]
 

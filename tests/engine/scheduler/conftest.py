@@ -19,10 +19,17 @@ from engine.statemgr import LocalFileSystemStateManager
 
 def two_container_plan() -> PackingPlan:
     r = Resource()
-    return PackingPlan("wc-pack", [
-        ContainerPlan(1, [InstancePlan("word-spout", 1, 0, r), InstancePlan("count-bolt", 3, 0, r)]),
-        ContainerPlan(2, [InstancePlan("word-spout", 2, 1, r), InstancePlan("count-bolt", 4, 1, r)]),
-    ])
+    return PackingPlan(
+        "wc-pack",
+        [
+            ContainerPlan(
+                1, [InstancePlan("word-spout", 1, 0, r), InstancePlan("count-bolt", 3, 0, r)]
+            ),
+            ContainerPlan(
+                2, [InstancePlan("word-spout", 2, 1, r), InstancePlan("count-bolt", 4, 1, r)]
+            ),
+        ],
+    )
 
 
 @pytest.fixture

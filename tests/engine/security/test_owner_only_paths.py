@@ -199,7 +199,9 @@ def test_a_loose_zk_auth_file_is_one_line_exit_2(tmp_path):
     assert result.exit_code == 2
     assert result.output.startswith(f"heron: error: {digest}: file has mode 0644")
     local = heron("list", "--home", str(tmp_path / "home"), "--zk-auth", str(digest))
-    assert local.exit_code == 2 and "--zk-auth goes with the zookeeper state manager" in local.output
+    assert (
+        local.exit_code == 2 and "--zk-auth goes with the zookeeper state manager" in local.output
+    )
 
 
 # -- another local user ----------------------------------------------------------------------------

@@ -38,7 +38,10 @@ def heartbeat(tm, incarnation: int) -> None:
 
 def test_identities_carry_the_incarnation():
     assert peer_identity("stmgr-3", 0) == "stmgr-3"
-    assert split_peer_identity(peer_identity("stmgr-3", 1764000000123)) == ("stmgr-3", 1764000000123)
+    assert split_peer_identity(peer_identity("stmgr-3", 1764000000123)) == (
+        "stmgr-3",
+        1764000000123,
+    )
     assert split_peer_identity(b"stmgr-3") == ("stmgr-3", 0)
 
 

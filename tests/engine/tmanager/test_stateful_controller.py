@@ -63,7 +63,9 @@ def controller(tmp_path, **settings):
 
 
 def answer_restore(ctl, sent, status=common_pb2.OK, only=None):
-    requests = [(sid, m) for sid, m in sent if isinstance(m, ckptmgr_pb2.RestoreTopologyStateRequest)]
+    requests = [
+        (sid, m) for sid, m in sent if isinstance(m, ckptmgr_pb2.RestoreTopologyStateRequest)
+    ]
     sent.clear()
     for sid, request in requests:
         if only and sid not in only:

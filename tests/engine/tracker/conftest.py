@@ -60,8 +60,10 @@ class ServedApp:
 
     def start(self, timeout: float = 20.0) -> ServedApp:
         self.thread.start()
-        if not wait_until(lambda: self.server.started or not self.thread.is_alive(), timeout, 0.05) \
-                or not self.server.started:
+        if (
+            not wait_until(lambda: self.server.started or not self.thread.is_alive(), timeout, 0.05)
+            or not self.server.started
+        ):
             self.close()
             raise RuntimeError(f"uvicorn did not start within {timeout}s")
         return self

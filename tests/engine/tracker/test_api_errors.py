@@ -53,7 +53,9 @@ class StandInTopologyMaster:
             message = decode(frames[1:])
             if isinstance(message, tmanager_pb2.MetricRequest):
                 self.requests += 1
-                response = tmanager_pb2.MetricResponse(status=common_pb2.Status(status=common_pb2.OK))
+                response = tmanager_pb2.MetricResponse(
+                    status=common_pb2.Status(status=common_pb2.OK)
+                )
                 spout = response.metric.add(instance_id=SPOUT)
                 spout.metric.add(name="sentence_spout/__emit-count", value=str(100 * self.requests))
                 spout.metric.add(name="sentence_spout/__complete-latency", value="2.5")

@@ -100,8 +100,13 @@ def test_the_topology_page_shows_the_dag_and_live_counts(local_topology, serve, 
     assert second > first
     assert browser.evaluate(session, "window.__sameDocument") is True  # no reload happened
 
-    wait_for(browser, session, "document.querySelectorAll('#exceptions tr[data-instance]').length > 0")
-    page = json.loads(browser.evaluate(session, """JSON.stringify({
+    wait_for(
+        browser, session, "document.querySelectorAll('#exceptions tr[data-instance]').length > 0"
+    )
+    page = json.loads(
+        browser.evaluate(
+            session,
+            """JSON.stringify({
         components: [...document.querySelectorAll('#components tbody tr')].map(r => [
             r.dataset.component, r.querySelector('.emitted').textContent,
             r.querySelector('.executed').textContent]),
@@ -113,7 +118,8 @@ def test_the_topology_page_shows_the_dag_and_live_counts(local_topology, serve, 
         headers: [...document.querySelectorAll('#components th')].map(h => h.textContent),
         instanceHeaders: [...document.querySelector('#containers [data-stmgr] table')
             .querySelectorAll('th')].map(h => h.textContent),
-        exceptions: [...document.querySelectorAll('#exceptions tr[data-instance]')].map(r => r.textContent),
+        exceptions: [...document.querySelectorAll('#exceptions tr[data-instance]')]
+            .map(r => r.textContent),
         logfiles: document.querySelectorAll('#logfiles a').length,
         status: document.getElementById('status').textContent,
         clusterHidden: document.getElementById('cluster').hidden,
@@ -122,7 +128,9 @@ def test_the_topology_page_shows_the_dag_and_live_counts(local_topology, serve, 
         sourceLagHidden: document.getElementById('source-lag').hidden,
         logNodes: [...new Set([...document.querySelectorAll('#logfiles tbody tr')].map(
             r => r.children[3].textContent))],
-        state: document.getElementById('state').textContent})"""))
+        state: document.getElementById('state').textContent})""",
+        )
+    )
     assert [c[0] for c in page["components"]] == list(COMPONENTS)
     spout_row = page["components"][0]
     assert spout_row[1] != "–" and int(spout_row[1].replace(",", "")) > 0

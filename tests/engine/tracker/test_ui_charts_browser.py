@@ -40,14 +40,16 @@ CHARTS = """JSON.stringify([...document.querySelectorAll('#chart-rows .chart')].
 }))"""
 
 
-def charts(browser, session) -> list[dict]:
+def charts(browser, session) -> list[dict]:  # noqa: F811 (a fixture imported above)
     return json.loads(browser.evaluate(session, CHARTS))
 
 
 def path_points(d: str) -> list[tuple[float, float]]:
     """The (x, y) vertices of a chart's path: M/L pairs, and H/V steps (parallelism)."""
     out: list[tuple[float, float]] = []
-    tokens = d.replace("M", " M ").replace("L", " L ").replace("H", " H ").replace("V", " V ").split()
+    tokens = (
+        d.replace("M", " M ").replace("L", " L ").replace("H", " H ").replace("V", " V ").split()
+    )
     x = y = 0.0
     i = 0
     while i < len(tokens):
@@ -67,7 +69,7 @@ def path_points(d: str) -> list[tuple[float, float]]:
     return out
 
 
-def test_every_component_has_charts_that_draw_its_history(local_topology, serve, browser,
+def test_every_component_has_charts_that_draw_its_history(local_topology, serve, browser,  # noqa: F811 (a fixture imported above)
                                                           tmp_path, record_property):
     served = serve(tracker_app(local_topology.state_spec))
     session = browser.open_page(page_link(served.url, f"/ui/topologies/{NAME}?window=60"))
@@ -116,7 +118,7 @@ def test_every_component_has_charts_that_draw_its_history(local_topology, serve,
     assert browser.problems(session) == [], browser.log_tail()
 
 
-def test_the_health_timeline_lists_records_and_marks_the_charts(local_topology, serve, browser,
+def test_the_health_timeline_lists_records_and_marks_the_charts(local_topology, serve, browser,  # noqa: F811 (a fixture imported above)
                                                                 tmp_path):
     """Records are stored into ``healthmgr/NAME`` for this (Health-Manager-less) test
     topology through the store the Health Manager itself uses

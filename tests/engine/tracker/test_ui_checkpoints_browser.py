@@ -66,7 +66,8 @@ def stateful_topology() -> Iterator[Any]:
 #: what the card shows, read from the page
 CARD = """JSON.stringify((() => {
     const card = document.getElementById('checkpoints');
-    const rows = (id) => [...document.querySelectorAll('#' + id + ' tbody tr[data-' + KEY[id] + ']')];
+    const rows = (id) => [...document.querySelectorAll(
+        '#' + id + ' tbody tr[data-' + KEY[id] + ']')];
     return {
         hidden: card.hidden, mode: card.dataset.effectivelyOnce,
         figures: Object.fromEntries([...card.querySelectorAll('[data-figure]')].map(
@@ -76,13 +77,20 @@ CARD = """JSON.stringify((() => {
         tasks: rows('checkpoint-tasks').map(r => [r.dataset.instance, r.children[1].textContent,
             r.querySelector('.state-bytes').textContent]),
         stmgrs: rows('checkpoint-stmgrs').map(r => r.dataset.stmgr)};
-})())""".replace("KEY", json.dumps({"checkpoint-list": "checkpoint",
-                                    "checkpoint-restores": "kind",
-                                    "checkpoint-tasks": "instance",
-                                    "checkpoint-stmgrs": "stmgr"}))
+})())""".replace(
+    "KEY",
+    json.dumps(
+        {
+            "checkpoint-list": "checkpoint",
+            "checkpoint-restores": "kind",
+            "checkpoint-tasks": "instance",
+            "checkpoint-stmgrs": "stmgr",
+        }
+    ),
+)
 
 
-def shown(browser: Any, session: str, expression: str, timeout: float) -> None:
+def shown(browser: Any, session: str, expression: str, timeout: float) -> None:  # noqa: F811 (a fixture imported above)
     """``wait_for``, failing with what the card shows and the page's problems."""
     try:
         wait_for(browser, session, expression, timeout=timeout)

@@ -27,17 +27,19 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(90)]
 #: what the card shows, read from the page
 CARD = """JSON.stringify((() => {
     const card = document.getElementById('source-lag');
-    const rows = (id) => [...document.querySelectorAll('#' + id + ' tbody tr[data-' + KEY[id] + ']')]
+    const rows = (id) => [...document.querySelectorAll(
+        '#' + id + ' tbody tr[data-' + KEY[id] + ']')]
         .map(r => [...r.children].map(c => c.textContent));
     return {hidden: card.hidden, note: document.getElementById('source-lag-note').textContent,
             components: rows('source-lag-components'), partitions: rows('source-lag-partitions'),
             stale: [...document.querySelectorAll('#source-lag-partitions tr.stale')].map(
                 r => r.dataset.instance)};
-})())""".replace("KEY", json.dumps({"source-lag-components": "component",
-                                    "source-lag-partitions": "partition"}))
+})())""".replace(
+    "KEY", json.dumps({"source-lag-components": "component", "source-lag-partitions": "partition"})
+)
 
 
-def shown(browser: Any, session: str, expression: str, timeout: float = 20) -> None:
+def shown(browser: Any, session: str, expression: str, timeout: float = 20) -> None:  # noqa: F811 (a fixture imported above)
     """``wait_for``, failing with what the card shows and the page's problems."""
     try:
         wait_for(browser, session, expression, timeout=timeout)

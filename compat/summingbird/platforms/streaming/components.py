@@ -22,6 +22,7 @@ run's error directory, which ends the run with the error.
 
 from __future__ import annotations
 
+import sys
 import collections
 import os
 import random
@@ -70,7 +71,10 @@ def error_text(exc: BaseException) -> str:
 def _note(exc: BaseException, label: str) -> None:
     note = f"in Summingbird node {label}"
     if note not in getattr(exc, "__notes__", ()):
-        exc.add_note(note)
+        if sys.version_info >= (3, 11):
+            exc.add_note(note)
+        else:  # Python 3.10 has no add_note: keep the note where 3.11 would
+            exc.__notes__ = [*getattr(exc, "__notes__", ()), note]
 
 
 class _Task:
@@ -80,13 +84,13 @@ class _Task:
     sb_run: RunSettings = RunSettings()
     outputs = FIELDS
 
-    def initialize(self, storm_conf: dict, context: dict) -> None:
+    def initialize(self, storm_conf: dict[str, Any], context: dict[str, Any]) -> None:
         self._sb_setup(storm_conf, context)
 
     def _close(self) -> None:
         self._sb_close()
 
-    def _sb_setup(self, conf: dict, context: dict) -> None:
+    def _sb_setup(self, conf: dict[str, Any], context: dict[str, Any]) -> None:
         component = context.get("componentid") or self.sb_node.name
         mine = sorted(int(t) for t, c in (context.get("task->component") or {}).items()
                       if c == component)
@@ -210,7 +214,7 @@ class SummingbirdSpout(_Task, Spout):
     is still unacked (a fail replays, so it must stay alive until then).
     """
 
-    def initialize(self, storm_conf: dict, context: dict) -> None:
+    def initialize(self, storm_conf: dict[str, Any], context: dict[str, Any]) -> None:
         self._sb_setup(storm_conf, context)
         self._items: Any = None
         self._read_all = False
@@ -318,7 +322,7 @@ class SummingbirdSummerBolt(_Task, Bolt):
     auto_anchor = False
     auto_fail = False
 
-    def initialize(self, storm_conf: dict, context: dict) -> None:
+    def initialize(self, storm_conf: dict[str, Any], context: dict[str, Any]) -> None:
         self._sb_setup(storm_conf, context)
         spec = self.sb_node.summer
         assert spec is not None

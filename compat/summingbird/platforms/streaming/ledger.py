@@ -32,6 +32,7 @@ timeouts are still recognised, replays after the task's process died are not.
 
 from __future__ import annotations
 
+import sys
 import sqlite3
 import time
 from collections.abc import Hashable, Sequence
@@ -61,7 +62,10 @@ class Entry:
 def _note(exc: BaseException, label: str) -> None:
     note = f"in Summingbird node {label}"
     if note not in getattr(exc, "__notes__", ()):
-        exc.add_note(note)
+        if sys.version_info >= (3, 11):
+            exc.add_note(note)
+        else:  # Python 3.10 has no add_note: keep the note where 3.11 would
+            exc.__notes__ = [*getattr(exc, "__notes__", ()), note]
 
 
 def _plus(semigroup: Any, before: Any, delta: Any, label: str) -> Any:
@@ -114,9 +118,11 @@ class SQLiteLedger(Ledger):
             # WAL with synchronous=NORMAL survives a killed process (what at-least-once
             # is about); it does not fsync every commit, which would cost milliseconds.
             conn.execute("PRAGMA synchronous=NORMAL")
-            conn.execute(f'CREATE TABLE IF NOT EXISTS "{self.ledger}" (scope TEXT NOT NULL, '
-                         "summer TEXT NOT NULL, lineage TEXT NOT NULL, key TEXT, task INTEGER, prev BLOB, "
-                         "PRIMARY KEY (scope, summer, lineage)) WITHOUT ROWID")
+            conn.execute(
+                f'CREATE TABLE IF NOT EXISTS "{self.ledger}" (scope TEXT NOT NULL, '
+                "summer TEXT NOT NULL, lineage TEXT NOT NULL, key TEXT, task INTEGER, prev BLOB, "
+                "PRIMARY KEY (scope, summer, lineage)) WITHOUT ROWID"
+            )
             self._ready = True
         return conn
 
@@ -235,9 +241,16 @@ def merged_lineages(store: SQLiteStore, scope: str) -> list[tuple[str, str, str,
     """``(summer, lineage, key text, task)`` of every merge recorded for ``scope``."""
     table = Table(store.path, store.table, "pickle", read_only=False)
     try:
-        rows = table.connection().execute(
-            f'SELECT summer, lineage, key, task FROM "{store.table}{LEDGER_SUFFIX}" WHERE scope = ? '
-            "ORDER BY summer, lineage", [scope]).fetchall()
+        rows = (
+            table.connection()
+            .execute(
+                "SELECT summer, lineage, key, task "
+                f'FROM "{store.table}{LEDGER_SUFFIX}" WHERE scope = ? '
+                "ORDER BY summer, lineage",
+                [scope],
+            )
+            .fetchall()
+        )
     except sqlite3.OperationalError as exc:
         if "no such table" in str(exc):
             return []

@@ -542,8 +542,11 @@ def plan_streaming(tail: Any, options: Mapping[str, OptionsLike] | None = None, 
     job = validate(tail, options)
     config = dict(config or {})
     timeout = config.get("topology.message.timeout.secs", 30)
-    builder = _Builder(job, allow_in_memory_stores=allow_in_memory_stores,
-                       message_timeout=float(timeout) if isinstance(timeout, (int, float)) else 30.0)
+    builder = _Builder(
+        job,
+        allow_in_memory_stores=allow_in_memory_stores,
+        message_timeout=float(timeout) if isinstance(timeout, (int, float)) else 30.0,
+    )
     return builder.build(_safe(name or _default_name(job.graph)), config)
 
 

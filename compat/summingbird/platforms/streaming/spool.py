@@ -1,4 +1,5 @@
-"""Sinks and the tail's outputs under ``run_streaming``: spooled by the tasks, replayed on the driver.
+"""Sinks and the tail's outputs under ``run_streaming``: spooled by the tasks, replayed on the
+driver.
 
 A sink is a callable in the driver's process (a ``CollectorSink`` a test reads, a file
 the user opened); heron tasks are other processes. So, as the batch platform calls sinks

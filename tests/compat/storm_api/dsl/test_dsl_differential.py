@@ -8,7 +8,8 @@ objects) and the same Flux document; invalid ones must raise the same built-in t
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import pytest
 import streamparse
@@ -230,7 +231,9 @@ def cycle(api: Api) -> type:
         a_bolt = bolt.spec(
             inputs={
                 source: api.Grouping.SHUFFLE,
-                api.GlobalStreamId(componentId="b_bolt", streamId="default"): api.Grouping.fields("x"),
+                api.GlobalStreamId(componentId="b_bolt", streamId="default"): api.Grouping.fields(
+                    "x"
+                ),
             }
         )
         b_bolt = bolt.spec(inputs=[a_bolt])
@@ -334,7 +337,9 @@ def spout_without_outputs(api):
 
 
 def no_spout(api):
-    return api.topology("NoSpout", {"b": api.bolt("Step", ["x"]).spec(inputs=[api.GlobalStreamId("a", "default")])})
+    return api.topology(
+        "NoSpout", {"b": api.bolt("Step", ["x"]).spec(inputs=[api.GlobalStreamId("a", "default")])}
+    )
 
 
 def unknown_grouping_field(api):

@@ -9,7 +9,12 @@ import pytest
 from compat.storm_api import thrift
 from compat.storm_api.component import Component
 from compat.storm_api.dsl import Grouping, Stream, Topology
-from compat.storm_api.dsl.component import JavaBoltSpec, JavaSpoutSpec, ShellBoltSpec, ShellSpoutSpec
+from compat.storm_api.dsl.component import (
+    JavaBoltSpec,
+    JavaSpoutSpec,
+    ShellBoltSpec,
+    ShellSpoutSpec,
+)
 from compat.storm_api.shell import JavaBolt, JavaSpout, ShellBolt, ShellSpout
 
 
@@ -19,7 +24,8 @@ from compat.storm_api.shell import JavaBolt, JavaSpout, ShellBolt, ShellSpout
         (ShellSpout, "name=None, command=None, script=None, par=None, config=None, outputs=None"),
         (
             ShellBolt,
-            "name=None, command=None, script=None, inputs=None, par=None, config=None, outputs=None",
+            "name=None, command=None, script=None, inputs=None, par=None, config=None, "
+            "outputs=None",
         ),
         (
             JavaSpout,
@@ -74,7 +80,9 @@ def test_java_spout_ignores_class_par_because_its_default_is_one():
 
 
 def test_java_bolt_spec_builds_a_java_bolt_spec():
-    spec = JavaBolt.spec(serialized_java=b"\xac\xed", inputs=[thrift.GlobalStreamId("s", "default")])
+    spec = JavaBolt.spec(
+        serialized_java=b"\xac\xed", inputs=[thrift.GlobalStreamId("s", "default")]
+    )
     assert isinstance(spec, JavaBoltSpec)
     assert spec.component_object.serialized_java == b"\xac\xed"
 

@@ -64,7 +64,9 @@ def test_streams_compare_by_value():
         (Grouping.LOCAL_OR_SHUFFLE, "local_or_shuffle", "LOCAL_OR_SHUFFLE"),
     ],
 )
-def test_argumentless_groupings_set_one_null_field_and_print_by_name(grouping, field, expected_repr):
+def test_argumentless_groupings_set_one_null_field_and_print_by_name(
+    grouping, field, expected_repr
+):
     assert thrift.union_field(grouping) == (field, thrift.NullStruct())
     assert repr(grouping) == expected_repr
 

@@ -109,7 +109,9 @@ def test_attributes_that_are_not_specs_are_left_alone():
 
 
 def test_bolt_without_inputs_is_a_value_error():
-    with pytest.raises(InvalidTopologyValue, match="'counter' is a bolt and needs at least one input"):
+    with pytest.raises(
+        InvalidTopologyValue, match="'counter' is a bolt and needs at least one input"
+    ):
 
         class Words(Topology):
             spout = StandInSpout.spec()
@@ -117,7 +119,9 @@ def test_bolt_without_inputs_is_a_value_error():
 
 
 def test_spout_without_outputs_is_a_value_error():
-    with pytest.raises(InvalidTopologyValue, match="'spout' is a spout and needs at least one output"):
+    with pytest.raises(
+        InvalidTopologyValue, match="'spout' is a spout and needs at least one output"
+    ):
 
         class Words(Topology):
             spout = SilentSpout.spec()
@@ -132,7 +136,9 @@ def test_spec_that_is_neither_spout_nor_bolt_is_a_type_error():
 
 
 def test_topology_without_spout_is_a_value_error():
-    with pytest.raises(InvalidTopologyValue, match="Topology Empty: a topology needs at least one spout"):
+    with pytest.raises(
+        InvalidTopologyValue, match="Topology Empty: a topology needs at least one spout"
+    ):
 
         class Empty(Topology):
             pass
@@ -146,7 +152,8 @@ def test_class_named_topology_needs_no_spout_like_streamparse():
 
 def test_fields_grouping_on_unknown_field_is_a_value_error():
     with pytest.raises(
-        InvalidTopologyValue, match="grouping field 'nope' is not an output field of the 'spout' 'default' stream"
+        InvalidTopologyValue,
+        match="grouping field 'nope' is not an output field of the 'spout' 'default' stream",
     ):
 
         class Words(Topology):

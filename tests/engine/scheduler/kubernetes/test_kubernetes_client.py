@@ -81,8 +81,10 @@ class StubApi:
                         return self._reply(200, stub.objects[path])
                     return self._not_found(path)
                 if self.command == "DELETE":
-                    if path == PODS:   # a collection delete
-                        return self._reply(200, {"kind": "PodList", "apiVersion": "v1", "items": []})
+                    if path == PODS:  # a collection delete
+                        return self._reply(
+                            200, {"kind": "PodList", "apiVersion": "v1", "items": []}
+                        )
                     if path.startswith(PODS + "/") and path.endswith("-0"):
                         return self._reply(200, {"kind": "Status", "apiVersion": "v1",
                                                  "status": "Success"})
@@ -155,10 +157,12 @@ def test_launch_update_restart_kill_are_these_rest_calls(stub):
     stub.requests.clear()
     scheduler.kill()
     # StatefulSets go with their pods first (Foreground), as Heron deletes them
-    assert stub.requests == [("DELETE", f"{STATEFULSETS}/wc-executors?propagationPolicy=Foreground"),
-                             ("DELETE", f"{STATEFULSETS}/wc-tmanager?propagationPolicy=Foreground"),
-                             ("DELETE", f"{SERVICES}/wc"),
-                             ("DELETE", f"{SECRETS}/wc-keys")]
+    assert stub.requests == [
+        ("DELETE", f"{STATEFULSETS}/wc-executors?propagationPolicy=Foreground"),
+        ("DELETE", f"{STATEFULSETS}/wc-tmanager?propagationPolicy=Foreground"),
+        ("DELETE", f"{SERVICES}/wc"),
+        ("DELETE", f"{SECRETS}/wc-keys"),
+    ]
     assert stub.objects == {}
 
 
@@ -169,12 +173,18 @@ def test_an_api_error_names_the_object_and_cause_and_the_launch_is_undone(stub):
     message = str(info.value)
     assert "creating Service streaming/wc failed: HTTP 409" in message
     assert "stub refuses POST" in message
-    assert stub.requests == [("POST", SECRETS), ("POST", SERVICES), ("DELETE", f"{SECRETS}/wc-keys")]
+    assert stub.requests == [
+        ("POST", SECRETS),
+        ("POST", SERVICES),
+        ("DELETE", f"{SECRETS}/wc-keys"),
+    ]
     assert stub.objects == {}
 
 
 def test_kill_of_objects_already_gone_succeeds(stub):
-    scheduler = KubernetesScheduler(config(**{"heron.topology.name": "wc"}), client=client_for(stub))
+    scheduler = KubernetesScheduler(
+        config(**{"heron.topology.name": "wc"}), client=client_for(stub)
+    )
     scheduler.kill()
     assert len(stub.requests) == 4
 
@@ -222,7 +232,9 @@ def test_without_the_kubernetes_package_the_error_says_how_to_install_it(monkeyp
     for name in [m for m in sys.modules if m == "kubernetes" or m.startswith("kubernetes.")]:
         monkeypatch.delitem(sys.modules, name)
     monkeypatch.setitem(sys.modules, "kubernetes", None)
-    with pytest.raises(KubernetesClientMissing, match=r"pip install 'heron-storm-compat\[kubernetes\]'"):
+    with pytest.raises(
+        KubernetesClientMissing, match=r"pip install 'heron-storm-compat\[kubernetes\]'"
+    ):
         KubernetesClient(NS).delete_pod("x")
     # rendering and dry-run never need it
     assert "kind: StatefulSet" in KubernetesScheduler(config()).dry_run(

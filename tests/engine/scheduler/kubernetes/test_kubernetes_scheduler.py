@@ -37,7 +37,9 @@ def test_launch_creates_the_secret_the_service_then_both_statefulsets():
 
 
 def test_a_failed_create_deletes_what_this_launch_created_newest_first():
-    error = KubernetesApiError("creating StatefulSet streaming/wc-tmanager failed: HTTP 403 Forbidden")
+    error = KubernetesApiError(
+        "creating StatefulSet streaming/wc-tmanager failed: HTTP 403 Forbidden"
+    )
     fake = FakeClient(fail={("create_stateful_set", "wc-tmanager"): error})
     with pytest.raises(KubernetesApiError) as info:
         launched(fake)
@@ -64,13 +66,21 @@ def test_an_object_that_already_existed_is_not_deleted_on_rollback():
 
 
 def test_a_failed_rollback_is_reported_with_what_to_delete_by_hand():
-    fake = FakeClient(fail={
-        ("create_stateful_set", "wc-executors"): KubernetesApiError("quota exceeded"),
-        ("delete_service", "wc"): KubernetesApiError("deleting Service streaming/wc failed: timeout")})
+    fake = FakeClient(
+        fail={
+            ("create_stateful_set", "wc-executors"): KubernetesApiError("quota exceeded"),
+            ("delete_service", "wc"): KubernetesApiError(
+                "deleting Service streaming/wc failed: timeout"
+            ),
+        }
+    )
     with pytest.raises(KubernetesApiError) as info:
         launched(fake)
     assert [c for c in fake.calls if c[0].startswith("delete")] == [
-        ("delete_stateful_set", "wc-tmanager"), ("delete_service", "wc"), ("delete_secret", "wc-keys")]
+        ("delete_stateful_set", "wc-tmanager"),
+        ("delete_service", "wc"),
+        ("delete_secret", "wc-keys"),
+    ]
     assert "could not delete Service wc" in str(info.value)
     assert "by hand" in str(info.value)
 
@@ -94,12 +104,16 @@ def test_update_refuses_a_plan_whose_largest_container_outgrew_the_pods():
         scheduler.update(plan_of(4, Resource(8 * GIB, 1.0, GIB)))
     assert fake.calls == [("read_stateful_set", "wc-executors")]   # nothing scaled
     message = str(info.value)
-    assert "memory 8Gi (pods: 6Gi)" in message and "kill the topology and submit it again" in message
+    assert (
+        "memory 8Gi (pods: 6Gi)" in message and "kill the topology and submit it again" in message
+    )
 
 
 def test_update_of_a_topology_that_is_not_running_is_a_clear_error():
     scheduler = KubernetesScheduler(config(**{"heron.topology.name": "wc"}), client=FakeClient())
-    with pytest.raises(KubernetesApiError, match="StatefulSet streaming/wc-executors does not exist"):
+    with pytest.raises(
+        KubernetesApiError, match="StatefulSet streaming/wc-executors does not exist"
+    ):
         scheduler.update(plan_of(2, Resource(GIB, 1.0, GIB)))
 
 
@@ -176,7 +190,9 @@ def test_bad_config_fails_before_any_api_call():
     conf = config()
     del conf["heron.executor.docker.image"]
     with pytest.raises(KubernetesConfigError, match=r"heron\.executor\.docker\.image"):
-        KubernetesScheduler(conf, client=fake).launch("wc", "wc-1", three_container_plan(), KEYS, None)
+        KubernetesScheduler(conf, client=fake).launch(
+            "wc", "wc-1", three_container_plan(), KEYS, None
+        )
     assert fake.calls == []
 
 

@@ -48,13 +48,27 @@ def wordcount_plan(isolated_imports) -> PackingPlan:
 
 def ffd_plan() -> PackingPlan:
     from engine.plan import ComponentDef, InputDef, LogicalPlan, StreamDef
-    plan = LogicalPlan("ffd", [
-        ComponentDef("spout", "spout", 2, outputs={"default": StreamDef("spout", "default", ("w",))},
-                     python_class="spouts:S"),
-        ComponentDef("bolt", "bolt", 3, outputs={},
-                     inputs=(InputDef("spout", "default", "fields", ("w",)),),
-                     python_class="bolts:B"),
-    ], {})
+    plan = LogicalPlan(
+        "ffd",
+        [
+            ComponentDef(
+                "spout",
+                "spout",
+                2,
+                outputs={"default": StreamDef("spout", "default", ("w",))},
+                python_class="spouts:S",
+            ),
+            ComponentDef(
+                "bolt",
+                "bolt",
+                3,
+                outputs={},
+                inputs=(InputDef("spout", "default", "fields", ("w",)),),
+                python_class="bolts:B",
+            ),
+        ],
+        {},
+    )
     return pack_first_fit_decreasing(plan, {"topology.container.max.ram.hint": 3 * GIB})
 
 
@@ -129,7 +143,11 @@ def test_objects_are_named_labelled_and_shaped_like_herons():
 
 def test_executor_replicas_follow_the_container_count_of_each_plan(wordcount_plan):
     assert by_kind(render(one_container_plan()))[3]["spec"]["replicas"] == 1
-    assert by_kind(render(wordcount_plan))[3]["spec"]["replicas"] == len(wordcount_plan.containers) == 3
+    assert (
+        by_kind(render(wordcount_plan))[3]["spec"]["replicas"]
+        == len(wordcount_plan.containers)
+        == 3
+    )
 
 
 def test_executor_pods_are_sized_for_the_largest_container_per_resource():
@@ -233,7 +251,9 @@ def test_secret_holds_the_keys_and_digest_base64_and_is_mounted_read_only_0400()
 # -- dry run -----------------------------------------------------------------------------
 def test_dry_run_output_has_no_secret_data():
     scheduler = KubernetesScheduler(config())
-    text = scheduler.dry_run("wordcount", "wordcount-0123abcd", three_container_plan(), KEYS, ZK_AUTH)
+    text = scheduler.dry_run(
+        "wordcount", "wordcount-0123abcd", three_container_plan(), KEYS, ZK_AUTH
+    )
     docs = list(yaml.safe_load_all(text))
     assert [d["kind"] for d in docs] == ["Secret", "Service", "StatefulSet", "StatefulSet"]
     assert docs[0]["data"] == {"topology.keys": "<redacted>", "zk-auth": "<redacted>"}
@@ -364,13 +384,17 @@ def test_a_broken_user_template_is_a_clear_error_naming_the_file(tmp_path, text,
 
 
 def test_a_missing_templates_dir_is_named(tmp_path):
-    with pytest.raises(KubernetesConfigError, match=r"heron\.kubernetes\.templates\.dir: .*nowhere"):
+    with pytest.raises(
+        KubernetesConfigError, match=r"heron\.kubernetes\.templates\.dir: .*nowhere"
+    ):
         render(**{"heron.kubernetes.templates.dir": str(tmp_path / "nowhere")})
 
 
 # -- quantities ------------------------------------------------------------------------------
 def test_quantities_round_trip():
-    assert cpu_quantity(1.0) == "1" and cpu_quantity(2.25) == "2250m" and cpu_quantity(0.0005) == "1m"
+    assert (
+        cpu_quantity(1.0) == "1" and cpu_quantity(2.25) == "2250m" and cpu_quantity(0.0005) == "1m"
+    )
     assert bytes_quantity(GIB) == "1Gi" and bytes_quantity(1536 * MIB) == "1536Mi"
     assert bytes_quantity(1000) == "1000"
     for text, value in [("500m", 0.5), ("2", 2), ("1Gi", GIB), ("1.5Gi", 1.5 * GIB),

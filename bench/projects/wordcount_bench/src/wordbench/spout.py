@@ -25,7 +25,8 @@ Storm API (a declared stream, an emit), so it works alike on every engine. It is
 after this task's last word on the same route to each bolt task (Storm delivers one
 task's tuples to another in order; the heron engine batches per stream and sends a
 task's buffered streams in their declared order, the words' first); a word that still
-arrived after it would not be lost (see :mod:`wordbench.bolt`). Topologies whose bolts do not subscribe to ``eos`` see it as a leaf
+arrived after it would not be lost (see :mod:`wordbench.bolt`). Topologies whose bolts do not
+subscribe to ``eos`` see it as a leaf
 stream of one tuple per spout task.
 """
 

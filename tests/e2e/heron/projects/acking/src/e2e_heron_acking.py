@@ -69,8 +69,8 @@ class LedgerSpout(Spout):
 
 
 class Flaky(Bolt):
-    """The first time it sees an id from a spout task: fails ids ending in 3, silently drops ids ending in
-    7 (they time out), passes the rest on; every later time, passes the id on."""
+    """The first time it sees an id from a spout task: fails ids ending in 3, silently drops ids
+    ending in 7 (they time out), passes the rest on; every later time, passes the id on."""
 
     outputs = ["n"]
     auto_ack = False
