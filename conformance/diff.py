@@ -37,7 +37,7 @@ import functools
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from conformance import diff_rows
 from conformance.canonical import CaptureRecordError, decode_row, describe_comparison
@@ -98,7 +98,7 @@ class _Side:
             # A capture directory (an engine run: one file per task) or glob stands for
             # its files. The driver lists their names only; each file is an RDD of its
             # own so a cut-short last line is counted against the file it ends.
-            self.files = [str(f) for p in source  # type: ignore[union-attr]
+            self.files = [str(f) for p in source
                           for f in capture_files(p)]
             for f in self.files:
                 if not Path(f).is_file():  # say so now, not as a Spark job's traceback
@@ -109,7 +109,7 @@ class _Side:
             self.rdds = [sc.textFile(f, minPartitions=n)
                          for f, n in zip(self.files, parts)] or [sc.parallelize([], 1)]
         else:
-            lines = [_record_line(r) for r in source]  # type: ignore[union-attr]
+            lines = [_record_line(r) for r in source]  # type: ignore[arg-type]
             self.bytes = sum(len(line.encode()) + 1 for line in lines)
             slices = max(1, min(sc.defaultParallelism, len(lines) // 2000 or 1))
             self.rdds = [sc.parallelize(lines, slices)]
@@ -150,7 +150,7 @@ def _partitions(sizes: list[int], parallelism: int) -> list[int]:
     return parts
 
 
-def _is_paths(source: Any) -> bool:
+def _is_paths(source: CaptureSource) -> TypeGuard[Sequence[Path | str]]:
     if isinstance(source, (str, Path)):
         raise TypeError("a capture source is a list of files, not one path: pass [path]")
     return (isinstance(source, (list, tuple)) and bool(source)

@@ -424,11 +424,11 @@ class Runner:
         for run in runs.values():
             engine_runs.append(self._engine_verdict(case, run, rep, shared, allowed, expected,
                                                     expected_file, expected_error))
-        pairs = [self._pair_verdict(case, runs[left], runs[right], allowed, injected)
-                 for left, right in (self.pairs if pairs is None else pairs)]
+        pair_results = [self._pair_verdict(case, runs[left], runs[right], allowed, injected)
+                        for left, right in (self.pairs if pairs is None else pairs)]
         tags = list(case.tags) + (["injected-failure"] if injected else [])
         result = CaseResult(case=case.name, description=case.description, allowed=allowed,
-                            tags=tags, runs=engine_runs, pairs=pairs, repeat=rep)
+                            tags=tags, runs=engine_runs, pairs=pair_results, repeat=rep)
         self.progress.case_finished(result)
         return result
 

@@ -26,7 +26,10 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
-from typing import IO, Any
+from typing import TYPE_CHECKING, IO, Any
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 __all__ = ["ClusterError", "StandaloneCluster", "application_executors", "free_port",
            "spark_home"]
@@ -181,7 +184,7 @@ def _signal_group(pid: int, sig: int) -> None:
         pass
 
 
-def application_executors(spark: Any, settle: float = 10.0) -> list[dict[str, Any]]:
+def application_executors(spark: SparkSession, settle: float = 10.0) -> list[dict[str, Any]]:
     """The running application's executors as its UI's REST API reports them
     (``/api/v1/applications/<id>/executors``: ``id``, ``totalInputBytes``,
     ``executorLogs``...), once no task is active and the figures stopped changing (the

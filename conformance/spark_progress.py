@@ -11,7 +11,10 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 __all__ = ["describe_stages", "stage_progress"]
 
@@ -31,7 +34,7 @@ def describe_stages(tracker: Any) -> str:
 
 
 @contextlib.contextmanager
-def stage_progress(spark: Any, report: Callable[[str], None] | None,
+def stage_progress(spark: SparkSession, report: Callable[[str], None] | None,
                    label: str = "") -> Iterator[None]:
     """While the body runs, call ``report`` with ``"<label>: <stages>"`` whenever the
     line changes; nothing happens without ``report``."""

@@ -23,6 +23,7 @@ from collections import deque
 from logging.handlers import RotatingFileHandler
 from os.path import join
 from traceback import format_exc
+from collections.abc import Sequence
 from typing import IO, Any, NoReturn
 
 from .collector import OutputCollector, ProtocolCollector, dispatch_message
@@ -143,9 +144,10 @@ class Component:
     """
 
     exit_on_exception = True
-    outputs = None
-    par = 1
-    config = None
+    # the user's: field names or Stream objects, a parallelism or {"parallelism": n, ...}
+    outputs: Sequence[Any] | None = None
+    par: int | dict[str, Any] = 1
+    config: dict[str, Any] | None = None
 
     def __init__(self, input_stream: IO[Any] = sys.stdin, output_stream: IO[Any] = sys.stdout,
                  rdb_signal: str | int | None = "SIGUSR1", serializer: str = "json") -> None:

@@ -22,7 +22,7 @@ This module is API only: it imports no engine.
 """
 from __future__ import annotations
 
-from collections.abc import Iterator, MutableMapping
+from collections.abc import Callable, Iterator, MutableMapping
 from typing import Any
 
 from .bolt import Bolt
@@ -226,7 +226,7 @@ class StatefulComponent:
     #: new task, in task order. Without it, per-task state whose values are all lists is
     #: split (``split_lists``), empty state stays empty, and anything else refuses the
     #: parallelism change, naming the component.
-    rescale_state = None
+    rescale_state: Callable[[list[Any], int], list[dict[str, Any]]] | None = None
 
 
 def split_lists(states: list[Any], new_parallelism: int) -> list[dict[str, Any]]:

@@ -29,7 +29,7 @@ import random
 import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from compat.summingbird import (
     CacheSize,
@@ -55,6 +55,9 @@ from conformance.model import (
     SemanticClass,
     Verdict,
 )
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 __all__ = ["PLATFORMS", "STREAMING_OPTIONS", "PlatformRun", "job_records", "judge", "plain",
            "run_platform", "run_summingbird_case", "run_summingbird_catalogue"]
@@ -158,7 +161,7 @@ class PlatformRun:
     refused: str = ""
 
 
-def _platform(name: str, spark: Any, options: Mapping[str, Any] | None,
+def _platform(name: str, spark: SparkSession | None, options: Mapping[str, Any] | None,
               time_limit: float) -> Any:
     if name == "memory":
         return MemoryPlatform()
@@ -171,8 +174,8 @@ def _platform(name: str, spark: Any, options: Mapping[str, Any] | None,
                              time_limit=time_limit)
 
 
-def run_platform(name: str, job: CatalogueJob, inputs: dict[str, Any], *, spark: Any = None,
-                 options: Mapping[str, Any] | None = None,
+def run_platform(name: str, job: CatalogueJob, inputs: dict[str, Any], *,
+                 spark: SparkSession | None = None, options: Mapping[str, Any] | None = None,
                  time_limit: float = 120.0) -> PlatformRun:
     """Run ``job`` on platform ``name`` with fresh stores and sinks; never raises."""
     began = time.monotonic()
@@ -225,7 +228,7 @@ def _no_output(run: PlatformRun, job: CatalogueJob, run_id: str) -> EngineRun | 
     return None
 
 
-def judge(spark: Any, job: CatalogueJob, runs: Sequence[PlatformRun],
+def judge(spark: SparkSession, job: CatalogueJob, runs: Sequence[PlatformRun],
           expected: list[dict[str, Any]]) -> list[EngineRun]:
     """Each run against the reference: the oracle's stores and sinks, and the per-key
     outputs of the first platform that produced them (the memory platform).
@@ -260,7 +263,8 @@ def judge(spark: Any, job: CatalogueJob, runs: Sequence[PlatformRun],
     return [verdicts[run.platform] for run in runs]
 
 
-def run_summingbird_case(spark: Any, job: CatalogueJob, platforms: Sequence[str] = PLATFORMS,
+def run_summingbird_case(spark: SparkSession, job: CatalogueJob,
+                         platforms: Sequence[str] = PLATFORMS,
                          *, seed: int = 0, size: int = 40,
                          options: Mapping[str, Any] | None = None,
                          time_limit: float = 120.0,
@@ -283,7 +287,7 @@ def run_summingbird_case(spark: Any, job: CatalogueJob, platforms: Sequence[str]
                       runs=engine_runs, pairs=[])
 
 
-def run_summingbird_catalogue(spark: Any, jobs: Iterable[CatalogueJob] = CATALOGUE,
+def run_summingbird_catalogue(spark: SparkSession, jobs: Iterable[CatalogueJob] = CATALOGUE,
                               platforms: Sequence[str] = PLATFORMS, **kwargs: Any
                               ) -> list[CaseResult]:
     """Every job of the catalogue on every platform: one ``CaseResult`` per job."""

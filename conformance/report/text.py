@@ -28,7 +28,7 @@ def value_text(value: Any) -> str:
                                  sort_keys=True, default=repr))
 
 
-def _size(n: int) -> str:
+def _size(n: float) -> str:
     for unit in ("B", "kB", "MB", "GB"):
         if n < 1000 or unit == "GB":
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"

@@ -10,13 +10,17 @@ on the key for joins and reductions by key; the repartition function's custom gr
 from __future__ import annotations
 
 from abc import abstractmethod
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from collections.abc import Callable
 
 from heronpy.api.component.component_spec import GlobalStreamId
 from heronpy.api.stream import Grouping
 from heronpy.streamlet.impl.streamletboltbase import (KEYED_OUTPUT, OUTPUT_STREAM,
                                                       keyed_outputs, packed_config)
+
+if TYPE_CHECKING:
+    from heronpy.streamlet.windowconfig import WindowConfig
+    from heronpy.api.topology import TopologyBuilder
 
 
 class Streamlet:
@@ -80,7 +84,7 @@ class Streamlet:
         """``num_clones`` streamlets, each with every element of this one."""
         return [self.repartition(self.get_num_partitions()) for _ in range(num_clones)]
 
-    def reduce_by_window(self, window_config: Any,
+    def reduce_by_window(self, window_config: WindowConfig,
                          reduce_function: Callable[[Any, Any], Any]) -> Streamlet:
         """For each window, ``(Window, the window's elements reduced by reduce_function)``."""
         from heronpy.streamlet.impl.reducebywindowbolt import ReduceByWindowStreamlet
@@ -108,30 +112,30 @@ class Streamlet:
         from heronpy.streamlet.impl.consumebolt import ConsumeStreamlet
         self._add_child(ConsumeStreamlet(consume_function, self))
 
-    def join(self, join_streamlet: Streamlet, window_config: Any,
+    def join(self, join_streamlet: Streamlet, window_config: WindowConfig,
              join_function: Callable[[Any, Any], Any]) -> Streamlet:
         """Inner join of ``(key, value)`` elements over each window:
         ``(KeyedWindow(key, window), join_function(left_value, right_value))``."""
         return self._join(1, join_streamlet, window_config, join_function)
 
-    def outer_right_join(self, join_streamlet: Streamlet, window_config: Any,
+    def outer_right_join(self, join_streamlet: Streamlet, window_config: WindowConfig,
                          join_function: Callable[[Any, Any], Any]) -> Streamlet:
         """As ``join``, plus ``join_function(None, right_value)`` for right keys with no
         left element in the window."""
         return self._join(3, join_streamlet, window_config, join_function)
 
-    def outer_left_join(self, join_streamlet: Streamlet, window_config: Any,
+    def outer_left_join(self, join_streamlet: Streamlet, window_config: WindowConfig,
                         join_function: Callable[[Any, Any], Any]) -> Streamlet:
         """As ``join``, plus ``join_function(left_value, None)`` for left keys with no
         right element in the window."""
         return self._join(2, join_streamlet, window_config, join_function)
 
-    def outer_join(self, join_streamlet: Streamlet, window_config: Any,
+    def outer_join(self, join_streamlet: Streamlet, window_config: WindowConfig,
                    join_function: Callable[[Any, Any], Any]) -> Streamlet:
         """Both outer joins at once."""
         return self._join(4, join_streamlet, window_config, join_function)
 
-    def reduce_by_key_and_window(self, window_config: Any,
+    def reduce_by_key_and_window(self, window_config: WindowConfig,
                                  reduce_function: Callable[[Any, Any], Any]) -> Streamlet:
         """For each window and key of ``(key, value)`` elements,
         ``(KeyedWindow(key, window), the key's values reduced by reduce_function)``."""
@@ -140,7 +144,7 @@ class Streamlet:
         return self._add_child(ReduceByKeyAndWindowStreamlet(window_config, reduce_function,
                                                              self))
 
-    def _join(self, join_kind: int, other: Streamlet, window_config: Any,
+    def _join(self, join_kind: int, other: Streamlet, window_config: WindowConfig,
               join_function: Callable[[Any, Any], Any]) -> Streamlet:
         from heronpy.streamlet.impl.joinbolt import JOIN_TYPES, JoinStreamlet
         joined = JoinStreamlet(JOIN_TYPES[join_kind], window_config, join_function, self, other)
@@ -159,7 +163,7 @@ class Streamlet:
                 child._build(bldr, stage_names)
 
     @abstractmethod
-    def _build_this(self, builder: Any, stage_names: set[str]) -> bool:
+    def _build_this(self, builder: TopologyBuilder, stage_names: set[str]) -> bool:
         """Add this stage's spout or bolt to ``builder``; False if a parent is not built yet."""
         raise RuntimeError("Streamlet's _build_this not implemented")
 

@@ -326,16 +326,16 @@ def _merge_config(config: cst.Arg | None, settings: dict[str, cst.BaseExpression
         new = [(k, v) for k, v in new if k not in present]
         if not new:
             return existing
-        elements = list(existing.elements)
-        between = _separator(elements)
-        trailing = elements[-1].comma
-        elements[-1] = elements[-1].with_changes(comma=between)
+        kept = list(existing.elements)
+        between = _separator(kept)
+        trailing = kept[-1].comma
+        kept[-1] = kept[-1].with_changes(comma=between)
         added = [cst.DictElement(_string(k), v, comma=between) for k, v in new]
         added[-1] = added[-1].with_changes(comma=trailing)
-        return existing.with_changes(elements=[*elements, *added])
+        return existing.with_changes(elements=[*kept, *added])
     elements: list[cst.BaseDictElement] = []
-    if not is_none(config) and not isinstance(config.value, cst.Dict):  # {} adds nothing
-        assert config is not None
+    if config is not None and not is_none(config) and not isinstance(config.value, cst.Dict):
+        # (a literal {} adds nothing)
         elements.append(cst.StarredDictElement(config.value))
     elements.extend(cst.DictElement(_string(k), v) for k, v in new)
     if line is None or not elements:

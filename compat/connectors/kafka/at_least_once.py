@@ -12,7 +12,12 @@ delays commits without blocking ``next_tuple``.
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .offsets import OffsetManager
+    from .retry import RetrySchedule
+    from .settings import SpoutSettings
 
 __all__ = ["AtLeastOnce"]
 
@@ -22,9 +27,21 @@ log = logging.getLogger("compat.connectors.kafka.spout")
 class AtLeastOnce:
     """Message ids ``(topic, partition, offset)``; see the module docstring."""
 
+    # set by KafkaSpout.initialize
     _ck: Any
     _consumer: Any
     _name: str
+    settings: SpoutSettings
+    _metadata: str
+    _alo: bool
+    _managers: dict[tuple[str, int], OffsetManager]
+    _pending: set[tuple[str, int, int]]
+    _fails: dict[tuple[str, int, int], int]
+    _retry: RetrySchedule[tuple[str, int, int]]
+    _seeked: dict[tuple[str, int], tuple[int, float]]
+    _paused: set[tuple[str, int]]
+    _held: dict[tuple[str, int], int]
+    _in_flight: bool
 
     def ack(self, tup_id: Any) -> None:
         msg_id = tuple(tup_id)

@@ -10,11 +10,14 @@ from __future__ import annotations
 import heapq
 import time
 from collections.abc import Callable, Hashable
+from typing import Generic, TypeVar
+
+MsgId = TypeVar("MsgId", bound=Hashable)
 
 __all__ = ["RetrySchedule"]
 
 
-class RetrySchedule:
+class RetrySchedule(Generic[MsgId]):
     """Failed message ids and when each may be retried; ``clock`` is seconds (monotonic)."""
 
     def __init__(self, initial_ms: int = 0, period_ms: int = 2, max_delay_ms: int = 10_000,
@@ -24,8 +27,8 @@ class RetrySchedule:
         self.max_delay = max_delay_ms / 1000.0
         self.max_retries = max_retries
         self.clock = clock
-        self._due: dict[Hashable, float] = {}
-        self._heap: list[tuple[float, Hashable]] = []
+        self._due: dict[MsgId, float] = {}
+        self._heap: list[tuple[float, MsgId]] = []
 
     def delay(self, fails: int) -> float:
         """Seconds to wait before retrying a message that has failed ``fails`` times."""
@@ -35,7 +38,7 @@ class RetrySchedule:
             wait = self.period * (2.0 ** min(fails - 1, 64))
         return min(wait, self.max_delay)
 
-    def schedule(self, msg_id: Hashable, fails: int) -> bool:
+    def schedule(self, msg_id: MsgId, fails: int) -> bool:
         """Schedule a retry for the ``fails``-th failure; False when retries are used up."""
         if 0 <= self.max_retries < fails:
             self.remove(msg_id)
@@ -45,21 +48,21 @@ class RetrySchedule:
         heapq.heappush(self._heap, (due, msg_id))
         return True
 
-    def remove(self, msg_id: Hashable) -> None:
+    def remove(self, msg_id: MsgId) -> None:
         """Forget a message (retried, acked, or its partition revoked)."""
         self._due.pop(msg_id, None)
 
-    def is_scheduled(self, msg_id: Hashable) -> bool:
+    def is_scheduled(self, msg_id: MsgId) -> bool:
         return msg_id in self._due
 
-    def is_ready(self, msg_id: Hashable) -> bool:
+    def is_ready(self, msg_id: MsgId) -> bool:
         due = self._due.get(msg_id)
         return due is not None and due <= self.clock()
 
     def __len__(self) -> int:
         return len(self._due)
 
-    def ready(self) -> list[Hashable]:
+    def ready(self) -> list[MsgId]:
         """Scheduled ids whose time has come, earliest due first (they stay scheduled
         until :meth:`remove`)."""
         now = self.clock()
@@ -77,7 +80,7 @@ class RetrySchedule:
             self._heap = [(d, m) for d, m in self._heap if self._due.get(m) == d]
             heapq.heapify(self._heap)
 
-    def retain(self, keep: Callable[[Hashable], bool]) -> None:
+    def retain(self, keep: Callable[[MsgId], bool]) -> None:
         """Drop scheduled ids ``keep`` refuses (the partitions this task no longer owns)."""
         for msg_id in [m for m in self._due if not keep(m)]:
             del self._due[msg_id]

@@ -281,7 +281,7 @@ class KafkaSpout(StatefulComponent, AtLeastOnce, Spout):
             if len(self._retry):
                 self._seek_retries(now)
             self._limit_uncommitted()
-            self._held: dict[tuple[str, int], int] = {}
+            self._held = {}
         records = self._consumer.consume(BATCH, 0)
         if not records:
             first = self._consumer.poll(self.settings.poll_timeout_ms / 1000.0)

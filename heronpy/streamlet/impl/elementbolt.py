@@ -7,12 +7,15 @@ from __future__ import annotations
 
 from compat.storm_api.tuple import Tuple
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from heronpy.api.bolt.bolt import Bolt
 from heronpy.api.stream import Grouping
 from heronpy.streamlet.impl.streamletboltbase import StreamletBoltBase, ToPack, user_object
 from heronpy.streamlet.streamlet import Streamlet, check_callable, check_streamlet
+
+if TYPE_CHECKING:
+    from heronpy.api.topology import TopologyBuilder
 
 
 class ElementBolt(StreamletBoltBase, Bolt):
@@ -69,7 +72,7 @@ class ElementStreamlet(Streamlet):
             return {}
         return {self.BOLT.FUNCTION: ToPack(self._function)}
 
-    def _build_this(self, builder: Any, stage_names: set[str]) -> bool:
+    def _build_this(self, builder: TopologyBuilder, stage_names: set[str]) -> bool:
         return self._add_bolt_stage(builder, stage_names, self.PREFIX, self.BOLT,
                                     self._parent._input_of(self._grouping()),
                                     self._component_config())

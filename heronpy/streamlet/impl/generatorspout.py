@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from heronpy.api.spout.spout import Spout
 from heronpy.api.state.stateful_component import StatefulComponent
@@ -11,6 +11,9 @@ from heronpy.streamlet.impl.contextimpl import ContextImpl
 from heronpy.streamlet.impl.streamletboltbase import ToPack, user_object
 from heronpy.streamlet.impl.streamletspoutbase import StreamletSpoutBase
 from heronpy.streamlet.streamlet import Streamlet
+
+if TYPE_CHECKING:
+    from heronpy.api.topology import TopologyBuilder
 
 
 class GeneratorSpout(StreamletSpoutBase, Spout, StatefulComponent):
@@ -52,6 +55,6 @@ class GeneratorStreamlet(Streamlet):
             raise RuntimeError("Generator has to be of type Generator")
         self._generator = generator
 
-    def _build_this(self, builder: Any, stage_names: set[str]) -> bool:
+    def _build_this(self, builder: TopologyBuilder, stage_names: set[str]) -> bool:
         return self._add_spout_stage(builder, stage_names, "generator", GeneratorSpout,
                                      {GeneratorSpout.GENERATOR: ToPack(self._generator)})

@@ -4,7 +4,7 @@ from either side meet in one task; the right side is told apart by its component
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from heronpy.streamlet.impl.streamletboltbase import ToPack, key_grouping
 from heronpy.streamlet.impl.windowbolt import (SLIDEINTERVAL, WINDOWDURATION,
@@ -13,6 +13,9 @@ from heronpy.streamlet.keyedwindow import KeyedWindow
 from heronpy.streamlet.streamlet import Streamlet, check_callable
 from heronpy.streamlet.window import Window
 from heronpy.streamlet.windowconfig import WindowConfig
+
+if TYPE_CHECKING:
+    from heronpy.api.topology import TopologyBuilder
 
 
 class JoinBolt(StreamletWindowBolt):
@@ -87,7 +90,7 @@ class JoinStreamlet(Streamlet):
     def _keyed_parents(self) -> list[Streamlet]:
         return [self._left, self._right]
 
-    def _build_this(self, builder: Any, stage_names: set[str]) -> bool:
+    def _build_this(self, builder: TopologyBuilder, stage_names: set[str]) -> bool:
         if not (self._left._built and self._right._built):
             return False
         duration, slide = self._window_config._seconds()

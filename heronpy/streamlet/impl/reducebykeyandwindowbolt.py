@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from heronpy.streamlet.impl.streamletboltbase import ToPack, key_grouping
 from heronpy.streamlet.impl.windowbolt import (SLIDEINTERVAL, WINDOWDURATION,
@@ -13,6 +13,9 @@ from heronpy.streamlet.keyedwindow import KeyedWindow
 from heronpy.streamlet.streamlet import Streamlet, check_callable, check_streamlet
 from heronpy.streamlet.window import Window
 from heronpy.streamlet.windowconfig import WindowConfig
+
+if TYPE_CHECKING:
+    from heronpy.api.topology import TopologyBuilder
 
 
 class ReduceByKeyAndWindowBolt(StreamletWindowBolt):
@@ -48,7 +51,7 @@ class ReduceByKeyAndWindowStreamlet(Streamlet):
     def _keyed_parents(self) -> list[Streamlet]:
         return [self._parent]
 
-    def _build_this(self, builder: Any, stage_names: set[str]) -> bool:
+    def _build_this(self, builder: TopologyBuilder, stage_names: set[str]) -> bool:
         duration, slide = self._window_config._seconds()
         return self._add_bolt_stage(
             builder, stage_names, "reducebykeyandwindow", ReduceByKeyAndWindowBolt,

@@ -7,7 +7,7 @@ whole streamlet's window. Empty windows emit nothing.
 from __future__ import annotations
 
 from functools import reduce
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from heronpy.api.stream import Grouping
 from heronpy.streamlet.impl.streamletboltbase import ToPack
@@ -16,6 +16,9 @@ from heronpy.streamlet.impl.windowbolt import (SLIDEINTERVAL, WINDOWDURATION,
 from heronpy.streamlet.streamlet import Streamlet, check_callable, check_streamlet
 from heronpy.streamlet.window import Window
 from heronpy.streamlet.windowconfig import WindowConfig
+
+if TYPE_CHECKING:
+    from heronpy.api.topology import TopologyBuilder
 
 
 class ReduceByWindowBolt(StreamletWindowBolt):
@@ -42,7 +45,7 @@ class ReduceByWindowStreamlet(Streamlet):
         self._window_config = window_config
         self._reduce_function = reduce_function
 
-    def _build_this(self, builder: Any, stage_names: set[str]) -> bool:
+    def _build_this(self, builder: TopologyBuilder, stage_names: set[str]) -> bool:
         duration, slide = self._window_config._seconds()
         return self._add_bolt_stage(
             builder, stage_names, "reducebywindow", ReduceByWindowBolt,

@@ -14,6 +14,8 @@ so lambdas and classes of a topology's ``__main__`` reach the engines' processes
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import base64
 import pickle
 from typing import Any
@@ -91,7 +93,7 @@ class StreamletBoltBase:
     """Mixed into every streamlet bolt (and, as StreamletSpoutBase, spout): declares the
     ``output`` stream and emits elements on it."""
 
-    outputs = [Stream(fields=[OUTPUT_FIELD], name=OUTPUT_STREAM)]
+    outputs: Sequence[Any] | None = [Stream(fields=[OUTPUT_FIELD], name=OUTPUT_STREAM)]
     _keyed = False
 
     def _setup_output(self, config: dict[str, Any]) -> None:

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from collections.abc import Callable
 
 from heronpy.api.spout.spout import Spout
 from heronpy.streamlet.impl.streamletboltbase import ToPack, user_object
 from heronpy.streamlet.impl.streamletspoutbase import StreamletSpoutBase
 from heronpy.streamlet.streamlet import Streamlet, check_callable
+
+if TYPE_CHECKING:
+    from heronpy.api.topology import TopologyBuilder
 
 
 class SupplierSpout(StreamletSpoutBase, Spout):
@@ -34,6 +37,6 @@ class SupplierStreamlet(Streamlet):
         check_callable(supplier_function, "Supplier")
         self._supplier_function = supplier_function
 
-    def _build_this(self, builder: Any, stage_names: set[str]) -> bool:
+    def _build_this(self, builder: TopologyBuilder, stage_names: set[str]) -> bool:
         return self._add_spout_stage(builder, stage_names, "supplier", SupplierSpout,
                                      {SupplierSpout.FUNCTION: ToPack(self._supplier_function)})

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from compat.storm_api.tuple import Tuple
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from heronpy.streamlet.impl.elementbolt import ElementBolt
 from heronpy.streamlet.streamlet import Streamlet
+
+if TYPE_CHECKING:
+    from heronpy.api.topology import TopologyBuilder
 
 
 class UnionBolt(ElementBolt):
@@ -32,7 +35,7 @@ class UnionStreamlet(Streamlet):
         self._right = right
         self.set_num_partitions(left.get_num_partitions())
 
-    def _build_this(self, builder: Any, stage_names: set[str]) -> bool:
+    def _build_this(self, builder: TopologyBuilder, stage_names: set[str]) -> bool:
         if not (self._left._built and self._right._built):
             return False
         inputs = {**self._left._input_of(), **self._right._input_of()}

@@ -22,6 +22,8 @@ run's error directory, which ends the run with the error.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import sys
 import collections
 import os
@@ -82,7 +84,7 @@ class _Task:
 
     sb_node: PlannedNode
     sb_run: RunSettings = RunSettings()
-    outputs = FIELDS
+    outputs: Sequence[Any] | None = FIELDS
 
     def initialize(self, storm_conf: dict[str, Any], context: dict[str, Any]) -> None:
         self._sb_setup(storm_conf, context)
