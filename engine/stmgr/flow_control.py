@@ -100,7 +100,7 @@ class FlowControl:
             self.bp_log.start("backpressure: %d bytes waiting for %s, the oldest for %.0f ms "
                               "(for %s); local spouts paused, telling %d peer(s)", waiting, key,
                               waited * 1000, oldest_key, len(self.peers))
-            message = stmgr_pb2.StartBackPressureMessage()
+            message: Any = stmgr_pb2.StartBackPressureMessage()
         else:
             self.bp_log.stop("backpressure over")
             message = stmgr_pb2.StopBackPressureMessage()

@@ -10,7 +10,7 @@ import logging
 import os
 import socket
 import time
-from typing import Any
+from typing import Any, Callable
 
 import zmq
 
@@ -57,7 +57,9 @@ class TopologyMasterLink:
     local_endpoint: str
     shell_endpoint: str
     superseded: bool
+    _reliability: Any
     _replaced_peers: set[str]
+    _warn_once: Callable[[Any, str], None]
 
     def _check_tmanager(self) -> None:
         try:
