@@ -11,7 +11,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from bench.wordcount_figures import BOLT, SPOUT
 from bench.wordcount_runs import local_hosting
@@ -84,8 +85,8 @@ class _Pipeline:
         self.spout_batches: list[bytes] = []
         self.spout_collector = InstanceCollector(
             SPOUT, spout_task, streams(plan.components[SPOUT]), serializer,
-            TaskStats(SPOUT, spout_task), logger, lambda frames: self.spout_batches.append(frames[1]),
-            1024, None, acking=acking)
+            TaskStats(SPOUT, spout_task), logger,
+            lambda frames: self.spout_batches.append(frames[1]), 1024, None, acking=acking)
         self.spout = SpoutLoop(_Idle(), SimpleNamespace(component=SPOUT, task_id=spout_task),
                                hosted(SPOUT, spout_task, self.spout_collector),
                                self.spout_collector, lambda: True, max_pending=max_pending,

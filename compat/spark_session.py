@@ -84,7 +84,7 @@ def spark_jvm_pid(session: SparkSession) -> int | None:
     """The pid of the JVM behind a local session (tests register it as a session-wide
     service so the orphan-process check leaves it alone)."""
     try:
-        gateway = session.sparkContext._gateway  # type: ignore[attr-defined]
+        gateway = session.sparkContext._gateway
         proc = getattr(gateway, "proc", None)
         return proc.pid if proc is not None else None
     except AttributeError:

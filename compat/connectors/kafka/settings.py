@@ -131,8 +131,11 @@ def spout_settings(component: Any) -> SpoutSettings:
                 f"{java_key!r} (a Java class); use {key('spout.' + java_key)!r}: string, "
                 "bytes or json")
     fields = setting(component, key("spout.output.fields"), "strs", None)
-    intg = lambda name, default, minimum: setting(  # noqa: E731
-        component, key(name), "int", default, minimum=minimum)
+
+    def intg(name: str, default: int, minimum: int) -> int:
+        value: int = setting(component, key(name), "int", default, minimum=minimum)
+        return value
+
     return SpoutSettings(
         bootstrap_servers=servers,
         topics=tuple(topics or ()),

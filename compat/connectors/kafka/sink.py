@@ -108,7 +108,10 @@ class KafkaSink(TwoPhaseCommitBolt):
                 fields = (declared.get(tup.component) or {}).get(tup.stream) or []
             fields = list(fields)
             s = self._settings
-            find = lambda name: fields.index(name) if name in fields else None  # noqa: E731
+
+            def find(name: str) -> int | None:
+                return fields.index(name) if name in fields else None
+
             found = self._indexes[source] = (find(s.key_field), find(s.message_field),
                                              find(s.topic_field) if s.topic_field else None)
         return found

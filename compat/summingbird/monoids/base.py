@@ -48,7 +48,7 @@ class Semigroup(ABC, Generic[T]):
         return ()
 
     def __eq__(self, other: object) -> bool:
-        return type(self) is type(other) and self._params() == other._params()  # type: ignore[attr-defined]
+        return type(self) is type(other) and self._params() == other._params()
 
     def __hash__(self) -> int:
         return hash(type(self).__qualname__)  # parameters may be unhashable (a dict zero)

@@ -74,7 +74,7 @@ class SetUnion(Monoid[frozenset[Any]]):
     def zero(self) -> frozenset[Any]:
         return frozenset()
 
-    def plus(self, left: frozenset[Any], right: frozenset[Any]) -> frozenset:
+    def plus(self, left: frozenset[Any], right: frozenset[Any]) -> frozenset[Any]:
         return frozenset(left) | frozenset(right)
 
     @staticmethod
@@ -127,7 +127,7 @@ class ProductSemigroup(Semigroup[tuple[Any, ...]]):
         self.parts = tuple(parts)
         self.commutative = all(getattr(p, "commutative", False) for p in parts)
 
-    def plus(self, left: tuple[Any, ...], right: tuple[Any, ...]) -> tuple:
+    def plus(self, left: tuple[Any, ...], right: tuple[Any, ...]) -> tuple[Any, ...]:
         if len(left) != len(self.parts) or len(right) != len(self.parts):
             raise ValueError(f"{self!r} sums tuples of {len(self.parts)} components, got "
                              f"{len(left)} and {len(right)}")

@@ -32,7 +32,7 @@ class TopK(Monoid[tuple[Any, ...]]):
     def zero(self) -> tuple[Any, ...]:
         return ()
 
-    def plus(self, left: tuple[Any, ...], right: tuple[Any, ...]) -> tuple:
+    def plus(self, left: tuple[Any, ...], right: tuple[Any, ...]) -> tuple[Any, ...]:
         return tuple(heapq.nlargest(self.k, left + right, key=self._order))
 
     def sum_option(self, items: Any) -> tuple[Any, ...] | None:

@@ -257,7 +257,7 @@ def merged_lineages(store: SQLiteStore, scope: str) -> list[tuple[str, str, str,
         raise
     finally:
         table.close()
-    return [tuple(r) for r in rows]  # type: ignore[misc]
+    return [tuple(r) for r in rows]
 
 
 def forget_scope(store: SQLiteStore, scope: str) -> None:
