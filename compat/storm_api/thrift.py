@@ -11,7 +11,7 @@ them: positional or keyword construction, unset fields are ``None``, equality by
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 __all__ = [
     "Bolt",
@@ -33,6 +33,13 @@ __all__ = [
     "to_python_arg",
     "union_field",
 ]
+
+
+class UnnamedSource(Protocol):
+    """A ``GlobalStreamId``'s source before it has a name: a DSL spec (``spec["stream"]``
+    in a class body), which the Topology class replaces by the name it gives the spec."""
+
+    name: str | None
 
 
 def _freeze(value: Any) -> Any:
@@ -143,18 +150,30 @@ class JavaObjectArg(ThriftUnion):
     """One argument of a Java constructor, tagged with its Java type."""
 
     _fields = ("int_arg", "long_arg", "string_arg", "bool_arg", "binary_arg", "double_arg")
+    # a union: the one set field holds the value, the others are None
+    int_arg: int | None
+    long_arg: int | None
+    string_arg: str | None
+    bool_arg: bool | None
+    binary_arg: bytes | None
+    double_arg: float | None
 
 
 class JavaObject(ThriftStruct):
     """A Java class to instantiate with constructor arguments."""
 
     _fields = ("full_class_name", "args_list")
+    full_class_name: str
+    args_list: list[JavaObjectArg]
 
 
 class GlobalStreamId(ThriftStruct):
     """A (component, stream) pair: the key of a bolt's inputs."""
 
     _fields = ("componentId", "streamId")
+    # the source's name; its spec until the Topology class names it
+    componentId: str | UnnamedSource
+    streamId: str
 
     def __hash__(self) -> int:
         # streamparse overrides the hash the same way; while a topology is being defined
@@ -165,7 +184,7 @@ class GlobalStreamId(ThriftStruct):
 class Grouping(ThriftUnion):
     """How a stream is split across a bolt's tasks; ``fields=[]`` means global."""
 
-    _fields = (
+    _fields: ClassVar[tuple[str, ...]] = (
         "fields",
         "shuffle",
         "all",
@@ -175,57 +194,85 @@ class Grouping(ThriftUnion):
         "custom_serialized",
         "local_or_shuffle",
     )
+    # a union: the one set field says the kind; the argument-less kinds hold a NullStruct
+    fields: list[str] | None
+    shuffle: NullStruct | None
+    all: NullStruct | None
+    none: NullStruct | None
+    direct: NullStruct | None
+    custom_object: JavaObject | None
+    custom_serialized: bytes | None
+    local_or_shuffle: NullStruct | None
 
 
 class PythonCustomGrouping(Grouping):
     """Ours, not Storm's: a Python custom grouping the emitting task runs
-    (``engine.grouping.custom``), named ``module:QualName`` or ``pickle:<base64>``, as
+    (``engine.common.grouping.custom``), named ``module:QualName`` or ``pickle:<base64>``, as
     heronpy's ``Grouping.custom(...)`` makes it. A subclass, so Storm's own groupings
     keep exactly Storm's fields (and compare equal to streamparse's)."""
 
     _fields = (*Grouping._fields, "python_custom")
+    python_custom: str | None
 
 
 class StreamInfo(ThriftStruct):
     """The declared fields of one output stream, and whether it is direct."""
 
     _fields = ("output_fields", "direct")
+    output_fields: list[str]
+    direct: bool
 
 
 class ShellComponent(ThriftStruct):
     """A component run as a subprocess speaking the multi-lang protocol."""
 
     _fields = ("execution_command", "script")
+    execution_command: str
+    script: str
 
 
 class ComponentObject(ThriftUnion):
     """What to run for a component: serialized Java, a shell command or a Java object."""
 
     _fields = ("serialized_java", "shell", "java_object")
+    # a union: exactly one is set
+    serialized_java: bytes | None
+    shell: ShellComponent | None
+    java_object: JavaObject | None
 
 
 class ComponentCommon(ThriftStruct):
     """What every component declares: inputs, output streams, parallelism, own config."""
 
     _fields = ("inputs", "streams", "parallelism_hint", "json_conf")
+    inputs: dict[GlobalStreamId, Grouping]
+    streams: dict[str, StreamInfo]
+    parallelism_hint: int | dict[str, int]
+    json_conf: str
 
 
 class SpoutSpec(ThriftStruct):
     """A spout as it appears in a StormTopology."""
 
     _fields = ("spout_object", "common")
+    spout_object: ComponentObject
+    common: ComponentCommon
 
 
 class Bolt(ThriftStruct):
     """A bolt as it appears in a StormTopology."""
 
     _fields = ("bolt_object", "common")
+    bolt_object: ComponentObject
+    common: ComponentCommon
 
 
 class StateSpoutSpec(ThriftStruct):
     """Declared by Storm but never implemented; kept so ``state_spouts`` has a type."""
 
     _fields = ("state_spout_object", "common")
+    state_spout_object: ComponentObject
+    common: ComponentCommon
 
 
 class StormTopology(ThriftStruct):
@@ -241,6 +288,15 @@ class StormTopology(ThriftStruct):
         "storm_version",
         "jdk_version",
     )
+    spouts: dict[str, SpoutSpec]
+    bolts: dict[str, Bolt]
+    state_spouts: dict[str, StateSpoutSpec]
+    # optional in Storm's IDL; None here unless a caller sets them
+    worker_hooks: list[bytes] | None
+    dependency_jars: list[str] | None
+    dependency_artifacts: list[str] | None
+    storm_version: str | None
+    jdk_version: str | None
 
 
 def to_java_arg(arg: Any) -> JavaObjectArg:

@@ -62,17 +62,17 @@ __all__ = [
 PYTHON_COMMAND = "streamparse_run"
 
 
-def spec_types() -> tuple[type, ...]:
+def spec_types() -> tuple[type[ComponentSpec], ...]:
     """What counts as a spec here: ours, and streamparse's when it is loaded."""
     return interop.accepted(ComponentSpec, "ComponentSpec")
 
 
-def stream_id_types() -> tuple[type, ...]:
+def stream_id_types() -> tuple[type[thrift.GlobalStreamId], ...]:
     """What counts as a ``GlobalStreamId`` (an inputs key, ``spec["stream"]``)."""
     return interop.accepted(thrift.GlobalStreamId, "GlobalStreamId")
 
 
-def grouping_types() -> tuple[type, ...]:
+def grouping_types() -> tuple[type[thrift.Grouping], ...]:
     """What counts as a grouping (``Grouping.fields(...)`` of either DSL)."""
     return interop.accepted(thrift.Grouping, "Grouping")
 
@@ -173,7 +173,9 @@ def _sanitize_outputs(component_cls: Any, name: str | None, outputs: Any) -> dic
     return streams
 
 
-def _sanitize_inputs(component_cls: Any, name: str | None, inputs: Any) -> dict[str, Any]:
+def _sanitize_inputs(
+    component_cls: Any, name: str | None, inputs: Any
+) -> dict[thrift.GlobalStreamId, thrift.Grouping]:
     """Turn ``inputs`` into ``{GlobalStreamId: Grouping}``.
 
     A dict is converted in place (streamparse does, and a topology may share it); a
@@ -203,9 +205,10 @@ def _sanitize_inputs(component_cls: Any, name: str | None, inputs: Any) -> dict[
     if isinstance(inputs, specs):
         inputs = [inputs]
     if isinstance(inputs, (list, tuple)):
-        input_dict: dict[str, Any] = {}
+        input_dict: dict[thrift.GlobalStreamId, thrift.Grouping] = {}
         for source in inputs:
             grouping = Grouping.SHUFFLE
+            stream_id: thrift.GlobalStreamId
             if isinstance(source, specs):
                 stream_id = GlobalStreamId(componentId=source.name or source, streamId="default")
                 default_stream = source.common.streams.get("default")
@@ -237,6 +240,8 @@ class ComponentSpec:
 
     #: which streamparse class an instance also is, while streamparse is loaded
     _streamparse_role = "ComponentSpec"
+    #: what Storm runs; set by the shell and Java specs, the ones a topology places
+    component_object: ComponentObject
 
     def __new__(cls, *args: Any, **kwargs: Any) -> ComponentSpec:
         return object.__new__(interop.instance_class(cls))

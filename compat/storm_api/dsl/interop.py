@@ -36,7 +36,7 @@ imported stay plain and streamparse refuses them; our own DSL accepts both.
 **Our DSL checking theirs.** Our checks accept our classes and, when streamparse is
 loaded, its counterparts (:func:`accepted`): both describe a component through the same
 attributes (``name``, ``inputs``, ``outputs``, ``common``, ``component_object``...), which
-is what the planner reads (``engine.plan.compiler``), so nothing else needs converting.
+is what the planner reads (``engine.common.plan.compiler``), so nothing else needs converting.
 The checks name streamparse's classes rather than test attribute shapes (duck typing):
 streamparse is the one other DSL, and a wrong value (a component's name where its spec
 belongs, a string for a grouping) must still get this DSL's message, not pass for an
@@ -58,10 +58,12 @@ from __future__ import annotations
 
 import sys
 import types
-from typing import Any
+from typing import Any, TypeVar, cast
 from collections.abc import Callable
 
 __all__ = ["accepted", "instance_class", "streamparse_class"]
+
+_T = TypeVar("_T")
 
 
 def _attribute(module: str, path: str) -> Callable[[], Any]:
@@ -108,11 +110,15 @@ def streamparse_class(role: str) -> type | None:
     return found if isinstance(found, type) else None
 
 
-def accepted(ours: type, role: str) -> tuple[type, ...]:
+def accepted(ours: type[_T], role: str) -> tuple[type[_T], ...]:
     """The classes an ``isinstance`` check of this DSL takes for ``role``: ours and, when
     streamparse is loaded, its counterpart."""
     theirs = streamparse_class(role)
-    return (ours,) if theirs is None else (ours, theirs)
+    if theirs is None:
+        return (ours,)
+    # typed as ours: streamparse's counterpart is read through the same attributes (the
+    # module docstring), so what passes the check is used as ours
+    return (ours, cast("type[_T]", theirs))
 
 
 #: mixed classes made so far, by (our class, streamparse's class)

@@ -64,8 +64,9 @@ class Stream(thrift.StreamInfo):
         self.name = name
         self.direct = direct
 
+    # read-only here, as in streamparse: a Stream's fields are its ``fields``
     @property
-    def output_fields(self) -> list[str]:
+    def output_fields(self) -> list[str]:  # type: ignore[override]
         """The fields under ``StreamInfo``'s name, so a Stream can stand where one is read."""
         return self.fields
 

@@ -13,12 +13,13 @@ A topology may mix specs of both DSLs: streamparse's specs (a real streamparse `
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import Any, ClassVar
 
 import simplejson as json
 
 from ..thrift import Bolt, SpoutSpec, StormTopology, to_python_arg
 from ..thrift import union_field
+from .. import thrift
 from . import interop
 from .component import (
     ComponentSpec,
@@ -120,18 +121,21 @@ def _resolve_inputs(
     where = f"Topology {topology}: {spec.component_cls.__name__} {spec.name!r}"
     accepted = spec_types()
     for stream_id, grouping in list(spec.inputs.items()):
-        if isinstance(stream_id.componentId, accepted):
+        source_id = stream_id.componentId
+        source_name: str | None
+        if isinstance(source_id, accepted):
+            source_name = source_id.name
             del spec.inputs[stream_id]
-            stream_id = GlobalStreamId(
-                componentId=stream_id.componentId.name, streamId=stream_id.streamId
-            )
+            stream_id = GlobalStreamId(componentId=source_name, streamId=stream_id.streamId)
             spec.inputs[stream_id] = grouping
-        elif stream_id.componentId is None:
+        elif source_id is None:  # a GlobalStreamId the user built without a componentId
             raise InvalidTopologyType(
                 f"{where}: an input GlobalStreamId has componentId None; name the "
                 "source component."
             )
-        source = specs.get(stream_id.componentId)
+        else:  # a name; anything else names no component, as specs.get would find
+            source_name = source_id if isinstance(source_id, str) else None
+        source = None if source_name is None else specs.get(source_name)
         if source is None:
             raise InvalidTopologyKey(
                 f"{where}: input from {stream_id.componentId!r}, which is not a "
@@ -165,11 +169,11 @@ class TopologyType(type):
         bolts: dict[str, Bolt] = {}
         spouts: dict[str, SpoutSpec] = {}
         bolt_specs, spout_specs = _bolt_specs(), _spout_specs()
-        for spec in specs.values():
+        for name, spec in specs.items():
             if isinstance(spec, bolt_specs):
-                bolts[spec.name] = _check_bolt(classname, spec)
+                bolts[name] = _check_bolt(classname, spec)
             elif isinstance(spec, spout_specs):
-                spouts[spec.name] = _check_spout(classname, spec)
+                spouts[name] = _check_spout(classname, spec)
             else:
                 raise InvalidTopologyType(
                     f"Topology {classname}: {spec!r} is neither a spout nor a bolt spec; "
@@ -212,12 +216,15 @@ def _spec_to_flux(spec: ComponentSpec) -> dict[str, Any]:
                 "Java; use full_class_name= and args_list=."
             )
         java_object = spec.component_object.java_object
+        # not serialized Java, so named by class (JavaComponentSpec sets one of the two)
+        assert java_object is not None
         flux["className"] = java_object.full_class_name
         flux["constructorArgs"] = [to_python_arg(arg) for arg in java_object.args_list]
         return flux
     shell_bolt = isinstance(spec, interop.accepted(ShellBoltSpec, "ShellBoltSpec"))
     flux["className"] = _FLUX_SHELL_BOLT if shell_bolt else _FLUX_SHELL_SPOUT
     shell = spec.component_object.shell
+    assert shell is not None  # a shell spec's component object is its command
     flux["constructorArgs"].append([shell.execution_command, shell.script])
     if not spec.outputs:
         flux["constructorArgs"].append(["NONE_BUT_FLUX_WANTS_SOMETHING_HERE"])
@@ -236,10 +243,11 @@ def _spec_to_flux(spec: ComponentSpec) -> dict[str, Any]:
 
 
 def _stream_to_flux(
-    spec: ComponentSpec, stream_id: GlobalStreamId, grouping: Any
+    spec: ComponentSpec, stream_id: thrift.GlobalStreamId, grouping: thrift.Grouping
 ) -> dict[str, Any]:
     """One Flux stream entry: a subscription of ``spec`` with its grouping."""
     kind, value = union_field(grouping)
+    assert kind is not None  # _sanitize_inputs took only groupings, each of one kind
     flux_grouping: dict[str, Any] = {"streamId": stream_id.streamId, "type": kind.upper()}
     if kind == "fields":
         if value:
@@ -257,6 +265,14 @@ def _stream_to_flux(
 
 class Topology(metaclass=TopologyType):
     """Subclass it and assign specs as class attributes to declare a topology."""
+
+    # set by TopologyType on every Topology class (annotations only: the metaclass
+    # reads the class body, where a value here would be taken for the user's)
+    specs: ClassVar[list[ComponentSpec]]
+    thrift_bolts: ClassVar[dict[str, Bolt]]
+    thrift_spouts: ClassVar[dict[str, SpoutSpec]]
+    thrift_topology: ClassVar[StormTopology]
+    config: ClassVar[dict[str, Any]]
 
     @classmethod
     def to_flux_dict(cls, name: str) -> dict[str, Any]:
