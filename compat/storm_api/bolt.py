@@ -13,14 +13,20 @@ from __future__ import annotations
 import sys
 import threading
 from collections import defaultdict
-from typing import Any
+from types import TracebackType
+from typing import Any, NamedTuple
 from collections.abc import Hashable
 
 from .component import Component, not_a_tuple
 from .dsl import spec_for_bolt
+from .dsl.component import PythonBoltSpec
 from .tuple import Tuple, source_tuple_types
 
 __all__ = ["Bolt", "BatchingBolt", "TicklessBatchingBolt"]
+
+# what sys.exc_info() returns
+_OptExcInfo = (tuple[type[BaseException], BaseException, TracebackType]
+              | tuple[None, None, None])
 
 
 class Bolt(Component):
@@ -49,7 +55,8 @@ class Bolt(Component):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._source_tuple_types: defaultdict[Any, dict[str, type]] = defaultdict(dict)
+        self._source_tuple_types: defaultdict[Any, dict[str, type[NamedTuple]]] = defaultdict(
+            dict)
 
     @classmethod
     def spec(
@@ -58,7 +65,7 @@ class Bolt(Component):
         inputs: Any = None,
         par: int | dict[str, Any] | None = None,
         config: dict[str, Any] | None = None,
-    ) -> Any:
+    ) -> PythonBoltSpec:
         """Declare this bolt in a ``Topology`` (outputs come from ``cls.outputs``)."""
         return spec_for_bolt(cls, name=name, inputs=inputs, par=par, config=config)
 
@@ -75,7 +82,8 @@ class Bolt(Component):
         if type(self).emit is Bolt.emit:
             bolt_emit_for = getattr(collector, "bolt_emit_for", None)
             if bolt_emit_for is not None:
-                self.emit = bolt_emit_for(self)
+                # per instance, on purpose: the fused call stands in for this method
+                self.emit = bolt_emit_for(self)  # type: ignore[method-assign]
 
     def _setup_from_context(self, context: dict[str, Any]) -> None:
         for source, types in source_tuple_types(context).items():
@@ -109,7 +117,8 @@ class Bolt(Component):
     def process_tick(self, tup: Tuple) -> None:
         """Handle a tick tuple (``topology.tick.tuple.freq.secs``); default ignores it."""
 
-    def emit(
+    # pystorm's signature: a bolt's emit takes no tup_id (Component.emit does)
+    def emit(  # type: ignore[override]
         self,
         tup: list[Any] | tuple[Any, ...],
         stream: str | None = None,
@@ -205,7 +214,7 @@ class BatchingBolt(Bolt):
         super().__init__(*args, **kwargs)
         self._batches: defaultdict[Hashable, list[Any]] = defaultdict(list)
         self._tick_counter = 0
-        self._current_key = None
+        self._current_key: Hashable = None
 
     def group_key(self, tup: Tuple) -> Hashable:
         """Key of the batch ``tup`` belongs to; None puts everything in one batch."""
@@ -215,10 +224,13 @@ class BatchingBolt(Bolt):
         """Process one batch; must be overridden."""
         raise NotImplementedError()
 
-    def emit(self, tup: list[Any] | tuple[Any, ...], **kwargs: Any) -> None:
+    # pystorm's signature: keywords only, and no task ids to return
+    def emit(  # type: ignore[override]
+        self, tup: list[Any] | tuple[Any, ...], **kwargs: Any
+    ) -> None:
         """Emit as ``Bolt.emit`` does, but never ask for task ids."""
         kwargs["need_task_ids"] = False
-        return super().emit(tup, **kwargs)
+        super().emit(tup, **kwargs)  # None: need_task_ids is False
 
     def process_tick(self, tick_tup: Tuple) -> None:
         """Count the tick, ack it, and flush batches when it is time.  Do not override."""
@@ -300,7 +312,7 @@ class TicklessBatchingBolt(BatchingBolt):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.exc_info = None
+        self.exc_info: _OptExcInfo | None = None
         self._batcher_failure: BaseException | None = None
         self._batch_lock = threading.RLock()
         self._batcher_stop = threading.Event()

@@ -70,8 +70,12 @@ class ProtocolEndpoint(Protocol):
     ``Component``): its message writer, its task-id reader and the two locks that keep an
     emit and its reply together."""
 
-    _reader_lock: AbstractContextManager[Any]
-    _writer_lock: AbstractContextManager[Any]
+    # read-only here, so any lock type will do (a Component's are RLocks)
+    @property
+    def _reader_lock(self) -> AbstractContextManager[Any]: ...
+
+    @property
+    def _writer_lock(self) -> AbstractContextManager[Any]: ...
 
     def send_message(self, message: dict[str, Any]) -> None: ...
 

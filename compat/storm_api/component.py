@@ -23,10 +23,11 @@ from collections import deque
 from logging.handlers import RotatingFileHandler
 from os.path import join
 from traceback import format_exc
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import IO, Any, NoReturn
 
 from .collector import OutputCollector, ProtocolCollector, dispatch_message
+from .dsl.component import ComponentSpec
 from .exceptions import StormWentAwayError
 from .serializers import SERIALIZERS, Serializer
 from .tuple import Tuple
@@ -151,18 +152,20 @@ class Component:
 
     def __init__(self, input_stream: IO[Any] = sys.stdin, output_stream: IO[Any] = sys.stdout,
                  rdb_signal: str | int | None = "SIGUSR1", serializer: str = "json") -> None:
-        self.topology_name = None
-        self.task_id = None
-        self.component_name = None
-        self.debug = None
-        self.storm_conf = None
-        self.context = None
+        # None until the handshake (run) or an engine (_bind) gives them: see
+        # component_identity for where each comes from
+        self.topology_name: str | None = None
+        self.task_id: int | None = None
+        self.component_name: str | None = None
+        self.debug: bool | None = None
+        self.storm_conf: dict[str, Any] | None = None
+        self.context: dict[str, Any] | None = None
         self.pid = os.getpid()
-        self.logger = None
+        self.logger: logging.Logger | None = None
         # Messages read while waiting for task ids, and task ids read while
         # waiting for a command: the two interleave on one stream.
         self._pending_commands: deque[Any] = deque()
-        self._pending_task_ids: deque[Any] = deque()
+        self._pending_task_ids: deque[list[int]] = deque()
         self._reader_lock = threading.RLock()
         self._writer_lock = threading.RLock()
         if serializer not in SERIALIZERS:
@@ -173,14 +176,20 @@ class Component:
         self._output_stream = output_stream
         self._collector: OutputCollector = ProtocolCollector(self)
         self._bound = False
+        # the user's: a signal number or name; a name signal does not know reaches
+        # signal.signal as given, which refuses it, as under pystorm
+        signum: Any = rdb_signal
         if isinstance(rdb_signal, str) and hasattr(signal, rdb_signal):
-            rdb_signal = getattr(signal, rdb_signal)
-        if rdb_signal is not None:
-            signal.signal(rdb_signal, remote_pdb_handler)
+            signum = getattr(signal, rdb_signal)
+        if signum is not None:
+            signal.signal(signum, remote_pdb_handler)
 
     @classmethod
-    def spec(cls, *args: Any, **kwargs: Any) -> NoReturn:
-        """A bare Component cannot be placed in a topology."""
+    def spec(cls, *args: Any, **kwargs: Any) -> ComponentSpec:
+        """The component's spec in a topology; a bare Component has none and raises.
+
+        (Typed as returning a spec, which the subclasses' ``spec`` return.)
+        """
         raise TypeError(f"Specifications should either be bolts or spouts. Given: {cls!r}")
 
     @staticmethod
@@ -218,8 +227,10 @@ class Component:
         The handler goes on the root logger because the component owns the
         whole process in multi-lang mode.
         """
-        conf = self.storm_conf
-        self.logger = logging.getLogger(".".join((_COMPONENT_LOGGER_PREFIX, self.component_name)))
+        conf, component_name = self.storm_conf, self.component_name
+        assert conf is not None and component_name is not None  # _set_identity ran first
+        logger = logging.getLogger(".".join((_COMPONENT_LOGGER_PREFIX, component_name)))
+        self.logger = logger
         log_path = conf.get("pystorm.log.path")
         log_file_name = conf.get("pystorm.log.file", _DEFAULT_LOG_FILE)
         level_name = conf.get("pystorm.log.level", "info")
@@ -243,7 +254,7 @@ class Component:
         handler.setLevel(level)
         handler.setFormatter(logging.Formatter(log_format))
         logging.getLogger().addHandler(handler)
-        self.logger.setLevel(level)
+        logger.setLevel(level)
         logging.getLogger("pystorm").setLevel(level)
         logging.getLogger(__name__.rsplit(".", 1)[0]).setLevel(level)
         # pystorm compares the serializer's *wrapped* stream with sys.stdout,
@@ -352,7 +363,9 @@ class Component:
 
     def log(self, message: object, level: str | None = None) -> None:
         """Send ``message`` to Storm's log regardless of local log levels."""
-        self._collector.log(str(message), _STORM_LOG_LEVELS.get(level, _STORM_LOG_INFO))
+        storm_level = _STORM_LOG_INFO if level is None else _STORM_LOG_LEVELS.get(
+            level, _STORM_LOG_INFO)
+        self._collector.log(str(message), storm_level)
 
     def raise_exception(self, exception: BaseException, tup: object = None) -> None:
         """Report an exception to Storm (``reportError``), then sync.
@@ -403,7 +416,8 @@ class Component:
         log_msg = f"Exception in {self.__class__.__name__}.run()"
         exc_info = sys.exc_info()
         try:
-            self.logger.error(log_msg, exc_info=True)
+            # set by the setup run() did first; None raises here, handled below
+            self.logger.error(log_msg, exc_info=True)  # type: ignore[union-attr]
             self._handle_run_exception(exc)
         except StormWentAwayError:
             log.error(log_msg, exc_info=exc_info)
@@ -421,7 +435,11 @@ class Component:
         ``sys.exit`` would wait for non-daemon threads; ``os._exit`` does not,
         but it skips cleanup, so it is only used when threads are alive.
         """
-        exit_func = os._exit if threading.active_count() > 1 else sys.exit
+        exit_func: Callable[[int], NoReturn]
+        if threading.active_count() > 1:
+            exit_func = os._exit
+        else:
+            exit_func = sys.exit
         exit_func(status_code)
 
     def _handle_run_exception(self, exc: BaseException) -> None:

@@ -41,14 +41,15 @@ import os
 import sys
 import threading
 from traceback import format_exc
-from typing import Any, Callable, NamedTuple
+from collections.abc import Callable
+from typing import Any, NamedTuple, cast
 
 from .bolt import Bolt
 from .collector import OutputCollector, dispatch_message
 from .component import Component, component_identity
 from .exceptions import ComponentFailure, StormWentAwayError
 from .spout import Spout
-from .state import HashMapState, StatefulComponent
+from .state import HashMapState, State, StatefulComponent
 from .tuple import Tuple, source_tuple_types
 
 __all__ = ["host_component", "HostedBolt", "HostedSpout", "handle_component_exception"]
@@ -69,11 +70,14 @@ def handle_component_exception(component: Any, exc: BaseException) -> None:
     except StormWentAwayError:
         raise
     except Exception:
-        component.logger.error("While trying to handle an exception from %s: %s", component.__class__.__name__,
-                               traceback_text.rstrip(), exc_info=True)
+        component.logger.error("While trying to handle an exception from %s: %s",
+                               component.__class__.__name__, traceback_text.rstrip(),
+                               exc_info=True)
     if component.exit_on_exception:
-        raise ComponentFailure(component.component_name, component.task_id, exc, traceback_text) from exc
-    component.logger.error("Exception in %s.run()\n%s", component.__class__.__name__, traceback_text.rstrip())
+        raise ComponentFailure(component.component_name, component.task_id, exc,
+                               traceback_text) from exc
+    component.logger.error("Exception in %s.run()\n%s", component.__class__.__name__,
+                           traceback_text.rstrip())
 
 
 class HostedBolt:
@@ -160,7 +164,7 @@ class HostedBolt:
     def tuple_executor(self, component: Any, stream: str,
                        task: int) -> tuple[type | None, Callable[[Tuple], None]] | None:
         """For an engine that builds a batch's ``Tuple`` objects itself, many at a time
-        (the compiled tuple path, ``engine.codec``): ``(values_type, run)``. The
+        (the compiled tuple path, ``engine.common.codec``): ``(values_type, run)``. The
         tuples must be what ``tuple_factory`` builds, ``Tuple(id, component, stream,
         task, values)`` with ``values_type`` values (a plain tuple when it is None), and
         ``run(tup)`` executes one exactly as ``tuple_runner``'s ``run`` does. None when
@@ -190,7 +194,9 @@ class HostedBolt:
                 handle_component_exception(comp, exc)
         return val_type, run
 
-    def batch_runner(self, component: Any, stream: str, task: int) -> tuple[type | None, Bolt] | None:
+    def batch_runner(
+        self, component: Any, stream: str, task: int
+    ) -> tuple[type | None, Bolt] | None:
         """For an engine that runs a batch's tuples through the bolt itself, in a loop of
         its own (the compiled tuple path's ``run_tuples``): ``(values_type, bolt)`` when
         that is exact, i.e. when for a data tuple of this stream ``execute`` would do no
@@ -323,8 +329,10 @@ class _PystormHostedBolt(HostedBolt):
 
     def make_tuple(self, id: Any, component: Any, stream: str, task: int, values: Any) -> Tuple:
         val_type = self.component._source_tuple_types[component].get(stream)
-        return self._tuple_cls(id, component, stream, task,
-                               tuple(values) if val_type is None else val_type(*values))
+        # pystorm's own Tuple (untyped): the same five fields as ours, and what its
+        # bolts expect
+        return cast(Tuple, self._tuple_cls(
+            id, component, stream, task, tuple(values) if val_type is None else val_type(*values)))
 
     def tuple_factory(self, component: Any, stream: str, task: int) -> Callable[[Any, Any], Tuple]:
         make_tuple = self.make_tuple
@@ -340,8 +348,9 @@ class _PystormHostedBolt(HostedBolt):
         comp = self.component
         try:
             _raise_batcher_failure(comp)
-            comp._pending_commands.append({"id": tup.id, "comp": tup.component, "stream": tup.stream,
-                                           "task": tup.task, "tuple": tup.values})
+            comp._pending_commands.append({"id": tup.id, "comp": tup.component,
+                                           "stream": tup.stream, "task": tup.task,
+                                           "tuple": tup.values})
             comp._run()
         except StormWentAwayError:
             raise
@@ -358,7 +367,7 @@ class _PystormHostedSpout(HostedSpout):
     def __init__(self, component: Any) -> None:
         self.component = component
 
-    def _command(self, command: dict) -> None:
+    def _command(self, command: dict[str, Any]) -> None:
         comp = self.component
         try:
             comp._pending_commands.append(command)
@@ -417,8 +426,8 @@ def _pystorm_sender(component: Any, collector: OutputCollector) -> Callable[[Any
     return send_message
 
 
-def _bind_pystorm(component: Any, storm_conf: dict, context: dict, collector: OutputCollector,
-                  logger: logging.Logger) -> None:
+def _bind_pystorm(component: Any, storm_conf: dict[str, Any], context: dict[str, Any],
+                  collector: OutputCollector, logger: logging.Logger) -> None:
     """Set what pystorm's ``_setup_component`` sets, minus logging setup."""
     for name, value in component_identity(storm_conf, context).items():
         setattr(component, name, value)
@@ -455,7 +464,7 @@ def _install_tickless_guard() -> None:
         TicklessBatchingBolt.__init__ = __init__
 
 
-def _start_safe_batcher(component: Any, tickless_cls: type) -> None:
+def _start_safe_batcher(component: Any, tickless_cls: Any) -> None:
     """pystorm's batcher thread without the signal handler or ``os.kill``."""
     component.exc_info = None
     component._compat_batcher_failure = None
@@ -463,8 +472,8 @@ def _start_safe_batcher(component: Any, tickless_cls: type) -> None:
     stop = threading.Event()
     component._compat_batcher_stop = stop
     custom_run = type(component)._batch_entry_run is not tickless_cls._batch_entry_run
-    thread = threading.Thread(target=_safe_batch_loop, args=(component, stop, custom_run), daemon=True,
-                              name=f"{component.__class__.__name__}:_batcher-thread")
+    thread = threading.Thread(target=_safe_batch_loop, args=(component, stop, custom_run),
+                              daemon=True, name=f"{component.__class__.__name__}:_batcher-thread")
     component._batcher = thread
     thread.start()
 
@@ -514,8 +523,9 @@ def _construct_pystorm(component_cls: type) -> Any:
 
 # -- entry point -------------------------------------------------------------
 
-def host_component(component_cls: type, storm_conf: dict, context: dict, collector: OutputCollector,
-                   logger: logging.Logger, state: Any = None) -> HostedSpout | HostedBolt:
+def host_component(component_cls: type, storm_conf: dict[str, Any], context: dict[str, Any],
+                   collector: OutputCollector, logger: logging.Logger,
+                   state: Any = None) -> HostedSpout | HostedBolt:
     """Construct, bind and initialize a component for in-process use.
 
     A ``StatefulComponent`` gets ``init_state(state)`` before ``initialize``, as heronpy
@@ -528,7 +538,8 @@ def host_component(component_cls: type, storm_conf: dict, context: dict, collect
     """
     kind = _pystorm_base(component_cls)
     if kind is None and issubclass(component_cls, Component):
-        kind = "bolt" if issubclass(component_cls, Bolt) else "spout" if issubclass(component_cls, Spout) else None
+        kind = ("bolt" if issubclass(component_cls, Bolt)
+                else "spout" if issubclass(component_cls, Spout) else None)
     if kind not in ("bolt", "spout"):
         raise TypeError(f"{component_cls!r} is neither a spout nor a bolt class")
     is_pystorm = not issubclass(component_cls, Component)
@@ -537,17 +548,22 @@ def host_component(component_cls: type, storm_conf: dict, context: dict, collect
         if is_pystorm:
             component = _construct_pystorm(component_cls)
             _bind_pystorm(component, storm_conf, context, collector, logger)
-            hosted = _PystormHostedBolt(component) if kind == "bolt" else _PystormHostedSpout(component)
+            hosted = (_PystormHostedBolt(component) if kind == "bolt"
+                      else _PystormHostedSpout(component))
         else:
-            component = component_cls(input_stream=io.BytesIO(), output_stream=io.BytesIO(), rdb_signal=None)
+            component = component_cls(input_stream=io.BytesIO(), output_stream=io.BytesIO(),
+                                      rdb_signal=None)
             component._bind(storm_conf, context, collector, logger)
             hosted = HostedBolt(component) if kind == "bolt" else HostedSpout(component)
         if isinstance(component, StatefulComponent):
-            component.init_state(HashMapState() if state is None else state)
+            # a HashMapState is a State by registration (State.register), which the
+            # type checker does not follow
+            component.init_state(cast(State, HashMapState()) if state is None else state)
         component.initialize(storm_conf, context)
     except Exception as exc:
         if hosted is not None:
             hosted.close()
         identity = component_identity(storm_conf, context)
-        raise ComponentFailure(identity["component_name"], identity["task_id"], exc, format_exc()) from exc
+        raise ComponentFailure(identity["component_name"], identity["task_id"], exc,
+                               format_exc()) from exc
     return hosted

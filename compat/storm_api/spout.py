@@ -6,6 +6,7 @@ from typing import Any
 
 from .component import Component, not_a_tuple
 from .dsl import spec_for_spout
+from .dsl.component import PythonSpoutSpec
 
 __all__ = ["Spout", "ReliableSpout"]
 
@@ -24,7 +25,7 @@ class Spout(Component):
         name: str | None = None,
         par: int | dict[str, Any] | None = None,
         config: dict[str, Any] | None = None,
-    ) -> Any:
+    ) -> PythonSpoutSpec:
         """Declare this spout in a ``Topology`` (outputs come from ``cls.outputs``)."""
         return spec_for_spout(cls, name=name, par=par, config=config)
 
@@ -38,7 +39,8 @@ class Spout(Component):
         if type(self).emit is Spout.emit:
             spout_emit = getattr(collector, "spout_emit", None)
             if spout_emit is not None:
-                self.emit = spout_emit
+                # per instance, on purpose: the fused call stands in for this method
+                self.emit = spout_emit  # type: ignore[method-assign]
 
     def ack(self, tup_id: Any) -> None:
         """Called when the tuple emitted with ``tup_id`` was fully processed."""
@@ -69,8 +71,11 @@ class Spout(Component):
         """
         return False
 
-    def emit(self, tup: list[Any] | tuple[Any, ...], tup_id: Any = None, stream: str | None = None,
-             direct_task: int | None = None, need_task_ids: bool = False) -> list[int] | None:
+    # pystorm's signature: a spout's emit takes no anchors (Component.emit does)
+    def emit(  # type: ignore[override]
+        self, tup: list[Any] | tuple[Any, ...], tup_id: Any = None, stream: str | None = None,
+        direct_task: int | None = None, need_task_ids: bool = False,
+    ) -> list[int] | None:
         """Emit a tuple; without ``tup_id`` it is unreliable (no ack/fail)."""
         # Component.emit's work, inlined: a spout calls this once per tuple.
         if not isinstance(tup, (list, tuple)):
@@ -94,6 +99,7 @@ class Spout(Component):
         elif command == "deactivate":
             self.deactivate()
         else:
+            assert self.logger is not None  # run() set it up before reading commands
             self.logger.error("Received invalid command from Storm: %r", cmd)
         self._collector.sync()
 
@@ -118,12 +124,14 @@ class ReliableSpout(Spout):
         try:
             del self.unacked_tuples[tup_id]
         except KeyError:
+            assert self.logger is not None  # acks come once run() or _bind set it
             self.logger.error("Received ack for unknown tuple ID: %r", tup_id)
 
     def fail(self, tup_id: Any) -> None:
         """Re-emit the stored tuple, or give up after ``max_fails``."""
         saved_args = self.unacked_tuples.get(tup_id)
         if saved_args is None:
+            assert self.logger is not None  # fails come once run() or _bind set it
             self.logger.error("Received fail for unknown tuple ID: %r", tup_id)
             return
         tup, stream, direct_task, need_task_ids = saved_args
@@ -137,13 +145,17 @@ class ReliableSpout(Spout):
             )
             self.failed_tuples[tup_id] += 1
         else:
+            assert self.logger is not None  # fails come once run() or _bind set it
             self.logger.info(
                 "Acking tuple ID %r after it exceeded retry limit (%r)", tup_id, self.max_fails
             )
             self.ack(tup_id)
 
-    def emit(self, tup: list[Any] | tuple[Any, ...], tup_id: Any = None, stream: str | None = None,
-             direct_task: int | None = None, need_task_ids: bool = False) -> list[int] | None:
+    # Spout.emit's signature (pystorm's), which Component.emit's does not cover
+    def emit(  # type: ignore[override]
+        self, tup: list[Any] | tuple[Any, ...], tup_id: Any = None, stream: str | None = None,
+        direct_task: int | None = None, need_task_ids: bool = False,
+    ) -> list[int] | None:
         """Emit and remember the tuple so a fail can replay it."""
         if tup_id is None:
             raise ValueError(

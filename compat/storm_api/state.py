@@ -159,7 +159,9 @@ class KeyedState(dict[str, Any]):
         for key, value in dict(*args, **kwargs).items():
             self[key] = value
 
-    def __ior__(self, other: Any) -> KeyedState:
+    # dict's |= returns the dict itself; so does this one, still a KeyedState, while
+    # dict's | (which the type checker holds |= to) makes a new plain dict
+    def __ior__(self, other: Any) -> KeyedState:  # type: ignore[override]
         # dict's own |= writes past __setitem__: the keys would never reach a checkpoint
         self.update(other)
         return self
@@ -178,8 +180,11 @@ class KeyedState(dict[str, Any]):
         """A plain dict of the entries: a snapshot no checkpoint follows."""
         return dict(self)
 
+    # a KeyedState (str keys, changes tracked) where dict's is generic in key and value
     @classmethod
-    def fromkeys(cls, iterable: Any, value: Any = None) -> KeyedState:
+    def fromkeys(  # type: ignore[override]
+        cls, iterable: Any, value: Any = None
+    ) -> KeyedState:
         keyed = cls()
         for key in iterable:
             keyed[key] = value

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict, namedtuple
-from typing import Any
+from typing import Any, NamedTuple, cast
 
 __all__ = ["Tuple", "values_type_name", "values_type", "source_tuple_types"]
 
-Tuple = namedtuple("Tuple", "id component stream task values")
-Tuple.__doc__ = """Storm's primitive data type passed around via streams.
+class Tuple(NamedTuple):
+    """Storm's primitive data type passed around via streams.
 
 ``id`` is the input id Storm gave the tuple (a string for shell bolts),
 ``component`` and ``stream`` say where it came from (``"__system"`` /
@@ -22,6 +22,12 @@ Tuple.__doc__ = """Storm's primitive data type passed around via streams.
 heartbeats) and ``values`` is a namedtuple when the source stream's fields
 are known, else a plain tuple.
 """
+
+    id: Any  # the user's or the engine's message id
+    component: str
+    stream: str
+    task: int
+    values: tuple[Any, ...]
 
 # Non-word characters and a leading digit become "_" (pystorm's rule), so the
 # generated names are valid identifiers.
@@ -38,23 +44,27 @@ def values_type_name(source: str, stream: str) -> str:
     )
 
 
-def values_type(source: str, stream: str, fields: list[str]) -> type:
+def values_type(source: str, stream: str, fields: list[str]) -> type[NamedTuple]:
     """Build the namedtuple type for the values of ``source``/``stream``.
 
     Field names that are not identifiers raise ``ValueError`` exactly as they
     do under pystorm (the component fails at start-up).
     """
-    return namedtuple(values_type_name(source, stream), fields)
+    # a namedtuple whose name and fields are known only at run time, which the type
+    # checker can only see as a plain tuple type
+    return cast("type[NamedTuple]", namedtuple(values_type_name(source, stream), fields))
 
 
-def source_tuple_types(context: dict[str, Any]) -> defaultdict[str, dict[str, type]]:
+def source_tuple_types(
+    context: dict[str, Any]
+) -> defaultdict[str, dict[str, type[NamedTuple]]]:
     """Values types for every input stream listed in a Storm context dict.
 
     Returned as ``defaultdict(dict)`` because pystorm's lookup
     ``types[source].get(stream)`` must tolerate unknown sources (ticks,
     heartbeats) by falling back to plain tuples.
     """
-    types: defaultdict[str, dict[str, type]] = defaultdict(dict)
+    types: defaultdict[str, dict[str, type[NamedTuple]]] = defaultdict(dict)
     for source, stream_fields in context.get("source->stream->fields", {}).items():
         for stream, fields in stream_fields.items():
             types[source][stream] = values_type(source, stream, fields)

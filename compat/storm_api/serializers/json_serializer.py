@@ -51,7 +51,8 @@ class JSONSerializer(Serializer):
             return _BorrowedTextStream(stream.buffer, encoding="utf-8")
         if hasattr(stream, "readable"):
             return _BorrowedTextStream(stream, encoding="utf-8")
-        return open(stream.fileno(), mode=stream.mode, encoding="utf-8", closefd=False)
+        text: IO[str] = open(stream.fileno(), mode=stream.mode, encoding="utf-8", closefd=False)
+        return text
 
     def read_message(self) -> Any:
         """Read lines up to ``end``; blank lines are noise Storm may send."""

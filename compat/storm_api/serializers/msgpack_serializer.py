@@ -30,7 +30,8 @@ class MsgpackSerializer(Serializer):
     @staticmethod
     def _raw_stream(stream: Any) -> IO[bytes]:
         """Bytes must go to the binary layer under a text stream."""
-        return stream.buffer if hasattr(stream, "buffer") else stream
+        raw: IO[bytes] = stream.buffer if hasattr(stream, "buffer") else stream
+        return raw
 
     def _messages_generator(self) -> Iterator[Any]:
         unpacker = msgpack.Unpacker()
@@ -51,4 +52,5 @@ class MsgpackSerializer(Serializer):
         return next(self._messages)
 
     def serialize_dict(self, msg_dict: dict[str, Any]) -> bytes:
-        return msgpack.packb(msg_dict)
+        packed: bytes = msgpack.packb(msg_dict)  # msgpack ships no types
+        return packed
