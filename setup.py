@@ -1,15 +1,16 @@
 """Builds the optional compiled tuple path (Cython 3: the modules listed in
-``engine/codec/sources.py``, each beside the role it serves: ``engine/codec/_codec.pyx``,
+``engine/common/codec/sources.py``, each beside the role it serves:
+``engine/common/codec/_codec.pyx``,
 ``engine/instance/_api.pyx``, ``engine/stmgr/_routing.pyx``, ``_xor.pyx``, ``_acking.pyx``).
 
 Everything else about the package is in pyproject.toml. The extension is optional: when
 it cannot be built (no C compiler, no Python headers, no Cython), the install still
 succeeds, prints one line saying the pure-Python tuple path will be used, and
-``engine.codec`` selects that path at run time. ``python3 -m pip install -e .``
+``engine.common.codec`` selects that path at run time. ``python3 -m pip install -e .``
 builds the extension in place, beside its sources, where ``python -m engine...``
 processes import it.
 
-Each extension embeds the hash of its sources (``engine/codec/sources.py``), so a
+Each extension embeds the hash of its sources (``engine/common/codec/sources.py``), so a
 build left over from older sources is refused at import instead of running stale code.
 """
 
@@ -29,10 +30,10 @@ PURE_NOTE = ("heron-storm-compat: the compiled tuple path was not built ({why});
 
 
 def _sources_module():
-    """engine/codec/sources.py, loaded by path: the package itself cannot be imported
+    """engine/common/codec/sources.py, loaded by path: the package itself cannot be imported
     here (its dependencies are not in the isolated build environment)."""
     spec = importlib.util.spec_from_file_location("_heron_codec_sources",
-                                                  ENGINE / "codec" / "sources.py")
+                                                  ENGINE / "common" / "codec" / "sources.py")
     module = importlib.util.module_from_spec(spec)
     assert spec.loader is not None
     spec.loader.exec_module(module)

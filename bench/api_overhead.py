@@ -24,7 +24,7 @@ from bench.wordcount_runs import _BoltSink, load, local_hosting
 from compat.storm_api.hosting import host_component
 from engine.instance.bolt_loop import tuple_runner
 from engine.instance.spout_loop import spout_hooks
-from engine.runtime.layout import build_context
+from engine.common.runtime.layout import build_context
 
 # -- the API overhead per tuple (issue 31) ------------------------------------------------
 

@@ -80,9 +80,9 @@ sys.path.insert(0, str(ROOT))
 
 from compat.connectors.files import committed_files  # noqa: E402
 from engine.healthmgr.store import KIND, records_of  # noqa: E402
-from engine.launch import StateManagerSpec  # noqa: E402
-from engine.tracker.errors import TrackerError  # noqa: E402
-from engine.tracker.service import Tracker, TrackerSettings  # noqa: E402
+from engine.common.launch import StateManagerSpec  # noqa: E402
+from engine.tools.tracker.errors import TrackerError  # noqa: E402
+from engine.tools.tracker.service import Tracker, TrackerSettings  # noqa: E402
 from bench.series import moving_average  # noqa: E402
 
 PROJECT = ROOT / "tests" / "e2e" / "heron" / "projects" / "autoscale"
@@ -220,7 +220,7 @@ class CommittedCounter:
 def heron(home: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
     env = {**os.environ, "HERON_HOME": str(home)}
     env.pop("HERON_MODULE_OVERRIDES", None)
-    return subprocess.run([sys.executable, "-c", "from engine.cli.main import main; main()",
+    return subprocess.run([sys.executable, "-c", "from engine.tools.cli.main import main; main()",
                            *args], env=env, cwd=ROOT, capture_output=True, text=True,
                           timeout=timeout, check=False)
 

@@ -94,7 +94,7 @@ RESOURCES_EVERY = 5.0
 def heron(home: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
     env = {**os.environ, "HERON_HOME": str(home)}
     env.pop("HERON_MODULE_OVERRIDES", None)
-    return subprocess.run([sys.executable, "-c", "from engine.cli.main import main; main()",
+    return subprocess.run([sys.executable, "-c", "from engine.tools.cli.main import main; main()",
                            *args], env=env, cwd=ROOT, capture_output=True, text=True,
                           timeout=timeout, check=False)
 

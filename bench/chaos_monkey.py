@@ -23,7 +23,7 @@ from pathlib import Path
 
 import psutil
 
-from engine.process import read_pid_file
+from engine.common.process import read_pid_file
 
 SPOUT_COMPONENT = "sentences"
 

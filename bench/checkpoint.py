@@ -8,7 +8,7 @@
 In one run, on Heron's word count (``bench/projects/wordcount_bench``: one spout task
 picking seeded words from a 175,000-word vocabulary, fields grouping, two counting tasks
 that keep a map and emit nothing per word, two containers; real processes through
-``engine.local_run.HeronLocalRun``):
+``engine.common.local_run.HeronLocalRun``):
 
 1. **The word count in each reliability mode**, each for ``--duration`` seconds after a
    ``--warmup``: at-most-once (``wordcount_bench_heron``, acking off), at-least-once

@@ -2,7 +2,7 @@
 count in each reliability mode for a fixed window, the checkpoint-size scenario, and
 the ``kill -9`` of a counting bolt instance, each returning its figures.
 
-Every run is real heron processes through :class:`engine.local_run.HeronLocalRun` on the
+Every run is real heron processes through :class:`engine.common.local_run.HeronLocalRun` on the
 project ``bench/projects/wordcount_bench``, stopped with ``HeronLocalRun.stop``; then
 every process whose command line names the run's working directory must be gone (any
 left is killed by its pid and reported as an error).
@@ -25,11 +25,11 @@ import psutil
 
 from bench.chaos_monkey import leftovers
 from bench.wordcount_figures import BOLT, PROJECT
-from engine.launch import Submission
-from engine.local_run import HeronLocalRun
-from engine.process.spawn import read_pid_file
-from engine.serialization.serializers import serializer_for_config
-from engine.submission import load_topology
+from engine.common.launch import Submission
+from engine.common.local_run import HeronLocalRun
+from engine.common.process.spawn import read_pid_file
+from engine.common.serialization.serializers import serializer_for_config
+from engine.common.submission import load_topology
 
 log = logging.getLogger("bench.checkpoint")
 

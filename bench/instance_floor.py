@@ -17,8 +17,8 @@ from rich.table import Table
 
 from bench.wordcount_figures import SPOUT
 from compat.storm_api.tuple import Tuple
-from engine.codec import tuple_codec
-from engine.serialization import MsgpackSerializer
+from engine.common.codec import tuple_codec
+from engine.common.serialization import MsgpackSerializer
 
 
 @dataclass

@@ -54,7 +54,7 @@ The paths are wired and timed in ``bench/instance_pipeline.py``, the floor in
 ``bench/instance_floor.py``, the API overhead in ``bench/api_overhead.py``; this module
 runs them and prints the figures.
 
-The tuple path (``engine.codec``) is the process's own choice, said in the first line:
+The tuple path (``engine.common.codec``) is the process's own choice, said in the first line:
 the compiled one where it is built; run with ``HERON_PURE_PYTHON=1`` for the pure-Python
 twin, to see the two side by side.
 """
@@ -80,7 +80,7 @@ from bench.instance_pipeline import RELIABILITIES, PathFigures, measure  # noqa:
 from bench.reference_loop import STATISTICS  # noqa: E402
 from bench.wordcount_figures import TOPOLOGY, TOPOLOGY_ALO, bench_options  # noqa: E402
 from bench.wordcount_runs import load  # noqa: E402
-from engine.codec import selected  # noqa: E402
+from engine.common.codec import selected  # noqa: E402
 
 
 def render(console: Console, runs: Sequence[PathFigures]) -> None:

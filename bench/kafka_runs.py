@@ -24,10 +24,10 @@ from typing import Any
 import psutil
 
 from bench.checkpoint_runs import stop_leftovers
-from engine.launch import Submission
-from engine.local_run import HeronLocalRun
-from engine.process.spawn import read_pid_file
-from engine.submission import load_topology
+from engine.common.launch import Submission
+from engine.common.local_run import HeronLocalRun
+from engine.common.process.spawn import read_pid_file
+from engine.common.submission import load_topology
 
 log = logging.getLogger("bench.kafka")
 

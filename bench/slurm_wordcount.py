@@ -48,7 +48,7 @@ from rich.live import Live  # noqa: E402
 from rich.table import Table  # noqa: E402
 from rich.text import Text  # noqa: E402
 
-from engine.cli.main import main as heron_main  # noqa: E402
+from engine.tools.cli.main import main as heron_main  # noqa: E402
 from tests.slurm import SlurmCluster, missing_requirements  # noqa: E402
 from tests.zookeeper_server import ZooKeeperServer  # noqa: E402
 

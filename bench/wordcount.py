@@ -39,7 +39,7 @@ fields grouping on the word, two counting tasks):
    engine. It shows what the Storm component API costs per word before any engine;
 2. **heron**: the real processes (Topology Master, per container a Stream Manager, a
    Metrics Manager and one process per task, under executors), through
-   ``engine.local_run.HeronLocalRun``, while a sampler reads every process's peak RSS
+   ``engine.common.local_run.HeronLocalRun``, while a sampler reads every process's peak RSS
    (``VmHWM``) and CPU time from the pid files the run writes. Once per tuple path
    (``--paths``): **compiled** (the default where a build loads) and **pure Python**
    (``HERON_PURE_PYTHON=1`` in every heron process), so the compiled path's gain shows
@@ -137,7 +137,7 @@ from bench.wordcount_report import (Status, build_report, goal_path,  # noqa: E4
 from bench.wordcount_runs import (compiled_available, load, run_bare_loop,  # noqa: E402
                                   run_ceiling, run_heron, run_name, run_storm,
                                   run_backpressure, tuple_path_env)
-from engine.codec import selected  # noqa: E402
+from engine.common.codec import selected  # noqa: E402
 
 
 # -- command line --------------------------------------------------------------------------

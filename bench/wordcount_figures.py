@@ -18,7 +18,7 @@ from typing import Any
 
 import psutil
 
-from engine.process.spawn import read_pid_file
+from engine.common.process.spawn import read_pid_file
 
 PROJECT = Path(__file__).resolve().parent / "projects" / "wordcount_bench"
 #: Heron's own word count, the headline: the counting bolt keeps a map, emits nothing
@@ -373,7 +373,7 @@ def check_groups(groups: Sequence[tuple[Sequence[RunFigures], int]]) -> CountChe
 # -- heron process sampling --------------------------------------------------------------
 
 def process_kind(stem: str) -> str:
-    """The kind of heron process a pid file's stem names (engine.launch naming)."""
+    """The kind of heron process a pid file's stem names (engine.common.launch naming)."""
     if stem == "heron-tmanager" or "tmanager" in stem:
         return "Topology Master"
     if stem.startswith("stmgr-"):

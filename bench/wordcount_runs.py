@@ -23,13 +23,13 @@ from bench.wordcount_figures import (BOLT, END_STREAM, PATH_LABELS, PROJECT, SPO
                                      _int_metric)
 from compat.storm_api.config import with_defaults
 from compat.storm_api.hosting import host_component
-from engine.codec.selection import PURE_ENV, TuplePathError, select
-from engine.launch import Submission
-from engine.local_run import HeronLocalRun
-from engine.runtime.layout import assign_tasks, build_context
-from engine.network.watermarks import watermarks
+from engine.common.codec.selection import PURE_ENV, TuplePathError, select
+from engine.common.launch import Submission
+from engine.common.local_run import HeronLocalRun
+from engine.common.runtime.layout import assign_tasks, build_context
+from engine.common.network.watermarks import watermarks
 from engine.storm import LocalCluster, OutputCapture
-from engine.submission import load_topology
+from engine.common.submission import load_topology
 
 
 # -- the runs ------------------------------------------------------------------------------
@@ -73,7 +73,7 @@ def run_name(engine: str, variant: str, path: str = "compiled", alo: bool = Fals
 
 @contextlib.contextmanager
 def tuple_path_env(path: str) -> Any:
-    """The environment the heron processes of a run inherit (engine.process.spawn passes
+    """The environment the heron processes of a run inherit (engine.common.process.spawn passes
     it on), for the tuple path ``path``: ``HERON_PURE_PYTHON=1`` for "pure", without it
     for "compiled"; ``HERON_PURE_PYTHON_KINDS`` is cleared either way. Restored after."""
     names = ("HERON_PURE_PYTHON", "HERON_PURE_PYTHON_KINDS")
@@ -94,7 +94,7 @@ def tuple_path_env(path: str) -> Any:
 
 def logged_tuple_path(log_dir: Path | str | None) -> str | None:
     """The tuple path a heron run's processes say they ran, from the first line of each
-    process log (engine.codec.log_tuple_path): "compiled", "pure Python", or "mixed:
+    process log (engine.common.codec.log_tuple_path): "compiled", "pure Python", or "mixed:
     ..." naming the processes of each; None without logs."""
     found: dict[str, list[str]] = {}
     for log_file in sorted(Path(log_dir).glob("*.log")) if log_dir else ():

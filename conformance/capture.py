@@ -1,7 +1,7 @@
 """The one capture format: every tuple a run emitted, one JSON object per line.
 
 The line format, its typed values and the one-file-per-task rule are the engines'
-(:mod:`engine.runtime.capture_format`, re-exported here); this module writes whole captures
+(:mod:`engine.common.runtime.capture_format`, re-exported here); this module writes whole captures
 and reads them back. Each line is a record with the fields of ``CAPTURE_FIELDS``, in
 that order: provenance (``engine``, ``case``, ``run_id``), where the tuple came from
 (``component``, ``stream``, ``task``) and its ``values`` as a consumer saw them (after
@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from conformance.typed_json import decode, json_view
-from engine.runtime.capture_format import (
+from engine.common.runtime.capture_format import (
     CAPTURE_FIELDS,
     CAPTURE_SUFFIX,
     CaptureFormatError,

@@ -42,10 +42,10 @@ from conformance.kill_wrapper import (
     wrap_project_for_kill,
 )
 from engine.instance.capture import JsonlCapture
-from engine.launch import Submission
-from engine.local_run import HeronLocalRun
+from engine.common.launch import Submission
+from engine.common.local_run import HeronLocalRun
 from engine.storm import LocalCluster, OutputCapture
-from engine.submission import load_topology
+from engine.common.submission import load_topology
 
 __all__ = ["ENGINES", "EngineAdapter", "EngineOutput", "HarnessError", "HeronAdapter",
            "StormAdapter", "adapter_for", "isolated_imports"]

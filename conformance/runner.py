@@ -46,7 +46,7 @@ from conformance.model import (
     Verdict,
 )
 from conformance.twin import migrated_copy, twin_runs
-from engine.submission import load_topology
+from engine.common.submission import load_topology
 
 __all__ = ["ProgressListener", "Runner", "describe_diff", "expected_records",
            "fixture_inputs", "migrated_copy", "topology_case"]

@@ -3,7 +3,7 @@
 A capture must let the differ see exactly what a consumer saw: ``1`` and ``1.0`` are
 different, a tuple is not a list, bytes are not a string. The engines write values with
 :func:`encode`, which lives with the capture line format in
-:mod:`engine.runtime.capture_format` (its docstring has the table of ``$`` tags) and is
+:mod:`engine.common.runtime.capture_format` (its docstring has the table of ``$`` tags) and is
 re-exported here; the suite reads them back. :func:`encode` and :func:`decode` are exact
 inverses for every type but ``$repr`` objects; :func:`json_view` is the lossy plain-JSON
 spelling people and older tools read (tuples as lists, bytes as ``{"$bytes": hex}``).
@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from conformance.canonical import canonical_json, canonical_value
-from engine.runtime.capture_format import encode
+from engine.common.runtime.capture_format import encode
 
 __all__ = ["decode", "encode", "json_view"]
 

@@ -15,7 +15,7 @@ import os
 import sys
 from pathlib import Path
 
-from engine.plan.discovery import is_topology_class
+from engine.common.plan.discovery import is_topology_class
 
 #: what the wrapper links to rather than copies: the user's code and settings
 _SHARED = ("src", "config.json", "heron.yaml")

@@ -24,12 +24,12 @@ from pathlib import Path
 from typing import Protocol
 
 from compat.storm_api.project import resolve_options
-from engine.launch import Submission
-from engine.local_run import HeronLocalRun
-from engine.plan.compiler import compile_topology
-from engine.runtime.stats import ComponentStats
+from engine.common.launch import Submission
+from engine.common.local_run import HeronLocalRun
+from engine.common.plan.compiler import compile_topology
+from engine.common.runtime.stats import ComponentStats
 from engine.storm import LocalCluster
-from engine.submission import load_topology
+from engine.common.submission import load_topology
 
 __all__ = ["EngineRun", "ProgressCallback", "RunOutcome", "heron_project_run",
            "storm_topology_run"]

@@ -80,7 +80,7 @@ installed() {
     dpkg -s "$@" >/dev/null 2>&1
 }
 
-# The compiled tuple path (engine/codec, engine/instance, engine/stmgr) is built by scripts/test.sh's pip install
+# The compiled tuple path (engine/common/codec, engine/instance, engine/stmgr) is built by scripts/test.sh's pip install
 # from Cython's C with gcc and the Python headers.
 if ! command -v gcc >/dev/null 2>&1 || \
         ! python3 -c 'import sysconfig, os, sys; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))'; then

@@ -12,11 +12,11 @@ from typing import Any
 
 import zmq
 
-from engine.launch import LaunchSpec, Submission
+from engine.common.launch import LaunchSpec, Submission
 from engine.messages import tmanager_pb2
-from engine.network import bind_router, ipc_dir
-from engine.security.guard import ConnectionGuard
-from engine.security.keys import TopologyKeys
+from engine.common.network import bind_router, ipc_dir
+from engine.common.security.guard import ConnectionGuard
+from engine.common.security.keys import TopologyKeys
 
 
 class TManagerLocationOnly:

@@ -42,8 +42,8 @@ SERVER_FIXTURES = frozenset({
 #: Modules whose names, once used, start processes or servers.
 PROCESS_MODULES = (
     "subprocess", "multiprocessing", "concurrent.futures.process",
-    "engine.process.spawn", "engine.process.supervisor", "engine.local_run",
-    "engine.scheduler", "engine.executor", "engine.cli.main", "engine.entry",
+    "engine.common.process.spawn", "engine.common.process.supervisor", "engine.common.local_run",
+    "engine.scheduler", "engine.executor", "engine.tools.cli.main", "engine.entry",
     "engine.submitter", "engine.healthmgr.main", "compat.spark_session",
     "compat.summingbird.platforms.batch", "conformance.engines", "conformance.runner",
     "conformance.cli", "conformance.spark_cluster", "conformance.diff",

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.submission import load_topology
+from engine.common.submission import load_topology
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
@@ -69,7 +69,7 @@ def _code(text: str) -> list[str]:
 
 
 def test_every_component_the_docs_name_for_the_word_count_exists(isolated_imports):
-    from engine.cli.logs_command import PROCESS_KINDS, SINGLE_PROCESSES
+    from engine.tools.cli.logs_command import PROCESS_KINDS, SINGLE_PROCESSES
 
     # `heron logs` also names the engine's processes by kind (stmgr, executor...)
     components = set(load_topology(REPO / "examples" / "wordcount",
@@ -107,7 +107,7 @@ def test_every_relative_link_in_the_docs_reaches_a_file_and_heading():
 
 
 def test_every_heron_command_the_docs_show_exists(isolated_imports):
-    from engine.cli.main import main as heron
+    from engine.tools.cli.main import main as heron
 
     commands = set(heron.commands)
     shown = {(_doc_name(doc), match.group(1))

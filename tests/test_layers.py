@@ -4,7 +4,7 @@
 ``conformance/``, except Summingbird's streaming platform, which (as Summingbird's own
 ``summingbird-storm`` does) runs on an engine through the engines' public entry points,
 and the API's config and exceptions modules, which re-export the keys, readers and
-errors the engine owns (``engine/config/``, ``engine/runtime/errors.py``). The engine
+errors the engine owns (``engine/config/``, ``engine/common/runtime/errors.py``). The engine
 imports from ``compat/`` only the user API's own types (an explicit list below), never
 its configuration, and never a name the API only re-exports from the engine. Nothing in
 ``engine/`` imports ``conformance/``, and no two modules import each other in a circle.
@@ -31,7 +31,7 @@ ENGINE_ENTRY_POINTS = ("engine.entry",)
 #: Storm API's config keys and readers are the engine's runtime configuration, and the
 #: runtime errors' base and ``ComponentFailure`` the engine's own errors.
 ENGINE_OWNED_REEXPORTS = {"compat.storm_api.config": ("engine.config",),
-                          "compat.storm_api.exceptions": ("engine.runtime.errors",)}
+                          "compat.storm_api.exceptions": ("engine.common.runtime.errors",)}
 
 #: The only API modules the engine may import: the user API's own types, which the engine
 #: hosts, calls and catches (a component, its tuples, collector and state, the project and
@@ -266,11 +266,21 @@ def test_the_walker_sees_a_circle_and_an_import_that_runs_back_up():
         ["a", "b", "c"]]
 
 
+#: The groups of ``engine/`` whose folders are each a role of their own: the tools
+#: (``engine/tools/cli``, ``tracker``, ``ui``) and the shared libraries
+#: (``engine/common/network``, ``codec``, ``launch.py``...).
+ENGINE_GROUPS = ("engine.tools", "engine.common")
+
+
 def _role(module: str) -> str:
-    """The folder (Heron role) or top-level module of ``engine`` a module belongs to,
+    """The folder (Heron role) or top-level module of ``engine`` a module belongs to
+    (inside ``engine/tools`` and ``engine/common``, the folder or module there),
     ``compat`` and the other layers as one each."""
     parts = module.split(".")
-    return ".".join(parts[:2]) if parts[0] == "engine" and len(parts) > 1 else parts[0]
+    if parts[0] != "engine" or len(parts) == 1:
+        return parts[0]
+    depth = 3 if ".".join(parts[:2]) in ENGINE_GROUPS and len(parts) > 2 else 2
+    return ".".join(parts[:depth])
 
 
 def test_no_two_roles_of_the_engine_import_each_other():
@@ -289,3 +299,105 @@ def test_no_two_roles_of_the_engine_import_each_other():
                        if a in members and b in members})
         lines.append(" <-> ".join(circle) + "\n" + "\n".join(ties[:12]))
     assert not circles, "engine roles that import each other:\n" + "\n".join(lines)
+
+
+#: What ``engine/``'s top level holds, as Heron's ``heron/`` does (docs/architecture.md).
+#: A new folder belongs in one of these; the message says which.
+ENGINE_TOP_LEVEL = {
+    # the roles: one process kind each
+    "instance": "role", "stmgr": "role", "tmanager": "role", "metricsmgr": "role",
+    "healthmgr": "role", "executor": "role", "shell": "role",
+    # the reference engine (the ``storm`` engine of ``heron run --engine storm``)
+    "storm": "reference engine",
+    # the plug-ins, each behind an interface of engine/spi
+    "scheduler": "plug-in", "statemgr": "plug-in", "statefulstorage": "plug-in",
+    "packing": "plug-in", "uploader": "plug-in",
+    # Heron's scheduler-core: the one submit path and runtime manager (kill, restart,
+    # update), which the CLI, the Health Manager's scaling and the Tracker use
+    "submitter": "scheduler-core",
+    # the interfaces, the runtime configuration, the protobufs
+    "spi": "interfaces", "config": "configuration", "messages": "protobufs",
+    # what a user runs (engine/tools) and the libraries everything shares (engine/common)
+    "tools": "tools", "common": "libraries",
+    # the engines' public entry points (ENGINE_ENTRY_POINTS)
+    "entry.py": "entry points", "__init__.py": "package",
+}
+
+#: Generated or built files that may sit anywhere and are not part of the layout.
+_NOT_LAYOUT = ("__pycache__",)
+
+
+def test_the_engines_top_level_reads_like_herons():
+    """A newcomer finds a role, a plug-in, a tool or a library in one guess: the top level
+    holds only the roles, the plug-ins, ``tools/``, ``common/``, ``spi/``, ``config/``,
+    ``messages/``, ``storm/`` and ``entry.py``."""
+    stray = sorted(entry.name for entry in (REPO / "engine").iterdir()
+                   if entry.name not in ENGINE_TOP_LEVEL and entry.name not in _NOT_LAYOUT)
+    assert not stray, (
+        "engine/ has entries outside its layout: " + ", ".join(stray) + ". A process kind is "
+        "a role (add it to ENGINE_TOP_LEVEL in tests/test_layers.py), a plug-in implements "
+        "an engine/spi interface, a command a user runs or a service outside the topology "
+        "goes under engine/tools/, and a library two roles or tools share goes under "
+        "engine/common/ (docs/architecture.md).")
+    assert (REPO / "engine" / "tools" / "cli").is_dir()
+    assert (REPO / "engine" / "common" / "codec").is_dir()
+
+
+#: The folders a tuple passes through from a spout's ``emit`` to a bolt's ``process``:
+#: every module there holds code that runs, never only a re-export of another's names.
+TUPLE_PATH = ("engine/instance", "engine/stmgr", "engine/common/codec")
+
+
+def _is_docstring(node: ast.stmt) -> bool:
+    return (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str))
+
+
+def _only_reexports(tree: ast.Module) -> bool:
+    """The module's body is imports and ``__all__`` only (a docstring and
+    ``from __future__`` aside), and it imports something: an alias of other modules."""
+    body = [node for node in tree.body if not _is_docstring(node)
+            and not (isinstance(node, ast.ImportFrom) and node.module == "__future__")]
+    imports = [node for node in body if isinstance(node, (ast.Import, ast.ImportFrom))]
+
+    def declares_all(node: ast.stmt) -> bool:
+        targets = (node.targets if isinstance(node, ast.Assign)
+                   else [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign))
+                   else [])
+        return bool(targets) and all(isinstance(target, ast.Name) and target.id == "__all__"
+                                     for target in targets)
+
+    return bool(imports) and all(isinstance(node, (ast.Import, ast.ImportFrom))
+                                 or declares_all(node) for node in body)
+
+
+def _says_why(tree: ast.Module) -> bool:
+    return bool(tree.body) and _is_docstring(tree.body[0])
+
+
+def test_no_alias_module_on_the_tuple_path():
+    """A tuple walks through code that runs, not through modules that only re-export it
+    (issue 41): a package's ``__init__.py`` may gather its names, if its docstring says
+    why."""
+    aliases = []
+    for folder in TUPLE_PATH:
+        for path in sorted((REPO / folder).rglob("*.py")):
+            tree = ast.parse(path.read_text(), filename=str(path))
+            if not _only_reexports(tree):
+                continue
+            if path.name == "__init__.py" and _says_why(tree):
+                continue
+            aliases.append(f"{path.relative_to(REPO)}: only re-exports (import the module "
+                           "that holds the code instead, and remove this one)")
+    assert not aliases, "alias modules on the tuple path:\n" + "\n".join(aliases)
+
+
+def test_the_alias_check_sees_an_alias():
+    """The check above would pass if it never recognised one: prove it does."""
+    alias = ast.parse('"""Old name."""\nfrom __future__ import annotations\n'
+                      "from engine.stmgr.acking import Acker\n__all__ = ['Acker']\n")
+    code = ast.parse("from engine.stmgr.acking import Acker\n\n\ndef f():\n    return Acker\n")
+    empty = ast.parse('"""A package."""\n')
+    assert _only_reexports(alias)
+    assert not _only_reexports(code)
+    assert not _only_reexports(empty)

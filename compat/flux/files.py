@@ -1,6 +1,6 @@
 """``included_files``: which file each ``includes`` entry of a Flux file was read from,
 and how it was found, so a tool that must carry a Flux topology elsewhere (the
-cluster package, engine/cluster/package.py) can put each file where ``read_flux`` will
+cluster package, engine/common/cluster/package.py) can put each file where ``read_flux`` will
 find it again. Read-only: nothing is parsed beyond the including file's own entries.
 """
 

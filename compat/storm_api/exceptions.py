@@ -4,13 +4,13 @@
 is gone, so the component should exit with status 2).  ``ComponentFailure`` is
 what in-process hosting raises after user code failed and the component's own
 error handling has run, so an engine can log one line and restart the task: the
-engine owns it and the ``StormApiError`` base (``engine/runtime/errors.py``), and
+engine owns it and the ``StormApiError`` base (``engine/common/runtime/errors.py``), and
 they are re-exported here, where users catch them.
 Topology-definition and planning errors live with the DSL and planner.
 """
 from __future__ import annotations
 
-from engine.runtime.errors import ComponentFailure, StormApiError
+from engine.common.runtime.errors import ComponentFailure, StormApiError
 
 __all__ = ["StormApiError", "StormWentAwayError", "ComponentFailure"]
 

@@ -7,8 +7,9 @@ Metrics Manager and one Heron Instance per task packed into it. Every process is
 
 The module each role runs can be replaced (tests, dry runs) with
 ``HERON_MODULE_OVERRIDES="role=module,..."`` (roles: tmanager, stmgr, metricsmgr,
-instance, executor, healthmgr; ``*`` for all), e.g. ``*=engine.process.standin``. The variable is
-inherited, so setting it for ``heron submit`` reaches the scheduler and its executors.
+instance, executor, healthmgr; ``*`` for all), e.g. ``*=engine.common.process.standin``.
+The variable is inherited, so setting it for ``heron submit`` reaches the scheduler and
+its executors.
 """
 
 from __future__ import annotations
@@ -16,10 +17,10 @@ from __future__ import annotations
 import os
 from typing import Mapping
 
-from engine.launch import (TMANAGER, LaunchSpec, executor_name, instance_id, metricsmgr_id,
+from engine.common.launch import (TMANAGER, LaunchSpec, executor_name, instance_id, metricsmgr_id,
                            stmgr_id)
 from engine.packing import PackingPlan
-from engine.process import ProcessSpec
+from engine.common.process import ProcessSpec
 
 OVERRIDES_ENV = "HERON_MODULE_OVERRIDES"
 

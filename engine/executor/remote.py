@@ -8,7 +8,7 @@ the job kills the container):
 1. a private working directory on the node (``--work-root``, default the node's temporary
    directory), never a path on the submitting machine;
 2. the topology package fetched from ``--package`` and checked against ``--sha256``
-   before anything is unpacked (engine/cluster/package.py), refused when another engine
+   before anything is unpacked (engine/common/cluster/package.py), refused when another engine
    version packed it;
 3. the state manager (ZooKeeper: ``--zk``, ``--zk-root``, and the digest from
    ``--zk-auth-file``, which must be owner-only, copied owner-only into the working
@@ -40,15 +40,15 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from engine.cluster.package import (DEFINITION_SUFFIX, FluxContents, PackageError,
+from engine.common.cluster.package import (DEFINITION_SUFFIX, FluxContents, PackageError,
                                     unpack_package)
 from engine.uploader import fetch
-from engine.cluster.venv import VirtualenvError, ensure_virtualenv, requirements_file
-from engine.launch import LaunchSpec, StateManagerSpec, Submission
-from engine.security.keys import KeysError, TopologyKeys, keys_from_state
-from engine.security.private import (UnsafePathError, private_dir, read_private_file,
+from engine.common.cluster.venv import VirtualenvError, ensure_virtualenv, requirements_file
+from engine.common.launch import LaunchSpec, StateManagerSpec, Submission
+from engine.common.security.keys import KeysError, TopologyKeys, keys_from_state
+from engine.common.security.private import (UnsafePathError, private_dir, read_private_file,
                                      write_private_file)
-from engine.submission import shell_dir_of
+from engine.common.submission import shell_dir_of
 
 #: settings of the submitter's launch spec that a node's launch spec keeps
 PORTABLE_SETTINGS = ("multilang", "multilang_serializer", "capture_all", "capture_all_streams",
@@ -65,7 +65,7 @@ class ContainerStartError(Exception):
 
 
 def launch_manifest(spec: LaunchSpec, flux: FluxContents | None = None) -> dict[str, Any]:
-    """What a package carries of the submitter's launch spec (engine/cluster/package.py):
+    """What a package carries of the submitter's launch spec (engine/common/cluster/package.py):
     the submission with its paths made relative to the package, and the settings above.
     A Flux submission (``flux``: what its package holds) names its YAML file and the
     package's include directory (``flux_cwd``) instead: the submitter's paths mean nothing
@@ -74,7 +74,7 @@ def launch_manifest(spec: LaunchSpec, flux: FluxContents | None = None) -> dict[
     project = Path(submission["project"])
     if (flux is None) != (submission.get("flux_values") is None):
         raise PackageError(f"{project}: a Flux submission is packed with its Flux files "
-                           f"(engine/cluster/package.py flux_contents), and only a Flux "
+                           f"(engine/common/cluster/package.py flux_contents), and only a Flux "
                            f"submission is")
     if flux is not None:
         submission["project"], submission["flux_cwd"] = flux.yaml, flux.cwd

@@ -33,10 +33,10 @@ from engine.healthmgr.scheduler_actuator import SchedulerActuator
 from engine.healthmgr.source import SnapshotHistory
 from engine.healthmgr.store import HealthStore
 from engine.healthmgr.view import build_view, topology_config
-from engine.launch import LaunchSpec
-from engine.process.progress import mark_progress
-from engine.startup import launch_parser, run_with_state, start
-from engine.security.guard import SocketSecurity
+from engine.common.launch import LaunchSpec
+from engine.common.process.progress import mark_progress
+from engine.common.startup import launch_parser, run_with_state, start
+from engine.common.security.guard import SocketSecurity
 from engine.tmanager.client import TManagerClient, TManagerUnavailable
 
 log = logging.getLogger("heron.healthmgr")

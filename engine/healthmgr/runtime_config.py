@@ -14,7 +14,7 @@ from typing import Any, Mapping
 
 from engine.healthmgr.errors import HealthConfigError
 from engine.healthmgr.policies.config import healthmgr_enabled, parse_health_config
-from engine.plan.topology_config import topology_config
+from engine.common.plan.topology_config import topology_config
 from engine.messages import topology_pb2
 
 

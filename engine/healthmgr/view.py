@@ -9,7 +9,7 @@ from typing import Any
 
 from engine.healthmgr.topology import ComponentView, TopologyView
 from engine.messages import topology_pb2
-from engine.plan.topology_config import topology_config
+from engine.common.plan.topology_config import topology_config
 from engine.submitter.stateful_guard import (effectively_once, frozen_components,
                                              stateful_components)
 

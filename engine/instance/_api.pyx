@@ -19,8 +19,8 @@ from cpython.tuple cimport PyTuple_Check, PyTuple_GET_ITEM, PyTuple_New, PyTuple
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memcpy
 
-from engine.codec._codec cimport StreamOut, _decimal
-from engine.codec._wire cimport values_at
+from engine.common.codec._codec cimport StreamOut, _decimal
+from engine.common.codec._wire cimport values_at
 
 import sys as _sys
 import time as _time
@@ -29,9 +29,9 @@ from compat.storm_api.component import not_a_tuple
 from compat.storm_api.exceptions import StormWentAwayError
 from compat.storm_api.hosting import handle_component_exception
 from compat.storm_api.tuple import Tuple
-from engine.codec.markers import RowNotPacked
+from engine.common.codec.markers import RowNotPacked
 from engine.instance.api import CollectorCore as _PureCore, _loads
-from engine.codec.codec import values_of as _values_of
+from engine.common.codec.codec import values_of as _values_of
 
 cdef extern from *:
     """

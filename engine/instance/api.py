@@ -38,8 +38,8 @@ from compat.storm_api.hosting import handle_component_exception
 from compat.storm_api.tuple import Tuple
 import msgpack
 
-from engine.codec.codec import values_of
-from engine.codec.markers import RowNotPacked
+from engine.common.codec.codec import values_of
+from engine.common.codec.markers import RowNotPacked
 
 #: False here, True in the compiled twin: which one a caller holds.
 COMPILED = False
@@ -51,7 +51,7 @@ _new = tuple.__new__
 
 
 def _loads(blob: bytes) -> Any:
-    """One row as ``engine.serialization.MsgpackSerializer.loads`` decodes it, with the
+    """One row as ``engine.common.serialization.MsgpackSerializer.loads`` decodes it, with the
     same settings (``run_blobs`` is for msgpack rows; that module imports this package,
     so its function cannot be imported here)."""
     return msgpack.unpackb(blob, raw=False, strict_map_key=False, use_list=True)

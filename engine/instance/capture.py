@@ -9,7 +9,7 @@ writes it to ``capture/<component>_<task>.summary`` when it stops or finishes; w
 
 For the conformance suite, each instance also writes every captured tuple, as a consumer
 sees it, straight to a JSON-lines capture file of its own (the capture line format of
-:mod:`engine.runtime.capture_format`, message ids included) in the directory the run names in
+:mod:`engine.common.runtime.capture_format`, message ids included) in the directory the run names in
 ``capture/`` :data:`JSONL_CONFIG` (:func:`write_jsonl_config`, written by
 ``HeronLocalRun`` before any instance starts). Nothing merges those files: the differ
 reads the directory. The ``.tuples`` files stay what ``heron run --capture`` and tests
@@ -28,8 +28,8 @@ from typing import IO, Any
 
 import msgpack
 
-from engine.runtime.capture import OutputCapture
-from engine.runtime.capture_format import capture_line, open_task_file
+from engine.common.runtime.capture import OutputCapture
+from engine.common.runtime.capture_format import capture_line, open_task_file
 
 SUMMARY_SUFFIX = ".summary"
 _SCALARS = (str, int, float)
@@ -46,7 +46,7 @@ _JSONL_FLUSH_SECS = 0.5
 @dataclass(frozen=True)
 class JsonlCapture:
     """Where every instance writes its JSON-lines capture file, and the provenance its
-    lines carry (``engine.runtime.capture_format.CAPTURE_FIELDS``)."""
+    lines carry (``engine.common.runtime.capture_format.CAPTURE_FIELDS``)."""
 
     directory: str
     engine: str

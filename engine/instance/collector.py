@@ -8,7 +8,7 @@ with the same grouping code the Stream Manager uses, and then travel as explicit
 destinations.
 
 The per-row work (packing a row, hashing its key, encoding the batch) is the tuple
-codec's (``engine.codec``), and the collector's hot half (``CollectorCore``) is the
+codec's (``engine.common.codec``), and the collector's hot half (``CollectorCore``) is the
 component API path's (``api.py`` beside this file, or its compiled twin ``_api.pyx``):
 compiled when built, else the pure-Python twins, with the same bytes and errors either
 way.
@@ -21,19 +21,19 @@ import time
 from random import getrandbits
 from typing import Any, Callable
 
-from engine.runtime.errors import AckingError, EmitError
-from engine.runtime.stats import TaskStats
-from engine.codec import selected_module, tuple_codec
-from engine.grouping import GroupingError
+from engine.common.runtime.errors import AckingError, EmitError
+from engine.common.runtime.stats import TaskStats
+from engine.common.codec import selected_module, tuple_codec
+from engine.common.grouping import GroupingError
 from engine.messages import tuple_pb2
-from engine.network import inflight, type_frame
-from engine.serialization import MsgpackSerializer, SerializationError
+from engine.common.network import inflight, type_frame
+from engine.common.serialization import MsgpackSerializer, SerializationError
 
 _LOG_LEVELS = {0: 5, 1: logging.DEBUG, 2: logging.INFO, 3: logging.WARNING, 4: logging.ERROR}
 TUPLE_BATCH = type_frame(tuple_pb2.TupleBatch)
 CONTROL_BATCH = type_frame(tuple_pb2.ControlBatch)
 #: bytes of serialized rows per batch before a flush (``heron.instance.emit.batch.size.bytes``;
-#: engine.network.inflight reads the topology's value)
+#: engine.common.network.inflight reads the topology's value)
 DEFAULT_BATCH_BYTES = inflight.DEFAULT_BATCH_BYTES
 ACK, FAIL = tuple_pb2.ACK, tuple_pb2.FAIL
 #: an input registered under acking that belongs to no tuple tree
@@ -48,7 +48,7 @@ api_path = selected_module("api")
 
 
 #: One declared output stream of this task and the rows waiting to be sent: the tuple
-#: codec's class (``engine.codec``: compiled, or its pure twin ``codec.StreamOut``), so
+#: codec's class (``engine.common.codec``: compiled, or its pure twin ``codec.StreamOut``), so
 #: adding a routed emit's row (``add_packed``) runs compiled where it is built.
 StreamOut = tuple_codec.StreamOut
 

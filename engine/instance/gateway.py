@@ -2,7 +2,7 @@
 
 It registers the instance, relays physical plans and tuple batches to the executor
 thread over a bounded in-process pipe, and sends what the executor produces. What the
-Stream Manager sends is bounded by the instance's read credit (engine.network.credits:
+Stream Manager sends is bounded by the instance's read credit (engine.common.network.credits:
 it sends tuple batches only while the executor has given back enough), so the gateway
 keeps reading it even when the executor's pipe is full, holding what does not fit in
 order: credit coming back must never wait behind data. When the Stream Manager is not
@@ -24,9 +24,9 @@ import zmq
 from zmq.utils.monitor import recv_monitor_message
 
 from engine.messages import metrics_pb2, stmgr_pb2
-from engine.network import (DATA_HWM, SOCKET_BUFFER_BYTES, MalformedMessage, connect_dealer,
+from engine.common.network import (DATA_HWM, SOCKET_BUFFER_BYTES, MalformedMessage, connect_dealer,
                             decode, encode, type_frame)
-from engine.network.credits import CREDIT, WriteCredit, decode_credit
+from engine.common.network.credits import CREDIT, WriteCredit, decode_credit
 
 log = logging.getLogger("heron.instance")
 
@@ -88,7 +88,7 @@ class Gateway(threading.Thread):
         self._unanswered_since: float | None = None
         self.error: BaseException | None = None
         #: the executor's write credit: given back as the Stream Manager reads, reset on
-        #: each registration (engine.network.credits)
+        #: each registration (engine.common.network.credits)
         self.write_credit = write_credit
 
     def run(self) -> None:

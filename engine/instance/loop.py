@@ -18,15 +18,15 @@ from typing import Any, Callable
 
 import zmq
 
-from engine.runtime.errors import ComponentFailure
+from engine.common.runtime.errors import ComponentFailure
 from engine.instance.gateway import GATEWAY_FAILED, STOP, TO_METRICS, TO_STMGR
 from engine.instance.stateful import KINDS as STATEFUL_KINDS
 from engine.messages import ckptmgr_pb2, metrics_pb2, stmgr_pb2, topology_pb2, tuple_pb2
-from engine.network import encode, type_frame
-from engine.network.credits import WriteCredit, encode_credit, give_back_at
-from engine.network.inflight import DEFAULT_BATCH_TIME_MS
-from engine.process.progress import mark_progress
-from engine.process.restart_policy import CRASH_LOOPING_METRIC, RestartPolicy, RestartTracker
+from engine.common.network import encode, type_frame
+from engine.common.network.credits import WriteCredit, encode_credit, give_back_at
+from engine.common.network.inflight import DEFAULT_BATCH_TIME_MS
+from engine.common.process.progress import mark_progress
+from engine.common.process.restart_policy import CRASH_LOOPING_METRIC, RestartPolicy, RestartTracker
 
 log = logging.getLogger("heron.instance")
 
@@ -38,13 +38,13 @@ PUBLISH = type_frame(metrics_pb2.MetricPublisherPublishMessage)
 #: how often counters go to the Metrics Manager
 METRICS_INTERVAL = 1.0
 #: most time a row waits in an open batch before it is sent, unless the topology sets
-#: ``heron.instance.emit.batch.time.ms`` (engine.network.inflight)
+#: ``heron.instance.emit.batch.time.ms`` (engine.common.network.inflight)
 FLUSH_INTERVAL = DEFAULT_BATCH_TIME_MS / 1000.0
 
 
 class ReadCreditPipe:
     """The executor's end of the pipe, giving the Stream Manager back the read credit of
-    the tuple batches the loop has run (engine.network.credits).
+    the tuple batches the loop has run (engine.common.network.credits).
 
     A batch's bytes are owed from the moment the loop receives it; by the next time the
     loop looks at its input it has executed the batch. What it owes goes back then once it
@@ -154,7 +154,7 @@ class ExecutorLoop:
         #: the component keeps state (a StatefulComponent): only its state is stored
         self.component_is_stateful = False
         #: bytes of tuple batches this task may hand the gateway before its Stream
-        #: Manager has read them (engine.network.credits); None: not limited
+        #: Manager has read them (engine.common.network.credits); None: not limited
         self.write_credit: WriteCredit | None = None
 
     def use_credits(self, write_credit: WriteCredit | None, *, read: bool,
@@ -344,7 +344,7 @@ class ExecutorLoop:
 
     def _watch_progress(self) -> None:
         """Progress clears a crash-loop (as does running for the policy's reset time), and
-        the first progress of this process tells its executor (engine.process.progress)."""
+        the first progress of this process tells its executor (engine.common.process.progress)."""
         tracker = self.restart_tracker
         if self.hosted is None or tracker.progress_seen:
             tracker.tick()

@@ -18,12 +18,12 @@ from typing import Any, Callable
 from google.protobuf.message import DecodeError
 
 from compat.storm_api.exceptions import StormWentAwayError
-from engine.runtime.errors import ComponentFailure
+from engine.common.runtime.errors import ComponentFailure
 from compat.storm_api.hosting import DirectHooks
-from engine.codec import MalformedBatch
+from engine.common.codec import MalformedBatch
 from engine.instance.loop import ExecutorLoop, log
 from engine.messages import tuple_pb2
-from engine.network import type_frame
+from engine.common.network import type_frame
 
 CONTROL_BATCH = type_frame(tuple_pb2.ControlBatch)
 ACK = tuple_pb2.ACK

@@ -7,9 +7,9 @@ import sys
 import threading
 from typing import Any
 
-from engine.launch import LaunchSpec
+from engine.common.launch import LaunchSpec
 from engine.metricsmgr.manager import MetricsManager
-from engine.startup import launch_parser, run_with_state, start
+from engine.common.startup import launch_parser, run_with_state, start
 
 log = logging.getLogger("heron.metricsmgr")
 

@@ -19,23 +19,23 @@ from typing import Any, Iterator
 
 import zmq
 
-from engine.launch import LaunchSpec, metrics_socket_name, metricsmgr_id, peer_identity
+from engine.common.launch import LaunchSpec, metrics_socket_name, metricsmgr_id, peer_identity
 from engine.messages import metrics_pb2, tmanager_pb2
-from engine.process.progress import mark_progress
+from engine.common.process.progress import mark_progress
 from engine.metricsmgr.prometheus import LatestMetricsCollector, PrometheusEndpoint
-from engine.security.access_token import (AccessTokenError, home_of_working_dir,
+from engine.common.security.access_token import (AccessTokenError, home_of_working_dir,
                                           load_or_create)
-from engine.security.guard import SocketSecurity
-from engine.network import MalformedMessage, bind_router, connect_dealer, decode, encode, ipc_endpoint
-from engine.process.restart_policy import PROCESS_CRASH_LOOPING_METRIC, PROCESS_LAST_ERROR_METRIC
-from engine.process.stopping import STOP_POLL_MS
+from engine.common.security.guard import SocketSecurity
+from engine.common.network import MalformedMessage, bind_router, connect_dealer, decode, encode, ipc_endpoint
+from engine.common.process.restart_policy import PROCESS_CRASH_LOOPING_METRIC, PROCESS_LAST_ERROR_METRIC
+from engine.common.process.stopping import STOP_POLL_MS
 
 log = logging.getLogger("heron.metricsmgr")
 
 FORWARD_SECS = 1.0
 #: what an instance publishes as 1 once it will emit nothing more (engine.instance.loop)
 DONE_METRIC = "__done"
-#: process names (engine.launch): instances and Stream Managers
+#: process names (engine.common.launch): instances and Stream Managers
 _INSTANCE_ID = re.compile(r"^container_\d+_(?P<component>.+)_\d+$")
 _STMGR_ID = re.compile(r"^stmgr-\d+$")
 
@@ -55,7 +55,7 @@ def component_of(sender: bytes) -> str:
 
 def restart_statuses(directory: Path, container: int) -> Iterator[tuple[str, dict[str, Any]]]:
     """(process name, status) of the container's processes that have restart status
-    files (engine.process.supervisor); unreadable files are skipped."""
+    files (engine.common.process.supervisor); unreadable files are skipped."""
     try:
         paths = sorted(directory.glob("*.json"))
     except OSError:

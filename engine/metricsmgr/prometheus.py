@@ -10,7 +10,7 @@ becomes ``heron_user_hits``; labels say which topology, component, instance and
 container. Values that are not numbers (``__last-error``) are not exported.
 
 A Kafka spout's offsets (Storm's ``kafkaOffset/<topic>/partition_<n>/spoutLag`` and its
-siblings, engine/runtime/source_lag.py) become labelled gauges instead of one name per
+siblings, engine/common/runtime/source_lag.py) become labelled gauges instead of one name per
 topic and partition: ``heron_kafka_spout_lag{topic="t",partition="0",...}`` and
 ``heron_kafka_spout_{emitted,committed,earliest,end}_offset``; Storm's per-topic sums
 ``heron_kafka_spout_topic_lag{topic="t"}`` (and ``_topic_<figure>``), the spout's own
@@ -19,7 +19,7 @@ topic and partition: ``heron_kafka_spout_lag{topic="t",partition="0",...}`` and
 new metric name.
 
 Another local user can open a loopback port too, so the endpoint answers only requests
-with the user's access token as a bearer token (engine/security/access_token.py; what a
+with the user's access token as a bearer token (engine/common/security/access_token.py; what a
 Prometheus scrape config's ``authorization: {credentials_file: ~/.heron/access-token}``
 sends), and anything else with a 401 and no metrics. prometheus_client's own server has
 no such check, hence the small server here.
@@ -37,10 +37,10 @@ from prometheus_client.core import CollectorRegistry, GaugeMetricFamily
 from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
 from prometheus_client.registry import Collector
 
-from engine.process.stopping import STOP_POLL_MS
-from engine.runtime.source_lag import PREFIX as KAFKA_PREFIX, parse_name
-from engine.runtime.stats import COUNTERS
-from engine.security.access_token import bearer, matches
+from engine.common.process.stopping import STOP_POLL_MS
+from engine.common.runtime.source_lag import PREFIX as KAFKA_PREFIX, parse_name
+from engine.common.runtime.stats import COUNTERS
+from engine.common.security.access_token import bearer, matches
 
 log = logging.getLogger("heron.metricsmgr")
 

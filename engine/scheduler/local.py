@@ -7,7 +7,7 @@ Usable in two ways, as Heron's schedulers are:
 * as a service (``python -m engine.scheduler``, see engine.scheduler.service), detached
   from the CLI that submitted the topology, answering kill and restart requests.
 
-Executors are started and restarted by a :class:`~engine.process.Supervisor` under the
+Executors are started and restarted by a :class:`~engine.common.process.Supervisor` under the
 launch spec's restart policy (forever, with backoff while they make no progress);
 because they call ``die_with_parent()``, a scheduler that
 dies (even by SIGKILL) takes its executors, and through them every process of the
@@ -23,11 +23,11 @@ from typing import Any, Callable, Mapping
 
 from engine.executor.commands import executor_process
 from engine.executor.packing_wait import PACKING_PLAN_WAIT_SECS, wait_for_packing_plan
-from engine.launch import LaunchSpec, executor_name
-from engine.network.endpoints import ipc_dir
+from engine.common.launch import LaunchSpec, executor_name
+from engine.common.network.endpoints import ipc_dir
 from engine.packing import PackingPlan
-from engine.process import Supervisor, SupervisorEvent
-from engine.security.private import UnsafePathError, private_dir
+from engine.common.process import Supervisor, SupervisorEvent
+from engine.common.security.private import UnsafePathError, private_dir
 from engine.spi import KillOnce, ServiceScheduler
 
 log = logging.getLogger("heron.scheduler")

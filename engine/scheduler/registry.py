@@ -1,5 +1,5 @@
 """Which scheduler plug-in a topology runs under: a dictionary from the value of
-``heron.class.scheduler`` to the class (engine.cluster.config maps Heron's class names to
+``heron.class.scheduler`` to the class (engine.common.cluster.config maps Heron's class names to
 these values). Kept out of the package's ``__init__`` so that importing one plug-in (or
 its errors, as the CLI does) loads no other."""
 
@@ -13,9 +13,9 @@ from engine.scheduler.slurm.scheduler import SlurmScheduler
 from engine.spi import Scheduler, ServiceScheduler
 
 if TYPE_CHECKING:
-    from engine.launch import LaunchSpec
+    from engine.common.launch import LaunchSpec
 
-#: ``heron.class.scheduler`` value (engine.cluster.config, which also maps Heron's class
+#: ``heron.class.scheduler`` value (engine.common.cluster.config, which also maps Heron's class
 #: names to these) -> the plug-in
 SCHEDULERS: dict[str, type[Scheduler]] = {"local": LocalScheduler, "slurm": SlurmScheduler,
                                           "kubernetes": KubernetesScheduler}

@@ -34,14 +34,14 @@ from typing import Any
 
 import zmq
 
-from engine.launch import LaunchSpec
+from engine.common.launch import LaunchSpec
 from engine.messages import common_pb2, scheduler_pb2
-from engine.security.guard import ConnectionGuard
-from engine.security.keys import KeysError
-from engine.network import MalformedMessage, bind_router, decode, encode
-from engine.process import die_with_parent, write_pid_file
+from engine.common.security.guard import ConnectionGuard
+from engine.common.security.keys import KeysError
+from engine.common.network import MalformedMessage, bind_router, decode, encode
+from engine.common.process import die_with_parent, write_pid_file
 from engine.spi.packing_plan import PackingPlan
-from engine.startup import launch_parser, load_launch, open_state, start
+from engine.common.startup import launch_parser, load_launch, open_state, start
 from engine.scheduler.registry import scheduler_for
 from engine.scheduler.supervise import SERVING_MARKER, mark_serving, supervise, supervised
 from engine.statemgr.base import NodeExistsError

@@ -3,7 +3,7 @@
 ``python -m engine.scheduler --launch PATH`` is this small loop: it runs the service
 proper (``--serve``) as its child, in a session of its own watching this process, and
 starts it again when it dies after it served, under the engine's restart policy
-(engine/process/restart_policy.py: at once after a good run, with backoff when it keeps
+(engine/common/process/restart_policy.py: at once after a good run, with backoff when it keeps
 failing). On Slurm the containers outlive the service and the new one adopts the jobs it
 finds instead of submitting duplicates (SlurmScheduler.launch). The local scheduler's
 executors are the service's children and die with it (nothing may outlive a killed
@@ -25,10 +25,10 @@ import threading
 from pathlib import Path
 
 from engine.executor.commands import resolve_modules
-from engine.launch import LaunchSpec
-from engine.process import PARENT_PID_ENV
-from engine.process.restart_policy import RestartTracker
-from engine.process.spawn import with_code_root
+from engine.common.launch import LaunchSpec
+from engine.common.process import PARENT_PID_ENV
+from engine.common.process.restart_policy import RestartTracker
+from engine.common.process.spawn import with_code_root
 
 log = logging.getLogger("heron.scheduler")
 

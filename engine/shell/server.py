@@ -27,10 +27,10 @@ from typing import Any
 import zmq
 
 from engine.messages import common_pb2, shell_pb2
-from engine.network.codec import MalformedMessage, decode, encode
-from engine.network.sockets import bind_router
-from engine.process.stopping import STOP_POLL_MS
-from engine.security.guard import ConnectionGuard
+from engine.common.network.codec import MalformedMessage, decode, encode
+from engine.common.network.sockets import bind_router
+from engine.common.process.stopping import STOP_POLL_MS
+from engine.common.security.guard import ConnectionGuard
 from engine.shell.logfiles import (MAX_LINES, MAX_READ_BYTES, LogFileMissing, LogNameRefused,
                                    find_log, list_logs, read_range, tail_bytes)
 

@@ -8,7 +8,7 @@ interfaces only. A plug-in is chosen by a dictionary from a config value to a cl
 (engine.scheduler.registry.SCHEDULERS, engine.packing.PACKINGS,
 engine.uploader.UPLOADERS), not by
 reflection on a class name; Heron's class names stay accepted as aliases where a cluster
-directory names them (engine.cluster.config).
+directory names them (engine.common.cluster.config).
 """
 
 from engine.spi.packing import Packing

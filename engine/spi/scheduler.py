@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from engine.spi.packing_plan import PackingPlan
 
 if TYPE_CHECKING:  # types only: the launch spec sits above the interfaces
-    from engine.launch import LaunchSpec
+    from engine.common.launch import LaunchSpec
 
 
 @runtime_checkable

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:  # types only: the interfaces import no implementation
-    from engine.cluster.package import Package
+    from engine.common.cluster.package import Package
 
 
 @runtime_checkable

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from compat.storm_api.state import HashMapState, State
-from engine.serialization import SerializationError, TupleSerializer
+from engine.common.serialization import SerializationError, TupleSerializer
 
 
 class StateNotSerializable(ValueError):

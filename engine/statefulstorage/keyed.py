@@ -2,7 +2,7 @@
 
 A task's keyed state (``state.keyed()``) is stored per key group it owns, never as one
 blob, so a restore at another parallelism gives each task exactly the groups it owns now
-(engine/grouping/key_groups.py) and reads nothing else. Writes are incremental: a
+(engine/common/grouping/key_groups.py) and reads nothing else. Writes are incremental: a
 checkpoint writes, per group, only the keys written or deleted since the last one (a
 ``delta`` file), or the whole group (a ``full`` file) when the group has no base yet,
 was cleared, or its chain of deltas has grown to ``COMPACT_AFTER`` files (compaction: a
@@ -24,8 +24,8 @@ from typing import Any
 import msgpack
 
 from compat.storm_api.state import KeyedState
-from engine.grouping.key_groups import groups_of, key_group, owner_index
-from engine.serialization import SerializationError, TupleSerializer
+from engine.common.grouping.key_groups import groups_of, key_group, owner_index
+from engine.common.serialization import SerializationError, TupleSerializer
 from engine.spi.statefulstorage import CheckpointUnreadable, StatefulStorage
 from engine.statefulstorage.codec import StateNotSerializable, hashable_key
 

@@ -3,7 +3,7 @@ named files of keyed state beside them (``kg-<group>.<kind>``, ``<task>.keyed``,
 ``<task>.refs``: engine/statefulstorage/keyed.py).
 
 Each file is written to a temporary name, fsynced and renamed, and its directory fsynced
-after the rename (engine/runtime/durable.py), so a reader sees a whole state or
+after the rename (engine/common/runtime/durable.py), so a reader sees a whole state or
 none, even after an OS crash; a header with the length and a CRC-32 of the body lets a reader
 tell a cut-short or corrupt file from a good one (``CheckpointUnreadable``), and the
 Topology Master then falls back to an older checkpoint. Directories are owner-only:
@@ -19,7 +19,7 @@ import zlib
 from pathlib import Path
 
 from engine.spi.statefulstorage import CheckpointUnreadable
-from engine.runtime.durable import private_dirs, publish
+from engine.common.runtime.durable import private_dirs, publish
 
 MAGIC = b"HST1"
 _HEADER = struct.Struct("<4sQI")  # magic, body length, crc32 of the body

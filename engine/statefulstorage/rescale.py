@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from compat.storm_api.state import HashMapState, split_lists
-from engine.grouping.key_groups import key_group, owner_index
+from engine.common.grouping.key_groups import key_group, owner_index
 
 EMPTY, LISTS, OTHER, KEYED = "empty", "lists", "other", "keyed"
 

@@ -10,7 +10,7 @@ keyed state is read by key group and per-task state shared out as on any rescale
 
 Inside, the layout is a checkpoint storage's (``<checkpoint id>/<component>/...``), so the
 same readers restore from it; the copy is written under a temporary name, every file and
-directory of it fsynced, then renamed and its directory fsynced (engine/runtime/
+directory of it fsynced, then renamed and its directory fsynced (engine/common/runtime/
 durable.py), so a savepoint is whole or absent, even after an OS crash.
 """
 
@@ -24,8 +24,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from engine.runtime.crash_points import crash
-from engine.runtime.durable import fsync_tree, private_dirs, publish, write_file
+from engine.common.runtime.crash_points import crash
+from engine.common.runtime.durable import fsync_tree, private_dirs, publish, write_file
 from engine.statefulstorage.localfs import LocalFileSystemStorage
 
 MANIFEST = "savepoint.json"

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from engine.security.private import private_dir
+from engine.common.security.private import private_dir
 from engine.statemgr.base import NodeExistsError, NoNodeError, StateError, StateManager
 from engine.statemgr.local_fs import LocalFileSystemStateManager
 from engine.statemgr.zookeeper import ZooKeeperStateManager, read_digest_file

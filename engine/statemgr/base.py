@@ -17,7 +17,7 @@ KINDS: dict[str, Any] = {
     "executionstate": execution_state_pb2.ExecutionState,
     "tmanagers": tmanager_pb2.TManagerLocation,
     "schedulers": scheduler_pb2.SchedulerLocation,
-    #: not Heron's: the topology's CurveZMQ keys (engine/security/keys.py), owner-only
+    #: not Heron's: the topology's CurveZMQ keys (engine/common/security/keys.py), owner-only
     "keys": security_pb2.TopologyKeys,
     #: not Heron's: the Health Manager's loop state and records (engine/healthmgr/store.py)
     "healthmgr": healthmgr_pb2.HealthState,

@@ -22,8 +22,8 @@ import threading
 import time
 from pathlib import Path
 
-from engine.runtime.durable import fsync_dir
-from engine.security.private import private_dir
+from engine.common.runtime.durable import fsync_dir
+from engine.common.security.private import private_dir
 from engine.statemgr.base import NodeExistsError, NoNodeError, StateError, StateManager
 
 DEFAULT_LEASE_SECS = 10.0

@@ -32,7 +32,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from engine.security.private import read_private_file
+from engine.common.security.private import read_private_file
 from engine.statemgr.base import KINDS, NodeExistsError, NoNodeError, StateError, StateManager
 
 DEFAULT_ROOT = "/heron"

@@ -21,7 +21,7 @@ from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
 from cpython.object cimport PyObject
 from libc.stdint cimport int32_t, int64_t, uint64_t
 
-from engine.codec._scratch cimport (Scratch, put_byte, put_le, put_varint, release, take,
+from engine.common.codec._scratch cimport (Scratch, put_byte, put_le, put_varint, release, take,
                                     varint_size)
 from engine.stmgr._routing cimport _Plan, _Slot, _blob, _head, _plan, _u64
 from engine.stmgr._xor cimport RotatingXorMap, XorManager
@@ -42,7 +42,7 @@ cdef extern from *:
 #: True here, False in the pure twin: which one a caller holds.
 COMPILED = True
 #: The hash of the sources this module was built from (setup.py passes it in); compared
-#: with the sources in the tree at import by ``engine.codec.selection``.
+#: with the sources in the tree at import by ``engine.common.codec.selection``.
 SOURCES_HASH = HERON_SOURCES_HASH.decode("ascii")
 
 ACK, FAIL, EMIT = _pure.ACK, _pure.FAIL, _pure.EMIT
@@ -50,7 +50,7 @@ cdef int _ACK = ACK
 cdef int _FAIL = FAIL
 cdef int _EMIT = EMIT
 
-# -- the output buffer (engine/codec/_scratch.pxd), reused from call to call ---------
+# -- the output buffer (engine/common/codec/_scratch.pxd), reused from call to call ---------
 cdef enum:
     _KEEP = 1 << 20
 

@@ -6,7 +6,7 @@ inline here so each module writes into its own output buffer without a call."""
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 
-from engine.codec._scratch cimport Scratch, put_byte, put_raw, put_varint
+from engine.common.codec._scratch cimport Scratch, put_byte, put_raw, put_varint
 
 
 cdef struct _Slot:

@@ -26,8 +26,8 @@ from cpython.object cimport PyObject
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport qsort
 
-from engine.codec._scratch cimport Scratch, put_byte, put_raw, put_varint, release, take
-from engine.codec._wire cimport read_varint
+from engine.common.codec._scratch cimport Scratch, put_byte, put_raw, put_varint, release, take
+from engine.common.codec._wire cimport read_varint
 
 from engine.stmgr import routing as _pure
 
@@ -42,7 +42,7 @@ cdef extern from *:
 #: True here, False in the pure twin: which one a caller holds.
 COMPILED = True
 #: The hash of the sources this module was built from (setup.py passes it in); compared
-#: with the sources in the tree at import by ``engine.codec.selection``.
+#: with the sources in the tree at import by ``engine.common.codec.selection``.
 SOURCES_HASH = HERON_SOURCES_HASH.decode("ascii")
 
 SHUFFLE, FIELDS, ALL, LOWEST, DIRECT = _pure.SHUFFLE, _pure.FIELDS, _pure.ALL, _pure.LOWEST, _pure.DIRECT
@@ -50,7 +50,7 @@ check_routing = _pure.check_routing
 check_tracked = _pure.check_tracked
 check_control = _pure.check_control
 
-# -- the output buffer (engine/codec/_scratch.pxd), reused from call to call ---------
+# -- the output buffer (engine/common/codec/_scratch.pxd), reused from call to call ---------
 cdef enum:
     _KEEP = 1 << 20
 

@@ -25,7 +25,7 @@ cdef extern from *:
 #: True here, False in the pure twin: which one a caller holds.
 COMPILED = True
 #: The hash of the sources this module was built from (setup.py passes it in); compared
-#: with the sources in the tree at import by ``engine.codec.selection``.
+#: with the sources in the tree at import by ``engine.common.codec.selection``.
 SOURCES_HASH = HERON_SOURCES_HASH.decode("ascii")
 
 # -- which calls ran here ----------------------------------------------------------------

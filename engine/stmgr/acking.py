@@ -1,6 +1,6 @@
 """The Stream Manager's part of at-least-once, in pure Python: the reference the compiled
 twin (``_acking.pyx``) matches result for result, and the fallback where it is not built
-(``engine.codec.selected_module("acking")`` says which runs).
+(``engine.common.codec.selected_module("acking")`` says which runs).
 
 Batches carry tuple trees as columns (``root_counts``/``root_tasks``/``root_keys`` per
 row; ``edge_keys`` per delivered copy), so a batch with no tracked rows costs nothing

@@ -8,7 +8,7 @@ slows every spout in the topology and no process buffers without bound.
 Defaults are sized for Python processes (Heron's are 100 MB / 50 MB per connection for
 C++ Stream Managers): a Stream Manager holds at most about the high watermark per slow
 destination; a local bolt holds at most its read credit more, a spout its write credit
-(engine.network.credits), and a peer hop its zmq and kernel buffers.
+(engine.common.network.credits), and a peer hop its zmq and kernel buffers.
 
 Bytes alone cannot bound how long a word waits: 8 MB queued for a bolt that counts 2 MB
 a second is four seconds. So a queue can also be measured by time, beyond Heron: with
@@ -17,10 +17,10 @@ that long the spouts are paused too, and they go again only when every queue is 
 the low watermark in bytes *and* its oldest message has waited less than
 ``lowwatermark.ms`` (a fifth of the high one unless set). A flood then parks at most
 about that long in a Stream Manager, whatever the bolts' rate (see
-engine.network.inflight for the other hops). The watermarks' keys and their checks are
-in engine.network.watermarks, below this module, because the submitter reads them too.
-By default the time watermark is 40 ms (engine.network.watermarks): with byte
-credits between a Stream Manager and its instances (engine.network.credits) a word waits
+engine.common.network.inflight for the other hops). The watermarks' keys and their checks are
+in engine.common.network.watermarks, below this module, because the submitter reads them too.
+By default the time watermark is 40 ms (engine.common.network.watermarks): with byte
+credits between a Stream Manager and its instances (engine.common.network.credits) a word waits
 almost only in these queues, so it bounds a flooded word's wait. It pauses spouts only:
 an instance is blamed (``InstanceBackpressure``, which the Health Manager reads) by bytes
 alone unless ``highwatermark.ms`` is set, because a time watermark blames whichever

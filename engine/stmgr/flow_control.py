@@ -11,8 +11,8 @@ from typing import Any
 import zmq
 
 from engine.messages import stmgr_pb2
-from engine.network import MalformedMessage, decode, encode, type_frame
-from engine.network.credits import encode_credit
+from engine.common.network import MalformedMessage, decode, encode, type_frame
+from engine.common.network.credits import encode_credit
 from engine.stmgr.backpressure import EpisodeLog
 
 log = logging.getLogger("heron.stmgr")

@@ -8,10 +8,10 @@ import sys
 import threading
 from typing import Any
 
-from engine.launch import LaunchSpec, instance_id
-from engine.plan import LogicalPlan
-from engine.process.profiling import profiled
-from engine.startup import launch_parser, run_with_state, start
+from engine.common.launch import LaunchSpec, instance_id
+from engine.common.plan import LogicalPlan
+from engine.common.process.profiling import profiled
+from engine.common.startup import launch_parser, run_with_state, start
 from engine.stmgr.manager import StreamManager
 
 log = logging.getLogger("heron.stmgr")

@@ -8,22 +8,22 @@ from typing import TYPE_CHECKING, Any
 
 import zmq
 
-from engine.launch import LaunchSpec, local_socket_name, metrics_socket_name, stmgr_id
+from engine.common.launch import LaunchSpec, local_socket_name, metrics_socket_name, stmgr_id
 from engine.messages import metrics_pb2, stmgr_pb2, tmanager_pb2, tuple_pb2
-from engine.security.guard import ConnectionGuard
-from engine.network import (DATA_HWM, SOCKET_BUFFER_BYTES, MalformedMessage, bind_router,
+from engine.common.security.guard import ConnectionGuard
+from engine.common.network import (DATA_HWM, SOCKET_BUFFER_BYTES, MalformedMessage, bind_router,
                             connect_dealer, decode, encode, ipc_endpoint, type_frame)
 from engine.config.checkpointing import checkpointing
 from engine.config.keys import with_defaults
 from engine.config.reliability import reliability
-from engine.grouping.key_groups import key_groups
-from engine.network.credits import CREDIT, CreditLedger, capacities, decode_credit, give_back_at
-from engine.network.watermarks import blame_wait_watermarks, wait_watermarks, watermarks
+from engine.common.grouping.key_groups import key_groups
+from engine.common.network.credits import CREDIT, CreditLedger, capacities, decode_credit, give_back_at
+from engine.common.network.watermarks import blame_wait_watermarks, wait_watermarks, watermarks
 from engine.stmgr.backpressure import Backpressure, InstanceBackpressure
 from engine.stmgr.flow_control import START_BACKPRESSURE, STOP_BACKPRESSURE, FlowControl
 from engine.stmgr.metrics_report import MetricsReport
 from engine.stmgr.outbox import Outbox
-from engine.codec import selected_module
+from engine.common.codec import selected_module
 from engine.stmgr.stateful import DOWNSTREAM_MARKER, FROM_INSTANCE, StatefulRole
 from engine.stmgr.tmanager_link import TopologyMasterLink
 
@@ -84,7 +84,7 @@ class StreamManager(FlowControl, TopologyMasterLink, MetricsReport):
                                                      buffer_bytes=SOCKET_BUFFER_BYTES)
         self.metrics = connect_dealer(self.ctx, ipc_endpoint(tid, metrics_socket_name(container)),
                                       self.id, sndhwm=10)
-        #: read credit per local bolt instance (engine.network.credits): what it may be
+        #: read credit per local bolt instance (engine.common.network.credits): what it may be
         #: sent before it says it executed it
         caps = capacities(dict(plan.config))
         self.credits = CreditLedger(caps.bolt_read)
@@ -92,7 +92,7 @@ class StreamManager(FlowControl, TopologyMasterLink, MetricsReport):
         #: identity -> [socket, bytes] of write credit owed to a local instance: the
         #: tuple batches read from it, given back after a round of reading once they
         #: reach ``_give_back_at`` (a quarter of the smaller write capacity, so below
-        #: what any instance may have in flight: engine.network.credits.give_back_at)
+        #: what any instance may have in flight: engine.common.network.credits.give_back_at)
         self._owed_credit: dict[bytes, list] = {}
         self._give_back_at = give_back_at(min(caps.spout_write, caps.bolt_write))
         #: the largest tuple batch a local instance has sent
@@ -285,7 +285,7 @@ class StreamManager(FlowControl, TopologyMasterLink, MetricsReport):
         else:
             old = self.instances.get(identity)
             self.instances[identity] = (sock, inst)
-            # a registration starts with full credit either way (engine.network.credits)
+            # a registration starts with full credit either way (engine.common.network.credits)
             self._owed_credit.pop(identity, None)
             component = self.plan.components.get(inst.info.component_name)
             if component is not None and component.kind != "spout":

@@ -10,7 +10,7 @@ from typing import Any
 import zmq
 
 from engine.messages import metrics_pb2
-from engine.network import encode
+from engine.common.network import encode
 
 
 class MetricsReport:

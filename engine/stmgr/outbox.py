@@ -8,7 +8,7 @@ instance or peer is what backpressure reacts to) and in total (what the Stream M
 holds).
 
 A destination the ``credits`` ledger limits (a local bolt instance) is also sent tuple
-batches only while it has read credit (engine.network.credits): a batch without credit
+batches only while it has read credit (engine.common.network.credits): a batch without credit
 waits in the same queue, and so does everything behind it (a checkpoint marker stays
 behind the data it follows). Messages that are not data spend no credit.
 """
@@ -22,7 +22,7 @@ from typing import Any, Callable, Hashable
 
 import zmq
 
-from engine.network.credits import CreditLedger
+from engine.common.network.credits import CreditLedger
 
 log = logging.getLogger("heron.stmgr")
 

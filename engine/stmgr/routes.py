@@ -9,7 +9,7 @@ custom grouping subscribes to, carry explicit destinations.
 
 The per-tuple work, splitting a columnar batch per destination task by these routes
 without touching its values, is ``routing.py`` (pure Python) and its compiled twin
-``_routing.pyx``, whichever the switch selected (``engine.codec.selected_module``).
+``_routing.pyx``, whichever the switch selected (``engine.common.codec.selected_module``).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.grouping.key_groups import routing_table
+from engine.common.grouping.key_groups import routing_table
 from engine.stmgr.routing import ALL, DIRECT, FIELDS, LOWEST, SHUFFLE
 
 
@@ -34,7 +34,7 @@ class ConsumerRoute:
     next_by_src: dict[int, int] = field(default_factory=dict)
     rng: random.Random = field(default_factory=random.Random)
     #: fields grouping under EFFECTIVELY_ONCE: the owning task of every key group
-    #: (engine.grouping.key_groups.routing_table), so keyed state and its keys agree
+    #: (engine.common.grouping.key_groups.routing_table), so keyed state and its keys agree
     key_groups: tuple[int, ...] | None = None
 
     def start_for(self, src: int) -> int:

@@ -4,7 +4,7 @@ is done with it, and splitting it per destination task by each consumer's groupi
 compiled twin (``_routing.pyx``) must match result for result, and the fallback where it
 is not built; the compiled twin calls these checks themselves, so a malformed batch is
 refused with the same words on both paths. Which twin runs is the switch's
-(``engine.codec.selected_module("routing")``); building the routes from the plan, once
+(``engine.common.codec.selected_module("routing")``); building the routes from the plan, once
 per plan, is ``routes.py``.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from engine.codec.markers import MalformedBatch
+from engine.common.codec.markers import MalformedBatch
 from engine.messages import tuple_pb2
 
 SHUFFLE, FIELDS, ALL, LOWEST, DIRECT = "shuffle", "fields", "all", "lowest", "direct"

@@ -22,9 +22,9 @@ import logging
 from typing import Any, Callable
 
 from engine.config.checkpointing import Checkpointing
-from engine.runtime.crash_points import crash
+from engine.common.runtime.crash_points import crash
 from engine.messages import ckptmgr_pb2, common_pb2
-from engine.network import encode, type_frame
+from engine.common.network import encode, type_frame
 from engine.stmgr.checkpoint_gateway import CheckpointGateway
 
 log = logging.getLogger("heron.stmgr")

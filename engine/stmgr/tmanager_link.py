@@ -14,12 +14,12 @@ from typing import Any, Callable
 
 import zmq
 
-from engine.codec import selected_module
-from engine.launch import SUPERSEDED, peer_identity
+from engine.common.codec import selected_module
+from engine.common.launch import SUPERSEDED, peer_identity
 from engine.messages import stmgr_pb2, tmanager_pb2, topology_pb2
-from engine.network import (DATA_HWM, SOCKET_BUFFER_BYTES, MalformedMessage, connect_dealer,
+from engine.common.network import (DATA_HWM, SOCKET_BUFFER_BYTES, MalformedMessage, connect_dealer,
                             decode, encode)
-from engine.process.progress import mark_progress
+from engine.common.process.progress import mark_progress
 from engine.stmgr.routes import build_routes
 from engine.stmgr.stateful import upstream_tasks
 

@@ -1,6 +1,6 @@
 """XOR tracking of tuple trees for the spouts local to one Stream Manager, in pure Python:
 the reference the compiled twin (``_xor.pyx``) matches result for result, and the
-fallback where it is not built (``engine.codec.selected_module("xor")`` says which runs).
+fallback where it is not built (``engine.common.codec.selected_module("xor")`` says which runs).
 
 Heron's scheme (Storm's acker, moved into the Stream Manager): a spout tuple's tree is
 identified by its root key; every copy of a tuple sent anywhere in the tree gets a random

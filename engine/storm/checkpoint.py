@@ -41,8 +41,8 @@ from typing import Any, Callable, Iterable
 
 from engine.config.checkpointing import Checkpointing
 from compat.storm_api.state import State, StatefulComponent
-from engine.runtime.crash_points import crash
-from engine.runtime.checkpoint_stats import CheckpointStats, RestoreRecord
+from engine.common.runtime.crash_points import crash
+from engine.common.runtime.checkpoint_stats import CheckpointStats, RestoreRecord
 from engine.spi.statefulstorage import StatefulStorage
 from engine.statefulstorage.codec import StateNotSerializable, encode_state
 from engine.statefulstorage.keyed import Chains, KeyedStateStore

@@ -15,8 +15,8 @@ import logging
 from typing import Any, Callable
 
 from compat.storm_api.state import HashMapState, State
-from engine.runtime.crash_points import crash
-from engine.runtime.errors import LocalEngineError
+from engine.common.runtime.crash_points import crash
+from engine.common.runtime.errors import LocalEngineError
 from engine.spi.statefulstorage import CheckpointUnreadable, StatefulStorage
 from engine.statefulstorage.codec import decode_state
 from engine.statefulstorage.keyed import Chains, KeyedStateStore

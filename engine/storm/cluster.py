@@ -5,7 +5,7 @@ thread per executor, tasks numbered as Storm numbers them, bounded queues betwee
 executors, Storm's acker as a system component, tick tuples, and a finite-run mode that
 ends when every spout reports it is exhausted (``is_exhausted()``, Storm's
 CompletableSpout) and nothing is left in flight. A task that raises is restarted, forever,
-under the restart policy the topology's config sets (engine.process.restart_policy); a
+under the restart policy the topology's config sets (engine.common.process.restart_policy); a
 run whose time limit ends while a task is crash-looping ends in error, naming it.
 
 Under ``topology.reliability.mode: EFFECTIVELY_ONCE`` a :class:`~.checkpoint.Checkpointer`
@@ -37,15 +37,15 @@ from engine.config.keys import with_defaults
 from engine.config.reliability import reliability, tick_frequency
 from compat.storm_api.hosting import host_component
 from compat.storm_api.state import StatefulComponent
-from engine.grouping.key_groups import key_groups as key_groups_of
-from engine.multilang import host_shell_component
-from engine.process.restart_policy import RestartPolicy
-from engine.runtime.capture import OutputCapture
-from engine.runtime.errors import LocalEngineError
-from engine.runtime.layout import ACKER_COMPONENT, assign_tasks, build_context
-from engine.runtime.logs import close_logger, task_logger
-from engine.runtime.stats import ComponentStats, aggregate
-from engine.serialization import serializer_for_config
+from engine.common.grouping.key_groups import key_groups as key_groups_of
+from engine.common.multilang import host_shell_component
+from engine.common.process.restart_policy import RestartPolicy
+from engine.common.runtime.capture import OutputCapture
+from engine.common.runtime.errors import LocalEngineError
+from engine.common.runtime.layout import ACKER_COMPONENT, assign_tasks, build_context
+from engine.common.runtime.logs import close_logger, task_logger
+from engine.common.runtime.stats import ComponentStats, aggregate
+from engine.common.serialization import serializer_for_config
 from engine.statefulstorage import open_storage
 from engine.storm.checkpoint import Checkpointer, CheckpointStats
 from engine.storm.executors import (

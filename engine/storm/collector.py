@@ -14,10 +14,10 @@ import logging
 from random import getrandbits
 from typing import Any
 
-from engine.grouping import GroupingError
-from engine.runtime.errors import AckingError, EmitError
-from engine.runtime.stats import TaskStats
-from engine.serialization import SerializationError
+from engine.common.grouping import GroupingError
+from engine.common.runtime.errors import AckingError, EmitError
+from engine.common.runtime.stats import TaskStats
+from engine.common.serialization import SerializationError
 from engine.storm.routing import task_routes
 from engine.storm.runtime import Runtime
 

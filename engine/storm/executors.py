@@ -5,7 +5,7 @@ executor alternates between ack/fail callbacks and ``next_tuple`` (gated by
 ``topology.max.spout.pending``, sleeping Storm's spout-wait time when nothing was
 emitted); the acker executor does Storm's XOR bookkeeping. A task whose user code raises
 is logged in one line and restarted with a fresh instance, as a Storm worker would be,
-forever, under the engines' restart policy (engine.process.restart_policy): at once after
+forever, under the engines' restart policy (engine.common.process.restart_policy): at once after
 progress, with backoff while it makes none, crash-looping after three failures in a row.
 
 Under EFFECTIVELY_ONCE (``runtime.checkpointer`` set, :mod:`.checkpoint`) a failing task is
@@ -26,10 +26,10 @@ import time
 from random import getrandbits
 from typing import Any, Callable
 
-from engine.runtime.errors import ComponentFailure
+from engine.common.runtime.errors import ComponentFailure
 from compat.storm_api.state import HashMapState
-from engine.process.restart_policy import RestartPolicy, RestartTracker
-from engine.runtime.stats import TaskStats
+from engine.common.process.restart_policy import RestartPolicy, RestartTracker
+from engine.common.runtime.stats import TaskStats
 from engine.storm.collector import InputRecord, TaskCollector
 from engine.storm.rotating_map import RotatingMap
 from engine.storm.runtime import PARK, PARK_SLOT, POLL, TUPLE, Runtime

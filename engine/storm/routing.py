@@ -7,8 +7,8 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from engine.grouping import Grouping, build_grouping
-from engine.grouping.custom import CustomGrouping
+from engine.common.grouping import Grouping, build_grouping
+from engine.common.grouping.custom import CustomGrouping
 
 
 @dataclass

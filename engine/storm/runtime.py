@@ -12,7 +12,7 @@ import threading
 from typing import Any, Callable
 
 from engine.config.reliability import Reliability
-from engine.runtime.capture import OutputCapture
+from engine.common.runtime.capture import OutputCapture
 from engine.storm.routing import StreamRoute
 
 #: Kinds of item on a bolt executor's queue.

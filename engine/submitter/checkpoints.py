@@ -6,7 +6,7 @@ node dies its containers start elsewhere and every task restores the state it sa
 each container's working directory, which on a Slurm node or a Kubernetes pod is private
 to it: a container that moved would find no state, and a rollback would fall back past
 every checkpoint. So a cluster names a directory every node mounts in its
-``stateful.yaml`` (engine/cluster/config.py), and the submitter gives it to the topology:
+``stateful.yaml`` (engine/common/cluster/config.py), and the submitter gives it to the topology:
 
 * a key the topology's config sets wins (it is the topology's own choice);
 * each ``stateful.yaml`` key the topology does not set is added to the submission's
@@ -36,8 +36,8 @@ from pathlib import Path
 from engine.config.errors import ConfigError
 from engine.config.keys import SAVEPOINTS_KEY, STORAGE_ROOT_KEY, with_defaults
 from engine.config.reliability import reliability
-from engine.cluster.config import ClusterConfig
-from engine.launch import Submission
+from engine.common.cluster.config import ClusterConfig
+from engine.common.launch import Submission
 from engine.submitter.errors import refused
 
 __all__ = ["missing_root_message", "savepoints_dir", "storage_options", "with_cluster_storage"]

@@ -21,8 +21,8 @@ import shutil
 from pathlib import Path
 from typing import Any, Callable
 
-from engine.cluster.config import ClusterConfigError, ClusterRef, load_cluster
-from engine.launch import LaunchError, LaunchSpec
+from engine.common.cluster.config import ClusterConfigError, ClusterRef, load_cluster
+from engine.common.launch import LaunchError, LaunchSpec
 from engine.scheduler.slurm.cleanup import cancel_topology_jobs, clean_nodes
 from engine.scheduler.slurm.commands import SlurmCommands, SlurmError
 from engine.submitter.errors import SubmitterError
@@ -115,7 +115,7 @@ def checkpoint_dir(topology: Any, working_dir: Path) -> Path | None:
     # deferred: only a kill needs the stateful keys
     from engine.config.checkpointing import checkpointing
     from engine.config.errors import ConfigError
-    from engine.plan.topology_config import topology_config
+    from engine.common.plan.topology_config import topology_config
     from engine.statefulstorage import default_root
     from engine.submitter.stateful_guard import effectively_once
 

@@ -13,12 +13,12 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from engine.cluster.config import ClusterRef
-from engine.launch import LaunchSpec, StateManagerSpec, Submission
+from engine.common.cluster.config import ClusterRef
+from engine.common.launch import LaunchSpec, StateManagerSpec, Submission
 from engine.messages import execution_state_pb2, topology_pb2
 from engine.packing import pack
-from engine.process.restart_policy import RestartPolicy
-from engine.security.keys import TopologyKeys, keys_belong_in, plaintext_requested
+from engine.common.process.restart_policy import RestartPolicy
+from engine.common.security.keys import TopologyKeys, keys_belong_in, plaintext_requested
 
 class TopologyExistsError(Exception):
     """A topology of this name is already running (its state exists)."""

@@ -17,13 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from engine.executor.commands import resolve_modules
-from engine.launch import LaunchSpec
+from engine.common.launch import LaunchSpec
 from engine.packing import PackingPlan
-from engine.process import PARENT_PID_ENV, write_pid_file
-from engine.process.spawn import with_code_root
+from engine.common.process import PARENT_PID_ENV, write_pid_file
+from engine.common.process.spawn import with_code_root
 from engine.scheduler.kubernetes import KubernetesScheduler
 from engine.scheduler.kubernetes.scheduler import KubernetesLaunch
-from engine.security.keys import TopologyKeys
+from engine.common.security.keys import TopologyKeys
 from engine.statemgr.zookeeper import read_digest_file
 
 SCHEDULER_LOG = "scheduler"

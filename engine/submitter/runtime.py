@@ -17,13 +17,13 @@ from typing import Any, Callable
 
 import psutil
 
-from engine.cluster.config import ClusterConfigError, ClusterRef, load_cluster
-from engine.launch import LaunchError, LaunchSpec
+from engine.common.cluster.config import ClusterConfigError, ClusterRef, load_cluster
+from engine.common.launch import LaunchError, LaunchSpec
 from engine.messages import common_pb2, scheduler_pb2, tmanager_pb2
-from engine.network import request
-from engine.network.endpoints import ipc_dir
-from engine.network.sockets import RequestTimeout
-from engine.process import read_pid_file, stop_groups
+from engine.common.network import request
+from engine.common.network.endpoints import ipc_dir
+from engine.common.network.sockets import RequestTimeout
+from engine.common.process import read_pid_file, stop_groups
 from engine.scheduler.kubernetes import KubernetesScheduler
 from engine.submitter.errors import SubmitterError, refused
 from engine.submitter.update import UpdatePlan, apply_update

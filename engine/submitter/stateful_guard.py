@@ -2,7 +2,7 @@
 for ``heron update`` (engine/submitter/update.py) and the Health Manager's scaling.
 
 Under ``topology.reliability.mode: EFFECTIVELY_ONCE`` a stateful component's keyed state
-moves with its keys when its parallelism changes (key groups: engine/grouping/key_groups.py,
+moves with its keys when its parallelism changes (key groups: engine/common/grouping/key_groups.py,
 engine/statefulstorage/keyed.py), and its per-task state is shared out among the new
 tasks (engine/statefulstorage/rescale.py). A change is refused, naming the component,
 only when that cannot be done:
@@ -33,9 +33,9 @@ from typing import Any
 from engine.config.errors import ConfigError
 from engine.config.keys import RELIABILITY_MODE_KEY
 from engine.config.reliability import reliability
-from engine.grouping.key_groups import KEY_GROUPS_KEY, KeyGroupError, key_groups
-from engine.plan.constants import RESCALE_CONFIG_KEY, STATEFUL_CONFIG_KEY
-from engine.plan.topology_config import topology_config
+from engine.common.grouping.key_groups import KEY_GROUPS_KEY, KeyGroupError, key_groups
+from engine.common.plan.constants import RESCALE_CONFIG_KEY, STATEFUL_CONFIG_KEY
+from engine.common.plan.topology_config import topology_config
 from engine.statefulstorage.rescale import OTHER
 
 __all__ = ["effectively_once", "frozen_components", "refusal", "stateful_components"]

@@ -29,14 +29,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from engine.cluster.config import ClusterConfig, ClusterRef
-from engine.launch import LAUNCH_FILE, LaunchSpec, StateManagerSpec, Submission
+from engine.common.cluster.config import ClusterConfig, ClusterRef
+from engine.common.launch import LAUNCH_FILE, LaunchSpec, StateManagerSpec, Submission
 from engine.packing import PackingError, pack
-from engine.plan.discovery import load_topology_class
-from engine.process import read_pid_file
+from engine.common.plan.discovery import load_topology_class
+from engine.common.process import read_pid_file
 from engine.scheduler.kubernetes import KubernetesScheduler, KubernetesSchedulerError
 from engine.scheduler.registry import runs_as_service
-from engine.security.keys import TopologyKeys, keys_belong_in, plaintext_requested
+from engine.common.security.keys import TopologyKeys, keys_belong_in, plaintext_requested
 from engine.statemgr import StateError
 from engine.statemgr.zookeeper import read_digest_file
 from engine.submitter.checkpoints import with_cluster_storage
@@ -227,7 +227,7 @@ def keys_set(loaded: Any, submission: Submission) -> set[str]:
 
 def cluster_default_options(cluster: ClusterConfig, loaded: Any,
                             submission: Submission) -> dict[str, Any]:
-    """The cluster's defaults (engine/cluster/config.py, ``defaults.yaml``) for the keys
+    """The cluster's defaults (engine/common/cluster/config.py, ``defaults.yaml``) for the keys
     this topology does not set itself."""
     if not cluster.topology_defaults:
         return {}

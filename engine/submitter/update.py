@@ -22,9 +22,9 @@ from engine.messages import topology_pb2
 from engine.packing import PackingError
 from engine.spi.packing_plan import PackingPlan
 from engine.packing.repack import moved_tasks, repack
-from engine.plan.topology_config import topology_config
-from engine.plan.validation import PARALLELISM_CONFIG_KEY
-from engine.grouping.key_groups import key_groups, moves
+from engine.common.plan.topology_config import topology_config
+from engine.common.plan.validation import PARALLELISM_CONFIG_KEY
+from engine.common.grouping.key_groups import key_groups, moves
 from engine.submitter.stateful_guard import effectively_once, refusal, stateful_components
 
 

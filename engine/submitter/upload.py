@@ -25,13 +25,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.cluster.config import ClusterConfig, ClusterConfigError, ClusterRef
-from engine.cluster.package import (DEFINITION_SUFFIX, Package, build_package,
+from engine.common.cluster.config import ClusterConfig, ClusterConfigError, ClusterRef
+from engine.common.cluster.package import (DEFINITION_SUFFIX, Package, build_package,
                                     definition_contents, flux_contents)
 from engine.executor.remote import launch_manifest
-from engine.launch import LaunchSpec, StateManagerSpec, Submission
+from engine.common.launch import LaunchSpec, StateManagerSpec, Submission
 from engine.scheduler.slurm.jobscript import SHARED_DIR_KEY, shared_secrets_dir
-from engine.security.private import private_dir, write_private_file
+from engine.common.security.private import private_dir, write_private_file
 from engine.statemgr.zookeeper import read_digest_file
 from engine.submitter.deploy import deploy
 from engine.uploader import uploader_for
@@ -142,7 +142,7 @@ def package_and_upload(cluster: ClusterConfig, spec: LaunchSpec, loaded: Any,
 
 
 def build_topology_package(loaded: Any, spec: LaunchSpec, out_dir: Path) -> Package:
-    """The package of a loaded topology (engine/cluster/package.py): a streamparse
+    """The package of a loaded topology (engine/common/cluster/package.py): a streamparse
     project's folders, what a Flux file reads (its YAML, ``resources/``, includes), or a
     heronpy definition and its pex,
     with the launch spec's manifest naming the files as they lie in the package."""

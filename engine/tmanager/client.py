@@ -17,7 +17,7 @@ from typing import Any
 import zmq
 
 from engine.messages import common_pb2, tmanager_pb2
-from engine.network.sockets import RequestTimeout, request
+from engine.common.network.sockets import RequestTimeout, request
 
 
 class TManagerUnavailable(Exception):

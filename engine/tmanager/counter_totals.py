@@ -12,7 +12,7 @@ itself starts the totals again from what the instances report then.
 
 from __future__ import annotations
 
-from engine.runtime.stats import COUNTERS
+from engine.common.runtime.stats import COUNTERS
 
 
 class CounterTotals:

@@ -13,7 +13,7 @@ import time
 from typing import Any
 
 from engine.messages import tmanager_pb2
-from engine.network.sockets import RequestTimeout, request
+from engine.common.network.sockets import RequestTimeout, request
 
 #: a little over the instances' and Metrics Managers' one-second publishing interval
 SNAPSHOT_INTERVAL = 1.2

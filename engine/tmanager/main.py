@@ -7,8 +7,8 @@ import sys
 import threading
 from typing import Any
 
-from engine.launch import LaunchSpec
-from engine.startup import launch_parser, run_with_state, start
+from engine.common.launch import LaunchSpec
+from engine.common.startup import launch_parser, run_with_state, start
 from engine.tmanager.master import TopologyMaster
 
 log = logging.getLogger("heron.tmanager")

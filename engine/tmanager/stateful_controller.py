@@ -30,8 +30,8 @@ from typing import Any, Callable
 
 from engine.config.checkpointing import Checkpointing
 from compat.storm_api.state import checkpoint_order
-from engine.runtime.crash_points import crash
-from engine.grouping.key_groups import DEFAULT_KEY_GROUPS, moves
+from engine.common.runtime.crash_points import crash
+from engine.common.grouping.key_groups import DEFAULT_KEY_GROUPS, moves
 from engine.messages import ckptmgr_pb2, common_pb2
 from engine.statefulstorage.rescale import combine_shapes
 from engine.statefulstorage.savepoints import (SavepointError, check_id, read_savepoint,

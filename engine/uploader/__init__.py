@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.cluster.package import PackageError
+from engine.common.cluster.package import PackageError
 from engine.spi import Uploader
 from engine.uploader.fetch import TRANSFER_TIMEOUT_SECS, fetch
 from engine.uploader.http import HttpUploader
@@ -23,7 +23,7 @@ UPLOADERS: dict[str, type[Uploader]] = {"localfs": LocalFsUploader, "http": Http
 
 
 def uploader_for(cluster: Any) -> Uploader:
-    """The uploader a cluster configuration names (engine.cluster.config)."""
+    """The uploader a cluster configuration names (engine.common.cluster.config)."""
     if cluster.uploader == "localfs":
         return LocalFsUploader(cluster.require("heron.uploader.localfs.file.system.directory",
                                                file="uploader.yaml"))

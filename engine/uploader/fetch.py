@@ -1,7 +1,7 @@
 """How a node gets a topology package: :func:`fetch` knows the URLs every uploader hands
 out (``file://`` from localfs, ``http(s)://`` from http). No uploader is trusted for
 integrity: the scheduler gives every node the package's SHA-256, checked before
-unpacking (engine/cluster/package.py)."""
+unpacking (engine/common/cluster/package.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
-from engine.cluster.package import PackageError
+from engine.common.cluster.package import PackageError
 
 #: how long a node waits for a package download, and a submitter for its upload
 TRANSFER_TIMEOUT_SECS = 120.0

@@ -7,7 +7,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-from engine.cluster.package import Package, PackageError
+from engine.common.cluster.package import Package, PackageError
 from engine.spi import Uploader
 from engine.uploader.fetch import TRANSFER_TIMEOUT_SECS
 

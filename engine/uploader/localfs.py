@@ -9,7 +9,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from engine.cluster.package import Package, PackageError
+from engine.common.cluster.package import Package, PackageError
 from engine.spi import Uploader
 from engine.uploader.fetch import file_path
 

@@ -2,7 +2,7 @@
 
 A bolt that subscribes with ``Grouping.custom(obj_or_class_path)`` gets the tasks the
 object chooses; as in Heron, the object runs in every emitting task, prepared once with
-that task's context (``engine.grouping.custom``).
+that task's context (``engine.common.grouping.custom``).
 """
 
 from __future__ import annotations

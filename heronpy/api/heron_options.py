@@ -5,7 +5,7 @@ Heron's CLI runs a topology's main (``FILE.pex - ARGS``) with the environment va
 heronpy's ``Topology.write()`` reads it to learn the directory the definition goes to
 (``cmdline.topologydefn.tmpdirectory``), the topology's name when the CLI gives one
 (``cmdline.topology.name``) and its initial state (``cmdline.topology.initial.state``).
-The CLI (engine/cli/heronpy_files.py) writes the variable with :func:`format_options`.
+The CLI (engine/tools/cli/heronpy_files.py) writes the variable with :func:`format_options`.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ every other command take it like a streamparse topology.
 runs a topology file's main with ``HERON_OPTIONS`` set and the main writes the topology's
 definition through ``Topology.write()`` (heronpy/api/definition.py) into the directory
 ``HERON_OPTIONS`` names; ``heron run|submit FILE.pex|FILE.py - ARGS`` does that here
-(engine/cli/heronpy_files.py). ``heron run FILE.py`` without ``-`` runs the file's main
+(engine/tools/cli/heronpy_files.py). ``heron run FILE.py`` without ``-`` runs the file's main
 inside :func:`capture_submissions`, which takes the built class instead.
 """
 

@@ -469,7 +469,7 @@ def test_both_word_counts_in_one_process_count_what_the_bare_loop_counts(isolate
 def test_heron_word_count_emits_final_counts_at_the_end_and_late_words_at_once(
         isolated_imports):
     from compat.storm_api.hosting import host_component
-    from engine.runtime.layout import build_context
+    from engine.common.runtime.layout import build_context
 
     loaded = load(bench_options(10, 3), 2, TOPOLOGY_HERON)
     layout, conf = local_hosting(loaded)

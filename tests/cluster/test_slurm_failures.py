@@ -25,9 +25,9 @@ from pathlib import Path
 import psutil
 import pytest
 
-from engine.process import read_pid_file
+from engine.common.process import read_pid_file
 from engine.scheduler.supervise import SERVING_MARKER
-from engine.security.keys import TopologyKeys
+from engine.common.security.keys import TopologyKeys
 from tests.cluster.conftest import running_slurm_cluster, zookeeper_on
 from tests.cluster.test_slurm_topology import (NAME, SlurmTopology, forget_projects,  # noqa: F401
                                                reap_schedulers, state_of, wait_until)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.security.keys import TopologyKeys
+from engine.common.security.keys import TopologyKeys
 from tests.cluster.test_slurm_failures import DIGEST, all_running, files_under
 from tests.cluster.test_slurm_topology import (NAME, SlurmTopology, container_of,  # noqa: F401
                                                forget_projects, job_of, reap_schedulers,

@@ -263,7 +263,7 @@ def test_a_request_slurm_can_never_satisfy_exits_2_and_leaves_nothing_queued(
 
 def state_of(topology: SlurmTopology):
     """The topology's ZooKeeper state, as its processes see it (with the digest)."""
-    from engine.cluster.config import load_cluster
+    from engine.common.cluster.config import load_cluster
     from engine.submitter.upload import cluster_state_spec
 
     return cluster_state_spec(load_cluster(topology.home, "slurm")).open()
@@ -307,7 +307,7 @@ def tracker_scheduler_status(topology: SlurmTopology) -> dict:
     process, over the cluster's ZooKeeper)."""
     from fastapi.testclient import TestClient
 
-    from engine.cluster.config import load_cluster
+    from engine.common.cluster.config import load_cluster
     from engine.submitter.upload import cluster_state_spec
     from tests.engine.tracker.conftest import TOKEN, tracker_app
 

@@ -63,7 +63,7 @@ def test_fixtures_are_what_their_seeded_generators_make(name):
 def test_every_case_compares_streams_its_topology_declares():
     """Load (not run) every topology: the streams a case compares exist, its fixtures
     exist, and the spouts it feeds are spouts of the topology."""
-    from engine.submission import load_topology
+    from engine.common.submission import load_topology
 
     for case in CATALOGUE:
         with isolated_imports(case.project):
@@ -97,7 +97,7 @@ def test_expected_rows_follow_from_the_fixtures():
 
 
 def test_the_fields_expectation_is_the_documented_grouping_hash():
-    from engine.grouping import fields_key_hash
+    from engine.common.grouping import fields_key_hash
 
     for key in ("k0", "k1", "k6", "", "ünïcode", 7):
         assert exp.fields_index(key, 3) == fields_key_hash([key], [0]) % 3

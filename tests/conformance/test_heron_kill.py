@@ -41,7 +41,7 @@ def _components(plan):
 
 # -- the wrapper ------------------------------------------------------------------------------
 def test_the_wrapper_project_rebuilds_the_same_topology_with_the_bolt_armed(tmp_path):
-    from engine.submission import load_topology
+    from engine.common.submission import load_topology
 
     case = case_named("replay_after_kill")
     with isolated_imports(*_project_roots(case.project)):

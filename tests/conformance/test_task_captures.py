@@ -27,7 +27,7 @@ from engine.instance.capture import (
     read_jsonl_config,
     write_jsonl_config,
 )
-from engine.serialization import serializer_for_config
+from engine.common.serialization import serializer_for_config
 
 
 def test_a_task_file_is_never_reopened(tmp_path):

@@ -11,8 +11,8 @@ import pytest
 
 from compat.storm_api import ShellBolt, Spout, Topology
 from engine.storm import LocalCluster, OutputCapture
-from engine.plan.compiler import compile_topology
-from engine.submission import load_topology
+from engine.common.plan.compiler import compile_topology
+from engine.common.submission import load_topology
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "wordcount"

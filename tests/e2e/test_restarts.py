@@ -10,7 +10,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from engine.cli.main import main
+from engine.tools.cli.main import main
 from tests.e2e.heron.helpers import PROJECTS
 
 pytestmark = pytest.mark.timeout(120)

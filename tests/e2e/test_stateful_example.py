@@ -47,7 +47,7 @@ def output_dir(project: Path, engine: str, summary: dict) -> Path:
 def test_committed_counts_equal_the_text_counted_in_python(tmp_path, engine):
     project = copy_example(tmp_path)
     proc = subprocess.run(
-        [sys.executable, "-m", "engine.cli.main", "run", str(project), "--engine", engine,
+        [sys.executable, "-m", "engine.tools.cli.main", "run", str(project), "--engine", engine,
          "--time", "0", "--json"],
         capture_output=True, text=True, timeout=200, cwd=project)
     assert proc.returncode == 0, proc.stderr

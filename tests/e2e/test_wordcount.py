@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from engine.storm import LocalCluster
-from engine.submission import load_topology
+from engine.common.submission import load_topology
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "wordcount"
@@ -80,7 +80,7 @@ def test_each_word_is_counted_by_exactly_one_task(tmp_path, isolated_imports):
 
 def test_cli_runs_the_example_and_prints_top_counts(tmp_path):
     proc = subprocess.run(
-        [sys.executable, "-m", "engine.cli.main", "run", str(EXAMPLE), "--engine", "storm",
+        [sys.executable, "-m", "engine.tools.cli.main", "run", str(EXAMPLE), "--engine", "storm",
          "-o", "wordcount.max_words=3000", "-o", "wordcount.seed=5", "--json",
          "--log-dir", str(tmp_path / "logs")],
         capture_output=True, text=True, timeout=90, cwd=REPO)
@@ -99,7 +99,7 @@ def test_cli_runs_the_example_and_prints_top_counts(tmp_path):
 
 def test_cli_unknown_topology_name_is_one_clean_line(tmp_path):
     proc = subprocess.run(
-        [sys.executable, "-m", "engine.cli.main", "run", str(EXAMPLE), "-n", "nope"],
+        [sys.executable, "-m", "engine.tools.cli.main", "run", str(EXAMPLE), "-n", "nope"],
         capture_output=True, text=True, timeout=60, cwd=REPO)
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [

@@ -6,8 +6,8 @@ silently."""
 from __future__ import annotations
 
 from compat.storm_api import Bolt, Grouping, Spout, Topology
-from engine.plan import compile_topology
-from engine.submission import overridden_options
+from engine.common.plan import compile_topology
+from engine.common.submission import overridden_options
 
 
 class Lines(Spout):

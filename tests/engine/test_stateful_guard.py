@@ -20,12 +20,12 @@ from engine.healthmgr.resolvers.scale_down import ScaleDownResolver
 from engine.healthmgr.resolvers.scale_up import ScaleUpResolver
 from engine.healthmgr.scheduler_actuator import ActuatorError, SchedulerActuator
 from engine.healthmgr.view import build_view
-from engine.launch import StateManagerSpec
+from engine.common.launch import StateManagerSpec
 from engine.messages import ckptmgr_pb2, physical_plan_pb2, scheduler_pb2
 from engine.packing.repack import repack
 from engine.packing.round_robin import pack_round_robin
-from engine.plan import compile_topology
-from engine.plan.constants import RESCALE_CONFIG_KEY, STATEFUL_CONFIG_KEY
+from engine.common.plan import compile_topology
+from engine.common.plan.constants import RESCALE_CONFIG_KEY, STATEFUL_CONFIG_KEY
 from engine.spi.packing_plan import PackingPlan
 from engine.submitter.stateful_guard import (frozen_components, refusal,
                                              stateful_components)
@@ -215,7 +215,7 @@ def snapshot(state) -> tuple[bytes, bytes]:
 
 def test_heron_update_refuses_with_one_line_naming_the_component(deployed, tmp_path,
                                                                  monkeypatch):
-    from engine.cli.main import main
+    from engine.tools.cli.main import main
 
     before = snapshot(deployed)
     monkeypatch.setenv("HERON_HOME", str(tmp_path / "home"))

@@ -18,7 +18,7 @@ def heron_run(args: Sequence[str], capture: Path, log_dir: Path, *, timeout: flo
               env: dict | None = None) -> tuple[dict, list[dict], str]:
     """Run ``heron run --json --capture CAPTURE --log-dir LOG_DIR ARGS``."""
     proc = subprocess.run(
-        [sys.executable, "-m", "engine.cli.main", "run", "--json", "--capture", str(capture),
+        [sys.executable, "-m", "engine.tools.cli.main", "run", "--json", "--capture", str(capture),
          "--log-dir", str(log_dir), *args],
         cwd=REPO, capture_output=True, text=True, timeout=timeout,
         env={**os.environ, "PYTHONPATH": str(REPO), **(env or {})})

@@ -169,8 +169,8 @@ class FirstTask(ICustomGrouping):
 
 
 def test_a_custom_grouping_compiles_to_one_the_emitting_task_runs_with_herons_context():
-    from engine.grouping import build_grouping
-    from engine.plan.compiler import compile_topology
+    from engine.common.grouping import build_grouping
+    from engine.common.plan.compiler import compile_topology
 
     spout = Words.spec(name="s")
     topology = TopologyType("T", (Topology,), {
@@ -194,7 +194,7 @@ def test_a_custom_grouping_class_path_that_does_not_import_is_refused_at_definit
 
 
 def test_a_topology_compiles_with_herons_typed_config_and_the_tick_it_runs_on():
-    from engine.plan.compiler import compile_topology
+    from engine.common.plan.compiler import compile_topology
 
     spout = Words.spec(name="words", par=2)
 
@@ -218,7 +218,7 @@ def test_a_topology_compiles_with_herons_typed_config_and_the_tick_it_runs_on():
 
 
 def test_discovery_takes_a_builder_script_and_a_topology_class(isolated_imports):
-    from engine.plan.discovery import load_topology_class, is_topology_class
+    from engine.common.plan.discovery import load_topology_class, is_topology_class
 
     built = load_topology_class(EXAMPLES / "word_count_topology.py")
     assert built.__name__ == "word_count_topology" and is_topology_class(built)
@@ -230,8 +230,8 @@ def test_discovery_takes_a_builder_script_and_a_topology_class(isolated_imports)
 
 
 def test_a_heronpy_file_that_never_submits_is_one_clear_error(isolated_imports, tmp_path):
-    from engine.plan.discovery import load_topology_class
-    from engine.plan.errors import NoTopologyClassError, TopologyImportError
+    from engine.common.plan.discovery import load_topology_class
+    from engine.common.plan.errors import NoTopologyClassError, TopologyImportError
 
     quiet = tmp_path / "quiet.py"
     quiet.write_text("from heronpy.api.topology import TopologyBuilder\n")

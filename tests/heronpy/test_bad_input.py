@@ -63,7 +63,7 @@ if __name__ == '__main__':
 
 
 def _heron(*args: str, home: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "engine.cli.main", *args], cwd=REPO,
+    return subprocess.run([sys.executable, "-m", "engine.tools.cli.main", *args], cwd=REPO,
                           capture_output=True, text=True, timeout=60,
                           env={**os.environ, "PYTHONPATH": str(REPO), "HERON_HOME": str(home)})
 

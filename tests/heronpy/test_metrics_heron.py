@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from engine.cli.main import main
+from engine.tools.cli.main import main
 from tests.e2e.heron.helpers import HeronRun, wait_until
 from tests.e2e.heron.test_metrics import scrape
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.cli.topology_args import MainForm, split_topology_args
+from engine.tools.cli.topology_args import MainForm, split_topology_args
 from heronpy.api import heron_options
 from tests.heronpy.cli_runs import heron_run
 from tests.engine.cli.conftest import (heron, heron_home, live_processes,  # noqa: F401

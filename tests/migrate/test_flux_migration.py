@@ -16,8 +16,8 @@ import pytest
 from click.testing import CliRunner
 
 from compat.flux import read_flux
-from engine.plan.compiler import compile_topology
-from engine.plan.discovery import load_topology_class
+from engine.common.plan.compiler import compile_topology
+from engine.common.plan.discovery import load_topology_class
 from migrate.cli import command
 from migrate.findings import Level
 from migrate.outcome import Status

@@ -23,8 +23,8 @@ from click.testing import CliRunner
 
 import heronpy.api
 from compat.storm_api.config import checkpointing, reliability, with_defaults
-from engine.plan.discovery import load_topology_class
-from engine.submission import load_topology
+from engine.common.plan.discovery import load_topology_class
+from engine.common.submission import load_topology
 from migrate.cli import command
 from migrate.project import Status, migrate_tree
 from migrate.rules import select_rules

@@ -328,8 +328,8 @@ def test_migrated_topology_compiles(tmp_path: Path, isolated_imports: None) -> N
     """The rewritten specs are accepted by the plan compiler, as the Java ones were not."""
     pytest.importorskip("compat.connectors.kafka", reason="the Kafka connectors (and "
                         "confluent-kafka) are needed to load the topology")
-    from engine.plan.compiler import compile_topology
-    from engine.plan.discovery import load_topology_class
+    from engine.common.plan.compiler import compile_topology
+    from engine.common.plan.discovery import load_topology_class
 
     (tmp_path / "topologies").mkdir()
     (tmp_path / "src" / "bolts").mkdir(parents=True)

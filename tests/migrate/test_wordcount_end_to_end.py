@@ -17,7 +17,7 @@ EXAMPLE = REPO / "examples" / "wordcount"
 
 def run_topology(project: Path) -> dict:
     proc = subprocess.run(
-        [sys.executable, "-m", "engine.cli.main", "run", str(project),
+        [sys.executable, "-m", "engine.tools.cli.main", "run", str(project),
          "-o", "wordcount.max_words=2000", "-o", "wordcount.seed=3", "--json"],
         cwd=REPO, capture_output=True, text=True, timeout=90)
     assert proc.returncode == 0, proc.stderr

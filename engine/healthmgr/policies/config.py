@@ -24,7 +24,7 @@ from engine.healthmgr.detectors.wait_queue import DEFAULT_GROWTH_LIMIT, DEFAULT_
 from engine.healthmgr.errors import HealthConfigError
 from engine.healthmgr.resolvers.scale_down import DEFAULT_HEADROOM
 from engine.healthmgr.sensors import DEFAULT_DURATION_SECS
-from engine.plan.topology_config import HEALTHMGR_MODE, HealthModeError, healthmgr_mode_on
+from engine.common.plan.topology_config import HEALTHMGR_MODE, HealthModeError, healthmgr_mode_on
 
 # -- topology-level keys ------------------------------------------------------------------
 #: Heron's switch: ``cluster`` runs a Health Manager in container 0, ``disabled`` does not

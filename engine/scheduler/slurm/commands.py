@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import subprocess
 
-from engine.process import PARENT_PID_ENV
+from engine.common.process import PARENT_PID_ENV
 
 #: job states that mean "not running and will not run by itself"
 ENDED_JOB_STATES = ("BOOT_FAIL", "CANCELLED", "COMPLETED", "DEADLINE", "FAILED", "NODE_FAIL",

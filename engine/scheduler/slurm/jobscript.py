@@ -40,8 +40,8 @@ import sys
 from pathlib import Path
 from typing import Any, Mapping
 
-from engine.launch import LaunchSpec
-from engine.process.spawn import with_code_root
+from engine.common.launch import LaunchSpec
+from engine.common.process.spawn import with_code_root
 
 #: the script's exit code when it refuses the node's work directory (sysexits'
 #: EX_CONFIG): the job's output goes nowhere, so the scheduler reads this code instead

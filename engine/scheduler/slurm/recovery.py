@@ -21,7 +21,7 @@ import logging
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol
 
-from engine.launch import metricsmgr_id
+from engine.common.launch import metricsmgr_id
 from engine.tmanager.client import TManagerClient, TManagerUnavailable
 from engine.tmanager.staleness import report_age
 

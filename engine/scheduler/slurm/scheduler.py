@@ -57,10 +57,10 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from engine.launch import LaunchSpec
+from engine.common.launch import LaunchSpec
 from engine.packing import PackingPlan
-from engine.plan.topology_config import topology_config
-from engine.process.restart_policy import RestartTracker
+from engine.common.plan.topology_config import topology_config
+from engine.common.process.restart_policy import RestartTracker
 from engine.scheduler.slurm.cleanup import cancel_topology_jobs
 from engine.scheduler.slurm.commands import (ENDED_JOB_STATES, SlurmCommands, SlurmError,
                                              SlurmUnsatisfiable)
@@ -68,8 +68,8 @@ from engine.scheduler.slurm.jobscript import (UNSAFE_WORK_DIR_EXIT, job_comment,
                                               parse_comment, topology_comment_prefix)
 from engine.scheduler.slurm.recovery import LastSeen, ask_topology_master, recovery_times
 from engine.scheduler.slurm.sizing import container_resources, grew, placement_hint
-from engine.security.guard import SocketSecurity
-from engine.security.private import write_private_file
+from engine.common.security.guard import SocketSecurity
+from engine.common.security.private import write_private_file
 from engine.spi import KillOnce, ServiceScheduler
 from engine.uploader import delete_package
 

@@ -1,4 +1,4 @@
-"""heronpy's ``Grouping.custom(...)`` as the engines run it (``engine.grouping.custom``).
+"""heronpy's ``Grouping.custom(...)`` as the engines run it (``engine.common.grouping.custom``).
 
 heronpy serializes the user's ``ICustomGrouping`` (or its class path) with cloudpickle;
 Heron's Python instance unpickles it in every emitting task and calls
@@ -28,7 +28,7 @@ import cloudpickle
 from heronpy.api.component.context import MetricsRegistry, TopologyContextImpl
 from heronpy.api.serializer import default_serializer
 
-PICKLE_PREFIX = "pickle:"  # engine.grouping.custom's
+PICKLE_PREFIX = "pickle:"  # engine.common.grouping.custom's
 
 
 class CustomGroupingError(ValueError):

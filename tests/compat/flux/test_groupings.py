@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from compat.flux import read_flux
-from engine.plan.compiler import compile_topology
+from engine.common.plan.compiler import compile_topology
 
 from .conftest import SHELL_BOLT, SHELL_SPOUT
 
@@ -81,7 +81,7 @@ def test_shell_components_keep_their_command_line(flux_file):
           - {{from: one, to: many, grouping: {{type: SHUFFLE}}}}
         """))
     plan = compile_topology(flux.topology_class(), name=flux.name).plan
-    from engine.multilang.launch import shell_argv
+    from engine.common.multilang.launch import shell_argv
 
     assert shell_argv(*plan.components["one"].shell) == ["./spout"]
     assert shell_argv(*plan.components["many"].shell) == ["python3", "-u", "my bolt.py"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from compat.storm_api.state import KeyedState
-from engine.serialization import serializer_for_config
+from engine.common.serialization import serializer_for_config
 from engine.statefulstorage import LocalFileSystemStorage
 from engine.statefulstorage.keyed import KeyedStateStore
 

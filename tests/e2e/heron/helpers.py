@@ -1,6 +1,6 @@
 """Running fixture projects on the heron engine and looking at what happened.
 
-``HeronRun`` wraps :class:`engine.local_run.HeronLocalRun`: it starts the topology,
+``HeronRun`` wraps :class:`engine.common.local_run.HeronLocalRun`: it starts the topology,
 waits for the Topology Master's physical plan, remembers every process the run started
 (from the pid files the scheduler and executors write while their children live), lets
 a test act on the running topology, then runs it to the end (``finish``) or stops it,
@@ -20,10 +20,10 @@ from collections.abc import Callable
 
 import psutil
 
-from engine.launch import StateManagerSpec, Submission
-from engine.local_run import HeronLocalRun, HeronRunResult
-from engine.process.spawn import read_pid_file
-from engine.submission import load_topology
+from engine.common.launch import StateManagerSpec, Submission
+from engine.common.local_run import HeronLocalRun, HeronRunResult
+from engine.common.process.spawn import read_pid_file
+from engine.common.submission import load_topology
 
 HERE = Path(__file__).resolve().parent
 PROJECTS = HERE / "projects"

@@ -20,7 +20,7 @@ from tests.e2e.heron.helpers import PROJECTS, HeronRun, json_lines, leaf_tuples
 pytestmark = pytest.mark.timeout(180)
 
 ACKING = PROJECTS / "acking"
-#: the first log line of a process on the pure-Python tuple path (engine.codec)
+#: the first log line of a process on the pure-Python tuple path (engine.common.codec)
 PURE_LINE = "heron.fastpath: tuple path: pure Python (HERON_PURE_PYTHON=1)"
 
 

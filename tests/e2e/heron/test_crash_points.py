@@ -1,6 +1,6 @@
 """Every crash point of the effectively-once protocols, on the heron engine, with real
 processes (issue 38): a keyed word count into a FileSink and a RedisSink runs under a
-steady load while the test arms each point of engine/runtime/crash_points.py in turn
+steady load while the test arms each point of engine/common/runtime/crash_points.py in turn
 (through HERON_TEST_CRASH_FILE); one process dies there with ``os._exit``, as ``kill -9``
 would; the test waits until a checkpoint taken after the death completes (the topology
 recovered and flows again) and arms the next. Points on the restore path are reached by
@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from compat.connectors import read_committed
-from engine.runtime.crash_points import CRASH_FILE_ENV, POINTS
+from engine.common.runtime.crash_points import CRASH_FILE_ENV, POINTS
 from engine.statefulstorage.savepoints import SavepointError, find_savepoint
 from engine.statemgr import open_state_manager
 from tests.e2e.heron.helpers import PROJECTS, kill_one, wait_until
@@ -134,7 +134,7 @@ def test_every_crash_point_keeps_both_sinks_exactly_once(real_engine, sweep, liv
                     assert updated.exit_code == 0, updated.output
                 elif trigger == "savepoint":
                     savepoint_cli = subprocess.Popen(
-                        [sys.executable, "-c", "from engine.cli.main import main; main()",
+                        [sys.executable, "-c", "from engine.tools.cli.main import main; main()",
                          "savepoint", NAME, "--id", "torn"],
                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
                 assert wait_until(marker.exists, timeout=60), \

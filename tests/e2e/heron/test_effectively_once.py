@@ -255,7 +255,7 @@ def test_a_corrupt_newest_checkpoint_is_skipped_and_start_clean_starts_empty(
     their list with the topology, so the test keeps a copy); with the list put back and
     its newest checkpoint corrupted, the next run restores the one before it; with
     ``topology.stateful.start.clean`` it starts from empty state."""
-    from engine.launch import StateManagerSpec
+    from engine.common.launch import StateManagerSpec
     from engine.statefulstorage import LocalFileSystemStorage
 
     n = 2_000

@@ -13,7 +13,7 @@ import collections
 
 import pytest
 
-from engine.grouping import fields_key_hash
+from engine.common.grouping import fields_key_hash
 from tests.e2e.heron.helpers import PROJECTS, HeronRun, describe_run, leaf_tuples
 
 pytestmark = pytest.mark.timeout(180)

@@ -2,12 +2,12 @@
 
 The spouts emit as fast as they may into bolts a hundred times slower, across two
 containers. What the Stream Managers report must show the caps of
-engine.network.inflight holding: no batch an instance sends is bigger than
+engine.common.network.inflight holding: no batch an instance sends is bigger than
 ``heron.instance.emit.batch.size.bytes`` (plus the one row that crossed it), so no zmq
 queue of a hop holds more than ``DATA_HWM`` such batches each way; and no queue a
 Stream Manager keeps for a destination grows past the high watermark plus the batch in
 hand. Between a Stream Manager and its instances the byte credits hold
-(engine.network.credits): no bolt is ever sent more than its read capacity plus one
+(engine.common.network.credits): no bolt is ever sent more than its read capacity plus one
 batch beyond what it executed, and no spout hands its gateway more than its write
 capacity plus one batch beyond what its Stream Manager read, although the spouts are
 held back most of the run. No timing is asserted: what is checked is what was queued.
@@ -19,8 +19,8 @@ import time
 
 import pytest
 
-from engine.network.credits import BOLT_READ_KEY, SPOUT_WRITE_KEY
-from engine.network.inflight import BATCH_BYTES_KEY
+from engine.common.network.credits import BOLT_READ_KEY, SPOUT_WRITE_KEY
+from engine.common.network.inflight import BATCH_BYTES_KEY
 from tests.e2e.heron.helpers import PROJECTS, HeronRun
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]

@@ -16,8 +16,8 @@ import pytest
 from click.testing import CliRunner
 from prometheus_client.parser import text_string_to_metric_families
 
-from engine.cli.main import main
-from engine.security.access_token import default_home, load_or_create
+from engine.tools.cli.main import main
+from engine.common.security.access_token import default_home, load_or_create
 from tests.e2e.heron.helpers import PROJECTS, HeronRun, leaf_tuples, wait_until
 
 pytestmark = pytest.mark.timeout(180)
@@ -28,7 +28,7 @@ LIMIT = 400
 def scrape(url: str) -> dict[tuple[str, str], float]:
     """{(metric family, instance): value} from one Prometheus endpoint, asked with the
     user's access token (the Metrics Manager of a `heron run` takes the environment's
-    Heron home's, engine/security/access_token.py)."""
+    Heron home's, engine/common/security/access_token.py)."""
     token = load_or_create(default_home())
     request = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"})
     text = urllib.request.urlopen(request, timeout=10).read().decode()

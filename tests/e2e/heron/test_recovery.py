@@ -18,8 +18,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from engine.launch import StateManagerSpec
-from engine.process import read_pid_file
+from engine.common.launch import StateManagerSpec
+from engine.common.process import read_pid_file
 from tests.e2e.heron.helpers import PROJECTS, HeronRun, json_lines, leaf_tuples, wait_until
 from tests.e2e.heron.test_acking import assert_pure_python
 

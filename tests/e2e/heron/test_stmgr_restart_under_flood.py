@@ -20,7 +20,7 @@ import time
 import psutil
 import pytest
 
-from engine.process import read_pid_file
+from engine.common.process import read_pid_file
 from tests.e2e.heron.helpers import PROJECTS, HeronRun, wait_until
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from engine.codec.selection import REQUIRE_ENV, TuplePathError, select
+from engine.common.codec.selection import REQUIRE_ENV, TuplePathError, select
 from tests.e2e.heron.helpers import REPO, HeronRun
 
 EXAMPLE = REPO / "examples" / "wordcount"
@@ -46,7 +46,7 @@ def test_each_process_runs_and_logs_the_tuple_path_asked_for(
     else:
         require_compiled()
         monkeypatch.delenv("HERON_PURE_PYTHON", raising=False)
-        expected = "tuple path: compiled (engine.codec._codec"
+        expected = "tuple path: compiled (engine.common.codec._codec"
     seed, n = 5, 5_000
     run = HeronRun(EXAMPLE, "wordcount", tmp_path / "heron",
                    options={"wordcount.seed": seed, "wordcount.max_words": n},
@@ -95,5 +95,5 @@ def test_a_mixed_run_pure_python_instances_and_compiled_stream_managers_counts_e
     assert len(instances) >= 3 and len(stmgrs) == 2, sorted(firsts)
     for name, first in firsts.items():
         expected = ("tuple path: pure Python (HERON_PURE_PYTHON=1)" if name in instances
-                    else "tuple path: compiled (engine.codec._codec")
+                    else "tuple path: compiled (engine.common.codec._codec")
         assert "heron.fastpath: " + expected in first, (name, first)

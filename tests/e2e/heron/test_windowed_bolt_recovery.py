@@ -28,7 +28,7 @@ from types import SimpleNamespace
 import pytest
 
 from compat.connectors import read_committed
-from engine.process.spawn import read_pid_file
+from engine.common.process.spawn import read_pid_file
 from tests.e2e.heron.helpers import PROJECTS, HeronRun, log_warnings, wait_until
 
 PROJECT = PROJECTS / "stateful"

@@ -13,7 +13,7 @@ import psutil
 import pytest
 
 from engine.storm import LocalCluster
-from engine.submission import load_topology
+from engine.common.submission import load_topology
 from tests.e2e.heron.helpers import REPO, HeronRun, wait_until
 
 EXAMPLE = REPO / "examples" / "wordcount"

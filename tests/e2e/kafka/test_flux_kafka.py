@@ -53,7 +53,8 @@ def test_the_flux_kafka_word_count_counts_exactly_on_each_engine(kafka_broker, t
         f"kafka.output.topic = {target}\nkafka.group.id = flux-{tag}\n"
         "max.spout.pending = 500\n", encoding="utf-8")
     expected = dict(word_counts(lines))
-    command = [sys.executable, "-m", "engine.cli.main", "run", str(flux / "kafka_wordcount.yaml"),
+    command = [sys.executable, "-m", "engine.tools.cli.main", "run",
+               str(flux / "kafka_wordcount.yaml"),
                "--filter", str(properties), "--engine", engine, "--json",
                "-t", "25" if engine == "heron" else "15"]
     # the run ends at its time limit (a Kafka topic has no end); the counts must all be

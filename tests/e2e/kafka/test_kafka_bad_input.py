@@ -19,7 +19,7 @@ pytestmark = pytest.mark.timeout(60)
 
 
 def heron_run(*options: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "engine.cli.main", "run", str(PROJECT), "-n",
+    return subprocess.run([sys.executable, "-m", "engine.tools.cli.main", "run", str(PROJECT), "-n",
                            "exact_counts", "-t", "20", *options],
                           capture_output=True, text=True, timeout=50, cwd=cwd)
 

@@ -10,10 +10,10 @@ import psutil
 import pytest
 from click.testing import CliRunner
 
-from engine.cli.main import main
+from engine.tools.cli.main import main
 
-STANDINS = ("tmanager=engine.process.standin,stmgr=engine.process.standin,"
-            "metricsmgr=engine.process.standin,instance=engine.process.standin")
+STANDINS = ("tmanager=engine.common.process.standin,stmgr=engine.common.process.standin,"
+            "metricsmgr=engine.common.process.standin,instance=engine.common.process.standin")
 
 
 @pytest.fixture

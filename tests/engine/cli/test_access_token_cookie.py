@@ -1,6 +1,6 @@
 """The cookie of the one-time link ``heron tracker``, ``heron ui`` and ``heron open`` give
 (``/ui/?token=TOKEN``) is ``SameSite=Lax``, so the link works when followed from another
-site, and what the code's own description (engine/security/access_token.py) and
+site, and what the code's own description (engine/common/security/access_token.py) and
 docs/security.md say of it is what the server sets."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import inspect
 import re
 from pathlib import Path
 
-import engine.security.access_token as access_token
-from engine.ui.auth import Refusals, TokenGuard
+import engine.common.security.access_token as access_token
+from engine.tools.ui.auth import Refusals, TokenGuard
 
 REPO = Path(__file__).resolve().parents[3]
 TOKEN = "t" * 43

@@ -1,5 +1,5 @@
 """``heron submit`` and ``heron run`` refuse a runtime value no role could use, before
-anything starts: one line naming the key and the value, exit 2 (engine/plan/config_check.py).
+anything starts: one line naming the key and the value, exit 2 (engine/common/plan/config_check.py).
 Before, submit said "submitted", ``heron list`` showed RUNNING and the Topology Master
 crash-looped with the traceback in its log only."""
 

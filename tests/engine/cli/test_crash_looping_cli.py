@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
-from engine.launch import StateManagerSpec
-from engine.tracker.app import create_app
-from engine.tracker.service import TrackerSettings
+from engine.common.launch import StateManagerSpec
+from engine.tools.tracker.app import create_app
+from engine.tools.tracker.service import TrackerSettings
 from tests.e2e.heron.helpers import PROJECTS, wait_until
 from tests.engine.cli.conftest import heron
 from tests.engine.tracker.conftest import TOKEN

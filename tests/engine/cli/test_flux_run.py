@@ -21,7 +21,7 @@ FLUX = EXAMPLE / "wordcount.yaml"
 
 
 def _heron(*args: str, cwd: Path, timeout: float = 90) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "engine.cli.main", *args], cwd=cwd,
+    return subprocess.run([sys.executable, "-m", "engine.tools.cli.main", *args], cwd=cwd,
                           capture_output=True, text=True, timeout=timeout,
                           env={**os.environ, "PYTHONPATH": str(REPO)})
 
@@ -94,8 +94,8 @@ def test_an_unknown_key_and_a_filter_without_flux_are_refused(tmp_path):
 
 def test_the_submission_rebuilds_the_same_topology_without_filter_or_environment(
         tmp_path, monkeypatch, isolated_imports):
-    from engine.launch import LaunchSpec, Submission
-    from engine.submission import load_topology
+    from engine.common.launch import LaunchSpec, Submission
+    from engine.common.submission import load_topology
 
     flux = tmp_path / "flux" / "wordcount.yaml"
     flux.parent.mkdir()
@@ -129,7 +129,7 @@ def test_heron_submit_local_records_the_flux_file_and_its_values(heron_home, swe
                                                                   isolated_imports, tmp_path):
     """With stand-ins for the engine's processes: the launch file names the YAML file,
     the substitution values and the shell directory; heron kill removes it."""
-    from engine.launch import LaunchSpec
+    from engine.common.launch import LaunchSpec
     from tests.engine.cli.conftest import heron
 
     result = heron("submit", "local", str(FLUX), "--filter", str(EXAMPLE / "dev.properties"))

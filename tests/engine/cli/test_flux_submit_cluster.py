@@ -1,5 +1,5 @@
 """``heron submit CLUSTER TOPOLOGY.yaml`` to a cluster that is not this machine: the
-Flux file goes in the topology package (engine/cluster/package.py) like a project; here
+Flux file goes in the topology package (engine/common/cluster/package.py) like a project; here
 a Kubernetes ``--dry-run``, whose pods would fetch that package (the real Slurm run is
 tests/cluster/test_slurm_flux.py)."""
 

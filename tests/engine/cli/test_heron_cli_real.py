@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from engine.security.guard import SocketSecurity
-from engine.security.keys import keys_from_state
+from engine.common.security.guard import SocketSecurity
+from engine.common.security.keys import keys_from_state
 from engine.messages import tmanager_pb2
-from engine.network.sockets import request
+from engine.common.network.sockets import request
 from engine.statemgr import open_state_manager
 from tests.e2e.heron.helpers import wait_until
 from tests.engine.cli.conftest import heron
@@ -137,7 +137,7 @@ def test_a_killed_scheduler_service_is_started_again_and_so_is_the_topology(
     import os
     import signal
 
-    from engine.process import read_pid_file
+    from engine.common.process import read_pid_file
     from engine.scheduler.supervise import SERVING_MARKER
 
     pids = real_engine / "topologies" / "wordcount" / "pids"

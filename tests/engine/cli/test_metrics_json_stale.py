@@ -7,8 +7,8 @@ import json
 
 from click.testing import CliRunner
 
-from engine.cli import metrics_command
-from engine.cli.main import main
+from engine.tools.cli import metrics_command
+from engine.tools.cli.main import main
 
 ANSWER = {
     ("count", "container_1_count_1"): {"__execute-count": "90", "__report-age": "1"},

@@ -10,8 +10,8 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from engine.cli import metrics_command
-from engine.cli.main import main
+from engine.tools.cli import metrics_command
+from engine.tools.cli.main import main
 
 P = "user/kafkaOffset/"
 ANSWER = {

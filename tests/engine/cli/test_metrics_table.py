@@ -10,8 +10,8 @@ import pytest
 from click.testing import CliRunner
 from rich.console import Console
 
-from engine.cli import metrics_command
-from engine.cli.main import main
+from engine.tools.cli import metrics_command
+from engine.tools.cli.main import main
 
 ANSWER = {
     ("count", "container_1_count_1"): {"__execute-count": "90", "__report-age": "1"},

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.cli import kill_command as topology_commands
+from engine.tools.cli import kill_command as topology_commands
 from tests.engine.cli.conftest import heron
 
 pytestmark = pytest.mark.timeout(120)

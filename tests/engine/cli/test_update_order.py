@@ -13,12 +13,12 @@ import pytest
 import zmq
 from click.testing import CliRunner
 
-from engine.cli.main import main
+from engine.tools.cli.main import main
 from engine.healthmgr.scheduler_actuator import ActuatorError, SchedulerActuator
-from engine.launch import StateManagerSpec, Submission
+from engine.common.launch import StateManagerSpec, Submission
 from engine.messages import common_pb2, scheduler_pb2
-from engine.network import decode, encode
-from engine.submission import load_topology
+from engine.common.network import decode, encode
+from engine.common.submission import load_topology
 from engine.submitter.deploy import deploy
 
 pytestmark = pytest.mark.timeout(60)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.cluster.config import ClusterConfigError, ClusterRef, load_cluster
+from engine.common.cluster.config import ClusterConfigError, ClusterRef, load_cluster
 
 
 def write_cluster(home: Path, name: str, **files: str) -> Path:

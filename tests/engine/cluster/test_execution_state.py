@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.launch import StateManagerSpec, Submission
-from engine.submission import load_topology
+from engine.common.launch import StateManagerSpec, Submission
+from engine.common.submission import load_topology
 from engine.submitter.deploy import deploy
 
 pytestmark = pytest.mark.timeout(60)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.cluster.package import (MANIFEST, PackageError, build_package, engine_version,
+from engine.common.cluster.package import (MANIFEST, PackageError, build_package, engine_version,
                                     unpack_package)
 from engine.uploader import HttpUploader, LocalFsUploader, fetch
 

@@ -18,8 +18,8 @@ from typing import Callable
 
 import pytest
 
-from engine.codec import codec as pure_codec
-from engine.codec.selection import REQUIRE_ENV, TuplePathError, select
+from engine.common.codec import codec as pure_codec
+from engine.common.codec.selection import REQUIRE_ENV, TuplePathError, select
 
 #: the Stream Manager's twins, one module per job (engine/stmgr/): routing, XOR maps, acking
 STMGR_TWINS = ("routing", "xor", "acking")
@@ -51,14 +51,14 @@ def stmgr_twin(package: str, prefix: str) -> SimpleNamespace:
 
 @pytest.fixture(scope="session")
 def compiled() -> ModuleType:
-    """``engine.codec._codec``, checked fresh against the sources in the tree."""
+    """``engine.common.codec._codec``, checked fresh against the sources in the tree."""
     try:
         select({REQUIRE_ENV: "1"})
     except TuplePathError as exc:
         if os.environ.get(REQUIRE_ENV, "").strip().lower() in {"1", "true", "yes", "on"}:
             pytest.fail(f"{REQUIRE_ENV}=1: {type(exc).__name__}: {exc}")
         pytest.skip(f"no usable compiled tuple path here: {exc}")
-    return importlib.import_module("engine.codec._codec")
+    return importlib.import_module("engine.common.codec._codec")
 
 
 @pytest.fixture(scope="session")

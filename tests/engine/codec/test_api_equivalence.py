@@ -249,7 +249,7 @@ def test_words_and_counts_are_read_from_the_payload_itself(compiled_api, monkeyp
 
 
 def test_the_pure_twin_decodes_as_the_msgpack_serializer_does():
-    from engine.serialization import MsgpackSerializer
+    from engine.common.serialization import MsgpackSerializer
     blob = msgpack.packb(["a", b"b", {"k": [1]}], use_bin_type=True)
     assert pure_api._loads(blob) == MsgpackSerializer.loads(blob)
 

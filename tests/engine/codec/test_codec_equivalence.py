@@ -25,8 +25,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from compat.storm_api.tuple import Tuple
-from engine.codec import Undecodable
-from engine.grouping.hashing import fields_key_hash
+from engine.common.codec import Undecodable
+from engine.common.grouping.hashing import fields_key_hash
 from engine.messages import tuple_pb2
 
 SETTINGS = settings(max_examples=300, deadline=None,

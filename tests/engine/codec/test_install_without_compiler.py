@@ -48,7 +48,7 @@ def test_install_without_a_compiler_runs_the_pure_path(tmp_path: Path) -> None:
     output = install.stdout + install.stderr
     assert ("the compiled tuple path was not built" in output
             and "the pure-Python tuple path will be used" in output), output[-3000:]
-    site = subprocess.run([str(python), "-c", "import engine.codec as f, sys; "
+    site = subprocess.run([str(python), "-c", "import engine.common.codec as f, sys; "
                            "print(f.__file__); print(f.selected().describe())"],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
     assert site.returncode == 0, site.stderr

@@ -13,8 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.codec import MalformedBatch
-from engine.codec import codec as pure
+from engine.common.codec import MalformedBatch
+from engine.common.codec import codec as pure
 from engine.messages import tuple_pb2
 
 SETTINGS = settings(max_examples=300, deadline=None,

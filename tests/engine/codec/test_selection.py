@@ -14,7 +14,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[3]
 PROBE = ("import logging, sys; logging.basicConfig(stream=sys.stdout, format='%(levelname)s "
-         "%(message)s', level=logging.INFO); import engine.codec as f; f.log_tuple_path(); "
+         "%(message)s', level=logging.INFO); import engine.common.codec as f; f.log_tuple_path(); "
          "print('module', f.tuple_codec.__name__, f.tuple_codec.COMPILED)")
 
 
@@ -40,22 +40,22 @@ def test_default_is_the_compiled_path_when_built(compiled) -> None:
     out = probe(REPO)
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines()[0].startswith("INFO tuple path: compiled (")
-    assert "module engine.codec._codec True" in out.stdout
+    assert "module engine.common.codec._codec True" in out.stdout
 
 
 def test_heron_pure_python_selects_the_twin_even_when_built(compiled) -> None:
     out = probe(REPO, HERON_PURE_PYTHON="1", HERON_REQUIRE_COMPILED="1")
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines()[0] == "INFO tuple path: pure Python (HERON_PURE_PYTHON=1)"
-    assert "module engine.codec.codec False" in out.stdout
+    assert "module engine.common.codec.codec False" in out.stdout
 
 
 def test_heron_pure_python_0_is_not_pure(compiled) -> None:
-    assert "module engine.codec._codec True" in probe(REPO, HERON_PURE_PYTHON="0").stdout
+    assert "module engine.common.codec._codec True" in probe(REPO, HERON_PURE_PYTHON="0").stdout
 
 
 def stale(tree: Path) -> None:
-    source = tree / "engine" / "codec" / "_codec.pyx"
+    source = tree / "engine" / "common" / "codec" / "_codec.pyx"
     source.write_text(source.read_text() + "\n# changed after the build\n")
 
 
@@ -66,18 +66,19 @@ def test_a_stale_build_is_refused_with_a_warning(tree: Path) -> None:
     first = out.stdout.splitlines()[0]
     assert first.startswith("WARNING tuple path: pure Python (StaleExtensionError: ")
     assert "rebuild it with `python3 -m pip install -e .`" in first
-    assert "module engine.codec.codec False" in out.stdout
+    assert "module engine.common.codec.codec False" in out.stdout
 
 
 def test_a_stale_build_is_an_error_when_the_compiled_path_is_required(tree: Path) -> None:
     stale(tree)
     out = probe(tree, HERON_REQUIRE_COMPILED="1")
     assert out.returncode != 0
-    assert "engine.codec.selection.StaleExtensionError: the compiled tuple path" in out.stderr
+    assert ("engine.common.codec.selection.StaleExtensionError: the compiled tuple path"
+            in out.stderr)
 
 
 def test_a_missing_build_gives_the_pure_path_with_a_note(tree: Path) -> None:
-    for built in (tree / "engine" / "codec").glob("_codec*.so"):
+    for built in (tree / "engine" / "common" / "codec").glob("_codec*.so"):
         built.unlink()
     out = probe(tree)
     assert out.returncode == 0, out.stderr
@@ -86,19 +87,20 @@ def test_a_missing_build_gives_the_pure_path_with_a_note(tree: Path) -> None:
 
 
 def test_a_missing_build_is_an_error_when_the_compiled_path_is_required(tree: Path) -> None:
-    for built in (tree / "engine" / "codec").glob("_codec*.so"):
+    for built in (tree / "engine" / "common" / "codec").glob("_codec*.so"):
         built.unlink()
     out = probe(tree, HERON_REQUIRE_COMPILED="1")
     assert out.returncode != 0
-    assert "engine.codec.selection.ExtensionMissingError: HERON_REQUIRE_COMPILED=1" in out.stderr
+    assert ("engine.common.codec.selection.ExtensionMissingError: HERON_REQUIRE_COMPILED=1"
+            in out.stderr)
 
 
 def test_the_engine_passes_the_choice_to_every_process_it_starts(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Engine processes are started by ``spawn`` with the parent's environment (plus
     the code root and the parent pid): nothing strips the two variables on the way."""
-    from engine.process.spawn import spawn
-    from engine.process.spec import ProcessSpec
+    from engine.common.process.spawn import spawn
+    from engine.common.process.spec import ProcessSpec
 
     monkeypatch.setenv("HERON_PURE_PYTHON", "1")
     monkeypatch.setenv("HERON_REQUIRE_COMPILED", "1")
@@ -120,7 +122,7 @@ def test_a_stale_stream_manager_build_refuses_the_whole_compiled_path(tree: Path
     first = out.stdout.splitlines()[0]
     assert first.startswith("WARNING tuple path: pure Python (StaleExtensionError: ")
     assert "_routing" in first
-    assert "module engine.codec.codec False" in out.stdout
+    assert "module engine.common.codec.codec False" in out.stdout
     required = probe(tree, HERON_REQUIRE_COMPILED="1")
     assert required.returncode != 0
     assert "StaleExtensionError: the compiled tuple path" in required.stderr
@@ -133,7 +135,7 @@ def test_a_missing_stream_manager_build_gives_the_pure_path_for_all(tree: Path) 
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines()[0].startswith(
         "INFO tuple path: pure Python (no compiled extension is built")
-    assert "module engine.codec.codec False" in out.stdout
+    assert "module engine.common.codec.codec False" in out.stdout
     required = probe(tree, HERON_REQUIRE_COMPILED="1")
     assert required.returncode != 0
     assert "ExtensionMissingError: HERON_REQUIRE_COMPILED=1" in required.stderr
@@ -152,7 +154,7 @@ def test_heron_says_in_one_line_that_a_required_compiled_path_is_stale(tmp_path:
     child = {k: v for k, v in os.environ.items()
              if k not in ("PYTHONPATH", "HERON_PURE_PYTHON", "HERON_REQUIRE_COMPILED")}
     child.update(PYTHONPATH=str(tmp_path), HERON_REQUIRE_COMPILED="1")
-    out = subprocess.run([sys.executable, "-m", "engine.cli.entry_point", "list"],
+    out = subprocess.run([sys.executable, "-m", "engine.tools.cli.entry_point", "list"],
                          cwd=tmp_path, env=child, capture_output=True, text=True, timeout=60)
     assert out.returncode == 1
     (line,) = out.stderr.splitlines()
@@ -160,6 +162,6 @@ def test_heron_says_in_one_line_that_a_required_compiled_path_is_stale(tmp_path:
     assert "rebuild it with `python3 -m pip install -e .`" in line
     assert "unset HERON_REQUIRE_COMPILED" in line
     child.pop("HERON_REQUIRE_COMPILED")
-    fine = subprocess.run([sys.executable, "-m", "engine.cli.entry_point", "--help"],
+    fine = subprocess.run([sys.executable, "-m", "engine.tools.cli.entry_point", "--help"],
                           cwd=tmp_path, env=child, capture_output=True, text=True, timeout=60)
     assert fine.returncode == 0 and "Usage: " in fine.stdout

@@ -21,7 +21,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from engine.codec import MalformedBatch
+from engine.common.codec import MalformedBatch
 from engine.messages import tuple_pb2
 from engine.stmgr.routes import ConsumerRoute
 

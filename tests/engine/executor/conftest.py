@@ -1,5 +1,5 @@
 """A launch spec and a stored two-container packing plan, with stand-ins for the engine's
-processes (engine.process.standin), so the executor can be tested on its own."""
+processes (engine.common.process.standin), so the executor can be tested on its own."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.launch import LaunchSpec, StateManagerSpec, Submission
+from engine.common.launch import LaunchSpec, StateManagerSpec, Submission
 from engine.packing import ContainerPlan, InstancePlan, PackingPlan, Resource
 from engine.statemgr import LocalFileSystemStateManager
 
@@ -34,7 +34,7 @@ def plan() -> PackingPlan:
 
 @pytest.fixture
 def launch_spec(tmp_path: Path, monkeypatch) -> LaunchSpec:
-    monkeypatch.setenv("HERON_MODULE_OVERRIDES", "*=engine.process.standin")
+    monkeypatch.setenv("HERON_MODULE_OVERRIDES", "*=engine.common.process.standin")
     spec = LaunchSpec(topology_name="wc", topology_id="wc-0123456789ab",
                       working_dir=str(tmp_path / "topologies" / "wc"),
                       submission=Submission(project=str(tmp_path), name="wc"),

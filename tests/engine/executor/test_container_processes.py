@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine.executor import container_processes, executor_process, resolve_modules, stop_stages
-from engine.launch import LaunchSpec, StateManagerSpec, Submission
+from engine.common.launch import LaunchSpec, StateManagerSpec, Submission
 
 pytestmark = pytest.mark.timeout(30)
 

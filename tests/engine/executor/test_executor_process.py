@@ -11,7 +11,7 @@ import time
 import psutil
 import pytest
 
-from engine.launch import LaunchSpec
+from engine.common.launch import LaunchSpec
 
 pytestmark = pytest.mark.timeout(90)
 

@@ -10,8 +10,8 @@ import pickle
 
 import pytest
 
-from engine.grouping import GroupingError, build_grouping
-from engine.grouping.custom import CustomGrouping, load_custom_grouping
+from engine.common.grouping import GroupingError, build_grouping
+from engine.common.grouping.custom import CustomGrouping, load_custom_grouping
 from engine.stmgr.routes import build_routes
 from engine.stmgr.routing import DIRECT
 
@@ -86,8 +86,8 @@ def test_a_grouping_that_cannot_be_had_says_why(spec, words):
 
 
 def test_the_stream_manager_routes_a_custom_subscription_only_by_the_emitters_choice():
-    from engine.plan.definitions import ComponentDef, InputDef, StreamDef
-    from engine.plan.logical import LogicalPlan
+    from engine.common.plan.definitions import ComponentDef, InputDef, StreamDef
+    from engine.common.plan.logical import LogicalPlan
 
     spout = ComponentDef("words", "spout", 1,
                          outputs={"default": StreamDef("words", "default", ("word",))},

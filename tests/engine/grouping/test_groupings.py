@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from engine.grouping import GroupingError, build_grouping, fields_key_hash
+from engine.common.grouping import GroupingError, build_grouping, fields_key_hash
 
 
 def route(kind, tasks, values_list, **kw):
@@ -55,7 +55,7 @@ def test_fields_grouping_ignores_other_fields_and_task_listing_order():
 
 
 def test_fields_hash_is_stable_across_processes():
-    code = ("from engine.grouping import fields_key_hash;"
+    code = ("from engine.common.grouping import fields_key_hash;"
             "print([fields_key_hash(['dog', 1], [0]), fields_key_hash(['a', 'b'], [0, 1])])")
     outs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                            check=True, env={"PYTHONHASHSEED": str(seed), "PATH": ""}).stdout

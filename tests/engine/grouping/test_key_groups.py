@@ -1,4 +1,4 @@
-"""Key groups (engine/grouping/key_groups.py): for random parallelisms and key-group
+"""Key groups (engine/common/grouping/key_groups.py): for random parallelisms and key-group
 counts every group has exactly one owner, the owners' ranges tile the groups, the fields
 grouping's hash and the key hash agree, and a rescale moves only groups whose owner
 changed, each whole, to its new owner."""
@@ -8,8 +8,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.grouping import fields_key_hash
-from engine.grouping.key_groups import (KeyGroupError, check_parallelism, groups_of,
+from engine.common.grouping import fields_key_hash
+from engine.common.grouping.key_groups import (KeyGroupError, check_parallelism, groups_of,
                                         key_group, key_groups, key_hash, moves, owner_index,
                                         routing_table)
 
@@ -93,8 +93,8 @@ def test_the_stream_manager_routes_a_fields_grouping_by_key_group_under_effectiv
     """build_routes with key groups: every row of a batch goes to the owner of its key's
     group, on the split path and the tracked path alike, one sub-batch per task."""
     from engine.messages import tuple_pb2
-    from engine.plan import compile_topology
-    from engine.codec import selected_module
+    from engine.common.plan import compile_topology
+    from engine.common.codec import selected_module
     from engine.stmgr.routes import build_routes
     split_batch, split_indices = (selected_module("routing").split_batch,
                                   selected_module("routing").split_indices)

@@ -152,8 +152,8 @@ class BackPressureMeter:
     what it reports."""
 
     def __init__(self, home: Path, component: str, name: str = NAME) -> None:
-        from engine.launch import StateManagerSpec
-        from engine.tracker.service import Tracker, TrackerSettings
+        from engine.common.launch import StateManagerSpec
+        from engine.tools.tracker.service import Tracker, TrackerSettings
 
         self.name = name
         self.component = component

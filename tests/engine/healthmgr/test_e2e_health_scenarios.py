@@ -17,7 +17,7 @@ import time
 
 import pytest
 
-from engine.process import read_pid_file
+from engine.common.process import read_pid_file
 from engine.statemgr import open_state_manager
 from tests.e2e.heron.helpers import wait_until
 from tests.engine.cli.conftest import (heron, heron_home, live_processes,  # noqa: F401

@@ -19,9 +19,9 @@ from engine.healthmgr.records import (Action, ActionKind, ActionStatus, Diagnosi
 from engine.healthmgr.state import LoopState
 from engine.healthmgr.store import HealthStore, read_records
 from engine.healthmgr.view import build_view, topology_config
-from engine.launch import StateManagerSpec, Submission
+from engine.common.launch import StateManagerSpec, Submission
 from engine.messages import physical_plan_pb2, topology_pb2
-from engine.submission import load_topology
+from engine.common.submission import load_topology
 from engine.healthmgr.runtime_config import RuntimeConfigError as UpdateError
 from engine.healthmgr.runtime_config import parse_runtime_config, set_runtime_config
 
@@ -136,7 +136,7 @@ def test_a_bad_setting_stops_the_health_manager_with_one_line_naming_it(deployed
 def test_heron_health_prints_the_records(deployed, tmp_path, monkeypatch):
     from click.testing import CliRunner
 
-    from engine.cli.main import main
+    from engine.tools.cli.main import main
 
     state, launch = deployed
     HealthStore(state, NAME, launch.topology_id).save(LoopState(), [action(1000.0)])
@@ -153,7 +153,7 @@ def test_heron_health_prints_the_records(deployed, tmp_path, monkeypatch):
 def test_heron_run_refuses_auto_scaling(tmp_path, isolated_imports):
     from click.testing import CliRunner
 
-    from engine.cli.main import main
+    from engine.tools.cli.main import main
 
     result = CliRunner().invoke(
         main,

@@ -13,11 +13,11 @@ import pytest
 
 from compat.storm_api import Bolt
 from compat.storm_api.hosting import host_component
-from engine.runtime.stats import TaskStats
+from engine.common.runtime.stats import TaskStats
 from engine.instance.bolt_loop import BoltLoop
 from engine.instance.collector import CONTROL_BATCH, InstanceCollector, StreamOut
 from engine.messages import tuple_pb2
-from engine.serialization import serializer_for_config
+from engine.common.serialization import serializer_for_config
 
 SOURCE, STREAM = "words", "default"
 

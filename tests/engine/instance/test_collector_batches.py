@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import logging
 
-from engine.runtime.stats import TaskStats
+from engine.common.runtime.stats import TaskStats
 from engine.instance.collector import TUPLE_BATCH, InstanceCollector, StreamOut
 from engine.messages import tuple_pb2
-from engine.serialization import serializer_for_config
+from engine.common.serialization import serializer_for_config
 
 
 def collector(batch_size: int, batch_bytes: int) -> tuple[InstanceCollector, list]:

@@ -1,4 +1,4 @@
-"""The instance's side of the byte credits (engine.network.credits): the executor gives
+"""The instance's side of the byte credits (engine.common.network.credits): the executor gives
 back a tuple batch's read credit once the loop looks at its input again (it has run the
 batch), through the gateway to the Stream Manager, a quarter of the capacity at a time
 and all of it before the loop waits; control messages spend none."""
@@ -11,7 +11,7 @@ import zmq
 
 from engine.instance.gateway import TO_STMGR
 from engine.instance.loop import ASSIGNMENT, TUPLE_BATCH, ReadCreditPipe
-from engine.network.credits import CREDIT, decode_credit
+from engine.common.network.credits import CREDIT, decode_credit
 from tests.zmq_pairs import pipe_pair
 
 
@@ -84,5 +84,5 @@ def test_a_receive_that_would_wait_gives_everything_back_first():
 
 
 def _payload(n: int) -> bytes:
-    from engine.network.credits import encode_credit
+    from engine.common.network.credits import encode_credit
     return encode_credit(n)[1]

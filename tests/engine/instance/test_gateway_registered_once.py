@@ -13,7 +13,7 @@ import zmq
 
 from engine.instance.gateway import Gateway
 from engine.messages import stmgr_pb2
-from engine.network import encode
+from engine.common.network import encode
 from tests.engine.instance.test_gateway_registration import (  # noqa: F401
     answer_registrations, ctx, endpoints, start_gateway, stop_gateway, stream_manager, wait)
 

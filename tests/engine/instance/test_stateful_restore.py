@@ -11,7 +11,7 @@ import pytest
 
 from compat.storm_api.state import HashMapState
 from engine.instance.stateful import TaskCheckpointing
-from engine.serialization import serializer_for_config
+from engine.common.serialization import serializer_for_config
 from engine.spi.statefulstorage import CheckpointUnreadable
 from engine.statefulstorage.codec import encode_state
 from engine.statefulstorage.localfs import LocalFileSystemStorage

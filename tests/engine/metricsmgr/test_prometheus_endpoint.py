@@ -13,7 +13,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from engine.metricsmgr.manager import endpoint_token
 from engine.metricsmgr.prometheus import LatestMetricsCollector, PrometheusEndpoint
-from engine.security.access_token import auth_header, load_or_create
+from engine.common.security.access_token import auth_header, load_or_create
 
 pytestmark = pytest.mark.timeout(30)
 TOKEN = "test-access-token-0123456789abcdefghijklmnop"

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import pytest
 
-from engine.multilang import host_shell_component
+from engine.common.multilang import host_shell_component
 
 SOURCE_FIELDS = {"src": {"default": ["line"]}}
 

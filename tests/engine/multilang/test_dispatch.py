@@ -5,8 +5,8 @@ import logging
 
 import pytest
 
-from engine.multilang.dispatch import MessageDispatcher
-from engine.multilang.errors import ShellProtocolError
+from engine.common.multilang.dispatch import MessageDispatcher
+from engine.common.multilang.errors import ShellProtocolError
 
 
 def dispatcher(kind: str, collector) -> MessageDispatcher:

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from compat.storm_api.exceptions import ComponentFailure
-from engine.multilang import (HeartbeatTimeout, ShellProtocolError, ShellStartError,
+from engine.common.multilang import (HeartbeatTimeout, ShellProtocolError, ShellStartError,
                                         SubprocessDied)
 
 

@@ -7,8 +7,8 @@ from collections import namedtuple
 import msgpack
 import pytest
 
-from engine.multilang.errors import PipeClosed, ShellProtocolError
-from engine.multilang.framing import JsonFraming, MsgpackFraming, framing_for
+from engine.common.multilang.errors import PipeClosed, ShellProtocolError
+from engine.common.multilang.framing import JsonFraming, MsgpackFraming, framing_for
 
 
 class TrickleStream(io.BytesIO):

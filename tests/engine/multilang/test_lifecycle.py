@@ -19,7 +19,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from engine.multilang.launch import shell_argv, spawn
+from engine.common.multilang.launch import shell_argv, spawn
 
 REPO = Path(__file__).resolve().parents[4]
 
@@ -150,7 +150,7 @@ def test_pystorm_component_exits_with_status_2_when_its_stdin_closes(components)
 
 PARENT = textwrap.dedent("""
     import logging, sys, time
-    from engine.multilang import host_shell_component
+    from engine.common.multilang import host_shell_component
 
     class Collector:
         def __getattr__(self, name):

@@ -1,4 +1,4 @@
-"""Byte credits between a Stream Manager and its instances (engine.network.credits): the
+"""Byte credits between a Stream Manager and its instances (engine.common.network.credits): the
 keys and their checks, the ledger's grant / spend / return / reset, the instance's write
 credit shared by two threads, a malformed credit logged and ignored, and the Stream
 Manager's queue holding data (never control) for an instance without credit."""
@@ -14,15 +14,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.messages import stmgr_pb2
-from engine.network.credits import (BOLT_READ_KEY, BOLT_WRITE_KEY, CREDIT,
+from engine.common.network.credits import (BOLT_READ_KEY, BOLT_WRITE_KEY, CREDIT,
                                     DEFAULT_BOLT_READ_BYTES, DEFAULT_BOLT_WRITE_BYTES,
                                     DEFAULT_SPOUT_WRITE_BYTES, SPOUT_WRITE_KEY, Capacities,
                                     CreditConfigError, CreditLedger, WriteCredit, capacities,
                                     decode_credit, encode_credit)
 from engine.stmgr.outbox import Outbox
-from engine.plan.config_check import check_runtime_config
+from engine.common.plan.config_check import check_runtime_config
 from tests.zmq_pairs import router_and_dealer
-from engine.plan.errors import InvalidConfigError
+from engine.common.plan.errors import InvalidConfigError
 
 
 def test_defaults_and_keys():

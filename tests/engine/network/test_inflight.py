@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.network.inflight import (BATCH_BYTES_KEY, BATCH_TIME_KEY, DATA_HWM,
+from engine.common.network.inflight import (BATCH_BYTES_KEY, BATCH_TIME_KEY, DATA_HWM,
                                      DEFAULT_BATCH_BYTES, DEFAULT_BATCH_TIME_MS,
                                      OLD_BATCH_BYTES_KEY, Batching, InflightConfigError,
                                      batching, hop_cap_bytes)
@@ -52,7 +52,7 @@ def test_a_bad_value_names_its_key(key, value):
     ("heron.streammgr.network.backpressure.lowwatermark.mb=20",
      "heron.streammgr.network.backpressure.lowwatermark.mb")])
 def test_heron_run_refuses_a_bad_value_in_one_line(option, named, tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "engine.cli.main", "run",
+    proc = subprocess.run([sys.executable, "-m", "engine.tools.cli.main", "run",
                            str(REPO / "examples" / "wordcount"), "-o", option, "--time", "3"],
                           capture_output=True, text=True, timeout=60, cwd=tmp_path)
     assert proc.returncode == 2, proc.stderr

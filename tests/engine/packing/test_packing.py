@@ -8,7 +8,7 @@ import pytest
 
 from engine.packing import (PackingError, PackingPlan, pack_first_fit_decreasing,
                             pack_round_robin)
-from engine.plan import ComponentDef, InputDef, LogicalPlan, StreamDef
+from engine.common.plan import ComponentDef, InputDef, LogicalPlan, StreamDef
 
 MIB = 2 ** 20
 

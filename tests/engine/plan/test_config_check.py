@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.plan.config_check import check_runtime_config
-from engine.plan.errors import InvalidConfigError
+from engine.common.plan.config_check import check_runtime_config
+from engine.common.plan.errors import InvalidConfigError
 
 BAD_VALUES = [
     ("topology.stateful.checkpoint.interval.seconds", "abc"),

@@ -6,7 +6,7 @@ import pytest
 from streamparse import Bolt, Grouping, JavaBolt, ShellBolt, Spout, Stream, Topology
 from streamparse.thrift import GlobalStreamId
 
-from engine.plan import compile_topology, errors
+from engine.common.plan import compile_topology, errors
 
 
 class WordSpout(Spout):

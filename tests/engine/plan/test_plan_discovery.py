@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import streamparse
 
-from engine.plan import compile_topology, discovery, errors, load_topology_class
+from engine.common.plan import compile_topology, discovery, errors, load_topology_class
 
 QUICKSTART = Path(streamparse.__file__).parent / "bootstrap" / "project"
 

@@ -7,8 +7,8 @@ import pickle
 import pytest
 
 from engine.messages import topology_pb2 as pb
-from engine.plan import errors
-from engine.plan.logical import ComponentDef, InputDef, LogicalPlan, StreamDef
+from engine.common.plan import errors
+from engine.common.plan.logical import ComponentDef, InputDef, LogicalPlan, StreamDef
 
 
 def full_plan() -> LogicalPlan:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.plan import errors
-from engine.plan.logical import ComponentDef, InputDef, LogicalPlan, StreamDef
+from engine.common.plan import errors
+from engine.common.plan.logical import ComponentDef, InputDef, LogicalPlan, StreamDef
 
 
 def streams(component: str, **declared: tuple[str, ...]) -> dict[str, StreamDef]:

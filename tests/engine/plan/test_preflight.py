@@ -1,4 +1,4 @@
-"""engine.plan.preflight: a component class's own check runs with the config its tasks
+"""engine.common.plan.preflight: a component class's own check runs with the config its tasks
 will get (the component's over the topology's), and a ValueError from it becomes one
 PlanningError naming the component."""
 
@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 
 from compat.storm_api import Bolt, Spout, Topology
-from engine.plan.compiler import compile_topology
-from engine.plan.errors import PlanningError
-from engine.plan.preflight import preflight
+from engine.common.plan.compiler import compile_topology
+from engine.common.plan.errors import PlanningError
+from engine.common.plan.preflight import preflight
 
 SEEN: list[tuple[str, dict]] = []
 

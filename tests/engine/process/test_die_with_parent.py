@@ -18,9 +18,10 @@ pytestmark = pytest.mark.timeout(60)
 PARENT = """
 import sys, time
 from pathlib import Path
-from engine.process import ProcessSpec, spawn
+from engine.common.process import ProcessSpec, spawn
 child = spawn(ProcessSpec("child", [sys.executable, "-c",
-    "from engine.process import die_with_parent; die_with_parent(); import time; time.sleep(60)"],
+    "from engine.common.process import die_with_parent; die_with_parent(); "
+    "import time; time.sleep(60)"],
     Path(sys.argv[1]) / "child.log"))
 print(child.pid, flush=True)
 time.sleep(60)
@@ -62,7 +63,7 @@ def test_child_exits_at_once_when_parent_already_gone():
     env = dict(os.environ, HERON_PARENT_PID="1" if os.getpid() != 1 else "2")
     started = time.monotonic()
     code = subprocess.call([sys.executable, "-c",
-                            "from engine.process import die_with_parent; die_with_parent(); "
+                            "from engine.common.process import die_with_parent; die_with_parent(); "
                             "import time; time.sleep(30)"], env=env)
     assert code == 1
     assert time.monotonic() - started < 10

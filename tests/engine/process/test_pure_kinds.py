@@ -1,4 +1,4 @@
-"""``HERON_PURE_PYTHON_KINDS``: engine.process.spawn starts the listed kinds of process
+"""``HERON_PURE_PYTHON_KINDS``: engine.common.process.spawn starts the listed kinds of process
 with ``HERON_PURE_PYTHON=1`` and leaves the others as they are (a mixed run)."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import sys
 import pytest
 
 from engine.config.errors import ConfigError
-from engine.process.spawn import PURE_KINDS_ENV, process_kind, pure_kinds, spawn
-from engine.process.spec import ProcessSpec
+from engine.common.process.spawn import PURE_KINDS_ENV, process_kind, pure_kinds, spawn
+from engine.common.process.spec import ProcessSpec
 
 
 def test_process_names_map_to_kinds():

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from engine.metricsmgr.manager import restart_statuses
-from engine.process.restart_policy import (INITIAL_KEY, MAX_KEY, RESET_KEY, RestartPolicy,
+from engine.common.process.restart_policy import (INITIAL_KEY, MAX_KEY, RESET_KEY, RestartPolicy,
                                            RestartPolicyError, RestartTracker, crash_loop_error)
 
 

@@ -14,12 +14,12 @@ from pathlib import Path
 import psutil
 import pytest
 
-from engine.process import ProcessSpec, RestartPolicy, Supervisor, SupervisorEvent
+from engine.common.process import ProcessSpec, RestartPolicy, Supervisor, SupervisorEvent
 
 pytestmark = pytest.mark.timeout(60)
 
 SLEEPER = [sys.executable, "-c",
-           "from engine.process import die_with_parent; die_with_parent(); "
+           "from engine.common.process import die_with_parent; die_with_parent(); "
            "import time; time.sleep(60)"]
 
 
@@ -252,8 +252,8 @@ def test_processes_a_killed_predecessor_left_running_are_stopped_before_the_new_
     start a second copy beside them (a Stream Manager would keep hearing the old one)."""
     import subprocess
 
-    from engine.process import supervisor
-    from engine.process.spawn import write_pid_file
+    from engine.common.process import supervisor
+    from engine.common.process.spawn import write_pid_file
 
     monkeypatch.setattr(supervisor, "LEFTOVER_GRACE_SECS", 1.0)
     pids = tmp_path / "pids"

@@ -1,4 +1,4 @@
-"""The test-only crash points (engine/runtime/crash_points.py): named once, each one called
+"""The test-only crash points (engine/common/runtime/crash_points.py): named once, each one called
 where its step is, costing nothing when nothing is armed, and, when a test arms one,
 killing exactly one process there, as ``kill -9`` would."""
 
@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from engine.runtime.crash_points import CRASH_EXIT, CRASH_FILE_ENV, POINTS
+from engine.common.runtime.crash_points import CRASH_EXIT, CRASH_FILE_ENV, POINTS
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -45,7 +45,7 @@ def run_point(
         arming = tmp_path / "crash.json"
         arming.write_text(json.dumps(armed))
         env[CRASH_FILE_ENV] = str(arming)
-    code = ("from engine.runtime.crash_points import crash\n"
+    code = ("from engine.common.runtime.crash_points import crash\n"
             f"crash({point!r}, {who!r})\nprint('still here')\n")
     return subprocess.run([sys.executable, "-c", code], env=env, cwd=REPO, capture_output=True,
                           text=True, timeout=60)

@@ -1,12 +1,12 @@
 """The Kafka lag figures a spout reports under Storm's KafkaOffsetMetric names
 (``user/kafkaOffset/<topic>/partition_<n>/spoutLag`` ...), recognised and grouped into
-one row per partition and one total per component (engine/runtime/source_lag.py)."""
+one row per partition and one total per component (engine/common/runtime/source_lag.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from engine.runtime.source_lag import (ComponentLag, LagMetric, PartitionLag, component_totals,
+from engine.common.runtime.source_lag import (ComponentLag, LagMetric, PartitionLag, component_totals,
                                        lag_rows, parse_name, reports_lag)
 
 P = "user/kafkaOffset/"

@@ -10,8 +10,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from engine.security.keys import TopologyKeys
-from engine.launch import LaunchSpec, StateManagerSpec, Submission
+from engine.common.security.keys import TopologyKeys
+from engine.common.launch import LaunchSpec, StateManagerSpec, Submission
 from engine.messages import execution_state_pb2, topology_pb2
 from engine.packing import ContainerPlan, InstancePlan, PackingPlan, Resource
 from engine.statemgr import LocalFileSystemStateManager
@@ -35,8 +35,10 @@ def two_container_plan() -> PackingPlan:
 @pytest.fixture
 def launch_spec(tmp_path: Path, monkeypatch) -> LaunchSpec:
     monkeypatch.setenv("HERON_MODULE_OVERRIDES",
-                       "tmanager=engine.process.standin,stmgr=engine.process.standin,"
-                       "metricsmgr=engine.process.standin,instance=engine.process.standin")
+                       "tmanager=engine.common.process.standin,"
+                       "stmgr=engine.common.process.standin,"
+                       "metricsmgr=engine.common.process.standin,"
+                       "instance=engine.common.process.standin")
     spec = LaunchSpec(topology_name="wc", topology_id=f"wc-{os.getpid():012x}"[-15:],
                       working_dir=str(tmp_path / "topologies" / "wc"),
                       submission=Submission(project=str(tmp_path), name="wc"),

@@ -31,7 +31,7 @@ def children_of(pid: int) -> set[int]:
 
 
 def test_launch_restart_kill(launch_spec, sweep, topology_processes):
-    from engine.network.endpoints import ipc_dir
+    from engine.common.network.endpoints import ipc_dir
 
     scheduler = LocalScheduler(launch_spec)
     try:

@@ -1,4 +1,4 @@
-"""The per-user access token (engine/security/access_token.py): made on first use
+"""The per-user access token (engine/common/security/access_token.py): made on first use
 owner-only (0600 in a 0700 home), the same for every process that asks, refused in one
 line naming the file (never its content) when unsafe or damaged."""
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.security.access_token import (AccessTokenError, bearer, home_of_working_dir,
+from engine.common.security.access_token import (AccessTokenError, bearer, home_of_working_dir,
                                           load_or_create, matches, token_path)
 
 

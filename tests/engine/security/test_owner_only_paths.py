@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from engine.launch import LaunchSpec, StateManagerSpec, Submission
+from engine.common.launch import LaunchSpec, StateManagerSpec, Submission
 from engine.messages import tmanager_pb2, topology_pb2
-from engine.network.endpoints import ipc_dir
-from engine.security.private import UnsafePathError, runtime_root
+from engine.common.network.endpoints import ipc_dir
+from engine.common.security.private import UnsafePathError, runtime_root
 from engine.statemgr import LocalFileSystemStateManager
 from tests.engine.cli.conftest import heron
 
@@ -61,7 +61,7 @@ def test_a_runtime_dir_owned_by_another_user_is_refused_naming_it(nobodys_dir, m
 def test_heron_run_exits_2_naming_a_runtime_dir_another_user_owns(nobodys_dir, tmp_path):
     env = {**os.environ, "HERON_RUNTIME_DIR": str(nobodys_dir)}
     result = subprocess.run(
-        [sys.executable, "-m", "engine.cli.main", "run", str(WORDCOUNT), "--time", "2",
+        [sys.executable, "-m", "engine.tools.cli.main", "run", str(WORDCOUNT), "--time", "2",
          "--log-dir", str(tmp_path / "logs"), "-o", "wordcount.max_words=100"],
         cwd=REPO, env=env, capture_output=True, text=True, timeout=50)
     assert result.returncode == 2, (result.stdout, result.stderr)
@@ -141,7 +141,7 @@ def test_a_topology_working_dir_is_owner_only(tmp_path):
 
 
 def test_a_submissions_digest_copy_is_owner_only_and_not_in_the_launch_file(tmp_path):
-    from engine.cli.env import Env
+    from engine.tools.cli.env import Env
 
     digest = tmp_path / "zk-auth"
     digest.write_text("heron:pw-not-in-launch-json\n")

@@ -17,14 +17,14 @@ import pytest
 import zmq
 from click.testing import CliRunner
 
-from engine.cli.logs_command import LocalLogs, _poll_lines
-from engine.cli.main import main
-from engine.launch import StateManagerSpec
+from engine.tools.cli.logs_command import LocalLogs, _poll_lines
+from engine.tools.cli.main import main
+from engine.common.launch import StateManagerSpec
 from engine.messages import common_pb2, physical_plan_pb2, shell_pb2, tmanager_pb2, topology_pb2
-from engine.network import request
-from engine.network.sockets import RequestTimeout, connect_dealer
-from engine.security.guard import ConnectionGuard, SocketSecurity
-from engine.security.keys import TopologyKeys
+from engine.common.network import request
+from engine.common.network.sockets import RequestTimeout, connect_dealer
+from engine.common.security.guard import ConnectionGuard, SocketSecurity
+from engine.common.security.keys import TopologyKeys
 from engine.shell.client import ShellClient, ShellError, container_shells
 from engine.shell.logfiles import MAX_READ_BYTES
 from engine.shell.server import ContainerShell
@@ -237,7 +237,7 @@ def test_a_container_whose_shell_is_gone_is_named_and_the_others_still_show(home
 
 
 def test_following_reads_what_a_remote_container_appends(home, nodes, keys):
-    from engine.cli.logs_command import LogEntry, ShellLogs
+    from engine.tools.cli.logs_command import LogEntry, ShellLogs
 
     client = ShellClient(1, nodes[1].shell.endpoint, TOPOLOGY_ID, SocketSecurity(keys))
     size = (nodes[1].working_dir / "logs" / "stmgr-1.log").stat().st_size
@@ -258,8 +258,8 @@ def test_following_reads_what_a_remote_container_appends(home, nodes, keys):
 def test_the_tracker_lists_and_serves_remote_containers_files(home, nodes):
     from fastapi.testclient import TestClient
 
-    from engine.security.access_token import auth_header, load_or_create
-    from engine.tracker import TrackerSettings, create_app
+    from engine.common.security.access_token import auth_header, load_or_create
+    from engine.tools.tracker import TrackerSettings, create_app
 
     spec = StateManagerSpec(kind="local", root=str(home / "state"))
     app = create_app(spec, TrackerSettings(poll_interval=0.5, tm_timeout=1.5, home=home))

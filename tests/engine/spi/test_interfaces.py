@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from engine.launch import LaunchSpec, Submission
+from engine.common.launch import LaunchSpec, Submission
 from engine.packing import (PACKINGS, FirstFitDecreasingPacking, PackingError,
                             RoundRobinPacking, packing_for)
 from engine.scheduler.kubernetes import KubernetesScheduler

@@ -11,8 +11,8 @@ import random
 import pytest
 
 from compat.storm_api.state import KeyedState
-from engine.grouping.key_groups import groups_of, key_group
-from engine.serialization import serializer_for_config
+from engine.common.grouping.key_groups import groups_of, key_group
+from engine.common.serialization import serializer_for_config
 from engine.statefulstorage import LocalFileSystemStorage
 from engine.statefulstorage.keyed import COMPACT_AFTER, ForeignKeyError, KeyedStateStore
 

@@ -1,4 +1,4 @@
-"""The Stream Manager's side of the byte credits (engine.network.credits): a bolt's read
+"""The Stream Manager's side of the byte credits (engine.common.network.credits): a bolt's read
 credit comes back in an InstanceCredit and a malformed one is logged and ignored; each
 batch read from an instance is owed back to it as write credit, sent straight to the
 socket after a round of reading (never behind data) once a quarter of the smaller write
@@ -10,7 +10,7 @@ import logging
 
 
 from engine.messages import stmgr_pb2
-from engine.network.credits import CREDIT, CreditLedger, decode_credit, encode_credit
+from engine.common.network.credits import CREDIT, CreditLedger, decode_credit, encode_credit
 from engine.stmgr.manager import TUPLE_BATCH, StreamManager
 from engine.stmgr.outbox import Outbox
 from tests.zmq_pairs import router_and_dealer

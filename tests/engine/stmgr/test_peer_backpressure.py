@@ -12,7 +12,7 @@ import pytest
 import zmq
 
 from engine.messages import stmgr_pb2
-from engine.network import encode
+from engine.common.network import encode
 from engine.stmgr.backpressure import Backpressure
 from engine.stmgr.manager import StreamManager
 from engine.stmgr.outbox import Outbox

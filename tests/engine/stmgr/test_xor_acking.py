@@ -9,7 +9,7 @@ import random
 import pytest
 
 from engine.messages import tuple_pb2
-from engine.codec import selected_module
+from engine.common.codec import selected_module
 from engine.stmgr.routes import ConsumerRoute
 from engine.stmgr.routing import SHUFFLE
 
@@ -153,7 +153,7 @@ def test_a_rotating_map_needs_two_buckets(buckets):
 
 
 def test_a_malformed_control_batch_is_refused_whole_before_anything_is_applied():
-    from engine.codec import MalformedBatch
+    from engine.common.codec import MalformedBatch
 
     tracker = AckTracker("stmgr-1", [1], 30.0, {1: "stmgr-1"}.get)
     tracker.xor.xor(1, 500, 0xAA)
@@ -167,7 +167,7 @@ def test_a_malformed_control_batch_is_refused_whole_before_anything_is_applied()
 
 
 def test_a_tracked_batch_with_too_few_roots_is_refused_before_routing():
-    from engine.codec import MalformedBatch
+    from engine.common.codec import MalformedBatch
 
     tracker = AckTracker("stmgr-1", [1], 30.0, {1: "stmgr-1"}.get)
     batch = tracked_batch(1, [(0, [(1, 500)]), (1, [(1, 501)])])

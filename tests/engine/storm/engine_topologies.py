@@ -7,7 +7,7 @@ from pathlib import Path
 
 from compat.storm_api import ReliableSpout, Spout
 from engine.storm import LocalCluster, OutputCapture
-from engine.plan.compiler import compile_topology
+from engine.common.plan.compiler import compile_topology
 
 
 class NumberSpout(Spout):

@@ -1,4 +1,4 @@
-"""The storm engine's own crash points (``storm.*`` in engine/runtime/crash_points.py): the
+"""The storm engine's own crash points (``storm.*`` in engine/common/runtime/crash_points.py): the
 engine is one process, so a death there ends the run. The keyed word count into a FileSink
 and a RedisSink runs again and again with the same checkpoint root, one point armed per
 run, each run dying there with ``os._exit`` as ``kill -9`` would, until an unarmed run
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from compat.connectors import read_committed
-from engine.runtime.crash_points import CRASH_EXIT, CRASH_FILE_ENV, POINTS
+from engine.common.runtime.crash_points import CRASH_EXIT, CRASH_FILE_ENV, POINTS
 
 pytestmark = pytest.mark.timeout(400)
 
@@ -41,7 +41,7 @@ def test_the_order_names_every_crash_point_of_the_storm_engine():
 
 
 def run(project: Path, options: dict[str, str], env: dict[str, str]) -> subprocess.CompletedProcess:
-    args = [sys.executable, "-c", "from engine.cli.main import main; main()", "run",
+    args = [sys.executable, "-c", "from engine.tools.cli.main import main; main()", "run",
             str(project), "-n", NAME, "--engine", "storm", "--time", "0"]
     for key, value in options.items():
         args += ["-o", f"{key}={value}"]

@@ -18,8 +18,8 @@ import pytest
 
 from compat.storm_api import Bolt, Grouping, StatefulComponent, Topology, TwoPhaseCommitBolt
 from engine.config.checkpointing import checkpointing
-from engine.plan.compiler import compile_topology
-from engine.runtime.errors import LocalEngineError
+from engine.common.plan.compiler import compile_topology
+from engine.common.runtime.errors import LocalEngineError
 from engine.statefulstorage import open_storage
 from engine.storm import LocalCluster
 from engine.storm.checkpoint_store import checkpoint_number

@@ -10,7 +10,7 @@ import pytest
 
 from compat.storm_api import Bolt, Grouping, ReliableSpout, Stream, Topology
 from engine.storm import LocalCluster, OutputCapture
-from engine.plan.compiler import compile_topology
+from engine.common.plan.compiler import compile_topology
 from tests.engine.storm.engine_topologies import NumberSpout, run_topology
 
 pytestmark = pytest.mark.timeout(60)

@@ -5,7 +5,7 @@ never rejoins the topology, and the refusal says why."""
 
 from __future__ import annotations
 
-from engine.launch import SUPERSEDED, peer_identity, split_peer_identity
+from engine.common.launch import SUPERSEDED, peer_identity, split_peer_identity
 from engine.messages import common_pb2, packing_plan_pb2, tmanager_pb2
 from engine.tmanager.master import TopologyMaster
 
@@ -93,7 +93,7 @@ class OneNodeState:
 
 
 def located_master(tmp_path, stored) -> TopologyMaster:
-    from engine.launch import LaunchSpec, Submission
+    from engine.common.launch import LaunchSpec, Submission
 
     tm = object.__new__(TopologyMaster)
     tm.name = "wc"

@@ -5,7 +5,7 @@ overwrite the reason the restore log, ``heron run`` and the tracker show."""
 
 from __future__ import annotations
 
-from engine.launch import peer_identity
+from engine.common.launch import peer_identity
 from engine.messages import packing_plan_pb2, tmanager_pb2
 from engine.tmanager.master import TopologyMaster, packing_change
 

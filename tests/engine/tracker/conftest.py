@@ -23,7 +23,7 @@ import httpx
 import pytest
 import uvicorn
 
-from engine.launch import StateManagerSpec, Submission
+from engine.common.launch import StateManagerSpec, Submission
 
 PROJECT = Path(__file__).resolve().parent / "project"
 NAME = "tracked"
@@ -31,7 +31,7 @@ COMPONENTS = ("sentence_spout", "split_bolt", "count_bolt")
 #: what tests give the tracker: fast polls, a short Topology Master timeout
 POLL_INTERVAL = 0.5
 TM_TIMEOUT = 1.5
-#: the access token of the apps ``tracker_app`` makes (engine/security/access_token.py)
+#: the access token of the apps ``tracker_app`` makes (engine/common/security/access_token.py)
 TOKEN = "test-access-token-0123456789abcdefghijklmnop"
 
 
@@ -111,8 +111,8 @@ class RunningTopology:
 
     def tmanager_pid(self) -> int:
         """The Topology Master's process, from its pid file."""
-        from engine.launch import TMANAGER
-        from engine.process.spawn import read_pid_file
+        from engine.common.launch import TMANAGER
+        from engine.common.process.spawn import read_pid_file
 
         proc = read_pid_file(self.working_dir / "pids" / f"{TMANAGER}.pid")
         assert proc is not None, f"no live Topology Master pid file in {self.working_dir / 'pids'}"
@@ -123,10 +123,10 @@ def spout_emitted(state_spec: StateManagerSpec, name: str) -> int:
     from engine.tmanager.client import TManagerClient
     from engine.tmanager.client import TManagerUnavailable as Unavailable
 
-    from engine.security.guard import SocketSecurity
-    from engine.security.keys import KeysError, keys_from_state
+    from engine.common.security.guard import SocketSecurity
+    from engine.common.security.keys import KeysError, keys_from_state
 
-    from engine.tracker.logs import working_dir
+    from engine.tools.tracker.logs import working_dir
 
     with state_spec.open() as state:
         location = state.get("tmanagers", name)
@@ -149,8 +149,8 @@ def spout_emitted(state_spec: StateManagerSpec, name: str) -> int:
 def start_topology(state_spec: StateManagerSpec | None, working_dir: Path) -> RunningTopology:
     """Submit and start the project's topology; wait until its spout has emitted and every
     instance has reported metrics (so the exception of the splitter has had time to come)."""
-    from engine.local_run import HeronLocalRun
-    from engine.submission import load_topology
+    from engine.common.local_run import HeronLocalRun
+    from engine.common.submission import load_topology
 
     loaded = load_topology(PROJECT, name=NAME)
     runner = HeronLocalRun(loaded, Submission(project=str(PROJECT), name=NAME),
@@ -185,13 +185,13 @@ def local_topology() -> Iterator[RunningTopology]:
 
 def page_link(url: str, path: str, token: str = TOKEN) -> str:
     """The one-time link to a page, as `heron tracker` prints it (sets the cookie)."""
-    from engine.cli.serving import link
+    from engine.tools.cli.serving import link
 
     return link(url, path, token)
 
 
 def tracker_app(state_spec: StateManagerSpec, **settings: Any) -> Any:
-    from engine.tracker import TrackerSettings, create_app
+    from engine.tools.tracker import TrackerSettings, create_app
 
     options = {"poll_interval": POLL_INTERVAL, "tm_timeout": TM_TIMEOUT, **settings}
     return create_app(state_spec, TrackerSettings(**options), token=TOKEN)

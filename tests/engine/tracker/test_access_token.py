@@ -1,5 +1,5 @@
-"""The tracker's and the UI's access token (engine/security/access_token.py,
-engine/ui/auth.py): a request without it, with a wrong one, or from another local user
+"""The tracker's and the UI's access token (engine/common/security/access_token.py,
+engine/tools/ui/auth.py): a request without it, with a wrong one, or from another local user
 gets a 401 and no data, and is counted; the one-time link sets an HttpOnly cookie and
 redirects to the clean URL; `heron tracker` prints the link and logs no token."""
 
@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from engine.launch import StateManagerSpec
+from engine.common.launch import StateManagerSpec
 from engine.messages import topology_pb2
-from engine.ui.app import create_ui_app
-from engine.ui.auth import REFUSED_DETAIL
+from engine.tools.ui.app import create_ui_app
+from engine.tools.ui.auth import REFUSED_DETAIL
 from tests.engine.tracker.conftest import TOKEN, client, tracker_app, wait_until
 
 pytestmark = pytest.mark.timeout(60)
@@ -105,7 +105,7 @@ def test_heron_tracker_prints_the_link_and_logs_no_token(tmp_path, state_spec):
     out = tmp_path / "tracker.out"
     with open(err, "w") as stderr, open(out, "w") as stdout:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "engine.cli.main", "tracker", "--port", "0",
+            [sys.executable, "-m", "engine.tools.cli.main", "tracker", "--port", "0",
              "--home", str(home), "--state-root", state_spec.root],
             cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)}, stdout=stdout,
             stderr=stderr, start_new_session=True)
@@ -140,7 +140,7 @@ def test_heron_tracker_prints_the_link_and_logs_no_token(tmp_path, state_spec):
 def test_a_token_file_others_can_read_is_one_line_exit_2(tmp_path):
     from click.testing import CliRunner
 
-    from engine.cli.main import main
+    from engine.tools.cli.main import main
 
     home = tmp_path / "home"
     home.mkdir(mode=0o700)
@@ -160,8 +160,8 @@ def test_a_token_file_others_can_read_is_one_line_exit_2(tmp_path):
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="becoming uid 65534 needs root")
 def test_another_user_can_neither_read_the_token_nor_get_data(tmp_path, state_spec, serve):
-    from engine.security.access_token import load_or_create
-    from engine.tracker import TrackerSettings, create_app
+    from engine.common.security.access_token import load_or_create
+    from engine.tools.tracker import TrackerSettings, create_app
 
     home = tmp_path / "home"
     token_file = home / "access-token"
@@ -207,7 +207,7 @@ def test_a_browser_is_given_the_link_through_an_owner_only_page_not_argv(tmp_pat
     """A command line is visible to every user (ps): the browser gets a file:// page."""
     import webbrowser
 
-    from engine.cli.serving import link, open_link
+    from engine.tools.cli.serving import link, open_link
 
     opened: list[str] = []
     monkeypatch.setattr(webbrowser, "open", lambda url: opened.append(url) or True)

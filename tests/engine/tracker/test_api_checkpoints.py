@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 import zmq
 
-from engine.launch import StateManagerSpec, Submission
+from engine.common.launch import StateManagerSpec, Submission
 from engine.messages import ckptmgr_pb2, common_pb2, tmanager_pb2
-from engine.network import bind_router, decode, encode
-from engine.security.guard import ConnectionGuard
+from engine.common.network import bind_router, decode, encode
+from engine.common.security.guard import ConnectionGuard
 from tests.engine.tracker.conftest import NAME as TRACKED, PROJECT as TRACKED_PROJECT
 from tests.engine.tracker.conftest import client, tracker_app
 
@@ -100,7 +100,7 @@ def submitted(tmp_path_factory):
     """The stateful word count and the (at-least-once) tracker test topology, written to
     one local state tree as `heron submit` writes them, and three consistent checkpoints
     stored as the Topology Master stores them (newest first)."""
-    from engine.submission import load_topology
+    from engine.common.submission import load_topology
     from engine.submitter.deploy import deploy
 
     saved_path, saved_modules = list(sys.path), set(sys.modules)

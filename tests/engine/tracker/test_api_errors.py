@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 import zmq
 
-from engine.launch import StateManagerSpec, Submission
+from engine.common.launch import StateManagerSpec, Submission
 from engine.messages import common_pb2, tmanager_pb2
-from engine.network import bind_router, decode, encode
-from engine.security.guard import ConnectionGuard
+from engine.common.network import bind_router, decode, encode
+from engine.common.security.guard import ConnectionGuard
 from tests.engine.tracker.conftest import NAME, PROJECT, TM_TIMEOUT, client, tracker_app
 
 pytestmark = pytest.mark.timeout(60)
@@ -85,7 +85,7 @@ def submitted(tmp_path_factory):
     """The test project's topology written to a local state tree (topology, packing
     plan, execution state), as `heron submit` writes it, with no process started."""
     from engine.submitter.deploy import deploy
-    from engine.submission import load_topology
+    from engine.common.submission import load_topology
 
     saved_path, saved_modules = list(sys.path), set(sys.modules)
     root = tmp_path_factory.mktemp("tracker-state")

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.launch import StateManagerSpec
+from engine.common.launch import StateManagerSpec
 from tests.engine.tracker.conftest import (
     COMPONENTS,
     NAME,
@@ -260,7 +260,7 @@ def test_a_stopped_topology_master_is_a_503_and_the_server_keeps_serving(local_t
 def test_a_stuck_instance_s_figures_are_marked_stale_until_it_reports_again(api, running):
     """An instance that neither dies nor publishes (stopped): the Topology Master still
     holds its last figures, and the answer marks them stale with their age."""
-    from engine.process.spawn import read_pid_file
+    from engine.common.process.spawn import read_pid_file
 
     bolts = get(api, "/topologies/metrics", component="count_bolt", metricname="__execute-count")
     assert bolts["stale"] == {}

@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from engine.launch import StateManagerSpec, Submission
+from engine.common.launch import StateManagerSpec, Submission
 from engine.messages import tmanager_pb2
 from tests.engine.tracker.conftest import NAME, PROJECT, client, tracker_app
 from tests.engine.tracker.test_api_checkpoints import StandInTopologyMaster
@@ -40,7 +40,7 @@ FIGURES: dict[tuple[str, str], dict[str, str]] = {
 @pytest.fixture(scope="module")
 def submitted(tmp_path_factory):
     """The tracker test topology written to a local state tree as `heron submit` writes it."""
-    from engine.submission import load_topology
+    from engine.common.submission import load_topology
     from engine.submitter.deploy import deploy
 
     saved_path, saved_modules = list(sys.path), set(sys.modules)

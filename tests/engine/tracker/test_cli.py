@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from engine.cli.main import main
-from engine.cli.serving import is_loopback
-from engine.ui.app import create_ui_app
-from engine.security.private import write_private_file
+from engine.tools.cli.main import main
+from engine.tools.cli.serving import is_loopback
+from engine.tools.ui.app import create_ui_app
+from engine.common.security.private import write_private_file
 from tests.engine.tracker.conftest import (NAME, TOKEN, client, page_link, tracker_app,
                                           wait_until)
 
@@ -54,8 +54,8 @@ def tracker_process(tmp_path: Path, *args: str):
         home_with_token(home)
     env = {**os.environ, "HERON_HOME": str(home), "PYTHONPATH": str(REPO)}
     with open(log, "w") as err:
-        proc = subprocess.Popen([sys.executable, "-m", "engine.cli.main", "tracker", "--port", "0",
-                                 *args], cwd=REPO, env=env,
+        proc = subprocess.Popen([sys.executable, "-m", "engine.tools.cli.main", "tracker",
+                                 "--port", "0", *args], cwd=REPO, env=env,
                                 stdout=subprocess.DEVNULL, stderr=err, start_new_session=True)
     try:
         found = wait_until(lambda: re.search(r"serving on (http://127\.0\.0\.1:\d+)",
@@ -149,7 +149,7 @@ def test_heron_tracker_cluster_reads_the_clusters_zookeeper(tmp_path, zookeeper)
     topology stored in that ZooKeeper tree, under its digest ACL, is listed."""
     import uuid
 
-    from engine.launch import StateManagerSpec
+    from engine.common.launch import StateManagerSpec
     from engine.messages import topology_pb2
 
     home = tmp_path / "home"

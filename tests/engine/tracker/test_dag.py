@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import itertools
 
-from engine.plan.logical import ComponentDef, InputDef, LogicalPlan, StreamDef
-from engine.tracker.dag import layout_plan
+from engine.common.plan.logical import ComponentDef, InputDef, LogicalPlan, StreamDef
+from engine.tools.tracker.dag import layout_plan
 
 
 def component(name: str, kind: str, inputs: tuple[InputDef, ...] = (), par: int = 1,

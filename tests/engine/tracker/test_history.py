@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import itertools
 
-from engine.tracker.history import (
+from engine.tools.tracker.history import (
     MetricsHistory,
     TopologyHistory,
     is_counter,

@@ -1,4 +1,4 @@
-"""engine/tracker/logs.py on its own: only regular files directly inside the logs folder,
+"""engine/tools/tracker/logs.py on its own: only regular files directly inside the logs folder,
 checked again when opened (docs/security.md, "Tracker logs")."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import os
 
 import pytest
 
-from engine.tracker import logs
-from engine.tracker.errors import BadParameter, NotFound
+from engine.tools.tracker import logs
+from engine.tools.tracker.errors import BadParameter, NotFound
 
 
 @pytest.fixture

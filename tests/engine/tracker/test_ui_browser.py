@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.ui.app import create_ui_app
+from engine.tools.ui.app import create_ui_app
 from tests.browser import Chromium, find_chromium, png_size, wait_for
 from tests.engine.tracker.conftest import (COMPONENTS, NAME, TOKEN, page_link, tracker_app,
                                           wait_until)
@@ -183,7 +183,7 @@ def test_the_topology_page_shows_the_dag_and_live_counts(local_topology, serve, 
 def test_a_stuck_instance_is_marked_stale_on_the_page(local_topology, serve, browser):
     """An instance that stops reporting (stopped: neither dead nor publishing) shows its
     frozen figures as stale, on its component's row and its own, until it reports again."""
-    from engine.process.spawn import read_pid_file
+    from engine.common.process.spawn import read_pid_file
 
     served = serve(tracker_app(local_topology.state_spec))
     session = browser.open_page(page_link(served.url, f"/ui/topologies/{NAME}"))
@@ -239,7 +239,7 @@ def test_the_link_heron_tracker_prints_opens_the_page(local_topology, browser, t
     out, err = tmp_path / "tracker.out", tmp_path / "tracker.err"
     with open(out, "w") as stdout, open(err, "w") as stderr:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "engine.cli.main", "tracker", "--port", "0",
+            [sys.executable, "-m", "engine.tools.cli.main", "tracker", "--port", "0",
              "--home", str(tmp_path / "home"), "--state-root",
              str(local_topology.state_spec.root), "--poll-interval", "1"],
             cwd=repo, env={**os.environ, "PYTHONPATH": str(repo)}, stdout=stdout,

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from engine.launch import StateManagerSpec, Submission
+from engine.common.launch import StateManagerSpec, Submission
 from tests.browser import DevToolsError, wait_for
 from tests.engine.tracker.conftest import client, page_link, tracker_app
 from tests.engine.tracker.test_ui_browser import artifact, browser  # noqa: F401 (fixture)
@@ -40,8 +40,8 @@ def stateful_topology() -> Iterator[Any]:
     """The stateful word count running effectively-once on the local state manager: a
     corpus it does not finish during the test, read slowly (little CPU), and a counting
     task that raises once after 600 words (a flag file makes it once per run)."""
-    from engine.local_run import HeronLocalRun
-    from engine.submission import load_topology
+    from engine.common.local_run import HeronLocalRun
+    from engine.common.submission import load_topology
 
     saved_path, saved_modules = list(sys.path), set(sys.modules)
     working_dir = Path(tempfile.mkdtemp(prefix="tracker-ckpt-ui-"))

@@ -26,7 +26,7 @@ from compat.summingbird.platforms.streaming import (
 )
 from compat.summingbird.platforms.streaming.planner import FLAT_MAP, SPOUT, SUMMER
 from compat.summingbird.testing import buckets_of, delta_of, words_of
-from engine.plan.compiler import compile_topology
+from engine.common.plan.compiler import compile_topology
 
 
 def is_even(n: int) -> bool:

@@ -174,7 +174,7 @@ def test_a_deployed_topology_calls_its_sinks_where_the_write_runs(tmp_path):
     from engine.storm import LocalCluster
     from compat.summingbird import JsonLinesSink
     from compat.summingbird.platforms.streaming import plan_topology
-    from engine.plan.compiler import compile_topology
+    from engine.common.plan.compiler import compile_topology
 
     sink = JsonLinesSink(tmp_path / "words.jsonl")
     store = SQLiteStore(tmp_path / "counts.db")

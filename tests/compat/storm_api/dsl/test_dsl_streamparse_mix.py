@@ -23,8 +23,8 @@ from streamparse.thrift import GlobalStreamId as SpGlobalStreamId
 import compat.storm_api as ours
 from compat.connectors import FileSink, FileSpout
 from compat.storm_api.dsl import InvalidTopologyKey, InvalidTopologyValue
-from engine.plan.compiler import compile_topology
-from engine.plan.constants import STATEFUL_CONFIG_KEY
+from engine.common.plan.compiler import compile_topology
+from engine.common.plan.constants import STATEFUL_CONFIG_KEY
 
 REPO = Path(__file__).resolve().parents[4]
 DSLS = {"streamparse": sp, "ours": ours}

@@ -32,7 +32,7 @@ K8S_VERSIONS = ["1.30", kubernetes_validate.latest_version()]
 def wordcount_plan(isolated_imports) -> PackingPlan:
     """examples/wordcount compiled (a fields-grouped count bolt) and packed round-robin
     over 3 containers with per-component RAM."""
-    from engine.plan import compile_topology, discovery, load_topology_class
+    from engine.common.plan import compile_topology, discovery, load_topology_class
     saved = dict(discovery._LOADED)
     try:
         cls = load_topology_class(REPO / "examples" / "wordcount" / "topologies" / "wordcount.py")
@@ -47,7 +47,7 @@ def wordcount_plan(isolated_imports) -> PackingPlan:
 
 
 def ffd_plan() -> PackingPlan:
-    from engine.plan import ComponentDef, InputDef, LogicalPlan, StreamDef
+    from engine.common.plan import ComponentDef, InputDef, LogicalPlan, StreamDef
     plan = LogicalPlan(
         "ffd",
         [

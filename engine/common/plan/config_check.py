@@ -1,0 +1,104 @@
+"""Every runtime key the engine's roles read, checked once when a topology is loaded.
+
+Why here: the Topology Master, the Stream Managers and the instances each parse the
+topology's config when they start. A value they cannot use (``-o
+topology.stateful.checkpoint.interval.seconds=abc``, ``topology.reliability.mode=EXACTLY_ONCE``)
+used to be accepted by ``heron submit``, which said "submitted", and then made a role
+crash-loop with the traceback in its log only. So the loader runs the very parsers the roles
+run, on the topology's config and on each component's merged config (its own config wins,
+as the instance merges it), and turns the first failure into one line naming the key and
+the value (exit 2). The roles keep their checks: a stored topology may come from an older
+submitter.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping
+
+from engine.config.checkpointing import checkpointing
+from engine.config.errors import ConfigError
+from engine.config.keys import with_defaults
+from engine.config.reliability import reliability, tick_frequency
+from engine.common.grouping.key_groups import KeyGroupError, key_groups
+from engine.common.network.credits import CreditConfigError, capacities
+from engine.common.network.inflight import InflightConfigError, batching
+from engine.common.multilang.settings import shellbolt_max_pending, subprocess_timeout
+from engine.common.network.watermarks import BackpressureConfigError, wait_watermarks, watermarks
+from engine.common.plan.errors import InvalidConfigError
+from engine.common.plan.topology_config import HEALTHMGR_MODE, HealthModeError, healthmgr_mode_on
+from engine.common.process.restart_policy import RestartPolicy, RestartPolicyError
+from engine.common.serialization import SerializationError, serializer_for_config
+
+#: what each parser raises for a value it cannot use (its message names the key)
+_CONFIG_ERRORS = (ConfigError, KeyGroupError, CreditConfigError, InflightConfigError,
+                  BackpressureConfigError, RestartPolicyError, SerializationError)
+
+#: keys the roles read as plain numbers, with no parser of their own: (kind, minimum)
+_NUMBERS: dict[str, tuple[type, float]] = {
+    "topology.workers": (int, 1),
+    "topology.executor.receive.buffer.size": (int, 1),
+    "topology.sleep.spout.wait.strategy.time.ms": (float, 0),
+}
+
+#: keys the roles read as true/false
+_FLAGS = ("topology.enable.message.timeouts", "topology.debug")
+
+
+def check_runtime_config(config: Mapping[str, Any],
+                         components: Mapping[str, Mapping[str, Any]] | None = None) -> None:
+    """Raise :class:`InvalidConfigError` (one line naming the key and the value, and the
+    component when it is a component's own config) for the first runtime key of
+    ``config`` or of a component's config that a role of the engine could not use.
+    ``components``: component name -> its own config."""
+    topology = with_defaults(dict(config))
+    _check(topology, None)
+    for name, own in (components or {}).items():
+        if own:
+            _check({**topology, **dict(own)}, name)
+
+
+def _check(conf: dict[str, Any], component: str | None) -> None:
+    checks: list[Callable[[dict[str, Any]], Any]] = [
+        reliability, checkpointing, key_groups, tick_frequency, serializer_for_config,
+        RestartPolicy.from_config, batching, watermarks, wait_watermarks, capacities,
+        _health_mode, _shell_bridge, _numbers, _flags]
+    for check in checks:
+        try:
+            check(conf)
+        except _CONFIG_ERRORS as exc:
+            where = f"component {component!r}: " if component else ""
+            raise InvalidConfigError(f"invalid config: {where}{exc}") from None
+
+
+def _health_mode(conf: Mapping[str, Any]) -> None:
+    try:
+        healthmgr_mode_on(conf)
+    except HealthModeError as exc:
+        raise ConfigError(f"{HEALTHMGR_MODE} {exc}") from None
+
+
+def _shell_bridge(conf: Mapping[str, Any]) -> None:
+    try:
+        subprocess_timeout(conf)
+        shellbolt_max_pending(conf)
+    except ValueError as exc:  # the bridge's own parsers raise ValueError naming the key
+        raise ConfigError(str(exc)) from None
+
+
+def _numbers(conf: Mapping[str, Any]) -> None:
+    for key, (kind, minimum) in _NUMBERS.items():
+        value = conf.get(key)
+        if value is None:
+            continue
+        whole = kind is int
+        if (isinstance(value, bool) or not isinstance(value, (int, float))
+                or (whole and value != int(value)) or value < minimum):
+            what = "a whole number" if whole else "a number"
+            raise ConfigError(f"{key} must be {what} of at least {minimum:g}, got {value!r}")
+
+
+def _flags(conf: Mapping[str, Any]) -> None:
+    for key in _FLAGS:
+        value = conf.get(key)
+        if value is not None and not isinstance(value, bool):
+            raise ConfigError(f"{key} must be true or false, got {value!r}")

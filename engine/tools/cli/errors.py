@@ -1,0 +1,33 @@
+"""Which exceptions the CLI turns into one clean line, and with which exit code."""
+
+from __future__ import annotations
+
+from engine.config.errors import ConfigError
+from compat.storm_api.dsl.errors import TopologyDefinitionError
+from engine.common.runtime.errors import LocalEngineError
+from engine.storm.executors import FatalRunError
+from compat.storm_api.project import ProjectError
+from engine.common.cluster.config import ClusterConfigError
+from engine.common.cluster.package import PackageError
+from engine.common.plan.errors import PlanningError
+from engine.scheduler.kubernetes.errors import (KubernetesClientMissing, KubernetesConfigError,
+                                                KubernetesSchedulerError)
+from engine.common.security.private import UnsafePathError
+from engine.common.serialization import SerializationError
+
+#: Bad input: the project, the topology definition, the options, and a directory or file
+#: another user owns or can write (the heron home, a state root, the runtime root, a
+#: digest file: docs/security.md). Exit code 2.
+USER_ERRORS: tuple[type[BaseException], ...] = (
+    ProjectError, ConfigError, PlanningError, TopologyDefinitionError, UnsafePathError,
+    ClusterConfigError, PackageError, KubernetesConfigError, KubernetesClientMissing)
+
+#: The topology started but could not run. Exit code 1.
+RUN_ERRORS: tuple[type[BaseException], ...] = (
+    SerializationError, LocalEngineError, FatalRunError, KubernetesSchedulerError)
+
+
+def one_line(exc: BaseException) -> str:
+    """The error's message; only its first line when it is long and multi-line."""
+    text = str(exc).strip() or type(exc).__name__
+    return text.split("\n", 1)[0] if "\n" in text and len(text) > 400 else text
