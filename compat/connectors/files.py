@@ -173,7 +173,7 @@ _TEMP_PREFIX = ".part-"
 _TEMP_SUFFIX = ".inprogress"
 
 
-def _safe(text: str) -> str:
+def _safe(text: object) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in str(text))
 
 
@@ -366,8 +366,10 @@ class FileSink(TwoPhaseCommitBolt):
             return
         self._txn.close()
         self._txn = None
+        name = self._txn_name
+        assert name is not None  # named when _txn was opened
         try:
-            (self._dir / self._txn_name).unlink()
+            (self._dir / name).unlink()
         except FileNotFoundError:
             pass
         self._txn_name = None

@@ -18,6 +18,7 @@ from typing import Any
 
 from compat.storm_api import Grouping, ShellBolt, ShellSpout, Stream, Topology
 from compat.storm_api.dsl.stream import GlobalStreamId
+from compat.storm_api.dsl.topology import TopologyType
 
 from .errors import FluxError, Where
 from .model import FluxComponent, FluxStream
@@ -62,7 +63,7 @@ def build_topology_class(name: str, config: dict[str, Any], components: list[Flu
         spec_inputs = inputs.get(component.id) if component.role == "bolt" else None
         body[f"_flux_{index}"] = _spec(directory, component, spec_inputs, direct)
     class_name = "Flux_" + re.sub(r"\W", "_", name)
-    return type(Topology)(class_name, (Topology,), body)
+    return TopologyType(class_name, (Topology,), body)
 
 
 def _spec(directory: Path, component: FluxComponent, inputs: dict[str, Any] | None,
@@ -85,9 +86,11 @@ def _spec(directory: Path, component: FluxComponent, inputs: dict[str, Any] | No
     return cls.spec(name=component.id, inputs=inputs, par=component.parallelism, config=config)
 
 
-def _load_class(directory: Path, component: FluxComponent) -> type:
+def _load_class(directory: Path, component: FluxComponent) -> Any:
     """The class ``component.class_path`` names; a Python component's module is looked
-    up in the Flux file's directory (and its ``src/``), as a project's are."""
+    up in the Flux file's directory (and its ``src/``), as a project's are.
+
+    The user's class (a class with a ``spec``: ours, pystorm's or streamparse's)."""
     where = Where(component.file, component.line)
     module_name, _, qualname = (component.class_path or "").partition(":")
     if component.kind == "python":

@@ -97,10 +97,10 @@ def _map(topology: TopologyDef, path: Path, shown: str) -> FluxTopology:
     bolts = [map_vertex(beans, v) for v in topology.bolts.values()]
     streams = _streams(topology, {c.id: c for c in [*spouts, *bolts]})
     fed = {s.target for s in streams}
-    for bolt in bolts:
-        if bolt.id not in fed:
-            raise FluxError(Where(bolt.file, bolt.line),
-                            f"bolt {bolt.id!r} has no input: add a stream with to: {bolt.id}")
+    for mapped in bolts:
+        if mapped.id not in fed:
+            raise FluxError(Where(mapped.file, mapped.line),
+                            f"bolt {mapped.id!r} has no input: add a stream with to: {mapped.id}")
     name = topology.name or path.stem
     return FluxTopology(name=name, config=dict(topology.config), spouts=spouts, bolts=bolts,
                         streams=streams, path=path.resolve(), shell_dir=shell_dir_of(path))
@@ -140,7 +140,8 @@ def _streams(topology: TopologyDef, components: dict[str, FluxComponent]) -> lis
                                                 f"{grouping.stream_id!r} ({', '.join(fields)})")
         out.append(FluxStream(source=stream.source, target=stream.target,
                               grouping=grouping.type, stream_id=grouping.stream_id,
-                              fields=list(grouping.args) if grouping.type == "FIELDS" else None,
+                              fields=(list(grouping.args or []) if grouping.type == "FIELDS"
+                                      else None),
                               line=stream.where.line, file=stream.where.file, name=stream.name))
     return out
 

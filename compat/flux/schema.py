@@ -243,7 +243,8 @@ def _plain_mapping(data: MarkedDict, key: str) -> dict[str, Any]:
     for k in value:
         if not isinstance(k, str):
             raise FluxError(value.where_of(k), f"{key!r} keys must be text, not {k!r}")
-    return plain(value)
+    mapping: dict[str, Any] = plain(value)
+    return mapping
 
 
 def _add_unique(table: dict[str, Any], entry: BeanDef, what: str) -> None:

@@ -49,7 +49,7 @@ from .collector import OutputCollector, dispatch_message
 from .component import Component, component_identity
 from .exceptions import ComponentFailure, StormWentAwayError
 from .spout import Spout
-from .state import HashMapState, State, StatefulComponent
+from .state import HashMapState, StatefulComponent
 from .tuple import Tuple, source_tuple_types
 
 __all__ = ["host_component", "HostedBolt", "HostedSpout", "handle_component_exception"]
@@ -556,9 +556,7 @@ def host_component(component_cls: type, storm_conf: dict[str, Any], context: dic
             component._bind(storm_conf, context, collector, logger)
             hosted = HostedBolt(component) if kind == "bolt" else HostedSpout(component)
         if isinstance(component, StatefulComponent):
-            # a HashMapState is a State by registration (State.register), which the
-            # type checker does not follow
-            component.init_state(cast(State, HashMapState()) if state is None else state)
+            component.init_state(HashMapState() if state is None else state)
         component.initialize(storm_conf, context)
     except Exception as exc:
         if hosted is not None:

@@ -23,7 +23,7 @@ This module is API only: it imports no engine.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, MutableMapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .bolt import Bolt
 
@@ -47,7 +47,15 @@ class State(MutableMapping[Any, Any]):
         return iter(list(self.items()))
 
 
-class HashMapState(dict[str, Any]):
+if TYPE_CHECKING:
+    # what State.register(HashMapState) below says at run time, told to the type checker
+    # (which does not follow register): engines hand a HashMapState where a State goes
+    _RegisteredState = State
+else:
+    _RegisteredState = object
+
+
+class HashMapState(dict[str, Any], _RegisteredState):
     """A ``State`` held in a dict: what engines hand a component.
 
     It *is* a dict (registered as a ``State``), so ``state[k] = v`` and ``get`` cost what

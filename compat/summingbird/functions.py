@@ -80,7 +80,8 @@ def _note(exc: BaseException, label: str) -> None:
         if sys.version_info >= (3, 11):
             exc.add_note(note)
         else:  # Python 3.10 has no add_note: keep the note where 3.11 would
-            exc.__notes__ = [*getattr(exc, "__notes__", ()), note]
+            # (3.10's BaseException declares no __notes__, the type checker's 3.10 neither)
+            exc.__notes__ = [*getattr(exc, "__notes__", ()), note]  # type: ignore[attr-defined]
 
 
 def require_pair(x: Any, label: str) -> tuple[Any, Any]:
@@ -113,7 +114,7 @@ class Step:
 
     __slots__ = ("fn", "label")
 
-    def __init__(self, fn: Fn | None, label: str) -> None:
+    def __init__(self, fn: Fn, label: str) -> None:
         self.fn = fn
         self.label = label
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
+from types import FrameType
 from typing import Any
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -27,7 +28,7 @@ def _short(path: str) -> str:
 
 def call_site() -> str:
     """``file:line`` of the innermost caller outside this package (the user's job code)."""
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None:
         filename = frame.f_code.co_filename
         if not os.path.abspath(filename).startswith(_PACKAGE_DIR + os.sep):

@@ -60,7 +60,8 @@ def shipped_objects(node: Producer) -> Iterator[tuple[str, Any]]:
         yield "service", node.service
 
 
-class _ModuleRecorder(cloudpickle.Pickler):
+# cloudpickle ships no types, so its Pickler is Any to the type checker
+class _ModuleRecorder(cloudpickle.Pickler):  # type: ignore[misc]
     """A cloudpickle pickler that notes the module of every class/function/instance it meets."""
 
     def __init__(self, file: io.BytesIO) -> None:
@@ -107,8 +108,10 @@ def importable_by_workers(module_name: str) -> bool:
     if top in _installed_top_levels():
         return True
     module = sys.modules.get(module_name)
-    path = getattr(module, "__file__", None)
-    return bool(path) and os.path.abspath(path).startswith(_SYSTEM_DIRS)
+    path: str | None = getattr(module, "__file__", None)
+    if not path:
+        return False
+    return os.path.abspath(path).startswith(_SYSTEM_DIRS)
 
 
 def _registered() -> set[str]:

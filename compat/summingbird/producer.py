@@ -64,7 +64,7 @@ NO_OP_KINDS = frozenset({NodeKind.NAMED, NodeKind.MERGE, NodeKind.ALSO})
 _ids = itertools.count(1)
 
 
-def _callable(fn: Any, op: str) -> Callable[..., Any]:
+def _callable(fn: object, op: str) -> Callable[..., Any]:
     if not callable(fn):
         raise JobDefinitionError(f"{op}() at {call_site()} needs a function, got "
                                  f"{shapes.short_repr(fn)} ({type(fn).__name__})")

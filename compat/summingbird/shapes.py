@@ -17,7 +17,7 @@ import types
 import typing
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from .locations import describe_callable
 
@@ -44,7 +44,7 @@ UNKNOWN = Shape(ShapeKind.UNKNOWN)
 PAIRS = Shape(ShapeKind.PAIRS)
 
 
-def is_pair(x: Any) -> bool:
+def is_pair(x: object) -> TypeGuard[tuple[Any, Any]]:
     """The one definition of a keyed element: a tuple (or namedtuple) of length 2."""
     return isinstance(x, tuple) and len(x) == 2
 

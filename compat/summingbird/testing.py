@@ -109,7 +109,8 @@ def same_value(a: Any, b: Any, rel: float = 1e-9) -> bool:
         return len(a) == len(b) and all(same_value(x, y, rel) for x, y in zip(a, b))
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(same_value(a[k], b[k], rel) for k in a)
-    return a == b
+    equal: bool = a == b  # the job's values: their own ==
+    return equal
 
 
 def without_zeros(contents: Mapping[Hashable, Any], semigroup: Any) -> dict[Hashable, Any]:
@@ -387,7 +388,8 @@ def _lookup_either_job(io: JobIO, inputs: dict[str, Any]) -> Producer:
 
 def _lookup_either_expected(inputs: dict[str, Any]) -> Outcome:
     names = inputs["names"]
-    mixed = [Left((n, names.get(n))) for n in inputs["numbers"]]
+    mixed: list[Left[tuple[Any, Any]] | Right[str]] = [
+        Left((n, names.get(n))) for n in inputs["numbers"]]
     mixed += [Right(w) for w in map(parity_word, inputs["numbers"]) if w is not None]
     return Outcome({}, {"mixed": mixed})
 

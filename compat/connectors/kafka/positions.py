@@ -50,7 +50,8 @@ def committed_by(metadata: str | None, storm_id: str) -> bool:
     if not metadata or not storm_id:
         return False
     try:
-        return json.loads(metadata).get("topologyId") == storm_id
+        named: object = json.loads(metadata).get("topologyId")
+        return named == storm_id
     except (ValueError, AttributeError):
         return False
 

@@ -3,7 +3,7 @@
 Without it an unreachable broker or a topic that does not exist shows up only inside
 each task, which fails at start and is restarted again and again until the run's time
 limit: the user sees a crash loop, not the one line that says what is wrong. The CLI
-calls ``preflight`` of every component class that has one (engine/plan/preflight.py)
+calls ``preflight`` of every component class that has one (engine/common/plan/preflight.py)
 with the component's merged config, before anything is launched; a problem is a
 :class:`~compat.connectors.config.ConnectorConfigError` naming the key, so ``heron run``
 exits 2 with it.
@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import logging
 from typing import Any
+
+from compat.storm_api.component import Component
 
 from .client import kafka, new_consumer, wait_for_brokers
 from .errors import KafkaTopicError
@@ -30,7 +32,7 @@ _QUIET.addHandler(logging.NullHandler())
 _QUIET.propagate = False
 
 
-def _stand_in(cls: type, name: str, conf: dict[str, Any]) -> Any:
+def _stand_in(cls: type[Component], name: str, conf: dict[str, Any]) -> Component:
     """An unstarted instance of ``cls`` carrying the conf a task would get, for the
     settings readers (which read ``storm_conf`` and the class's ``config``)."""
     component = cls.__new__(cls)

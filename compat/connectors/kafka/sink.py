@@ -68,7 +68,7 @@ class KafkaSink(TwoPhaseCommitBolt):
 
     @classmethod
     def preflight(cls, name: str, conf: dict[str, Any]) -> None:
-        """Before the topology starts (engine/plan/preflight.py): the settings and a
+        """Before the topology starts (engine/common/plan/preflight.py): the settings and a
         broker answering; raises ConnectorConfigError naming the key."""
         from .preflight import check_sink
 
@@ -247,6 +247,7 @@ class KafkaSink(TwoPhaseCommitBolt):
         producer = getattr(self, "_producer", None)
         if producer is not None:
             producer.flush(5)
-        if getattr(self, "_writer", None) is not None:
-            self._writer.close()
+        writer = getattr(self, "_writer", None)
+        if writer is not None:
+            writer.close()
             self._writer = None

@@ -100,7 +100,7 @@ class KafkaSpout(StatefulComponent, AtLeastOnce, Spout):
 
     @classmethod
     def preflight(cls, name: str, conf: dict[str, Any]) -> None:
-        """Before the topology starts (engine/plan/preflight.py): the settings, a broker
+        """Before the topology starts (engine/common/plan/preflight.py): the settings, a broker
         answering, the named topics there; raises ConnectorConfigError naming the key."""
         from .preflight import check_spout
 
@@ -435,8 +435,9 @@ class KafkaSpout(StatefulComponent, AtLeastOnce, Spout):
                 position = end if start == END else (low if start == BEGINNING else start)
                 if position is None or position < 0:
                     continue
-            readings.append((tp[0], tp[1], end, position if position is not None
-                             else committed, committed))
+            current = position if position is not None else committed
+            assert current is not None  # neither known was handled above
+            readings.append((tp[0], tp[1], end, current, committed))
         metrics = lag_metrics(readings)
         for name, value in metrics.items():
             self.report_metric(name, value)

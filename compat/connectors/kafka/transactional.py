@@ -68,7 +68,7 @@ class TransactionalWriter:
         return tp.offset if tp.offset >= 0 else None
 
     def commit(self, number: int, records: list[tuple[str, bytes | None, bytes | None]],
-               group: str, produce_retry: Callable[[Callable[[], None]], None]) -> bool:
+               group: str, produce_retry: Callable[[Callable[[], None]], object]) -> bool:
         """Write ``records`` and the fence ``number`` in one transaction, unless the fence
         shows checkpoint ``number`` committed; True when it wrote."""
         if not records:

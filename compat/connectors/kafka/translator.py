@@ -45,7 +45,7 @@ def load_translator(spec: str, component: str) -> Callable[[Record], Any]:
     if not module_name or not attr:
         raise KafkaConnectorError(f"{where} must be 'default' or 'module:callable', not {spec!r}")
     try:
-        target: Any = importlib.import_module(module_name)
+        target: object = importlib.import_module(module_name)
         for part in attr.split("."):
             target = getattr(target, part)
     except (ImportError, AttributeError) as exc:

@@ -24,7 +24,7 @@ and why it was chosen.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 from collections.abc import Sequence
 
 import simplejson as json
@@ -56,6 +56,8 @@ __all__ = [
     "spec_for_bolt",
     "spec_for_spout",
 ]
+
+_Spec = TypeVar("_Spec", bound="ComponentSpec")
 
 #: The command a Python component's spec names, as in streamparse, so its
 #: ``component_object`` (and a Flux file made from it) is the one Storm would get.
@@ -243,7 +245,7 @@ class ComponentSpec:
     #: what Storm runs; set by the shell and Java specs, the ones a topology places
     component_object: ComponentObject
 
-    def __new__(cls, *args: Any, **kwargs: Any) -> ComponentSpec:
+    def __new__(cls: type[_Spec], *args: Any, **kwargs: Any) -> _Spec:
         return object.__new__(interop.instance_class(cls))
 
     def __init__(

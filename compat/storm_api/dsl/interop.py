@@ -125,7 +125,7 @@ def accepted(ours: type[_T], role: str) -> tuple[type[_T], ...]:
 _MIXED: dict[tuple[type, type], type] = {}
 
 
-def instance_class(cls: type) -> type:
+def instance_class(cls: type[_T]) -> type[_T]:
     """The class a new instance of ``cls`` gets: ``cls`` itself, or, while streamparse is
     loaded, ``cls`` mixed with the counterpart of its role (``cls._streamparse_role``).
 

@@ -80,8 +80,12 @@ class Monoid(Semigroup[T]):
         total = self.sum_option(items)
         return self.zero if total is None else total
 
+    # a monoid also needs its zero, so its ``of`` takes one more argument than
+    # Semigroup's (Algebird's signatures)
     @staticmethod
-    def of(zero: T, plus: Callable[[T, T], T], commutative: bool = False) -> Monoid[T]:  # type: ignore[override]
+    def of(  # type: ignore[override]
+        zero: T, plus: Callable[[T, T], T], commutative: bool = False
+    ) -> Monoid[T]:
         """A monoid from an identity and a function; declare commutativity explicitly."""
         return FunctionMonoid(zero, plus, commutative)
 

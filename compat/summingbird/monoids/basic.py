@@ -77,8 +77,10 @@ class SetUnion(Monoid[frozenset[Any]]):
     def plus(self, left: frozenset[Any], right: frozenset[Any]) -> frozenset[Any]:
         return frozenset(left) | frozenset(right)
 
+    # Algebird's naming: a concrete monoid's ``of`` makes one value, where the base
+    # classes' ``of`` makes a monoid from functions
     @staticmethod
-    def of(*items: Hashable) -> frozenset[Any]:
+    def of(*items: Hashable) -> frozenset[Any]:  # type: ignore[override]
         return frozenset(items)
 
 
@@ -155,7 +157,8 @@ class Product(ProductSemigroup, Monoid[tuple[Any, ...]]):
 class AveragedValue(NamedTuple):
     """A count and the mean of that many numbers (Algebird's ``AveragedValue``)."""
 
-    count: int
+    # Algebird's field name, which shadows tuple.count as in any namedtuple with it
+    count: int  # type: ignore[assignment]
     mean: float
 
 
@@ -185,7 +188,9 @@ class Averaged(Monoid[AveragedValue]):
     def is_zero(self, value: AveragedValue) -> bool:
         return value[0] == 0
 
+    # Algebird's naming: a concrete monoid's ``of`` makes one value, where the base
+    # classes' ``of`` makes a monoid from functions
     @staticmethod
-    def of(x: float) -> AveragedValue:
+    def of(x: float) -> AveragedValue:  # type: ignore[override]
         """One observation."""
         return AveragedValue(1, float(x))

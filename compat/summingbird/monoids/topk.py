@@ -41,8 +41,12 @@ class TopK(Monoid[tuple[Any, ...]]):
             return None
         return tuple(heapq.nlargest(self.k, (x for v in values for x in v), key=self._order))
 
+    # Algebird's naming: a concrete monoid's ``of`` makes one value, where the base
+    # classes' ``of`` makes a monoid from functions
     @staticmethod
-    def of(item: Any) -> tuple[Any, ...]:
+    def of(  # type: ignore[override]
+        item: Any
+    ) -> tuple[Any, ...]:
         """One item."""
         return (item,)
 

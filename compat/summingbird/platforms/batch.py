@@ -195,7 +195,10 @@ class BatchPlatform(Platform[BatchPlan]):
         return BatchPlan(job, partitions)
 
     def run(self, plan: BatchPlan) -> RunResult:
-        from pyspark import cloudpickle as spark_cloudpickle
+        from pyspark import cloudpickle as typed_cloudpickle
+
+        # pyspark's copy of cloudpickle has no annotations: its calls return Any anyway
+        spark_cloudpickle: Any = typed_cloudpickle
 
         graph = plan.job.graph
         already = set(spark_cloudpickle.list_registry_pickle_by_value())

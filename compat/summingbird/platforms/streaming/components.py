@@ -76,7 +76,8 @@ def _note(exc: BaseException, label: str) -> None:
         if sys.version_info >= (3, 11):
             exc.add_note(note)
         else:  # Python 3.10 has no add_note: keep the note where 3.11 would
-            exc.__notes__ = [*getattr(exc, "__notes__", ()), note]
+            # (3.10's BaseException declares no __notes__, the type checker's 3.10 neither)
+            exc.__notes__ = [*getattr(exc, "__notes__", ()), note]  # type: ignore[attr-defined]
 
 
 class _Task:
@@ -163,7 +164,7 @@ class _Task:
         for op in ops:
             if isinstance(op, StepOp):
                 step = op.step
-                expanded = []
+                expanded: list[tuple[tuple[int, ...], Any]] = []
                 for lin, value in items:
                     outputs = step(value)
                     if op.positional:
@@ -273,6 +274,7 @@ class SummingbirdSpout(_Task, Spout):
                 f"{self.sb_node.source_label}: element {tup_id} failed "
                 f"{self.sb_run.max_replays + 1} times (timeouts or failing tasks downstream); "
                 "giving up on it")
+            assert self.logger is not None  # set up before any ack or fail reaches here
             self.logger.error("%s", exc)
             self._sb_report(exc)
             self.ack(tup_id)
@@ -332,6 +334,7 @@ class SummingbirdSummerBolt(_Task, Bolt):
         if limit:
             limit = int(limit * (1 + spec.cache_fuzz * random.Random(self.sb_task).random()))
             if not reliability(storm_conf).acking:
+                assert self.logger is not None  # initialize runs once the logger is set
                 self.logger.info("%s: at-most-once, so the summer cache is off", spec.label)
                 limit = 0
         self._limit = limit
@@ -383,9 +386,11 @@ class SummingbirdSummerBolt(_Task, Bolt):
         try:
             previous = self._ledger.merge(entries)
             if self._ledger.replays > replays:
+                summer = self.sb_node.summer
+                # a summer bolt's node has its summer; the logger is set before any tuple
+                assert self.logger is not None and summer is not None
                 self.logger.info("%s: %d replayed input(s) had been merged already: not merged "
-                                 "again", self.sb_node.summer.label,  # type: ignore[union-attr]
-                                 self._ledger.replays - replays)
+                                 "again", summer.label, self._ledger.replays - replays)
             for entry, before in zip(entries, previous):
                 self._sb_output(self._paths[entry.lineage], (entry.key, (before, entry.delta)),
                                 self._anchors[entry.lineage])

@@ -65,7 +65,8 @@ def _note(exc: BaseException, label: str) -> None:
         if sys.version_info >= (3, 11):
             exc.add_note(note)
         else:  # Python 3.10 has no add_note: keep the note where 3.11 would
-            exc.__notes__ = [*getattr(exc, "__notes__", ()), note]
+            # (3.10's BaseException declares no __notes__, the type checker's 3.10 neither)
+            exc.__notes__ = [*getattr(exc, "__notes__", ()), note]  # type: ignore[attr-defined]
 
 
 def _plus(semigroup: Any, before: Any, delta: Any, label: str) -> Any:

@@ -221,7 +221,9 @@ class StreamingRun:
         began = time.monotonic()
         try:
             try:
-                result = self._engine.run(time_limit=self.time_limit, on_progress=progress)
+                engine = self._engine
+                assert engine is not None  # start() made it
+                result = engine.run(time_limit=self.time_limit, on_progress=progress)
                 reason, error, components = result.reason, result.error, result.components
             except _TaskFailed:
                 reason, error, components = "error", None, {}

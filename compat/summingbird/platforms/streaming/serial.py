@@ -30,7 +30,8 @@ def dumps(value: Any, label: str = "") -> bytes:
     except Exception:  # noqa: BLE001, S110 - PicklingError, AttributeError...: cloudpickle next
         pass
     try:
-        return cloudpickle.dumps(value, protocol=_PROTOCOL)
+        data: bytes = cloudpickle.dumps(value, protocol=_PROTOCOL)  # cloudpickle ships no types
+        return data
     except Exception as exc:  # noqa: BLE001 - cloudpickle raises many types
         where = f"{label}: " if label else ""
         raise JobRuntimeError(f"{where}cannot send {short_repr(value)} "

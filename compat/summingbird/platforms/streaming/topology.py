@@ -32,14 +32,16 @@ import pickle
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import cloudpickle
 
 from compat.storm_api import Grouping, Topology
 from compat.storm_api.dsl.component import ComponentSpec, ShellBoltSpec, ShellSpoutSpec
 from compat.storm_api.dsl.topology import TopologyType
-from compat.storm_api.thrift import ComponentObject
+from compat.storm_api.component import Component
+from compat.storm_api.thrift import ComponentObject, GlobalStreamId
+from compat.storm_api.thrift import Grouping as ThriftGrouping
 
 from ...errors import PlanningError
 from ...options import OptionsLike
@@ -59,7 +61,8 @@ _BASES = {SPOUT: SummingbirdSpout, SUMMER: SummingbirdSummerBolt}
 class _NativeSpoutSpec(ShellSpoutSpec):
     """A spout spec without a shell command: the class runs in process only."""
 
-    def __init__(self, component_cls: type, name: str, par: int, config: dict[str, Any]) -> None:
+    def __init__(self, component_cls: type[Component], name: str, par: int,
+                 config: dict[str, Any]) -> None:
         ComponentSpec.__init__(self, component_cls, name=name, par=par, config=config,
                                outputs=component_cls.outputs)
         self.component_object = ComponentObject()
@@ -68,7 +71,8 @@ class _NativeSpoutSpec(ShellSpoutSpec):
 class _NativeBoltSpec(ShellBoltSpec):
     """A bolt spec without a shell command: the class runs in process only."""
 
-    def __init__(self, component_cls: type, name: str, inputs: dict[str, Any], par: int,
+    def __init__(self, component_cls: type[Component], name: str,
+                 inputs: dict[GlobalStreamId, ThriftGrouping], par: int,
                  config: dict[str, Any]) -> None:
         ComponentSpec.__init__(self, component_cls, name=name, inputs=inputs, par=par,
                                config=config, outputs=component_cls.outputs)
@@ -80,7 +84,7 @@ def _class_name(node: PlannedNode) -> str:
     return "Sb" + "".join(w[:1].upper() + w[1:] for w in words)
 
 
-def component_class(node: PlannedNode, run: RunSettings) -> type:
+def component_class(node: PlannedNode, run: RunSettings) -> type[Component]:
     """The component class of one node: a generic component with this node's plan."""
     base = _BASES.get(node.role, SummingbirdFlatMapBolt)
     name = _class_name(node)
@@ -101,12 +105,14 @@ def build_topology(plan: StreamingPlan, run: RunSettings | None = None,
             spec: ComponentSpec = _NativeSpoutSpec(cls, node.name, node.parallelism, config)
         else:
             grouping = Grouping.fields("key") if node.role == SUMMER else Grouping.SHUFFLE
-            inputs = {specs[edge.source]["default"]: grouping for edge in node.inputs}
+            inputs: dict[GlobalStreamId, ThriftGrouping] = {
+                specs[edge.source]["default"]: grouping for edge in node.inputs}
             spec = _NativeBoltSpec(cls, node.name, inputs, node.parallelism, config)
         specs[node.name] = spec
         body[f"c{len(specs)}_{node.name.replace('-', '_').replace('.', '_')}"] = spec
     name = class_name or _class_name_of(plan.name)
-    return TopologyType(name, (Topology,), body)  # type: ignore[return-value]
+    # the metaclass makes a Topology subclass, which its own type does not say
+    return cast("type[Topology]", TopologyType(name, (Topology,), body))
 
 
 def _class_name_of(plan_name: str) -> str:
