@@ -20,7 +20,7 @@ import base64
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, cast
 from collections.abc import Mapping
 
 import cloudpickle
@@ -36,22 +36,38 @@ class DefinitionError(Exception):
     """A definition file that cannot be read or rebuilt (one line, naming the file)."""
 
 
+class _Defined(Protocol):
+    """What a heronpy Topology class carries for its definition (TopologyType sets it)."""
+
+    @property
+    def topology_name(self) -> str: ...
+
+    @property
+    def _topo_config(self) -> dict[str, Any]: ...
+
+    @property
+    def _heron_specs(self) -> list[Any]: ...
+
+
 def write_definition(topo_cls: type, options: Mapping[str, str]) -> Path:
     """Write ``topo_cls`` to ``NAME.defn`` in the directory ``options`` names; NAME is
     ``cmdline.topology.name`` when given, else the class's name (as in heronpy)."""
+    # a heronpy Topology class (heronpy.api.topology, which imports this module, so it
+    # cannot be named here): its metaclass set these
+    defined = cast(_Defined, topo_cls)
     directory = options.get(heron_options.TMPDIR_KEY)
     if not directory:
         raise RuntimeError("Topology definition temp directory not specified "
                            f"({heron_options.TMPDIR_KEY} in {heron_options.ENV_VAR})")
-    name = options.get(heron_options.NAME_KEY) or topo_cls.topology_name
-    config = {k: v for k, v in dict(topo_cls._topo_config).items() if k != TOPOLOGY_FILE_KEY}
-    document = {
+    name = options.get(heron_options.NAME_KEY) or defined.topology_name
+    config = {k: v for k, v in dict(defined._topo_config).items() if k != TOPOLOGY_FILE_KEY}
+    document: dict[str, Any] = {
         "format": FORMAT,
         "name": name,
         "class_name": topo_cls.__name__,
         "initial_state": options.get(heron_options.INITIAL_STATE_KEY, "RUNNING"),
         "config": config,
-        "specs": base64.b64encode(cloudpickle.dumps(list(topo_cls._heron_specs))).decode(),
+        "specs": base64.b64encode(cloudpickle.dumps(list(defined._heron_specs))).decode(),
         "sys_path": [],
         "source": "",
     }

@@ -37,7 +37,8 @@ class PythonSerializer(IHeronSerializer):
         pass
 
     def serialize(self, obj: Any) -> bytes:
-        return cloudpickle.dumps(obj)
+        data: bytes = cloudpickle.dumps(obj)  # cloudpickle ships no types
+        return data
 
     def deserialize(self, input_str: bytes) -> Any:
         return pickle.loads(input_str)

@@ -89,7 +89,7 @@ class Grouping:
         return gtype in (cls.SHUFFLE, cls.ALL, cls.LOWEST, cls.NONE)
 
     @classmethod
-    def fields(cls, *fields: Any) -> Grouping.FIELDS:
+    def fields(cls, *fields: Any) -> FieldGrouping:
         """Fields grouping: ``fields('word')``, ``fields('a', 'b')`` or ``fields(['a', 'b'])``."""
         if len(fields) == 1 and isinstance(fields[0], list):
             names = list(fields[0])
@@ -103,7 +103,7 @@ class Grouping:
         return cls.FIELDS(gtype=_PROTO_GROUPING["FIELDS"], fields=names)
 
     @classmethod
-    def custom(cls, customgrouper: Any) -> Grouping.CUSTOM:
+    def custom(cls, customgrouper: Any) -> CustomGrouping:
         """Custom grouping from an ``ICustomGrouping`` instance or its class path."""
         if customgrouper is None or not isinstance(customgrouper, (ICustomGrouping, str)):
             raise TypeError("Argument to custom() must be ICustomGrouping instance or classpath")
@@ -111,7 +111,7 @@ class Grouping:
         return cls.custom_serialized(serialized, is_java=False)
 
     @classmethod
-    def custom_serialized(cls, serialized: bytes, is_java: bool = True) -> Grouping.CUSTOM:
+    def custom_serialized(cls, serialized: bytes, is_java: bool = True) -> CustomGrouping:
         """Custom grouping from a serialized Python grouping (Java ones are refused)."""
         if not isinstance(serialized, bytes):
             raise TypeError("Argument to custom_serialized() must be "

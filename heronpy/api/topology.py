@@ -18,11 +18,15 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from typing import Any
+from typing import Any, ClassVar, cast
 from collections.abc import Iterator
 
 from compat.storm_api.dsl.topology import Topology as StormTopology
 from compat.storm_api.dsl.topology import TopologyType as StormTopologyType
+from compat.storm_api import thrift
+from compat.storm_api.dsl.component import ComponentSpec
+from heronpy.api.bolt.base_bolt import BaseBolt
+from heronpy.api.spout.base_spout import BaseSpout
 from heronpy.api import api_constants
 from heronpy.api.component.component_spec import HeronComponentSpec
 from heronpy.api.component.context import TOPOLOGY_FILE_KEY
@@ -82,7 +86,9 @@ class TopologyType(type):
             storm_attrs["config"] = config
             storm_attrs["__module__"] = class_dict.get("__module__", __name__)
             # the same class statement, in the Storm-API DSL: wiring checked once more
-            storm_cls = StormTopologyType(classname, (StormTopology,), storm_attrs)
+            # the metaclass makes a Storm-API Topology subclass, which its type does not say
+            storm_cls = cast("type[StormTopology]",
+                             StormTopologyType(classname, (StormTopology,), storm_attrs))
             class_dict["_topo_config"] = config
             class_dict["_heron_specs"] = list(specs.values())
             class_dict["topology_name"] = classname
@@ -125,6 +131,16 @@ class Topology(metaclass=TopologyType):
             count_bolt = CountBolt.spec(par=2, inputs={word_spout: Grouping.fields('word')})
     """
 
+    # set by TopologyType on every subclass (annotations only: the metaclass reads the
+    # class body, where a value here would be taken for the user's)
+    topology_name: ClassVar[str]
+    config: ClassVar[dict[str, Any]]
+    specs: ClassVar[list[ComponentSpec]]
+    thrift_spouts: ClassVar[dict[str, thrift.SpoutSpec]]
+    thrift_bolts: ClassVar[dict[str, thrift.Bolt]]
+    _topo_config: ClassVar[dict[str, Any]]
+    _heron_specs: ClassVar[list[HeronComponentSpec]]
+
     @classmethod
     def write(cls) -> None:
         """Write the topology's definition (``NAME.defn``) into the directory
@@ -160,7 +176,8 @@ class TopologyBuilder:
                 raise ValueError(f"Attempting to add duplicate spec name: {spec.name!r} {spec!r}")
             self._specs[spec.name] = spec
 
-    def add_spout(self, name: str, spout_cls: type, par: int, config: dict[str, Any] | None = None,
+    def add_spout(self, name: str, spout_cls: type[BaseSpout], par: int,
+                  config: dict[str, Any] | None = None,
                   optional_outputs: list[Any] | None = None) -> HeronComponentSpec:
         """Add a spout to the topology; returns its spec (for bolts' ``inputs``)."""
         spout_spec = spout_cls.spec(name=name, par=par, config=config,
@@ -168,7 +185,7 @@ class TopologyBuilder:
         self.add_spec(spout_spec)
         return spout_spec
 
-    def add_bolt(self, name: str, bolt_cls: type, par: int, inputs: Any,
+    def add_bolt(self, name: str, bolt_cls: type[BaseBolt], par: int, inputs: Any,
                  config: dict[str, Any] | None = None,
                  optional_outputs: list[Any] | None = None) -> HeronComponentSpec:
         """Add a bolt to the topology; returns its spec."""
@@ -188,12 +205,14 @@ class TopologyBuilder:
         class_dict["config"] = self._topology_config
         return class_dict
 
-    def build_and_submit(self) -> type:
+    def build_and_submit(self) -> type[Topology]:
         """Build the topology class and write its definition where ``HERON_OPTIONS``
         says; under ``heron run FILE.py`` (no ``-``) hand the class to the CLI instead."""
         class_dict = self._construct_topo_class_dict()
         class_dict["__module__"] = _caller_module()
-        topo_cls = TopologyType(self.topology_name, (Topology,), class_dict)
+        # the metaclass makes a Topology subclass, which its type does not say
+        topo_cls = cast("type[Topology]",
+                        TopologyType(self.topology_name, (Topology,), class_dict))
         if _captured is None:
             topo_cls.write()
         else:

@@ -4,7 +4,17 @@
 from __future__ import annotations
 
 from abc import abstractmethod
-from typing import Any
+from typing import Any, Protocol
+
+
+class SourceStream(Protocol):
+    """A key of ``get_sources``: heronpy's ``StreamId`` (topology.proto's fields)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def component_name(self) -> str: ...
 
 
 class TopologyContext:
@@ -31,10 +41,10 @@ class TopologyContext:
         """Register ``metric``: read and reported every ``time_bucket_in_sec`` seconds."""
 
     @abstractmethod
-    def get_sources(self, component_id: str) -> dict[str, Any] | None:
+    def get_sources(self, component_id: str) -> dict[SourceStream, Any] | None:
         """The declared inputs of ``component_id``: ``{StreamId: gtype}``, or None."""
 
-    def get_this_sources(self) -> dict[str, Any] | None:
+    def get_this_sources(self) -> dict[SourceStream, Any] | None:
         """The declared inputs of this component."""
         return self.get_sources(self.get_component_id())
 

@@ -197,9 +197,11 @@ class Streamlet:
             return {**config, KEYED_OUTPUT: True}, keyed_outputs()
         return config, None
 
-    def _input_of(self, grouping: Any = Grouping.SHUFFLE) -> dict[str, Any]:
+    def _input_of(self, grouping: Any = Grouping.SHUFFLE) -> dict[GlobalStreamId, Any]:
         """``inputs`` entry for a child subscribing to this stage."""
-        return {GlobalStreamId(self.get_name(), self._output): grouping}
+        name = self.get_name()
+        assert name is not None  # built, so named (_claim_name), before any child is
+        return {GlobalStreamId(name, self._output): grouping}
 
     def _add_bolt_stage(
         self,
@@ -207,7 +209,7 @@ class Streamlet:
         stage_names: set[str],
         prefix: str,
         bolt_cls: type,
-        inputs: dict[str, Any],
+        inputs: dict[GlobalStreamId, Any],
         config: dict[str, Any] | None = None,
     ) -> bool:
         name = self._claim_name(prefix, stage_names)

@@ -27,13 +27,17 @@ class BaseBolt(BaseComponent, StormBolt):
     #: Heron dropped such state). Any other key (a per-task total) freezes the parallelism.
     rescale_state_by_key = True
 
+    # heronpy's spec(), not streamparse's: Heron's arguments and spec type
     @classmethod
-    def spec(cls, name: str | None = None, inputs: Any = None, par: int = 1,
-             config: dict[str, Any] | None = None,
-             optional_outputs: list[Any] | tuple[Any, ...] | None = None) -> HeronComponentSpec:
+    def spec(  # type: ignore[override]
+        cls, name: str | None = None, inputs: Any = None, par: int = 1,
+        config: dict[str, Any] | None = None,
+        optional_outputs: list[Any] | tuple[Any, ...] | None = None,
+    ) -> HeronComponentSpec:
         """Place this bolt in a topology: ``inputs`` is ``{spec or spec['stream']:
         Grouping}`` or a list (SHUFFLE)."""
-        outputs = copy.copy(cls.outputs) if getattr(cls, "outputs", None) is not None else []
+        declared = getattr(cls, "outputs", None)  # the user's list
+        outputs: list[Any] = copy.copy(declared) if declared is not None else []
         if optional_outputs is not None:
             assert isinstance(optional_outputs, (list, tuple))
             for out in optional_outputs:
@@ -43,11 +47,16 @@ class BaseBolt(BaseComponent, StormBolt):
                                   par=par, inputs=inputs, outputs=outputs, config=config,
                                   component_cls=cls)
 
-    def emit(self, tup: list[Any] | tuple[Any, ...], stream: str = Stream.DEFAULT_STREAM_ID,
-             anchors: list[Any] | None = None, direct_task: int | None = None,
-             need_task_ids: bool = False) -> list[int] | None:
+    # heronpy's emit(): the stream is always named (no None for the default)
+    def emit(  # type: ignore[override]
+        self, tup: list[Any] | tuple[Any, ...], stream: str = Stream.DEFAULT_STREAM_ID,
+        anchors: list[Any] | None = None, direct_task: int | None = None,
+        need_task_ids: bool = False,
+    ) -> list[int] | None:
         """Emit ``tup``, anchored to ``anchors`` (input tuples) when given."""
-        return self.delegate.emit(tup, stream, anchors, direct_task, need_task_ids)
+        task_ids: list[int] | None = self.delegate.emit(tup, stream, anchors, direct_task,
+                                                        need_task_ids)
+        return task_ids
 
     @staticmethod
     def is_tick(tup: Tuple) -> bool:

@@ -71,6 +71,7 @@ class SlidingWindowBolt(Bolt, StatefulComponent):
     def initialize(self, config: dict[str, Any], context: Any) -> None:
         """Read the window and set the tick frequency to the slide interval."""
         self.window_duration = _window_secs(config, self.WINDOW_DURATION_SECS, self.logger)
+        self.slide_interval: int | None
         if self.WINDOW_SLIDEINTERVAL_SECS in config:
             self.slide_interval = int(config[self.WINDOW_SLIDEINTERVAL_SECS])
         else:
@@ -91,14 +92,19 @@ class SlidingWindowBolt(Bolt, StatefulComponent):
         self._expire(now)
 
     def _expire(self, now: int) -> None:
-        while self.current_tuples and now - self.window_duration > self.current_tuples[0][1]:
+        # window_duration is None when the config lacks it (logged as fatal, as heronpy
+        # does); the subtraction then raises TypeError, as heronpy's does
+        while (self.current_tuples
+               and now - self.window_duration > self.current_tuples[0][1]):  # type: ignore[operator]
             tup, _ = self.current_tuples.popleft()
             self.ack(tup)
 
     def process_tick(self, tup: Tuple) -> None:
         """Close a window: ``processWindow`` with its tuples, then expire the old ones."""
         now = int(time.time())
-        window_info = WindowContext(now - self.window_duration, now)
+        # window_duration is None when the config lacks it (logged as fatal, as heronpy
+        # does); the subtraction then raises TypeError, as heronpy's does
+        window_info = WindowContext(now - self.window_duration, now)  # type: ignore[operator]
         self.processWindow(window_info, [entry[0] for entry in self.current_tuples])
         self._expire(now)
 
@@ -134,7 +140,9 @@ class TumblingWindowBolt(Bolt, StatefulComponent):
     def process_tick(self, tup: Tuple) -> None:
         """Close the window: ``processWindow`` with its tuples, then ack them."""
         now = int(time.time())
-        window_info = WindowContext(now - self.window_duration, now)
+        # window_duration is None when the config lacks it (logged as fatal, as heronpy
+        # does); the subtraction then raises TypeError, as heronpy's does
+        window_info = WindowContext(now - self.window_duration, now)  # type: ignore[operator]
         self.processWindow(window_info, list(self.current_tuples))
         for tup_ in self.current_tuples:
             self.ack(tup_)

@@ -19,7 +19,7 @@ from heronpy.api.metrics import IMetric
 from heronpy.api.stream import Grouping
 from heronpy.api.task_hook import (BoltAckInfo, BoltExecuteInfo, BoltFailInfo, EmitInfo,
                                    ITaskHook, SpoutAckInfo, SpoutFailInfo)
-from heronpy.api.topology_context import TopologyContext
+from heronpy.api.topology_context import SourceStream, TopologyContext
 
 #: heronpy's key of ``get_sources``: the fields of topology.proto's StreamId
 StreamId = namedtuple("StreamId", "id, component_name")
@@ -105,12 +105,12 @@ class TopologyContextImpl(TopologyContext):
         """Heron's collector is where ``register_metric`` goes: here, this context."""
         return self
 
-    def get_sources(self, component_id: str) -> dict[str, Any] | None:
+    def get_sources(self, component_id: str) -> dict[SourceStream, Any] | None:
         """This component's inputs; None for another component (our context holds only
         this component's subscriptions)."""
         if component_id != self.get_component_id():
             return None
-        ret = {}
+        ret: dict[SourceStream, Any] = {}
         for source, streams in self._storm.get("source->stream->grouping", {}).items():
             for stream, grouping in streams.items():
                 kind = grouping.get("type", "")

@@ -48,7 +48,8 @@ class HeronpyCustomGrouping:
         self.grouping.prepare(heron_context, component, stream, target_tasks)
 
     def choose_tasks(self, values: list[Any]) -> list[int]:
-        return self.grouping.choose_tasks(values)
+        tasks: list[int] = self.grouping.choose_tasks(values)  # the user's grouping's answer
+        return tasks
 
 
 def _from_class_path(path: str, where: str) -> Any:

@@ -74,7 +74,8 @@ def _load_class(class_path: str) -> type:
     if not module_name:
         raise ValueError(f"{api_constants.TOPOLOGY_AUTO_TASK_HOOKS}: {class_path!r} is not "
                          "a module.Class path")
-    return getattr(importlib.import_module(module_name), name)
+    hook_class: type = getattr(importlib.import_module(module_name), name)  # the user's
+    return hook_class
 
 
 def log_level(level: str | None) -> int:
@@ -120,6 +121,13 @@ class _Delegate:
     def _after_initialize(self, storm_conf: dict[str, Any], config: dict[str, Any]) -> None:
         """Read what ``initialize`` may have set in the config."""
 
+    def _hooked(self) -> TopologyContextImpl:
+        """The context, for calling hooks: there are hooks only once
+        ``initialize_from_engine`` made it (they are its ``task_hooks``)."""
+        context = self.context
+        assert context is not None
+        return context
+
     def _hook_added(self) -> None:
         """A task hook was registered."""
 
@@ -147,7 +155,7 @@ class SpoutDelegate(_Delegate):
     def emit(self, tup: Any, tup_id: Any = None, stream: str = "default",
              direct_task: int | None = None, need_task_ids: bool = False) -> list[int] | None:
         if self.hooks:
-            self.context.invoke_hook_emit(tup, stream, None)  # type: ignore[union-attr]
+            self._hooked().invoke_hook_emit(tup, stream, None)
         key = None
         if tup_id is not None:
             if self.acking:
@@ -164,7 +172,7 @@ class SpoutDelegate(_Delegate):
             for tup_id, _stream in done:
                 self._user_ack(tup_id)
                 if self.hooks:
-                    self.context.invoke_hook_spout_ack(tup_id, 0.0)  # type: ignore[union-attr]
+                    self._hooked().invoke_hook_spout_ack(tup_id, 0.0)
         self.metrics.flush(time.monotonic())
 
     def ack_from_engine(self, key: Any) -> None:
@@ -174,7 +182,7 @@ class SpoutDelegate(_Delegate):
         self._user_ack(entry[0])
         if self.hooks:
             latency = (time.monotonic() - entry[2]) * 1000.0
-            self.context.invoke_hook_spout_ack(entry[0], latency)  # type: ignore[union-attr]
+            self._hooked().invoke_hook_spout_ack(entry[0], latency)
 
     def fail_from_engine(self, key: Any) -> None:
         entry = self._pending.pop(key, None)
@@ -183,7 +191,7 @@ class SpoutDelegate(_Delegate):
         self._user_fail(entry[0])
         if self.hooks:
             latency = (time.monotonic() - entry[2]) * 1000.0
-            self.context.invoke_hook_spout_fail(entry[0], latency)  # type: ignore[union-attr]
+            self._hooked().invoke_hook_spout_fail(entry[0], latency)
 
 
 class BoltDelegate(_Delegate):
@@ -203,18 +211,18 @@ class BoltDelegate(_Delegate):
     def emit(self, tup: Any, stream: str = "default", anchors: Any = None,
              direct_task: int | None = None, need_task_ids: bool = False) -> list[int] | None:
         if self.hooks:
-            self.context.invoke_hook_emit(tup, stream, None)  # type: ignore[union-attr]
+            self._hooked().invoke_hook_emit(tup, stream, None)
         return StormBolt.emit(self.component, tup, stream, anchors, direct_task, need_task_ids)
 
     def ack(self, tup: Tuple) -> None:
         StormBolt.ack(self.component, tup)
         if self.hooks:
-            self.context.invoke_hook_bolt_ack(tup, self._latency_ms())  # type: ignore[union-attr]
+            self._hooked().invoke_hook_bolt_ack(tup, self._latency_ms())
 
     def fail(self, tup: Tuple) -> None:
         StormBolt.fail(self.component, tup)
         if self.hooks:
-            self.context.invoke_hook_bolt_fail(tup, self._latency_ms())  # type: ignore[union-attr]
+            self._hooked().invoke_hook_bolt_fail(tup, self._latency_ms())
 
     def _latency_ms(self) -> float:
         return (time.monotonic() - self._started) * 1000.0 if self._started else 0.0
@@ -237,7 +245,7 @@ class BoltDelegate(_Delegate):
         self._started = time.monotonic()
         self._user_process(tup)
         latency = (time.monotonic() - self._started) * 1000.0
-        self.context.invoke_hook_bolt_execute(tup, latency)  # type: ignore[union-attr]
+        self._hooked().invoke_hook_bolt_execute(tup, latency)
 
     def process_tick_from_engine(self, tup: Tuple) -> None:
         now = time.monotonic()
@@ -252,14 +260,17 @@ class BoltDelegate(_Delegate):
 
 def bind(component: Any, storm_conf: dict[str, Any], logger: logging.Logger) -> None:
     """Give a heronpy component bound to an engine its delegate and entry points."""
-    is_spout = isinstance(component, StormSpout)
-    delegate = (SpoutDelegate if is_spout else BoltDelegate)(component, storm_conf, logger)
+    delegate: SpoutDelegate | BoltDelegate
+    if isinstance(component, StormSpout):
+        delegate = SpoutDelegate(component, storm_conf, logger)
+    else:
+        delegate = BoltDelegate(component, storm_conf, logger)
     component._runtime = delegate
     if component.delegate is None:
         component.delegate = delegate
     component.logger = getattr(component.delegate, "logger", logger)
     component.initialize = delegate.initialize_from_engine
-    if is_spout:
+    if isinstance(delegate, SpoutDelegate):
         component.next_tuple = delegate.next_tuple_from_engine
         component.ack = delegate.ack_from_engine
         component.fail = delegate.fail_from_engine

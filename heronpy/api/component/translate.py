@@ -87,8 +87,8 @@ def typed_config(config: dict[str, Any], where: str) -> dict[str, Any]:
 class HeronSpoutSpec(PythonSpoutSpec):
     """A heronpy spout as a Python spout spec (outputs from heronpy's spec, not the class)."""
 
-    def __init__(self, component_cls: type, name: str, par: int, config: dict[str, Any],
-                 outputs: list[Any]) -> None:
+    def __init__(self, component_cls: type, name: str | None, par: int,
+                 config: dict[str, Any], outputs: list[Any]) -> None:
         ShellSpoutSpec.__init__(self, component_cls, name=name, command=PYTHON_COMMAND,
                                 script=f"{component_cls.__module__}.{component_cls.__name__}",
                                 par=par, config=config, outputs=outputs)
@@ -100,8 +100,8 @@ class HeronBoltSpec(PythonBoltSpec):
     def __init__(
         self,
         component_cls: type,
-        name: str,
-        inputs: dict[str, Any],
+        name: str | None,
+        inputs: dict[thrift.GlobalStreamId, thrift.Grouping],
         par: int,
         config: dict[str, Any],
         outputs: list[Any],
@@ -111,7 +111,7 @@ class HeronBoltSpec(PythonBoltSpec):
                                inputs=inputs, par=par, config=config, outputs=outputs)
 
 
-def storm_grouping(bolt: str, source: str, grouping: Any) -> Any:
+def storm_grouping(bolt: str | None, source: str, grouping: Any) -> thrift.Grouping:
     """The Storm grouping for a heronpy one (already checked by ``is_grouping_sane``)."""
     if isinstance(grouping, Grouping.FIELDS):
         return StormGrouping.fields(*grouping.fields)
@@ -126,7 +126,9 @@ def storm_grouping(bolt: str, source: str, grouping: Any) -> Any:
             Grouping.LOWEST: StormGrouping.GLOBAL, Grouping.NONE: StormGrouping.NONE}[grouping]
 
 
-def storm_spec(spec: HeronComponentSpec, topology_config: dict[str, Any]) -> Any:
+def storm_spec(
+    spec: HeronComponentSpec, topology_config: dict[str, Any]
+) -> HeronSpoutSpec | HeronBoltSpec:
     """The ``compat.storm_api`` spec of one named heronpy spec."""
     cls = spec.component_cls
     if cls is None:
@@ -146,7 +148,7 @@ def storm_spec(spec: HeronComponentSpec, topology_config: dict[str, Any]) -> Any
     if isinstance(user_tick, (int, float)) and not isinstance(user_tick, bool) and user_tick > 0:
         engine_tick = min(float(user_tick), ENGINE_TICK_SECS)
     config[tick_key] = engine_tick
-    inputs = {}
+    inputs: dict[thrift.GlobalStreamId, thrift.Grouping] = {}
     for stream_id, grouping in (spec._sanitize_inputs() or {}).items():
         source = stream_id.component_id
         inputs[StormGlobalStreamId(componentId=source, streamId=stream_id.stream_id)] = \

@@ -14,11 +14,15 @@ from heronpy.api.stream import Stream
 class BaseSpout(BaseComponent, StormSpout):
     """The base of heronpy's ``Spout``: a ``compat.storm_api`` Spout our engines host."""
 
+    # heronpy's spec(), not streamparse's: Heron's arguments and spec type
     @classmethod
-    def spec(cls, name: str | None = None, par: int = 1, config: dict[str, Any] | None = None,
-             optional_outputs: list[Any] | tuple[Any, ...] | None = None) -> HeronComponentSpec:
+    def spec(  # type: ignore[override]
+        cls, name: str | None = None, par: int = 1, config: dict[str, Any] | None = None,
+        optional_outputs: list[Any] | tuple[Any, ...] | None = None,
+    ) -> HeronComponentSpec:
         """Place this spout in a topology; outputs are ``cls.outputs`` + ``optional_outputs``."""
-        outputs = copy.copy(cls.outputs) if getattr(cls, "outputs", None) is not None else []
+        declared = getattr(cls, "outputs", None)  # the user's list
+        outputs: list[Any] = copy.copy(declared) if declared is not None else []
         if optional_outputs is not None:
             assert isinstance(optional_outputs, (list, tuple))
             for out in optional_outputs:
@@ -28,7 +32,8 @@ class BaseSpout(BaseComponent, StormSpout):
                                   par=par, inputs=None, outputs=outputs, config=config,
                                   component_cls=cls)
 
-    def emit(
+    # heronpy's emit(): the stream is always named (no None for the default)
+    def emit(  # type: ignore[override]
         self,
         tup: list[Any] | tuple[Any, ...],
         tup_id: Any = None,
@@ -37,7 +42,9 @@ class BaseSpout(BaseComponent, StormSpout):
         need_task_ids: bool = False,
     ) -> list[int] | None:
         """Emit ``tup``; with a ``tup_id`` it is tracked (acked or failed) under ATLEAST_ONCE."""
-        return self.delegate.emit(tup, tup_id, stream, direct_task, need_task_ids)
+        task_ids: list[int] | None = self.delegate.emit(tup, tup_id, stream, direct_task,
+                                                        need_task_ids)
+        return task_ids
 
     def _close(self) -> None:
         runtime_delegate = getattr(self, "_runtime", None)

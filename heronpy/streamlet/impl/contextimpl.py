@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from heronpy.api.topology_context import TopologyContext
 from heronpy.streamlet.context import Context
 
 
 class ContextImpl(Context):
     """Answers from the task's topology context; ``emit`` emits on the operator's output."""
 
-    def __init__(self, top_context: Any, state: Any, emitter: Any) -> None:
+    def __init__(self, top_context: TopologyContext, state: Any, emitter: Any) -> None:
         self._top_context = top_context
         self._state = state
         self._emitter = emitter

@@ -28,8 +28,9 @@ class ElementBolt(StreamletBoltBase, Bolt):
         self._setup_output(config)
         self.processed = 0
         self.emitted = 0
-        self.function = (user_object(config, self.FUNCTION, type(self).__name__)
-                         if self.FUNCTION else None)
+        # the user's function or operator (None for an operator that takes none)
+        self.function: Any = (user_object(config, self.FUNCTION, type(self).__name__)
+                              if self.FUNCTION else None)
         self.setup(config, context)
 
     def setup(self, config: dict[str, Any], context: Any) -> None:
@@ -52,7 +53,9 @@ class ElementStreamlet(Streamlet):
     """A stage with one parent (shuffled in) and, optionally, a user function."""
 
     PREFIX = "element"
-    BOLT: type = ElementBolt
+    # heronpy's Bolt marks process_tick abstract yet gives it a body, and is no ABC: the
+    # bolt classes are concrete at run time
+    BOLT: type[ElementBolt] = ElementBolt  # type: ignore[type-abstract]
     WHAT = "Element"
 
     def __init__(self, function: Any, parent: Streamlet, needs_function: bool = True) -> None:

@@ -39,6 +39,8 @@ class StreamletWindowBolt(StreamletBoltBase, Bolt, StatefulComponent):
     FUNCTION = "function"
     WINDOWDURATION = WINDOWDURATION
     SLIDEINTERVAL = SLIDEINTERVAL
+    #: (tuple, arrival time) of the open windows, oldest first
+    current_tuples: deque[tuple[Tuple, float]]
 
     def init_state(self, stateful_state: Any) -> None:
         self._saved_state = stateful_state
@@ -65,7 +67,7 @@ class StreamletWindowBolt(StreamletBoltBase, Bolt, StatefulComponent):
         self.slide_interval = float(config.get(SLIDEINTERVAL, self.window_duration))
         self._tumbling = self.slide_interval == self.window_duration
         config[api_constants.TOPOLOGY_TICK_TUPLE_FREQ_SECS] = str(self.slide_interval)
-        self.current_tuples: deque[Any] = deque()
+        self.current_tuples = deque()
         self._last_close = time.time()
         self._restore()
         self.function = user_object(config, self.FUNCTION, type(self).__name__)
