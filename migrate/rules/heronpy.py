@@ -175,7 +175,9 @@ class HeronpyRule(Rule):
         return updated_node
 
     @staticmethod
-    def _assigned(body: Sequence[cst.BaseStatement]) -> dict[str, cst.Assign]:
+    def _assigned(
+        body: Sequence[cst.BaseStatement | cst.BaseSmallStatement]
+    ) -> dict[str, cst.Assign]:
         found = {}
         for stmt in body:
             if isinstance(stmt, cst.SimpleStatementLine):
@@ -186,7 +188,7 @@ class HeronpyRule(Rule):
         return found
 
     @staticmethod
-    def _insert_at_top(node: cst.ClassDef, lines: list[cst.BaseStatement]) -> cst.ClassDef:
+    def _insert_at_top(node: cst.ClassDef, lines: Sequence[cst.BaseStatement]) -> cst.ClassDef:
         body = list(node.body.body)
         at = 0
         if body and isinstance(body[0], cst.SimpleStatementLine) and isinstance(
@@ -234,7 +236,10 @@ class HeronpyRule(Rule):
         self.record(original, Level.INFO,
                     f"topology {original.name.value}: heronpy's defaults put first in its "
                     "config (its own keys win); Storm's differ", new=text)
-        return updated.deep_replace(assign, assign.with_changes(value=new_value))
+        replaced = updated.deep_replace(assign, assign.with_changes(value=new_value))
+        # the class is not the assignment it replaces in, so a class comes back
+        assert isinstance(replaced, cst.ClassDef)
+        return replaced
 
     @staticmethod
     def _key(node: cst.BaseExpression) -> str | None:

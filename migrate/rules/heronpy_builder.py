@@ -29,7 +29,7 @@ from pathlib import Path
 import libcst as cst
 import libcst.matchers as m
 from libcst.helpers import get_full_name_for_node
-from libcst.metadata import MetadataWrapper, PositionProvider, QualifiedNameProvider
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider, QualifiedNameProvider
 
 from migrate.findings import Level
 from migrate.rules.base import Rule
@@ -38,6 +38,9 @@ from migrate.rules.heronpy_tidy import drop_unused_imports
 BUILDER = "heronpy.api.topology.TopologyBuilder"
 _SPOUT_ARGS = ("name", "spout_cls", "par", "config", "optional_outputs")
 _BOLT_ARGS = ("name", "bolt_cls", "par", "inputs", "config", "optional_outputs")
+#: what a block's body holds: an indented block's statements, or the small statements of
+#: a one-line suite (``if x: a = 1; b = 2``)
+_Statement = cst.BaseStatement | cst.BaseSmallStatement
 
 
 def class_name(path: str) -> str:
@@ -96,7 +99,7 @@ class HeronpyBuilderRule(Rule):
                 return updated_node
             body[index] = cls
             pos = self.get_metadata(PositionProvider, orig, None)
-            moved = {id(cls): pos.start.line if pos else 1}
+            moved = {id(cls): pos.start.line if isinstance(pos, CodeRange) else 1}
             self.record(orig, Level.INFO,
                         f"TopologyBuilder main became class {cls.name.value}: heron run and "
                         "streamparse name the topology after its file",
@@ -109,7 +112,7 @@ class HeronpyBuilderRule(Rule):
             return module
         return updated_node
 
-    def _builds(self, stmt: cst.BaseStatement) -> bool:
+    def _builds(self, stmt: _Statement) -> bool:
         return isinstance(stmt, cst.SimpleStatementLine) and any(
             isinstance(s, cst.Assign) and self._is_builder_call(s.value) for s in stmt.body)
 
@@ -142,8 +145,10 @@ class HeronpyBuilderRule(Rule):
         """For each line of ``new``, the line of the original it came from: through the
         nodes both trees share (this rule moves nodes, it does not copy them), and
         ``moved`` (``id`` of a new node -> original line) for the nodes it built."""
+        # (every value is a CodeRange: the provider's metadata, typed as object)
         original = {id(node): rng.start.line
-                    for node, rng in self.metadata[PositionProvider].items()}
+                    for node, rng in self.metadata[PositionProvider].items()
+                    if isinstance(rng, CodeRange)}
         original.update(moved)
         lines: dict[int, int] = {}
         wrapper = MetadataWrapper(new, unsafe_skip_copy=True)
@@ -156,7 +161,7 @@ class HeronpyBuilderRule(Rule):
 
     # -- the main block -----------------------------------------------------------------
     def _class_for(self, block: cst.If) -> cst.ClassDef:
-        statements = list(block.body.body)
+        statements: list[_Statement] = list(block.body.body)
         builder, topology_name = self._builder(statements)
         config_vars = self._config_vars(statements, builder)
         kept: dict[str, cst.BaseExpression] = {}
@@ -176,7 +181,7 @@ class HeronpyBuilderRule(Rule):
             if call is None:
                 if isinstance(small, cst.Assign) and target is not None:
                     if target in config_vars:
-                        kept[target] = value
+                        kept[target] = small.value  # the value _target_value read
                     else:
                         lines.append(stmt)
                     continue
@@ -216,7 +221,7 @@ class HeronpyBuilderRule(Rule):
                             body=cst.IndentedBlock(body=lines),
                             leading_lines=[cst.EmptyLine()] * max(2, len(block.leading_lines)))
 
-    def _builder(self, statements: list[cst.BaseStatement]) -> tuple[str, str | None]:
+    def _builder(self, statements: list[_Statement]) -> tuple[str, str | None]:
         for stmt in statements:
             if isinstance(stmt, cst.SimpleStatementLine):
                 for small in stmt.body:
@@ -250,7 +255,7 @@ class HeronpyBuilderRule(Rule):
             return value.func.attr.value, list(value.args)
         return None
 
-    def _config_vars(self, statements: list[cst.BaseStatement], builder: str) -> set[str]:
+    def _config_vars(self, statements: list[_Statement], builder: str) -> set[str]:
         """Variables passed to ``set_config`` and used nowhere else: written inline."""
         names: set[str] = set()
         for stmt in statements:
@@ -266,7 +271,7 @@ class HeronpyBuilderRule(Rule):
         return {n for n in names if used.count(n) == 2}  # assigned once, read once
 
     @staticmethod
-    def _argv_check(stmt: cst.BaseStatement) -> bool:
+    def _argv_check(stmt: _Statement) -> bool:
         """``if len(sys.argv) != 2: print(...); sys.exit(1)``: the name argument check."""
         if not isinstance(stmt, cst.If) or stmt.orelse is not None:
             return False

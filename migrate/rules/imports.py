@@ -91,7 +91,9 @@ class ImportsRule(Rule):
         if get_full_name_for_node(alias.name) != "storm":
             return None
         local = alias.asname.name if alias.asname is not None else cst.Name("storm")
-        new_node = cst.Import(names=[cst.ImportAlias(name=cst.parse_expression(TARGET),
+        dotted = cst.parse_expression(TARGET)
+        assert isinstance(dotted, cst.Attribute)  # TARGET is a dotted module name
+        new_node = cst.Import(names=[cst.ImportAlias(name=dotted,
                                                      asname=cst.AsName(name=local))])
         self.record(node, Level.INFO, "import moved from streamparse.storm to compat.storm_api",
                     old=self.code_of(node), new=self.code_of(new_node))
