@@ -28,8 +28,8 @@ from engine.common.launch import Submission
 from engine.common.local_run import HeronLocalRun
 from engine.common.plan.compiler import compile_topology
 from engine.common.runtime.stats import ComponentStats
-from engine.storm import LocalCluster
 from engine.common.submission import load_topology
+from engine.storm import LocalCluster
 
 __all__ = ["EngineRun", "ProgressCallback", "RunOutcome", "heron_project_run",
            "storm_topology_run"]

@@ -23,8 +23,8 @@ from typing import Any
 
 from engine.common.process.restart_policy import RestartPolicy
 from engine.common.security.private import private_dir
-from engine.statemgr import open_state_manager
 from engine.common.submission import load_topology
+from engine.statemgr import open_state_manager
 
 LAUNCH_FILE = "launch.json"
 
@@ -72,7 +72,7 @@ class Submission:
     @classmethod
     def of(cls, project: Path | str, name: str, *, env: str | None,
            config_file: Path | str | None, options: dict[str, Any], ackers: int | None,
-           workers: int | None, debug: bool = False, flux: Any = None) -> "Submission":
+           workers: int | None, debug: bool = False, flux: Any = None) -> Submission:
         """What the command line gave, with the project and config file made absolute
         (the processes that rebuild the topology start elsewhere); ``flux``, the loaded
         topology's FluxTopology, adds what rebuilding a Flux file needs."""
@@ -187,7 +187,7 @@ class LaunchSpec:
         return self.path
 
     @classmethod
-    def load(cls, path: Path | str) -> "LaunchSpec":
+    def load(cls, path: Path | str) -> LaunchSpec:
         path = Path(path)
         if path.is_dir():
             path = path / LAUNCH_FILE

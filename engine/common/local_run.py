@@ -15,22 +15,23 @@ import json
 import logging
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
+from engine.common.launch import TMANAGER, LaunchSpec, StateManagerSpec, Submission
+from engine.common.network.sockets import RequestTimeout, request
+from engine.common.process.restart_policy import crash_loop_error
 from engine.common.runtime.capture import OutputCapture
 from engine.common.runtime.checkpoint_stats import CheckpointStats, RestoreRecord
 from engine.common.runtime.stats import ComponentStats
-from engine.submitter.deploy import deploy
-from engine.instance.capture import JsonlCapture, read_captures, write_jsonl_config
-from engine.common.launch import TMANAGER, LaunchSpec, StateManagerSpec, Submission
-from engine.messages import tmanager_pb2
-from engine.common.network.sockets import RequestTimeout, request
-from engine.common.process.restart_policy import crash_loop_error
-from engine.scheduler.local import LocalScheduler
 from engine.common.security.guard import SocketSecurity
 from engine.common.serialization import serializer_for_config
+from engine.instance.capture import JsonlCapture, read_captures, write_jsonl_config
+from engine.messages import tmanager_pb2
+from engine.scheduler.local import LocalScheduler
+from engine.submitter.deploy import deploy
 from engine.tmanager.drain import wait_drained
 
 log = logging.getLogger("heron.run")

@@ -16,8 +16,9 @@ import logging
 import signal
 import sys
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from engine.common.codec import log_tuple_path
 from engine.common.launch import LaunchError, LaunchSpec

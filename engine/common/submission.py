@@ -3,9 +3,10 @@ validated topology ready for either engine. The CLI and the conformance suite sh
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from compat.flux import FluxTopology, is_flux_file, read_flux
 from compat.storm_api.project import Project, load_project, resolve_options

@@ -4,14 +4,22 @@ the Stream Manager, the instance and the submitter (docs/stateful.md)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from engine.config.errors import ConfigError
-from engine.config.keys import (ALIGNMENT_BUFFER_KEY, CHECKPOINT_INTERVAL_KEY,
-                                CHECKPOINT_TIMEOUT_KEY, FROM_SAVEPOINT_KEY, RETENTION_KEY,
-                                SAVEPOINTS_KEY, START_CLEAN_KEY, STORAGE_CLASS_KEY,
-                                STORAGE_ROOT_KEY)
+from engine.config.keys import (
+    ALIGNMENT_BUFFER_KEY,
+    CHECKPOINT_INTERVAL_KEY,
+    CHECKPOINT_TIMEOUT_KEY,
+    FROM_SAVEPOINT_KEY,
+    RETENTION_KEY,
+    SAVEPOINTS_KEY,
+    START_CLEAN_KEY,
+    STORAGE_CLASS_KEY,
+    STORAGE_ROOT_KEY,
+)
 from engine.config.values import path_or_none, positive
 
 

@@ -8,7 +8,8 @@ so no role reads a key with a default of its own.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 #: Storm's defaults for the keys the engines read.
 STORM_DEFAULTS: dict[str, Any] = {

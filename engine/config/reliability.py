@@ -4,13 +4,20 @@ local engine; parsed here once so they all agree."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from engine.config.errors import ConfigError
-from engine.config.keys import (ACKERS_KEY, MAX_SPOUT_PENDING_KEY, MESSAGE_TIMEOUT_KEY,
-                                RELIABILITY_MODE_KEY, STORM_DEFAULTS, TICK_FREQUENCY_KEY,
-                                TIMEOUTS_ENABLED_KEY)
+from engine.config.keys import (
+    ACKERS_KEY,
+    MAX_SPOUT_PENDING_KEY,
+    MESSAGE_TIMEOUT_KEY,
+    RELIABILITY_MODE_KEY,
+    STORM_DEFAULTS,
+    TICK_FREQUENCY_KEY,
+    TIMEOUTS_ENABLED_KEY,
+)
 from engine.config.values import non_negative_or_none
 
 

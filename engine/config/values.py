@@ -3,7 +3,8 @@ with one line naming the key and the value it got."""
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from engine.config.errors import ConfigError
 

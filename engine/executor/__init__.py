@@ -2,8 +2,14 @@
 processes (Topology Master in container 0; Stream Manager, Metrics Manager and one
 instance per task elsewhere) and stops them in order on SIGTERM."""
 
-from engine.executor.commands import (MODULES, OVERRIDES_ENV, container_processes,
-                                      executor_process, resolve_modules, stop_stages)
+from engine.executor.commands import (
+                                      MODULES,
+                                      OVERRIDES_ENV,
+                                      container_processes,
+                                      executor_process,
+                                      resolve_modules,
+                                      stop_stages,
+)
 
 __all__ = ["MODULES", "OVERRIDES_ENV", "container_processes", "executor_process",
            "resolve_modules", "stop_stages"]

@@ -15,12 +15,18 @@ its executors.
 from __future__ import annotations
 
 import os
-from typing import Mapping
+from collections.abc import Mapping
 
-from engine.common.launch import (TMANAGER, LaunchSpec, executor_name, instance_id, metricsmgr_id,
-                           stmgr_id)
-from engine.packing import PackingPlan
+from engine.common.launch import (
+    TMANAGER,
+    LaunchSpec,
+    executor_name,
+    instance_id,
+    metricsmgr_id,
+    stmgr_id,
+)
 from engine.common.process import ProcessSpec
+from engine.packing import PackingPlan
 
 OVERRIDES_ENV = "HERON_MODULE_OVERRIDES"
 

@@ -24,22 +24,32 @@ import logging
 import signal
 import threading
 import time
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import zmq
 
-from engine.executor.commands import HEALTHMGR, container_processes, stop_stages
-from engine.executor.packing_wait import PackingPlanMissing, wait_for_packing_plan
-from engine.common.launch import (LaunchSpec, executor_name, local_socket_name, metrics_socket_name,
-                           stmgr_id)
+from engine.common.launch import (
+    LaunchSpec,
+    executor_name,
+    local_socket_name,
+    metrics_socket_name,
+    stmgr_id,
+)
 from engine.common.network.endpoints import ipc_path
-from engine.packing import PackingPlan
-from engine.common.plan.topology_config import (HEALTHMGR_MODE, HealthModeError, healthmgr_mode_on,
-                                         topology_config)
+from engine.common.plan.topology_config import (
+    HEALTHMGR_MODE,
+    HealthModeError,
+    healthmgr_mode_on,
+    topology_config,
+)
 from engine.common.process import Supervisor
-from engine.common.startup import launch_parser, run_with_state, start
 from engine.common.process.progress import mark_progress
 from engine.common.security.guard import ConnectionGuard
+from engine.common.startup import launch_parser, run_with_state, start
+from engine.executor.commands import HEALTHMGR, container_processes, stop_stages
+from engine.executor.packing_wait import PackingPlanMissing, wait_for_packing_plan
+from engine.packing import PackingPlan
 from engine.shell.server import ContainerShell
 
 log = logging.getLogger("heron.executor")

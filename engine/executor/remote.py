@@ -40,15 +40,23 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from engine.common.cluster.package import (DEFINITION_SUFFIX, FluxContents, PackageError,
-                                    unpack_package)
-from engine.uploader import fetch
+from engine.common.cluster.package import (
+    DEFINITION_SUFFIX,
+    FluxContents,
+    PackageError,
+    unpack_package,
+)
 from engine.common.cluster.venv import VirtualenvError, ensure_virtualenv, requirements_file
 from engine.common.launch import LaunchSpec, StateManagerSpec, Submission
 from engine.common.security.keys import KeysError, TopologyKeys, keys_from_state
-from engine.common.security.private import (UnsafePathError, private_dir, read_private_file,
-                                     write_private_file)
+from engine.common.security.private import (
+    UnsafePathError,
+    private_dir,
+    read_private_file,
+    write_private_file,
+)
 from engine.common.submission import shell_dir_of
+from engine.uploader import fetch
 
 #: settings of the submitter's launch spec that a node's launch spec keeps
 PORTABLE_SETTINGS = ("multilang", "multilang_serializer", "capture_all", "capture_all_streams",

@@ -25,8 +25,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from engine.healthmgr.metrics import (BACK_PRESSURE, BACK_PRESSURE_INITIATED, WAIT_QUEUE,
-                                      counter_increase, instance_in, metric_name)
+from engine.healthmgr.metrics import (
+    BACK_PRESSURE,
+    BACK_PRESSURE_INITIATED,
+    WAIT_QUEUE,
+    counter_increase,
+    instance_in,
+    metric_name,
+)
 
 
 def local_instances(metrics: Mapping[str, float]) -> set[str]:

@@ -38,7 +38,7 @@ from engine.healthmgr.errors import HealthConfigError
 from engine.healthmgr.policies.base import Policy
 from engine.healthmgr.policies.config import HealthConfig, runtime_mode
 from engine.healthmgr.policies.factory import build_policies
-from engine.healthmgr.records import (Action, ActionKind, ActionStatus, HealthEvent, Note)
+from engine.healthmgr.records import Action, ActionKind, ActionStatus, HealthEvent, Note
 from engine.healthmgr.source import MetricsSource
 from engine.healthmgr.state import LoopState
 from engine.healthmgr.topology import TopologyView

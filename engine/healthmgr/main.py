@@ -25,6 +25,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from engine.common.launch import LaunchSpec
+from engine.common.process.progress import mark_progress
+from engine.common.security.guard import SocketSecurity
+from engine.common.startup import launch_parser, run_with_state, start
 from engine.healthmgr.errors import HealthConfigError
 from engine.healthmgr.loop import HealthLoop
 from engine.healthmgr.policies.config import HealthConfig, parse_health_config
@@ -33,10 +37,6 @@ from engine.healthmgr.scheduler_actuator import SchedulerActuator
 from engine.healthmgr.source import SnapshotHistory
 from engine.healthmgr.store import HealthStore
 from engine.healthmgr.view import build_view, topology_config
-from engine.common.launch import LaunchSpec
-from engine.common.process.progress import mark_progress
-from engine.common.startup import launch_parser, run_with_state, start
-from engine.common.security.guard import SocketSecurity
 from engine.tmanager.client import TManagerClient, TManagerUnavailable
 
 log = logging.getLogger("heron.healthmgr")

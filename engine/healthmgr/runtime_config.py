@@ -10,11 +10,12 @@ policies a topology has.
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
+from engine.common.plan.topology_config import topology_config
 from engine.healthmgr.errors import HealthConfigError
 from engine.healthmgr.policies.config import healthmgr_enabled, parse_health_config
-from engine.common.plan.topology_config import topology_config
 from engine.messages import topology_pb2
 
 

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.messages import common_pb2, scheduler_pb2
 from engine.common.network import request
 from engine.common.network.sockets import RequestTimeout
+from engine.messages import common_pb2, scheduler_pb2
 from engine.submitter.update import UpdateError, apply_update, plan_update
 
 #: as long as ``heron update`` and ``heron restart`` wait for the scheduler

@@ -11,9 +11,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from engine.healthmgr.metrics import (BACK_PRESSURE, EMPTY, EXECUTE_COUNT, EXECUTE_LATENCY,
-                                      MAX_BACK_PRESSURE_MS_PER_S, UNBLAMED_BACK_PRESSURE,
-                                      WAIT_QUEUE, Series, counter_rates, gauge_series)
+from engine.healthmgr.metrics import (
+    BACK_PRESSURE,
+    EMPTY,
+    EXECUTE_COUNT,
+    EXECUTE_LATENCY,
+    MAX_BACK_PRESSURE_MS_PER_S,
+    UNBLAMED_BACK_PRESSURE,
+    WAIT_QUEUE,
+    Series,
+    counter_rates,
+    gauge_series,
+)
 from engine.healthmgr.source import MetricsSource
 from engine.healthmgr.topology import ComponentView
 

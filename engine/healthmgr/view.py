@@ -7,11 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.common.plan.topology_config import topology_config
 from engine.healthmgr.topology import ComponentView, TopologyView
 from engine.messages import topology_pb2
-from engine.common.plan.topology_config import topology_config
-from engine.submitter.stateful_guard import (effectively_once, frozen_components,
-                                             stateful_components)
+from engine.submitter.stateful_guard import effectively_once, frozen_components, stateful_components
 
 
 def _fields_grouped(topology: Any) -> set[str]:

@@ -30,14 +30,15 @@ A component whose class overrides any of these methods gets the Storm API's own 
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
+
+import msgpack
 
 from compat.storm_api.component import not_a_tuple
 from compat.storm_api.exceptions import StormWentAwayError
 from compat.storm_api.hosting import handle_component_exception
 from compat.storm_api.tuple import Tuple
-import msgpack
-
 from engine.common.codec.codec import values_of
 from engine.common.codec.markers import RowNotPacked
 

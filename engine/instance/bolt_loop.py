@@ -11,18 +11,19 @@ logged: Stream Managers forward payloads without decoding them.
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from google.protobuf.message import DecodeError
 
 from compat.storm_api.exceptions import StormWentAwayError
-from engine.common.runtime.errors import ComponentFailure
 from compat.storm_api.tuple import Tuple
 from engine.common.codec import Undecodable, tuple_codec
+from engine.common.runtime.errors import ComponentFailure
+from engine.common.serialization import MsgpackSerializer
 from engine.instance.collector import UNTRACKED
 from engine.instance.loop import TASK_DONE, TUPLE_BATCH, ExecutorLoop, log
 from engine.messages import tuple_pb2
-from engine.common.serialization import MsgpackSerializer
 
 
 def tuple_runner(hosted: Any, source: str, stream: str, task: int) -> Callable[[str, Any], None]:

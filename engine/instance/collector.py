@@ -18,16 +18,17 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from random import getrandbits
-from typing import Any, Callable
+from typing import Any
 
-from engine.common.runtime.errors import AckingError, EmitError
-from engine.common.runtime.stats import TaskStats
 from engine.common.codec import selected_module, tuple_codec
 from engine.common.grouping import GroupingError
-from engine.messages import tuple_pb2
 from engine.common.network import inflight, type_frame
+from engine.common.runtime.errors import AckingError, EmitError
+from engine.common.runtime.stats import TaskStats
 from engine.common.serialization import MsgpackSerializer, SerializationError
+from engine.messages import tuple_pb2
 
 _LOG_LEVELS = {0: 5, 1: logging.DEBUG, 2: logging.INFO, 3: logging.WARNING, 4: logging.ERROR}
 TUPLE_BATCH = type_frame(tuple_pb2.TupleBatch)

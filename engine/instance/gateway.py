@@ -13,8 +13,8 @@ grows without bound.
 
 from __future__ import annotations
 
-import logging
 import collections
+import logging
 import os
 import threading
 import time
@@ -23,10 +23,17 @@ from typing import Any
 import zmq
 from zmq.utils.monitor import recv_monitor_message
 
-from engine.messages import metrics_pb2, stmgr_pb2
-from engine.common.network import (DATA_HWM, SOCKET_BUFFER_BYTES, MalformedMessage, connect_dealer,
-                            decode, encode, type_frame)
+from engine.common.network import (
+    DATA_HWM,
+    SOCKET_BUFFER_BYTES,
+    MalformedMessage,
+    connect_dealer,
+    decode,
+    encode,
+    type_frame,
+)
 from engine.common.network.credits import CREDIT, WriteCredit, decode_credit
+from engine.messages import metrics_pb2, stmgr_pb2
 
 log = logging.getLogger("heron.instance")
 

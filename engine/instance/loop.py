@@ -14,19 +14,20 @@ from __future__ import annotations
 import logging
 import resource
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import zmq
 
-from engine.common.runtime.errors import ComponentFailure
-from engine.instance.gateway import GATEWAY_FAILED, STOP, TO_METRICS, TO_STMGR
-from engine.instance.stateful import KINDS as STATEFUL_KINDS
-from engine.messages import ckptmgr_pb2, metrics_pb2, stmgr_pb2, topology_pb2, tuple_pb2
 from engine.common.network import encode, type_frame
 from engine.common.network.credits import WriteCredit, encode_credit, give_back_at
 from engine.common.network.inflight import DEFAULT_BATCH_TIME_MS
 from engine.common.process.progress import mark_progress
 from engine.common.process.restart_policy import CRASH_LOOPING_METRIC, RestartPolicy, RestartTracker
+from engine.common.runtime.errors import ComponentFailure
+from engine.instance.gateway import GATEWAY_FAILED, STOP, TO_METRICS, TO_STMGR
+from engine.instance.stateful import KINDS as STATEFUL_KINDS
+from engine.messages import ckptmgr_pb2, metrics_pb2, stmgr_pb2, topology_pb2, tuple_pb2
 
 log = logging.getLogger("heron.instance")
 

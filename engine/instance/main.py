@@ -20,38 +20,43 @@ from typing import Any
 
 import zmq
 
-from engine.config.checkpointing import checkpointing
-from engine.config.keys import with_defaults
-from engine.config.reliability import reliability, tick_frequency
-from engine.common.runtime.errors import ComponentFailure
 from compat.storm_api.hosting import handle_component_exception, host_component
 from compat.storm_api.state import StatefulComponent
 from compat.storm_api.updatable import Updatable
 from engine.common.grouping import build_grouping
 from engine.common.grouping.key_groups import key_groups
-from engine.instance.capture import InstanceCapture
-from engine.instance.collector import InstanceCollector, StreamOut
-from engine.instance.bolt_loop import BoltLoop
-from engine.instance.gateway import PIPE_HWM, Gateway, metrics_pipe_endpoint
-from engine.common.network.credits import WriteCredit, capacities
-from engine.instance.loop import ASSIGNMENT, TaskGaveUp
-from engine.instance.spout_loop import SpoutLoop
-from engine.instance.stateful import TaskCheckpointing
-from engine.statefulstorage.rescale import keyed_by_input
-from engine.common.launch import (LaunchSpec, instance_id, local_socket_name, metrics_socket_name,
-                           stmgr_id)
-from engine.messages import metrics_pb2, physical_plan_pb2, stmgr_pb2
+from engine.common.launch import (
+    LaunchSpec,
+    instance_id,
+    local_socket_name,
+    metrics_socket_name,
+    stmgr_id,
+)
 from engine.common.multilang import host_shell_component
 from engine.common.network import ipc_endpoint
+from engine.common.network.credits import WriteCredit, capacities
 from engine.common.network.inflight import batching
 from engine.common.process.profiling import profiled
-from engine.common.startup import launch_parser, start
 from engine.common.process.restart_policy import RestartPolicy
+from engine.common.runtime.errors import ComponentFailure
 from engine.common.runtime.layout import SYSTEM_COMPONENT, SYSTEM_TASK_ID, TaskLayout, build_context
 from engine.common.runtime.logs import task_logger
 from engine.common.runtime.stats import TaskStats
 from engine.common.serialization import serializer_for_config
+from engine.common.startup import launch_parser, start
+from engine.config.checkpointing import checkpointing
+from engine.config.keys import with_defaults
+from engine.config.reliability import reliability, tick_frequency
+from engine.instance.bolt_loop import BoltLoop
+from engine.instance.capture import InstanceCapture
+from engine.instance.collector import InstanceCollector, StreamOut
+from engine.instance.gateway import PIPE_HWM, Gateway, metrics_pipe_endpoint
+from engine.instance.loop import ASSIGNMENT, TaskGaveUp
+from engine.instance.spout_loop import SpoutLoop
+from engine.instance.stateful import TaskCheckpointing
+from engine.messages import metrics_pb2, physical_plan_pb2, stmgr_pb2
 from engine.statefulstorage import open_storage
+from engine.statefulstorage.rescale import keyed_by_input
 
 log = logging.getLogger("heron.instance")
 

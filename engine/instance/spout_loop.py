@@ -13,17 +13,18 @@ directly (``spout_hooks``) and keep everything they touch in locals.
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from google.protobuf.message import DecodeError
 
 from compat.storm_api.exceptions import StormWentAwayError
-from engine.common.runtime.errors import ComponentFailure
 from compat.storm_api.hosting import DirectHooks
 from engine.common.codec import MalformedBatch
+from engine.common.network import type_frame
+from engine.common.runtime.errors import ComponentFailure
 from engine.instance.loop import ExecutorLoop, log
 from engine.messages import tuple_pb2
-from engine.common.network import type_frame
 
 CONTROL_BATCH = type_frame(tuple_pb2.ControlBatch)
 ACK = tuple_pb2.ACK

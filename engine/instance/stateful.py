@@ -22,17 +22,21 @@ import time
 from traceback import format_exc
 from typing import Any
 
-from engine.common.runtime.errors import ComponentFailure
 from compat.storm_api.state import HashMapState, StatefulComponent, checkpoint_order
-from engine.messages import ckptmgr_pb2, common_pb2
+from engine.common.grouping.key_groups import DEFAULT_KEY_GROUPS
 from engine.common.network import encode, type_frame
 from engine.common.runtime.crash_points import crash
+from engine.common.runtime.errors import ComponentFailure
+from engine.messages import ckptmgr_pb2, common_pb2
 from engine.spi.statefulstorage import CheckpointUnreadable
-from engine.common.grouping.key_groups import DEFAULT_KEY_GROUPS
 from engine.statefulstorage.codec import decode_state, encode_state
 from engine.statefulstorage.keyed import Chains, KeyedStateStore
-from engine.statefulstorage.rescale import (RescaleRefused, owned_by, rescale_task_states,
-                                            task_state_shape)
+from engine.statefulstorage.rescale import (
+    RescaleRefused,
+    owned_by,
+    rescale_task_states,
+    task_state_shape,
+)
 from engine.statefulstorage.savepoints import inner_id, is_savepoint, savepoint_storage
 
 log = logging.getLogger("heron.instance")

@@ -8,8 +8,8 @@ import threading
 from typing import Any
 
 from engine.common.launch import LaunchSpec
-from engine.metricsmgr.manager import MetricsManager
 from engine.common.startup import launch_parser, run_with_state, start
+from engine.metricsmgr.manager import MetricsManager
 
 log = logging.getLogger("heron.metricsmgr")
 

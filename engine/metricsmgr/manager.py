@@ -14,21 +14,35 @@ import logging
 import os
 import re
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import zmq
 
 from engine.common.launch import LaunchSpec, metrics_socket_name, metricsmgr_id, peer_identity
-from engine.messages import metrics_pb2, tmanager_pb2
+from engine.common.network import (
+    MalformedMessage,
+    bind_router,
+    connect_dealer,
+    decode,
+    encode,
+    ipc_endpoint,
+)
 from engine.common.process.progress import mark_progress
-from engine.metricsmgr.prometheus import LatestMetricsCollector, PrometheusEndpoint
-from engine.common.security.access_token import (AccessTokenError, home_of_working_dir,
-                                          load_or_create)
-from engine.common.security.guard import SocketSecurity
-from engine.common.network import MalformedMessage, bind_router, connect_dealer, decode, encode, ipc_endpoint
-from engine.common.process.restart_policy import PROCESS_CRASH_LOOPING_METRIC, PROCESS_LAST_ERROR_METRIC
+from engine.common.process.restart_policy import (
+    PROCESS_CRASH_LOOPING_METRIC,
+    PROCESS_LAST_ERROR_METRIC,
+)
 from engine.common.process.stopping import STOP_POLL_MS
+from engine.common.security.access_token import (
+    AccessTokenError,
+    home_of_working_dir,
+    load_or_create,
+)
+from engine.common.security.guard import SocketSecurity
+from engine.messages import metrics_pb2, tmanager_pb2
+from engine.metricsmgr.prometheus import LatestMetricsCollector, PrometheusEndpoint
 
 log = logging.getLogger("heron.metricsmgr")
 

@@ -30,15 +30,17 @@ from __future__ import annotations
 import logging
 import re
 import threading
+from collections.abc import Callable, Iterable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from prometheus_client.core import CollectorRegistry, GaugeMetricFamily
 from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
 from prometheus_client.registry import Collector
 
 from engine.common.process.stopping import STOP_POLL_MS
-from engine.common.runtime.source_lag import PREFIX as KAFKA_PREFIX, parse_name
+from engine.common.runtime.source_lag import PREFIX as KAFKA_PREFIX
+from engine.common.runtime.source_lag import parse_name
 from engine.common.runtime.stats import COUNTERS
 from engine.common.security.access_token import bearer, matches
 
@@ -128,7 +130,7 @@ class LatestMetricsCollector(Collector):
 class _Handler(BaseHTTPRequestHandler):
     """GET (or HEAD) of any path: the metrics with the token, else 401."""
 
-    server: "_Server"
+    server: _Server
     protocol_version = "HTTP/1.1"
 
     def do_GET(self) -> None:  # noqa: N802 (http.server's name)
@@ -176,7 +178,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
-    endpoint: "PrometheusEndpoint"
+    endpoint: PrometheusEndpoint
 
 
 class PrometheusEndpoint:

@@ -6,14 +6,15 @@ produce the same :class:`PackingPlan`, which converts to and from Heron's
 ``PackingPlan`` message. ``topology.packing.algorithm`` picks one (:func:`packing_for`).
 """
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
-from engine.spi.packing_errors import PackingError
 from engine.packing.ffd import FirstFitDecreasingPacking, pack_first_fit_decreasing
-from engine.spi.packing_plan import ContainerPlan, InstancePlan, PackingPlan
-from engine.spi.resources import Resource, component_resources
 from engine.packing.round_robin import RoundRobinPacking, pack_round_robin
 from engine.spi import Packing
+from engine.spi.packing_errors import PackingError
+from engine.spi.packing_plan import ContainerPlan, InstancePlan, PackingPlan
+from engine.spi.resources import Resource, component_resources
 
 PACKING_KEY = "topology.packing.algorithm"
 #: ``topology.packing.algorithm`` value -> the plug-in

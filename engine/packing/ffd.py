@@ -10,15 +10,20 @@ instances, Heron's default density) less ``topology.container.padding.percentage
 from __future__ import annotations
 
 import uuid
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
+from engine.packing.tasks import assign_task_ids
+from engine.spi import Packing
 from engine.spi.packing_errors import PackingError
 from engine.spi.packing_plan import ContainerPlan, InstancePlan, PackingPlan
 from engine.spi.resources import (
-    DEFAULT_INSTANCE_CPU, DEFAULT_INSTANCE_DISK, DEFAULT_INSTANCE_RAM, Resource,
-    component_resources)
-from engine.packing.tasks import assign_task_ids
-from engine.spi import Packing
+    DEFAULT_INSTANCE_CPU,
+    DEFAULT_INSTANCE_DISK,
+    DEFAULT_INSTANCE_RAM,
+    Resource,
+    component_resources,
+)
 
 INSTANCES_PER_CONTAINER = 4
 

@@ -16,12 +16,13 @@ does not follow the key.
 from __future__ import annotations
 
 import uuid
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
+from engine.packing.round_robin import padding
 from engine.spi.packing_errors import PackingError
 from engine.spi.packing_plan import ContainerPlan, InstancePlan, PackingPlan
 from engine.spi.resources import Resource, component_resources
-from engine.packing.round_robin import padding
 
 
 def repack(current: PackingPlan, topology_name: str, components: Mapping[str, int],

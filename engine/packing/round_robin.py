@@ -9,13 +9,14 @@ one plus padding, as Heron does.
 from __future__ import annotations
 
 import uuid
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
+from engine.packing.tasks import assign_task_ids
+from engine.spi import Packing
 from engine.spi.packing_errors import PackingError
 from engine.spi.packing_plan import ContainerPlan, InstancePlan, PackingPlan
 from engine.spi.resources import GIB, Resource, component_resources
-from engine.packing.tasks import assign_task_ids
-from engine.spi import Packing
 
 #: Heron's default per-container padding (room for the Stream Manager and Metrics Manager).
 DEFAULT_PADDING = Resource(ram=2 * GIB, cpu=1.0, disk=12 * GIB)

@@ -19,15 +19,16 @@ from __future__ import annotations
 import logging
 import shutil
 import threading
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
-from engine.executor.commands import executor_process
-from engine.executor.packing_wait import PACKING_PLAN_WAIT_SECS, wait_for_packing_plan
 from engine.common.launch import LaunchSpec, executor_name
 from engine.common.network.endpoints import ipc_dir
-from engine.packing import PackingPlan
 from engine.common.process import Supervisor, SupervisorEvent
 from engine.common.security.private import UnsafePathError, private_dir
+from engine.executor.commands import executor_process
+from engine.executor.packing_wait import PACKING_PLAN_WAIT_SECS, wait_for_packing_plan
+from engine.packing import PackingPlan
 from engine.spi import KillOnce, ServiceScheduler
 
 log = logging.getLogger("heron.scheduler")

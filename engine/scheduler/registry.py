@@ -29,7 +29,7 @@ def runs_as_service(scheduler: str) -> bool:
     return scheduler in SERVICE_SCHEDULERS
 
 
-def scheduler_for(spec: "LaunchSpec", state: Any) -> ServiceScheduler:
+def scheduler_for(spec: LaunchSpec, state: Any) -> ServiceScheduler:
     """The scheduler plug-in the launch spec names (``heron.class.scheduler`` of the
     cluster it was submitted to), for the scheduler service: the local one, or Slurm's."""
     plugin = SERVICE_SCHEDULERS.get(spec.scheduler)

@@ -35,17 +35,17 @@ from typing import Any
 import zmq
 
 from engine.common.launch import LaunchSpec
-from engine.messages import common_pb2, scheduler_pb2
-from engine.common.security.guard import ConnectionGuard
-from engine.common.security.keys import KeysError
 from engine.common.network import MalformedMessage, bind_router, decode, encode
 from engine.common.process import die_with_parent, write_pid_file
-from engine.spi.packing_plan import PackingPlan
+from engine.common.security.guard import ConnectionGuard
+from engine.common.security.keys import KeysError
 from engine.common.startup import launch_parser, load_launch, open_state, start
+from engine.messages import common_pb2, scheduler_pb2
 from engine.scheduler.registry import scheduler_for
 from engine.scheduler.supervise import SERVING_MARKER, mark_serving, supervise, supervised
-from engine.statemgr.base import NodeExistsError
 from engine.spi import ServiceScheduler
+from engine.spi.packing_plan import PackingPlan
+from engine.statemgr.base import NodeExistsError
 
 log = logging.getLogger("heron.scheduler")
 

@@ -24,11 +24,11 @@ import sys
 import threading
 from pathlib import Path
 
-from engine.executor.commands import resolve_modules
 from engine.common.launch import LaunchSpec
 from engine.common.process import PARENT_PID_ENV
 from engine.common.process.restart_policy import RestartTracker
 from engine.common.process.spawn import with_code_root
+from engine.executor.commands import resolve_modules
 
 log = logging.getLogger("heron.scheduler")
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from engine.messages import common_pb2, shell_pb2
 from engine.common.network import request
 from engine.common.network.sockets import RequestTimeout
+from engine.messages import common_pb2, shell_pb2
 from engine.shell.logfiles import MAX_READ_BYTES
 
 #: how long one request to a shell may take

@@ -26,13 +26,21 @@ from typing import Any
 
 import zmq
 
-from engine.messages import common_pb2, shell_pb2
 from engine.common.network.codec import MalformedMessage, decode, encode
 from engine.common.network.sockets import bind_router
 from engine.common.process.stopping import STOP_POLL_MS
 from engine.common.security.guard import ConnectionGuard
-from engine.shell.logfiles import (MAX_LINES, MAX_READ_BYTES, LogFileMissing, LogNameRefused,
-                                   find_log, list_logs, read_range, tail_bytes)
+from engine.messages import common_pb2, shell_pb2
+from engine.shell.logfiles import (
+    MAX_LINES,
+    MAX_READ_BYTES,
+    LogFileMissing,
+    LogNameRefused,
+    find_log,
+    list_logs,
+    read_range,
+    tail_bytes,
+)
 
 log = logging.getLogger("heron.shell")
 
@@ -70,7 +78,7 @@ class ContainerShell:
 
     @classmethod
     def for_launch(cls, spec: Any, container: int, ctx: zmq.Context,
-                   guard: ConnectionGuard) -> "ContainerShell":
+                   guard: ConnectionGuard) -> ContainerShell:
         """The shell of ``container`` started from its launch spec, serving."""
         shell = cls(spec.topology_name, spec.topology_id, container, Path(spec.working_dir),
                     ctx, guard, spec.bind_host)

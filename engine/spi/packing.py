@@ -3,7 +3,8 @@ and how big each container is."""
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Protocol, runtime_checkable
+from collections.abc import Mapping
+from typing import Any, Protocol, runtime_checkable
 
 from engine.spi.packing_plan import PackingPlan
 

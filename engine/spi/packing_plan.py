@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Iterator
 
 from engine.messages import packing_plan_pb2
 from engine.spi.resources import Resource
@@ -60,7 +60,7 @@ class PackingPlan:
         return msg
 
     @classmethod
-    def from_proto(cls, msg: packing_plan_pb2.PackingPlan) -> "PackingPlan":
+    def from_proto(cls, msg: packing_plan_pb2.PackingPlan) -> PackingPlan:
         containers = []
         for c in msg.container_plans:
             containers.append(ContainerPlan(

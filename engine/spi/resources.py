@@ -8,8 +8,9 @@ without an entry get ``heron.resources.instance.{ram,cpu,disk}`` (Heron's defaul
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from engine.spi.packing_errors import PackingError
 
@@ -30,17 +31,17 @@ class Resource:
     cpu: float = 0.0  # cores
     disk: int = 0     # bytes
 
-    def __add__(self, other: "Resource") -> "Resource":
+    def __add__(self, other: Resource) -> Resource:
         return Resource(self.ram + other.ram, self.cpu + other.cpu, self.disk + other.disk)
 
-    def fits_in(self, limit: "Resource") -> bool:
+    def fits_in(self, limit: Resource) -> bool:
         return self.ram <= limit.ram and self.cpu <= limit.cpu + 1e-9 and self.disk <= limit.disk
 
-    def scaled(self, factor: float) -> "Resource":
+    def scaled(self, factor: float) -> Resource:
         return Resource(int(self.ram * factor), self.cpu * factor, int(self.disk * factor))
 
     @staticmethod
-    def largest(resources: Iterable["Resource"]) -> "Resource":
+    def largest(resources: Iterable[Resource]) -> Resource:
         items = list(resources)
         return Resource(max((r.ram for r in items), default=0),
                         max((r.cpu for r in items), default=0.0),

@@ -33,7 +33,7 @@ class Scheduler(Protocol):
     def restart(self, container: int = -1) -> None:
         """Restart ``container`` (-1: every container)."""
 
-    def update(self, proposed: "PackingPlan") -> Any:
+    def update(self, proposed: PackingPlan) -> Any:
         """Move to the proposed packing plan."""
 
     def kill(self) -> None:
@@ -62,7 +62,7 @@ class KillOnce:
     remove the topology's state, then whatever else the plug-in leaves
     (:meth:`_after_kill`); once, whoever calls it first (a request, a signal)."""
 
-    spec: "LaunchSpec"
+    spec: LaunchSpec
     state: Any
     _lock: threading.Lock
     _killed: bool

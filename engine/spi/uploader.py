@@ -11,7 +11,7 @@ if TYPE_CHECKING:  # types only: the interfaces import no implementation
 
 @runtime_checkable
 class Uploader(Protocol):
-    def upload(self, package: "Package", name: str) -> str:
+    def upload(self, package: Package, name: str) -> str:
         """Put ``package`` where nodes fetch it under ``name``; returns its URL."""
 
     def url_for(self, name: str) -> str:

@@ -18,8 +18,8 @@ import struct
 import zlib
 from pathlib import Path
 
-from engine.spi.statefulstorage import CheckpointUnreadable
 from engine.common.runtime.durable import private_dirs, publish
+from engine.spi.statefulstorage import CheckpointUnreadable
 
 MAGIC = b"HST1"
 _HEADER = struct.Struct("<4sQI")  # magic, body length, crc32 of the body

@@ -18,7 +18,8 @@ State holding any other key (a per-task total, a position) is OTHER, as before.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from compat.storm_api.state import HashMapState, split_lists
 from engine.common.grouping.key_groups import key_group, owner_index

@@ -5,9 +5,17 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Any
 
-from engine.messages import (ckptmgr_pb2, execution_state_pb2, healthmgr_pb2, packing_plan_pb2,
-                             physical_plan_pb2, scheduler_pb2, security_pb2, tmanager_pb2,
-                             topology_pb2)
+from engine.messages import (
+    ckptmgr_pb2,
+    execution_state_pb2,
+    healthmgr_pb2,
+    packing_plan_pb2,
+    physical_plan_pb2,
+    scheduler_pb2,
+    security_pb2,
+    tmanager_pb2,
+    topology_pb2,
+)
 
 #: Heron's node kinds and the message each holds.
 KINDS: dict[str, Any] = {
@@ -74,7 +82,7 @@ class StateManager(ABC):
     def close(self) -> None:
         """Release the store; ephemeral nodes this manager created disappear."""
 
-    def __enter__(self) -> "StateManager":
+    def __enter__(self) -> StateManager:
         return self
 
     def __exit__(self, *exc: object) -> None:

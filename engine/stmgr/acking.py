@@ -17,8 +17,9 @@ anything changes.
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
 from random import randbytes
-from typing import Any, Callable
+from typing import Any
 
 from engine.messages import tuple_pb2
 from engine.stmgr.routing import check_control, check_tracked, split_indices

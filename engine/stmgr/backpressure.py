@@ -31,7 +31,8 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 #: the Stream Manager's logger: these lines are its own
 log = logging.getLogger("heron.stmgr")

@@ -10,9 +10,9 @@ from typing import Any
 
 import zmq
 
-from engine.messages import stmgr_pb2
 from engine.common.network import MalformedMessage, decode, encode, type_frame
 from engine.common.network.credits import encode_credit
+from engine.messages import stmgr_pb2
 from engine.stmgr.backpressure import EpisodeLog
 
 log = logging.getLogger("heron.stmgr")

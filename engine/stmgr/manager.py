@@ -8,22 +8,37 @@ from typing import TYPE_CHECKING, Any
 
 import zmq
 
+from engine.common.codec import selected_module
+from engine.common.grouping.key_groups import key_groups
 from engine.common.launch import LaunchSpec, local_socket_name, metrics_socket_name, stmgr_id
-from engine.messages import metrics_pb2, stmgr_pb2, tmanager_pb2, tuple_pb2
+from engine.common.network import (
+    DATA_HWM,
+    SOCKET_BUFFER_BYTES,
+    MalformedMessage,
+    bind_router,
+    connect_dealer,
+    decode,
+    encode,
+    ipc_endpoint,
+    type_frame,
+)
+from engine.common.network.credits import (
+    CREDIT,
+    CreditLedger,
+    capacities,
+    decode_credit,
+    give_back_at,
+)
+from engine.common.network.watermarks import blame_wait_watermarks, wait_watermarks, watermarks
 from engine.common.security.guard import ConnectionGuard
-from engine.common.network import (DATA_HWM, SOCKET_BUFFER_BYTES, MalformedMessage, bind_router,
-                            connect_dealer, decode, encode, ipc_endpoint, type_frame)
 from engine.config.checkpointing import checkpointing
 from engine.config.keys import with_defaults
 from engine.config.reliability import reliability
-from engine.common.grouping.key_groups import key_groups
-from engine.common.network.credits import CREDIT, CreditLedger, capacities, decode_credit, give_back_at
-from engine.common.network.watermarks import blame_wait_watermarks, wait_watermarks, watermarks
+from engine.messages import metrics_pb2, stmgr_pb2, tmanager_pb2, tuple_pb2
 from engine.stmgr.backpressure import Backpressure, InstanceBackpressure
 from engine.stmgr.flow_control import START_BACKPRESSURE, STOP_BACKPRESSURE, FlowControl
 from engine.stmgr.metrics_report import MetricsReport
 from engine.stmgr.outbox import Outbox
-from engine.common.codec import selected_module
 from engine.stmgr.stateful import DOWNSTREAM_MARKER, FROM_INSTANCE, StatefulRole
 from engine.stmgr.tmanager_link import TopologyMasterLink
 

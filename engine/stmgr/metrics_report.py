@@ -9,8 +9,8 @@ from typing import Any
 
 import zmq
 
-from engine.messages import metrics_pb2
 from engine.common.network import encode
+from engine.messages import metrics_pb2
 
 
 class MetricsReport:

@@ -18,7 +18,8 @@ from __future__ import annotations
 import collections
 import logging
 import time
-from typing import Any, Callable, Hashable
+from collections.abc import Callable, Hashable
+from typing import Any
 
 import zmq
 

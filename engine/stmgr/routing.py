@@ -10,7 +10,8 @@ per plan, is ``routes.py``.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from engine.common.codec.markers import MalformedBatch
 from engine.messages import tuple_pb2

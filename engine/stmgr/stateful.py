@@ -19,12 +19,13 @@ State bytes never pass through here: instances read and write the storage themse
 from __future__ import annotations
 
 import logging
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
-from engine.config.checkpointing import Checkpointing
-from engine.common.runtime.crash_points import crash
-from engine.messages import ckptmgr_pb2, common_pb2
 from engine.common.network import encode, type_frame
+from engine.common.runtime.crash_points import crash
+from engine.config.checkpointing import Checkpointing
+from engine.messages import ckptmgr_pb2, common_pb2
 from engine.stmgr.checkpoint_gateway import CheckpointGateway
 
 log = logging.getLogger("heron.stmgr")

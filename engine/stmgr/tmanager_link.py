@@ -10,16 +10,23 @@ import logging
 import os
 import socket
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import zmq
 
 from engine.common.codec import selected_module
 from engine.common.launch import SUPERSEDED, peer_identity
-from engine.messages import stmgr_pb2, tmanager_pb2, topology_pb2
-from engine.common.network import (DATA_HWM, SOCKET_BUFFER_BYTES, MalformedMessage, connect_dealer,
-                            decode, encode)
+from engine.common.network import (
+    DATA_HWM,
+    SOCKET_BUFFER_BYTES,
+    MalformedMessage,
+    connect_dealer,
+    decode,
+    encode,
+)
 from engine.common.process.progress import mark_progress
+from engine.messages import stmgr_pb2, tmanager_pb2, topology_pb2
 from engine.stmgr.routes import build_routes
 from engine.stmgr.stateful import upstream_tasks
 

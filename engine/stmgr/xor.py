@@ -19,7 +19,7 @@ itself and fails the tuple, so nothing is reported here.
 from __future__ import annotations
 
 import time
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 
 # -- XOR tracking ----------------------------------------------------------------------

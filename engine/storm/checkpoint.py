@@ -37,17 +37,22 @@ import logging
 import queue
 import threading
 import time
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
-from engine.config.checkpointing import Checkpointing
 from compat.storm_api.state import State, StatefulComponent
-from engine.common.runtime.crash_points import crash
 from engine.common.runtime.checkpoint_stats import CheckpointStats, RestoreRecord
+from engine.common.runtime.crash_points import crash
+from engine.config.checkpointing import Checkpointing
 from engine.spi.statefulstorage import StatefulStorage
 from engine.statefulstorage.codec import StateNotSerializable, encode_state
 from engine.statefulstorage.keyed import Chains, KeyedStateStore
-from engine.storm.checkpoint_store import (MARKER_COMPONENT, checkpoint_number, load_newest,
-                                          stored_consistent)
+from engine.storm.checkpoint_store import (
+    MARKER_COMPONENT,
+    checkpoint_number,
+    load_newest,
+    stored_consistent,
+)
 from engine.storm.executors import FatalRunError, HostedTask, SpoutExecutor
 from engine.storm.runtime import PARK, PARK_SLOT, Runtime
 

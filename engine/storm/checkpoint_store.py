@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from compat.storm_api.state import HashMapState, State
 from engine.common.runtime.crash_points import crash

@@ -22,19 +22,17 @@ from __future__ import annotations
 
 import logging
 import queue
+import random
 import shlex
 import sys
-import random
 import tempfile
 import threading
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
-from engine.config.checkpointing import checkpointing
-from engine.config.keys import with_defaults
-from engine.config.reliability import reliability, tick_frequency
 from compat.storm_api.hosting import host_component
 from compat.storm_api.state import StatefulComponent
 from engine.common.grouping.key_groups import key_groups as key_groups_of
@@ -46,10 +44,12 @@ from engine.common.runtime.layout import ACKER_COMPONENT, assign_tasks, build_co
 from engine.common.runtime.logs import close_logger, task_logger
 from engine.common.runtime.stats import ComponentStats, aggregate
 from engine.common.serialization import serializer_for_config
+from engine.config.checkpointing import checkpointing
+from engine.config.keys import with_defaults
+from engine.config.reliability import reliability, tick_frequency
 from engine.statefulstorage import open_storage
 from engine.storm.checkpoint import Checkpointer, CheckpointStats
-from engine.storm.executors import (
-    AckerExecutor, BoltExecutor, HostedTask, SpoutExecutor)
+from engine.storm.executors import AckerExecutor, BoltExecutor, HostedTask, SpoutExecutor
 from engine.storm.routing import build_routes
 from engine.storm.runtime import POLL, TICK, Runtime
 
@@ -122,7 +122,7 @@ class LocalCluster:
         self.checkpointer: Checkpointer | None = None
 
     # -- lifecycle ---------------------------------------------------------------------
-    def __enter__(self) -> "LocalCluster":
+    def __enter__(self) -> LocalCluster:
         self.start()
         return self
 

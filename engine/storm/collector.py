@@ -37,7 +37,7 @@ class InputRecord:
 
 
 class TaskCollector:
-    def __init__(self, runtime: "Runtime", component: str, task: int, is_spout: bool,
+    def __init__(self, runtime: Runtime, component: str, task: int, is_spout: bool,
                  stats: TaskStats, logger: logging.Logger) -> None:
         self._rt = runtime
         self.component = component

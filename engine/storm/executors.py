@@ -23,12 +23,13 @@ import logging
 import queue
 import threading
 import time
+from collections.abc import Callable
 from random import getrandbits
-from typing import Any, Callable
+from typing import Any
 
-from engine.common.runtime.errors import ComponentFailure
 from compat.storm_api.state import HashMapState
 from engine.common.process.restart_policy import RestartPolicy, RestartTracker
+from engine.common.runtime.errors import ComponentFailure
 from engine.common.runtime.stats import TaskStats
 from engine.storm.collector import InputRecord, TaskCollector
 from engine.storm.rotating_map import RotatingMap

@@ -8,7 +8,8 @@ bucket whole and returns it.
 from __future__ import annotations
 
 from collections import deque
-from typing import Generic, Hashable, TypeVar
+from collections.abc import Hashable
+from typing import Generic, TypeVar
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")

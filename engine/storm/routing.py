@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from engine.common.grouping import Grouping, build_grouping
 from engine.common.grouping.custom import CustomGrouping

@@ -9,10 +9,11 @@ from __future__ import annotations
 import queue
 import random
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
-from engine.config.reliability import Reliability
 from engine.common.runtime.capture import OutputCapture
+from engine.config.reliability import Reliability
 from engine.storm.routing import StreamRoute
 
 #: Kinds of item on a bolt executor's queue.

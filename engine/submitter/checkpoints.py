@@ -29,15 +29,14 @@ Topologies in the other reliability modes save nothing and are left as they are.
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 from typing import Any
 
-from pathlib import Path
-
+from engine.common.cluster.config import ClusterConfig
+from engine.common.launch import Submission
 from engine.config.errors import ConfigError
 from engine.config.keys import SAVEPOINTS_KEY, STORAGE_ROOT_KEY, with_defaults
 from engine.config.reliability import reliability
-from engine.common.cluster.config import ClusterConfig
-from engine.common.launch import Submission
 from engine.submitter.errors import refused
 
 __all__ = ["missing_root_message", "savepoints_dir", "storage_options", "with_cluster_storage"]

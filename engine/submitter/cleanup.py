@@ -18,8 +18,9 @@ or not the topology's scheduler service answered.
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from engine.common.cluster.config import ClusterConfigError, ClusterRef, load_cluster
 from engine.common.launch import LaunchError, LaunchSpec
@@ -113,9 +114,9 @@ def checkpoint_dir(topology: Any, working_dir: Path) -> Path | None:
     """Where an EFFECTIVELY_ONCE topology's checkpoints are (its storage root, or the
     default beside its working files), or None for a topology that takes none."""
     # deferred: only a kill needs the stateful keys
+    from engine.common.plan.topology_config import topology_config
     from engine.config.checkpointing import checkpointing
     from engine.config.errors import ConfigError
-    from engine.common.plan.topology_config import topology_config
     from engine.statefulstorage import default_root
     from engine.submitter.stateful_guard import effectively_once
 

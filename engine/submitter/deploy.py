@@ -15,10 +15,11 @@ from typing import Any
 
 from engine.common.cluster.config import ClusterRef
 from engine.common.launch import LaunchSpec, StateManagerSpec, Submission
-from engine.messages import execution_state_pb2, topology_pb2
-from engine.packing import pack
 from engine.common.process.restart_policy import RestartPolicy
 from engine.common.security.keys import TopologyKeys, keys_belong_in, plaintext_requested
+from engine.messages import execution_state_pb2, topology_pb2
+from engine.packing import pack
+
 
 class TopologyExistsError(Exception):
     """A topology of this name is already running (its state exists)."""

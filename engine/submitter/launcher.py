@@ -16,14 +16,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from engine.executor.commands import resolve_modules
 from engine.common.launch import LaunchSpec
-from engine.packing import PackingPlan
 from engine.common.process import PARENT_PID_ENV, write_pid_file
 from engine.common.process.spawn import with_code_root
+from engine.common.security.keys import TopologyKeys
+from engine.executor.commands import resolve_modules
+from engine.packing import PackingPlan
 from engine.scheduler.kubernetes import KubernetesScheduler
 from engine.scheduler.kubernetes.scheduler import KubernetesLaunch
-from engine.common.security.keys import TopologyKeys
 from engine.statemgr.zookeeper import read_digest_file
 
 SCHEDULER_LOG = "scheduler"

@@ -12,18 +12,19 @@ everything else from the working directory's pid files.
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import psutil
 
 from engine.common.cluster.config import ClusterConfigError, ClusterRef, load_cluster
 from engine.common.launch import LaunchError, LaunchSpec
-from engine.messages import common_pb2, scheduler_pb2, tmanager_pb2
 from engine.common.network import request
 from engine.common.network.endpoints import ipc_dir
 from engine.common.network.sockets import RequestTimeout
 from engine.common.process import read_pid_file, stop_groups
+from engine.messages import common_pb2, scheduler_pb2, tmanager_pb2
 from engine.scheduler.kubernetes import KubernetesScheduler
 from engine.submitter.errors import SubmitterError, refused
 from engine.submitter.update import UpdatePlan, apply_update

@@ -30,12 +30,12 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from engine.config.errors import ConfigError
-from engine.config.keys import RELIABILITY_MODE_KEY
-from engine.config.reliability import reliability
 from engine.common.grouping.key_groups import KEY_GROUPS_KEY, KeyGroupError, key_groups
 from engine.common.plan.constants import RESCALE_CONFIG_KEY, STATEFUL_CONFIG_KEY
 from engine.common.plan.topology_config import topology_config
+from engine.config.errors import ConfigError
+from engine.config.keys import RELIABILITY_MODE_KEY
+from engine.config.reliability import reliability
 from engine.statefulstorage.rescale import OTHER
 
 __all__ = ["effectively_once", "frozen_components", "refusal", "stateful_components"]

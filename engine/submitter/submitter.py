@@ -25,28 +25,37 @@ import dataclasses
 import shutil
 import tempfile
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from engine.common.cluster.config import ClusterConfig, ClusterRef
 from engine.common.launch import LAUNCH_FILE, LaunchSpec, StateManagerSpec, Submission
-from engine.packing import PackingError, pack
 from engine.common.plan.discovery import load_topology_class
 from engine.common.process import read_pid_file
+from engine.common.security.keys import TopologyKeys, keys_belong_in, plaintext_requested
+from engine.packing import PackingError, pack
 from engine.scheduler.kubernetes import KubernetesScheduler, KubernetesSchedulerError
 from engine.scheduler.registry import runs_as_service
-from engine.common.security.keys import TopologyKeys, keys_belong_in, plaintext_requested
 from engine.statemgr import StateError
 from engine.statemgr.zookeeper import read_digest_file
 from engine.submitter.checkpoints import with_cluster_storage
 from engine.submitter.cleanup import scrub_working_dir
 from engine.submitter.deploy import TopologyExistsError, deploy
 from engine.submitter.errors import SubmitterError, refused
-from engine.submitter.launcher import (KubernetesLauncher, SchedulerStartError, ServiceLauncher,
-                                       kubernetes_config)
-from engine.submitter.upload import (build_topology_package, cluster_state_spec,
-                                     package_and_upload, withdraw)
+from engine.submitter.launcher import (
+    KubernetesLauncher,
+    SchedulerStartError,
+    ServiceLauncher,
+    kubernetes_config,
+)
+from engine.submitter.upload import (
+    build_topology_package,
+    cluster_state_spec,
+    package_and_upload,
+    withdraw,
+)
 from engine.uploader import uploader_for
 
 

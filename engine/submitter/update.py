@@ -15,16 +15,17 @@ refused before anything is stored (engine/submitter/stateful_guard.py).
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
-from engine.messages import topology_pb2
-from engine.packing import PackingError
-from engine.spi.packing_plan import PackingPlan
-from engine.packing.repack import moved_tasks, repack
+from engine.common.grouping.key_groups import key_groups, moves
 from engine.common.plan.topology_config import topology_config
 from engine.common.plan.validation import PARALLELISM_CONFIG_KEY
-from engine.common.grouping.key_groups import key_groups, moves
+from engine.messages import topology_pb2
+from engine.packing import PackingError
+from engine.packing.repack import moved_tasks, repack
+from engine.spi.packing_plan import PackingPlan
 from engine.submitter.stateful_guard import effectively_once, refusal, stateful_components
 
 
@@ -45,7 +46,7 @@ class UpdatePlan:
     rekeyed: list[str]
     #: EFFECTIVELY_ONCE stateful components whose parallelism changes: what their keyed
     #: state does (it moves with its keys)
-    key_group_moves: list["KeyGroupMoves"] = field(default_factory=list)
+    key_group_moves: list[KeyGroupMoves] = field(default_factory=list)
 
 
 @dataclass

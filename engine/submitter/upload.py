@@ -26,12 +26,17 @@ from pathlib import Path
 from typing import Any
 
 from engine.common.cluster.config import ClusterConfig, ClusterConfigError, ClusterRef
-from engine.common.cluster.package import (DEFINITION_SUFFIX, Package, build_package,
-                                    definition_contents, flux_contents)
-from engine.executor.remote import launch_manifest
+from engine.common.cluster.package import (
+    DEFINITION_SUFFIX,
+    Package,
+    build_package,
+    definition_contents,
+    flux_contents,
+)
 from engine.common.launch import LaunchSpec, StateManagerSpec, Submission
-from engine.scheduler.slurm.jobscript import SHARED_DIR_KEY, shared_secrets_dir
 from engine.common.security.private import private_dir, write_private_file
+from engine.executor.remote import launch_manifest
+from engine.scheduler.slurm.jobscript import SHARED_DIR_KEY, shared_secrets_dir
 from engine.statemgr.zookeeper import read_digest_file
 from engine.submitter.deploy import deploy
 from engine.uploader import uploader_for

@@ -16,8 +16,8 @@ from typing import Any
 
 import zmq
 
-from engine.messages import common_pb2, tmanager_pb2
 from engine.common.network.sockets import RequestTimeout, request
+from engine.messages import common_pb2, tmanager_pb2
 
 
 class TManagerUnavailable(Exception):

@@ -9,11 +9,10 @@ routed, tuples executed) moved between two snapshots a metrics interval apart.
 from __future__ import annotations
 
 import time
-
 from typing import Any
 
-from engine.messages import tmanager_pb2
 from engine.common.network.sockets import RequestTimeout, request
+from engine.messages import tmanager_pb2
 
 #: a little over the instances' and Metrics Managers' one-second publishing interval
 SNAPSHOT_INTERVAL = 1.2

@@ -8,19 +8,31 @@ from typing import Any
 
 import zmq
 
-from engine.common.launch import (SUPERSEDED, TMANAGER, LaunchSpec, instance_id, split_peer_identity,
-                           stmgr_id)
-from engine.config.checkpointing import checkpointing
-from engine.config.keys import with_defaults
-from engine.config.reliability import reliability
-from engine.messages import (ckptmgr_pb2, common_pb2, physical_plan_pb2, stmgr_pb2,
-                             tmanager_pb2, topology_pb2)
+from engine.common.grouping.key_groups import key_groups
+from engine.common.launch import (
+    SUPERSEDED,
+    TMANAGER,
+    LaunchSpec,
+    instance_id,
+    split_peer_identity,
+    stmgr_id,
+)
 from engine.common.network import MalformedMessage, bind_router, decode, encode
+from engine.common.plan import LogicalPlan
 from engine.common.process.progress import mark_progress
 from engine.common.process.stopping import STOP_POLL_MS
 from engine.common.security.guard import ConnectionGuard
-from engine.common.grouping.key_groups import key_groups
-from engine.common.plan import LogicalPlan
+from engine.config.checkpointing import checkpointing
+from engine.config.keys import with_defaults
+from engine.config.reliability import reliability
+from engine.messages import (
+    ckptmgr_pb2,
+    common_pb2,
+    physical_plan_pb2,
+    stmgr_pb2,
+    tmanager_pb2,
+    topology_pb2,
+)
 from engine.statefulstorage import open_storage
 from engine.statemgr import NodeExistsError
 from engine.tmanager.counter_totals import CounterTotals

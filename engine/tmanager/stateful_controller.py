@@ -24,18 +24,24 @@ from __future__ import annotations
 import json
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from engine.config.checkpointing import Checkpointing
 from compat.storm_api.state import checkpoint_order
-from engine.common.runtime.crash_points import crash
 from engine.common.grouping.key_groups import DEFAULT_KEY_GROUPS, moves
+from engine.common.runtime.crash_points import crash
+from engine.config.checkpointing import Checkpointing
 from engine.messages import ckptmgr_pb2, common_pb2
 from engine.statefulstorage.rescale import combine_shapes
-from engine.statefulstorage.savepoints import (SavepointError, check_id, read_savepoint,
-                                               restore_id, write_savepoint)
+from engine.statefulstorage.savepoints import (
+    SavepointError,
+    check_id,
+    read_savepoint,
+    restore_id,
+    write_savepoint,
+)
 
 log = logging.getLogger("heron.tmanager")
 

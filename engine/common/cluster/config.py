@@ -106,7 +106,7 @@ class ClusterRef:
     environ: str
 
     @classmethod
-    def parse(cls, text: str) -> "ClusterRef":
+    def parse(cls, text: str) -> ClusterRef:
         parts = (text or "").split("/")
         if not 1 <= len(parts) <= 3 or not all(parts):
             raise ClusterConfigError(f"{text!r}: expected CLUSTER[/ROLE[/ENV]], e.g. "

@@ -36,10 +36,11 @@ import os
 import shutil
 import tarfile
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from compat.flux import FluxTopology
 from compat.flux.files import included_files

@@ -30,8 +30,14 @@ from __future__ import annotations
 from types import ModuleType
 
 from engine.common.codec.markers import MalformedBatch, RowNotPacked, Undecodable
-from engine.common.codec.selection import (ExtensionMissingError, Selection, StaleExtensionError,
-                                    TuplePathError, log_tuple_path, selected)
+from engine.common.codec.selection import (
+    ExtensionMissingError,
+    Selection,
+    StaleExtensionError,
+    TuplePathError,
+    log_tuple_path,
+    selected,
+)
 
 
 def selected_module(name: str) -> ModuleType:

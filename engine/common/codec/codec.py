@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import time
 import zlib
+from collections.abc import Callable, Sequence
 from random import getrandbits
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import msgpack
 
@@ -191,7 +192,7 @@ class StreamOut:
 
     @classmethod
     def of(cls, plan: Any, component: Any, stream: Any, groupings: list[Any],
-           capture_all: bool = False) -> "StreamOut":
+           capture_all: bool = False) -> StreamOut:
         """The output stream ``stream`` of ``component`` in logical plan ``plan``: its key
         columns (one per distinct field list its fields-grouped consumers group on), and
         whether it is a leaf (no consumers) and captured."""

@@ -19,12 +19,17 @@ from __future__ import annotations
 import importlib
 import logging
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Mapping
 
-from engine.common.codec.sources import (ENGINE_DIR, EXTENSION_MODULE, EXTENSIONS, PURE_TWINS,
-                                  sources_hash)
+from engine.common.codec.sources import (
+    ENGINE_DIR,
+    EXTENSION_MODULE,
+    EXTENSIONS,
+    PURE_TWINS,
+    sources_hash,
+)
 
 PURE_ENV = "HERON_PURE_PYTHON"
 REQUIRE_ENV = "HERON_REQUIRE_COMPILED"

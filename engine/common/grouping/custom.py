@@ -25,7 +25,8 @@ import base64
 import binascii
 import importlib
 import pickle
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from engine.common.grouping.base import Grouping, GroupingError
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from typing import Collection, Sequence
+from collections.abc import Collection, Sequence
 
 from engine.common.grouping.all import AllGrouping
 from engine.common.grouping.base import Grouping, GroupingError

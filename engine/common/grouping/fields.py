@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from engine.common.grouping.base import Grouping
 from engine.common.grouping.hashing import fields_key_hash

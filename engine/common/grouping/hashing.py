@@ -9,7 +9,8 @@ processes, machines and Python versions, and computed in C.
 from __future__ import annotations
 
 import zlib
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import msgpack
 

@@ -12,7 +12,8 @@ index is unchanged does not move. ``G`` caps a stateful component's parallelism.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from engine.common.codec import tuple_codec
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import random
-from typing import Any, Collection, Sequence
+from collections.abc import Collection, Sequence
+from typing import Any
 
 from engine.common.grouping.base import Grouping
 from engine.common.grouping.shuffle import ShuffleGrouping

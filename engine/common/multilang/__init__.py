@@ -28,8 +28,14 @@ calls), ``writer`` (a shell bolt's writer thread and queue), ``spout`` and
 from __future__ import annotations
 
 from .bolt import ShellBoltHost
-from .errors import (HeartbeatTimeout, PipeClosed, ShellError, ShellProtocolError, ShellStartError,
-                     SubprocessDied)
+from .errors import (
+                     HeartbeatTimeout,
+                     PipeClosed,
+                     ShellError,
+                     ShellProtocolError,
+                     ShellStartError,
+                     SubprocessDied,
+)
 from .host import host_shell_component
 from .spout import ShellSpoutHost
 

@@ -21,9 +21,11 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from compat.storm_api.tuple import Tuple
+
 from .dispatch import MessageDispatcher
 from .errors import HeartbeatTimeout, ShellError
 from .failure import component_failure

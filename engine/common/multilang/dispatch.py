@@ -25,6 +25,7 @@ import logging
 from typing import Any
 
 from compat.storm_api.collector import OutputCollector
+
 from .errors import ShellProtocolError
 
 __all__ = ["MessageDispatcher", "DEFAULT_STREAM", "STORM_LOG_INFO"]

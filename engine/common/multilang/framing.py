@@ -50,7 +50,7 @@ class JsonFraming:
         # must fail loudly here rather than reach the component mangled.
         return json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode("utf-8") + b"\nend\n"
 
-    def reader(self, stream: IO[bytes]) -> "JsonReader":
+    def reader(self, stream: IO[bytes]) -> JsonReader:
         return JsonReader(stream)
 
 
@@ -90,7 +90,7 @@ class MsgpackFraming:
     def encode(self, message: Any) -> bytes:
         return msgpack.packb(message)
 
-    def reader(self, stream: IO[bytes]) -> "MsgpackReader":
+    def reader(self, stream: IO[bytes]) -> MsgpackReader:
         return MsgpackReader(stream, self.CHUNK_SIZE)
 
 

@@ -11,6 +11,7 @@ us as one that hangs later.
 from __future__ import annotations
 
 from pathlib import Path
+
 from .errors import ShellStartError
 from .process import ShellProcess
 

@@ -12,11 +12,12 @@ import logging
 import shlex
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from compat.storm_api.collector import OutputCollector
 from compat.storm_api.component import component_identity
+
 from .bolt import Activity, ShellBoltHost
 from .dispatch import MessageDispatcher
 from .errors import ShellStartError

@@ -41,10 +41,11 @@ import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
 from queue import SimpleQueue
-from typing import Any, Callable
+from typing import Any
 
 __all__ = ["shell_argv", "spawn"]
 

@@ -27,8 +27,9 @@ import signal
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from queue import Empty, SimpleQueue
-from typing import Any, Callable
+from typing import Any
 
 from .errors import PipeClosed, ShellError, ShellProtocolError, SubprocessDied
 from .framing import Framing

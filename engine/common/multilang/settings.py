@@ -5,7 +5,8 @@ cannot drift apart silently: each function names its key and default.
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 __all__ = ["subprocess_timeout", "shellbolt_max_pending", "SUBPROCESS_TIMEOUT_KEY", "WORKER_TIMEOUT_KEY",
            "MAX_PENDING_KEY", "DEFAULT_WORKER_TIMEOUT_SECS", "DEFAULT_SHELLBOLT_MAX_PENDING"]

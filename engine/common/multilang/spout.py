@@ -14,7 +14,8 @@ heartbeat timer judges it; a silent process fails the task.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .dispatch import MessageDispatcher
 from .errors import HeartbeatTimeout, PipeClosed

@@ -25,8 +25,8 @@ from __future__ import annotations
 import collections
 import threading
 import time
+from collections.abc import Callable
 from random import getrandbits
-from typing import Callable
 
 from .errors import ShellError
 from .process import ShellProcess

@@ -8,9 +8,14 @@ socket (zmq may drop the last messages of a socket closed right after sending).
 """
 
 from engine.common.network.codec import MalformedMessage, decode, encode, type_frame
-from engine.common.network.endpoints import ipc_endpoint, ipc_dir
-from engine.common.network.sockets import (DATA_HWM, SOCKET_BUFFER_BYTES, bind_router, connect_dealer,
-                                    new_context, request)
+from engine.common.network.endpoints import ipc_dir, ipc_endpoint
+from engine.common.network.inflight import DATA_HWM, SOCKET_BUFFER_BYTES
+from engine.common.network.sockets import (
+                                    bind_router,
+                                    connect_dealer,
+                                    new_context,
+                                    request,
+)
 
 __all__ = ["DATA_HWM", "SOCKET_BUFFER_BYTES", "MalformedMessage", "bind_router", "connect_dealer", "decode", "encode",
            "ipc_dir", "ipc_endpoint", "new_context", "request", "type_frame"]

@@ -10,8 +10,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.messages import (ckptmgr_pb2, metrics_pb2, physical_plan_pb2, scheduler_pb2,
-                             shell_pb2, stmgr_pb2, tmanager_pb2, tuple_pb2)
+from engine.messages import (
+    ckptmgr_pb2,
+    metrics_pb2,
+    physical_plan_pb2,
+    scheduler_pb2,
+    shell_pb2,
+    stmgr_pb2,
+    tmanager_pb2,
+    tuple_pb2,
+)
 
 _MODULES = (ckptmgr_pb2, metrics_pb2, physical_plan_pb2, scheduler_pb2, shell_pb2, stmgr_pb2,
             tmanager_pb2, tuple_pb2)

@@ -42,11 +42,12 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Hashable, Mapping
+from typing import Any
 
-from engine.messages import stmgr_pb2
 from engine.common.network.codec import type_frame
+from engine.messages import stmgr_pb2
 
 log = logging.getLogger("heron.network")
 

@@ -34,8 +34,9 @@ its largest queue (``__largest-queue-bytes-max``) against it. docs/decisions.md
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 log = logging.getLogger("heron.network")
 

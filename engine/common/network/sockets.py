@@ -8,9 +8,6 @@ from typing import TYPE_CHECKING, Any
 import zmq
 
 from engine.common.network.codec import MalformedMessage, decode, encode
-# messages a data socket holds each way and the kernel buffers of data sockets: what
-# bounds the bytes in flight on each hop (engine.common.network.inflight)
-from engine.common.network.inflight import DATA_HWM, SOCKET_BUFFER_BYTES
 
 if TYPE_CHECKING:
     from engine.common.security.guard import ConnectionGuard, SocketSecurity
@@ -32,7 +29,7 @@ def _is_tcp(endpoint: str) -> bool:
 
 
 def bind_router(ctx: zmq.Context, endpoint: str, *, sndhwm: int = 1000, rcvhwm: int = 1000,
-                mandatory: bool = True, guard: "ConnectionGuard | None" = None,
+                mandatory: bool = True, guard: ConnectionGuard | None = None,
                 kind: str = "", buffer_bytes: int | None = None) -> tuple[zmq.Socket, str]:
     """A ROUTER bound to ``endpoint`` (``tcp://127.0.0.1:0`` picks a free port); returns the
     socket and the endpoint peers should connect to.
@@ -67,7 +64,7 @@ def bind_router(ctx: zmq.Context, endpoint: str, *, sndhwm: int = 1000, rcvhwm: 
 
 
 def connect_dealer(ctx: zmq.Context, endpoint: str, identity: str, *, sndhwm: int = 1000,
-                   rcvhwm: int = 1000, security: "SocketSecurity | None" = None,
+                   rcvhwm: int = 1000, security: SocketSecurity | None = None,
                    buffer_bytes: int | None = None, connect: bool = True) -> zmq.Socket:
     """A DEALER connected to ``endpoint``; a TCP endpoint needs the topology's
     ``security`` (a server refuses a client without it during the handshake).
@@ -101,7 +98,7 @@ class RequestTimeout(Exception):
 
 
 def request(endpoint: str, message: Any, timeout: float, *, identity: str | None = None,
-            security: "SocketSecurity | None" = None) -> Any:
+            security: SocketSecurity | None = None) -> Any:
     """Send one message to a ROUTER at ``endpoint`` and return its decoded reply.
 
     ``security`` (the topology's keys) is required for a TCP endpoint. A server that

@@ -11,7 +11,8 @@ naming the key.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 HIGH_KEY = "heron.streammgr.network.backpressure.highwatermark.mb"
 LOW_KEY = "heron.streammgr.network.backpressure.lowwatermark.mb"

@@ -13,21 +13,22 @@ submitter.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
-from engine.config.checkpointing import checkpointing
-from engine.config.errors import ConfigError
-from engine.config.keys import with_defaults
-from engine.config.reliability import reliability, tick_frequency
 from engine.common.grouping.key_groups import KeyGroupError, key_groups
+from engine.common.multilang.settings import shellbolt_max_pending, subprocess_timeout
 from engine.common.network.credits import CreditConfigError, capacities
 from engine.common.network.inflight import InflightConfigError, batching
-from engine.common.multilang.settings import shellbolt_max_pending, subprocess_timeout
 from engine.common.network.watermarks import BackpressureConfigError, wait_watermarks, watermarks
 from engine.common.plan.errors import InvalidConfigError
 from engine.common.plan.topology_config import HEALTHMGR_MODE, HealthModeError, healthmgr_mode_on
 from engine.common.process.restart_policy import RestartPolicy, RestartPolicyError
 from engine.common.serialization import SerializationError, serializer_for_config
+from engine.config.checkpointing import checkpointing
+from engine.config.errors import ConfigError
+from engine.config.keys import with_defaults
+from engine.config.reliability import reliability, tick_frequency
 
 #: what each parser raises for a value it cannot use (its message names the key)
 _CONFIG_ERRORS = (ConfigError, KeyGroupError, CreditConfigError, InflightConfigError,

@@ -16,8 +16,8 @@ Reading accepts Heron-written plain-string config values as strings.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
-from typing import Any, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from google.protobuf.message import DecodeError
 

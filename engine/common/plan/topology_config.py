@@ -11,7 +11,8 @@ the mode alone, so the mode's check lives here, below both.
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 HEALTHMGR_MODE = "heron.topology.healthmgr.mode"
 HEALTHMGR_MODES = ("cluster", "disabled")

@@ -24,6 +24,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from .constants import (
+    BOLT,
+    DEFAULT_STREAM,
+    GROUPINGS,
+    KINDS,
+    PARALLELISM_CONFIG_KEY,
+    SPOUT,
+    SYSTEM_PREFIX,
+)
+from .definitions import ComponentDef, InputDef
 from .errors import (
     CycleError,
     DirectGroupingError,
@@ -40,16 +50,6 @@ from .errors import (
     UnknownFieldError,
     UnknownStreamError,
 )
-from .constants import (
-    BOLT,
-    DEFAULT_STREAM,
-    GROUPINGS,
-    KINDS,
-    PARALLELISM_CONFIG_KEY,
-    SPOUT,
-    SYSTEM_PREFIX,
-)
-from .definitions import ComponentDef, InputDef
 
 #: PARALLELISM_CONFIG_KEY and SYSTEM_PREFIX live in ``constants`` and stay importable here.
 __all__ = ["PARALLELISM_CONFIG_KEY", "SYSTEM_PREFIX", "validate_components"]

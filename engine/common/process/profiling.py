@@ -9,9 +9,9 @@ from __future__ import annotations
 import cProfile
 import os
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 PROFILE_DIR_ENV = "HERON_PROFILE_DIR"
 

@@ -25,8 +25,9 @@ from __future__ import annotations
 
 import collections
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
-from typing import Any, Callable, Mapping
+from typing import Any
 
 INITIAL_KEY = "heron.executor.restart.backoff.initial.ms"
 MAX_KEY = "heron.executor.restart.backoff.max.ms"
@@ -68,7 +69,7 @@ class RestartPolicy:
             raise RestartPolicyError("the crash-loop threshold must be >= 1")
 
     @classmethod
-    def from_config(cls, conf: Mapping[str, Any] | None) -> "RestartPolicy":
+    def from_config(cls, conf: Mapping[str, Any] | None) -> RestartPolicy:
         """The policy a topology's config asks for (defaults for absent keys)."""
         conf = conf or {}
         default = cls()

@@ -21,15 +21,14 @@ import os
 import signal
 import subprocess
 import time
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 import psutil
 
-from engine.config.errors import ConfigError
 from engine.common.process.parent import PARENT_PID_ENV
 from engine.common.process.spec import ProcessSpec
-
+from engine.config.errors import ConfigError
 
 #: the directory holding the ``engine`` package (and ``compat`` beside it)
 _CODE_ROOT = str(Path(__file__).resolve().parents[3])

@@ -27,10 +27,10 @@ import signal
 import subprocess
 import threading
 import time
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
 
 from engine.common.process.progress import PROGRESS_FILE_ENV, progress_path
 from engine.common.process.restart_policy import RestartPolicy, RestartRecord, RestartTracker

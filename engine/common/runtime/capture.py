@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Protocol, Sequence
+from typing import IO, Any, Protocol
 
 
 class CaptureSink(Protocol):

@@ -7,7 +7,6 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-
 #: the reasons the first restore of a run gives (the storm engine's, the Topology Master's)
 START_REASONS = ("start", "the topology started")
 

@@ -8,8 +8,9 @@ components that read their context behave as they do under Storm.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 ACKER_COMPONENT = "__acker"
 SYSTEM_COMPONENT = "__system"

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Mapping
 from logging.handlers import RotatingFileHandler
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 _LEVELS = {
     "critical": logging.CRITICAL, "error": logging.ERROR, "warning": logging.WARNING,

@@ -3,8 +3,8 @@ hot path) and read, slightly stale, by the status line and the final summary."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, fields
-from typing import Iterable
 
 #: Heron's counters: monotonic per process lifetime (a restarted process starts again at
 #: 0). The Prometheus endpoints serve them so; the Topology Master adds up each

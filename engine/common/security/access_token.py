@@ -21,8 +21,12 @@ import re
 import secrets
 from pathlib import Path
 
-from engine.common.security.private import (UnsafePathError, private_dir, read_private_file,
-                                     write_private_file)
+from engine.common.security.private import (
+    UnsafePathError,
+    private_dir,
+    read_private_file,
+    write_private_file,
+)
 
 TOKEN_FILE = "access-token"
 #: the cookie the one-time ``?token=`` link sets (HttpOnly, SameSite=Lax: engine/tools/ui/auth.py).

@@ -60,7 +60,7 @@ class SocketSecurity:
         self.keys = keys
 
     @classmethod
-    def for_launch(cls, spec: Any) -> "SocketSecurity":
+    def for_launch(cls, spec: Any) -> SocketSecurity:
         """The security of a process started from a launch spec (its keys file)."""
         return cls(TopologyKeys.load(spec.home, topology_id=spec.topology_id))
 
@@ -121,7 +121,7 @@ class ConnectionGuard:
         self._thread = threading.Thread(target=self._run, name=f"guard-{process}", daemon=True)
 
     @classmethod
-    def start(cls, ctx: zmq.Context, keys: TopologyKeys, *, process: str) -> "ConnectionGuard":
+    def start(cls, ctx: zmq.Context, keys: TopologyKeys, *, process: str) -> ConnectionGuard:
         guard = cls(ctx, keys, process=process)
         guard._thread.start()
         if not guard._ready.wait(10) or guard._error is not None:
@@ -129,7 +129,7 @@ class ConnectionGuard:
         return guard
 
     @classmethod
-    def for_launch(cls, ctx: zmq.Context, spec: Any, *, process: str) -> "ConnectionGuard":
+    def for_launch(cls, ctx: zmq.Context, spec: Any, *, process: str) -> ConnectionGuard:
         """The guard of a process started from a launch spec (its keys file)."""
         return cls.start(ctx, TopologyKeys.load(spec.home, topology_id=spec.topology_id),
                          process=process)

@@ -23,8 +23,8 @@ from typing import Any
 
 import zmq
 
-from engine.messages import security_pb2
 from engine.common.security.private import UnsafePathError, read_private_file, write_private_file
+from engine.messages import security_pb2
 
 #: topology config key: authenticate peers but do not encrypt (trusted single-user machines)
 PLAINTEXT_KEY = "heron.network.plaintext"
@@ -47,7 +47,7 @@ class TopologyKeys:
 
     @classmethod
     def generate(cls, topology_name: str, topology_id: str, *,
-                 plaintext: bool = False) -> "TopologyKeys":
+                 plaintext: bool = False) -> TopologyKeys:
         public, secret = zmq.curve_keypair()
         return cls(topology_name, topology_id, public, secret, plaintext)
 
@@ -60,7 +60,7 @@ class TopologyKeys:
                                          plaintext=self.plaintext)
 
     @classmethod
-    def from_proto(cls, message: Any, *, where: str) -> "TopologyKeys":
+    def from_proto(cls, message: Any, *, where: str) -> TopologyKeys:
         keys = cls(message.topology_name, message.topology_id, bytes(message.public_key),
                    bytes(message.secret_key), bool(message.plaintext))
         if len(keys.public_key) != 40 or len(keys.secret_key) != 40:
@@ -80,13 +80,13 @@ class TopologyKeys:
                                   self.to_proto().SerializeToString())
 
     @classmethod
-    def load(cls, working_dir: Path | str, *, topology_id: str | None = None) -> "TopologyKeys":
+    def load(cls, working_dir: Path | str, *, topology_id: str | None = None) -> TopologyKeys:
         """The keys in a working directory; KeysError naming the file when they are
         missing, unsafe, damaged, or belong to another submission."""
         return cls.from_file(Path(working_dir) / KEYS_FILE, topology_id=topology_id)
 
     @classmethod
-    def from_file(cls, path: Path | str, *, topology_id: str | None = None) -> "TopologyKeys":
+    def from_file(cls, path: Path | str, *, topology_id: str | None = None) -> TopologyKeys:
         """The keys in an owner-only file (a working directory's, a mounted Secret)."""
         path = Path(path)
         try:

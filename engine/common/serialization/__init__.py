@@ -6,12 +6,12 @@ becomes a list, an object msgpack rejects) behaves the same everywhere.
 """
 
 from engine.common.serialization.serializers import (
+    SERIALIZER_KEY,
     MsgpackSerializer,
     PickleSerializer,
     SerializationError,
     TupleSerializer,
     serializer_for_config,
-    SERIALIZER_KEY,
 )
 
 __all__ = [

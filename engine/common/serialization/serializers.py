@@ -8,7 +8,8 @@ accepted from any peer. pickle is only used when a topology asks for it explicit
 from __future__ import annotations
 
 import pickle
-from typing import Any, Mapping, Protocol, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 
 import msgpack
 

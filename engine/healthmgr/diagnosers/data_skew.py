@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine.healthmgr.diagnosers.common import (component_in_back_pressure,
-                                                slow_by_latency)
+from engine.healthmgr.diagnosers.common import component_in_back_pressure, slow_by_latency
 from engine.healthmgr.records import Diagnosis, DiagnosisKind, Symptom, SymptomKind
 from engine.healthmgr.sensors import Measurements
 

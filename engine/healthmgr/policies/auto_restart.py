@@ -7,15 +7,19 @@ from __future__ import annotations
 
 from engine.healthmgr.capacity import CapacityEstimates
 from engine.healthmgr.detectors.backpressure import BackPressureDetector
-from engine.healthmgr.detectors.skew import (processing_rate_skew_detector,
-                                             wait_queue_skew_detector)
+from engine.healthmgr.detectors.skew import processing_rate_skew_detector, wait_queue_skew_detector
 from engine.healthmgr.diagnosers.slow_instance import SlowInstanceDiagnoser
 from engine.healthmgr.policies.base import Evaluation
 from engine.healthmgr.policies.config import PolicyConfig
 from engine.healthmgr.records import Action
 from engine.healthmgr.resolvers.restart_container import RestartContainerResolver
-from engine.healthmgr.sensors import (back_pressure_sensor, buffer_size_sensor,
-                                      execute_count_sensor, execute_latency_sensor, measure)
+from engine.healthmgr.sensors import (
+    back_pressure_sensor,
+    buffer_size_sensor,
+    execute_count_sensor,
+    execute_latency_sensor,
+    measure,
+)
 from engine.healthmgr.source import MetricsSource
 from engine.healthmgr.topology import TopologyView
 

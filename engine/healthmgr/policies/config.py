@@ -15,16 +15,17 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from engine.common.plan.topology_config import HEALTHMGR_MODE, HealthModeError, healthmgr_mode_on
 from engine.healthmgr.detectors.backpressure import DEFAULT_NOISE_FILTER_MS
-from engine.healthmgr.detectors.over_provisioning import (DEFAULT_MIN_COVERAGE,
-                                                          DEFAULT_UTILISATION_LIMIT)
-from engine.healthmgr.detectors.skew import (DEFAULT_RATE_SKEW_RATIO,
-                                             DEFAULT_WAIT_QUEUE_SKEW_RATIO)
+from engine.healthmgr.detectors.over_provisioning import (
+    DEFAULT_MIN_COVERAGE,
+    DEFAULT_UTILISATION_LIMIT,
+)
+from engine.healthmgr.detectors.skew import DEFAULT_RATE_SKEW_RATIO, DEFAULT_WAIT_QUEUE_SKEW_RATIO
 from engine.healthmgr.detectors.wait_queue import DEFAULT_GROWTH_LIMIT, DEFAULT_LARGE_LIMIT
 from engine.healthmgr.errors import HealthConfigError
 from engine.healthmgr.resolvers.scale_down import DEFAULT_HEADROOM
 from engine.healthmgr.sensors import DEFAULT_DURATION_SECS
-from engine.common.plan.topology_config import HEALTHMGR_MODE, HealthModeError, healthmgr_mode_on
 
 # -- topology-level keys ------------------------------------------------------------------
 #: Heron's switch: ``cluster`` runs a Health Manager in container 0, ``disabled`` does not

@@ -11,10 +11,8 @@ from __future__ import annotations
 from engine.healthmgr.capacity import CapacityEstimates
 from engine.healthmgr.detectors.backpressure import BackPressureDetector
 from engine.healthmgr.detectors.over_provisioning import OverProvisioningDetector
-from engine.healthmgr.detectors.skew import (processing_rate_skew_detector,
-                                             wait_queue_skew_detector)
-from engine.healthmgr.detectors.wait_queue import (GrowingWaitQueueDetector,
-                                                   LargeWaitQueueDetector)
+from engine.healthmgr.detectors.skew import processing_rate_skew_detector, wait_queue_skew_detector
+from engine.healthmgr.detectors.wait_queue import GrowingWaitQueueDetector, LargeWaitQueueDetector
 from engine.healthmgr.diagnosers.data_skew import DataSkewDiagnoser
 from engine.healthmgr.diagnosers.over_provisioning import OverProvisioningDiagnoser
 from engine.healthmgr.diagnosers.slow_instance import SlowInstanceDiagnoser
@@ -24,9 +22,15 @@ from engine.healthmgr.policies.config import PolicyConfig
 from engine.healthmgr.records import Action, DiagnosisKind, Note
 from engine.healthmgr.resolvers.scale_down import ScaleDownResolver
 from engine.healthmgr.resolvers.scale_up import ScaleUpResolver
-from engine.healthmgr.sensors import (Measurements, Sensor, back_pressure_sensor,
-                                      buffer_size_sensor, execute_count_sensor,
-                                      execute_latency_sensor, measure)
+from engine.healthmgr.sensors import (
+    Measurements,
+    Sensor,
+    back_pressure_sensor,
+    buffer_size_sensor,
+    execute_count_sensor,
+    execute_latency_sensor,
+    measure,
+)
 from engine.healthmgr.source import MetricsSource
 from engine.healthmgr.topology import TopologyView
 

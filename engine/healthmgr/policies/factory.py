@@ -5,8 +5,7 @@ from __future__ import annotations
 from engine.healthmgr.policies.auto_restart import AutoRestartPolicy
 from engine.healthmgr.policies.base import Policy
 from engine.healthmgr.policies.config import HealthConfig, PolicyKind
-from engine.healthmgr.policies.dynamic_resource_allocation import \
-    DynamicResourceAllocationPolicy
+from engine.healthmgr.policies.dynamic_resource_allocation import DynamicResourceAllocationPolicy
 
 
 def build_policies(config: HealthConfig) -> list[Policy]:

@@ -7,9 +7,13 @@ The ``kubernetes`` client package is optional and imported only when the API is 
 Jinja2 and PyYAML. See docs/kubernetes.md.
 """
 
-from engine.scheduler.kubernetes.errors import (KubernetesApiError, KubernetesClientMissing,
-                                                KubernetesConfigError, KubernetesConnectionError,
-                                                KubernetesSchedulerError)
+from engine.scheduler.kubernetes.errors import (
+                                                KubernetesApiError,
+                                                KubernetesClientMissing,
+                                                KubernetesConfigError,
+                                                KubernetesConnectionError,
+                                                KubernetesSchedulerError,
+)
 from engine.scheduler.kubernetes.manifests import redact, render_manifests, to_yaml
 from engine.scheduler.kubernetes.names import kubernetes_name
 from engine.scheduler.kubernetes.scheduler import KubernetesScheduler

@@ -35,10 +35,14 @@ from __future__ import annotations
 import json
 import logging
 import os
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
-from engine.scheduler.kubernetes.errors import (KubernetesApiError, KubernetesClientMissing,
-                                                KubernetesConnectionError)
+from engine.scheduler.kubernetes.errors import (
+    KubernetesApiError,
+    KubernetesClientMissing,
+    KubernetesConnectionError,
+)
 
 log = logging.getLogger("heron.scheduler.kubernetes")
 

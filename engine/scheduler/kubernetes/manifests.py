@@ -68,17 +68,18 @@ import base64
 import copy
 import json
 import re
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import jinja2
 import yaml
 
 from engine.packing import PackingPlan, Resource
-from engine.spi.resources import GIB
 from engine.scheduler.kubernetes import names
 from engine.scheduler.kubernetes.errors import KubernetesConfigError
 from engine.scheduler.kubernetes.quantities import bytes_quantity, cpu_quantity
+from engine.spi.resources import GIB
 
 TEMPLATES_DIR = Path(__file__).resolve().parent / "templates"
 #: the templates rendered, in creation order (``_pod.yaml.j2`` is imported by the two

@@ -32,16 +32,20 @@ or, in a fresh process, the config key ``heron.topology.name``.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from engine.packing import PackingPlan
 from engine.scheduler.kubernetes import manifests, names
 from engine.scheduler.kubernetes.client import KubernetesClient
-from engine.scheduler.kubernetes.errors import (KubernetesApiError, KubernetesConfigError,
-                                                KubernetesClientMissing,
-                                                KubernetesConnectionError,
-                                                KubernetesSchedulerError)
+from engine.scheduler.kubernetes.errors import (
+    KubernetesApiError,
+    KubernetesClientMissing,
+    KubernetesConfigError,
+    KubernetesConnectionError,
+    KubernetesSchedulerError,
+)
 from engine.scheduler.kubernetes.quantities import parse_quantity
 from engine.spi import Scheduler
 

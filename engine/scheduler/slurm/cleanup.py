@@ -13,8 +13,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.scheduler.slurm.commands import ENDED_JOB_STATES, SlurmCommands, SlurmError
-from engine.scheduler.slurm.jobscript import (cleanup_comment, cleanup_script,
-                                              topology_comment_prefix)
+from engine.scheduler.slurm.jobscript import (
+    cleanup_comment,
+    cleanup_script,
+    topology_comment_prefix,
+)
 
 log = logging.getLogger("heron.scheduler.slurm")
 

@@ -37,8 +37,9 @@ from __future__ import annotations
 
 import shlex
 import sys
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from engine.common.launch import LaunchSpec
 from engine.common.process.spawn import with_code_root

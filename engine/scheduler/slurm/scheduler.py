@@ -58,18 +58,27 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from engine.common.launch import LaunchSpec
-from engine.packing import PackingPlan
 from engine.common.plan.topology_config import topology_config
 from engine.common.process.restart_policy import RestartTracker
-from engine.scheduler.slurm.cleanup import cancel_topology_jobs
-from engine.scheduler.slurm.commands import (ENDED_JOB_STATES, SlurmCommands, SlurmError,
-                                             SlurmUnsatisfiable)
-from engine.scheduler.slurm.jobscript import (UNSAFE_WORK_DIR_EXIT, job_comment, job_script,
-                                              parse_comment, topology_comment_prefix)
-from engine.scheduler.slurm.recovery import LastSeen, ask_topology_master, recovery_times
-from engine.scheduler.slurm.sizing import container_resources, grew, placement_hint
 from engine.common.security.guard import SocketSecurity
 from engine.common.security.private import write_private_file
+from engine.packing import PackingPlan
+from engine.scheduler.slurm.cleanup import cancel_topology_jobs
+from engine.scheduler.slurm.commands import (
+    ENDED_JOB_STATES,
+    SlurmCommands,
+    SlurmError,
+    SlurmUnsatisfiable,
+)
+from engine.scheduler.slurm.jobscript import (
+    UNSAFE_WORK_DIR_EXIT,
+    job_comment,
+    job_script,
+    parse_comment,
+    topology_comment_prefix,
+)
+from engine.scheduler.slurm.recovery import LastSeen, ask_topology_master, recovery_times
+from engine.scheduler.slurm.sizing import container_resources, grew, placement_hint
 from engine.spi import KillOnce, ServiceScheduler
 from engine.uploader import delete_package
 

@@ -8,7 +8,8 @@ asks for the padding alone). A request Slurm can never place names the keys to c
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from engine.spi.packing_plan import PackingPlan
 from engine.spi.resources import Resource

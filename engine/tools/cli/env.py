@@ -11,18 +11,19 @@ from __future__ import annotations
 import functools
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import click
 
-from engine.tools.cli import errors as cli_errors
 from engine.common.cluster.config import ClusterRef, load_cluster
-from engine.messages import common_pb2, tmanager_pb2
 from engine.common.security.private import private_dir, write_private_file
+from engine.messages import common_pb2, tmanager_pb2
 from engine.statemgr.zookeeper import DigestFileError, read_digest_file
 from engine.submitter.errors import SubmitterError
+from engine.tools.cli import errors as cli_errors
 
 DEFAULT_HOME = "~/.heron"
 #: how long a request to the Topology Master may take
@@ -87,7 +88,7 @@ class Env:
     def working_dir(self, name: str) -> Path:
         return self.home / "topologies" / name
 
-    def on_cluster(self, cluster: str) -> "Env":
+    def on_cluster(self, cluster: str) -> Env:
         """This Env with the state manager of ``cluster`` (HOME/conf/CLUSTER/statemgr.yaml);
         ``local`` without a directory is this machine, unchanged."""
         config = load_cluster(self.home, ClusterRef.parse(cluster).cluster)

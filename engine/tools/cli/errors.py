@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
-from engine.config.errors import ConfigError
 from compat.storm_api.dsl.errors import TopologyDefinitionError
-from engine.common.runtime.errors import LocalEngineError
-from engine.storm.executors import FatalRunError
 from compat.storm_api.project import ProjectError
 from engine.common.cluster.config import ClusterConfigError
 from engine.common.cluster.package import PackageError
 from engine.common.plan.errors import PlanningError
-from engine.scheduler.kubernetes.errors import (KubernetesClientMissing, KubernetesConfigError,
-                                                KubernetesSchedulerError)
+from engine.common.runtime.errors import LocalEngineError
 from engine.common.security.private import UnsafePathError
 from engine.common.serialization import SerializationError
+from engine.config.errors import ConfigError
+from engine.scheduler.kubernetes.errors import (
+    KubernetesClientMissing,
+    KubernetesConfigError,
+    KubernetesSchedulerError,
+)
+from engine.storm.executors import FatalRunError
 
 #: Bad input: the project, the topology definition, the options, and a directory or file
 #: another user owns or can write (the heron home, a state root, the runtime root, a

@@ -11,9 +11,9 @@ from typing import Any
 import click
 from rich.table import Table
 
+from engine.healthmgr.store import read_records
 from engine.tools.cli.display import make_console
 from engine.tools.cli.env import Env, common_options, require_topology
-from engine.healthmgr.store import read_records
 
 
 def _when(record: dict[str, Any]) -> str:

@@ -28,8 +28,8 @@ from pathlib import Path
 import click
 
 from compat.storm_api.project import ProjectError
-from engine.tools.cli.topology_args import MainForm
 from engine.common.security.private import private_dir
+from engine.tools.cli.topology_args import MainForm
 from heronpy.api import heron_options
 from heronpy.api.definition import SUFFIX, load_document, save_document
 

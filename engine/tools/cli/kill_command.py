@@ -10,11 +10,18 @@ from typing import Any
 
 import click
 
-from engine.tools.cli.env import (BadInput, CommandError, Env, ask_topology_master, common_options,
-                            require_topology, topology_security)
-from engine.tools.cli.savepoint_command import take_savepoint
 from engine.messages import common_pb2, tmanager_pb2, topology_pb2
 from engine.submitter.errors import SubmitterError
+from engine.tools.cli.env import (
+    BadInput,
+    CommandError,
+    Env,
+    ask_topology_master,
+    common_options,
+    require_topology,
+    topology_security,
+)
+from engine.tools.cli.savepoint_command import take_savepoint
 
 #: how long the scheduler may take to stop everything and answer a kill
 KILL_TIMEOUT_SECS = 60.0
@@ -39,10 +46,14 @@ def kill_command(name: str, wait_secs: float, with_savepoint: bool, savepoint_id
     if savepoint_id and not with_savepoint:
         raise CommandError("--savepoint-id goes with --savepoint")
     # deferred: CLI start-up time
-    from engine.tools.cli.heronpy_files import kept_definition, remove_kept_definition
-    from engine.submitter.cleanup import (checkpoint_dir, clean_cluster, cluster_of,
-                                          remove_checkpoints)
+    from engine.submitter.cleanup import (
+        checkpoint_dir,
+        clean_cluster,
+        cluster_of,
+        remove_checkpoints,
+    )
     from engine.submitter.runtime import RuntimeManager
+    from engine.tools.cli.heronpy_files import kept_definition, remove_kept_definition
 
     # a heronpy definition `heron submit` kept for this topology's processes goes with it
     definition = kept_definition(env.home, env.working_dir(name))
@@ -110,10 +121,10 @@ def reliability_mode(topology: Any) -> str:
     ``topology.reliability.mode``, else Storm's acking (ATLEAST_ONCE with ackers,
     ATMOST_ONCE without)."""
     # deferred: CLI start-up time
+    from engine.common.plan.topology_config import topology_config
     from engine.config.errors import ConfigError
     from engine.config.keys import RELIABILITY_MODE_KEY
     from engine.config.reliability import reliability
-    from engine.common.plan.topology_config import topology_config
 
     conf = topology_config(topology)
     mode = conf.get(RELIABILITY_MODE_KEY)

@@ -12,10 +12,10 @@ from typing import Any
 import click
 from rich.table import Table
 
+from engine.messages import topology_pb2
 from engine.tools.cli.display import make_console
 from engine.tools.cli.env import BadInput, CommandError, Env, common_options
 from engine.tools.cli.metrics_command import crash_looping, fetch
-from engine.messages import topology_pb2
 
 
 @click.command("list")

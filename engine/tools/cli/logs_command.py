@@ -17,17 +17,24 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Iterator, Protocol
+from typing import Any, Protocol
 
 import click
 
-from engine.tools.cli.env import BadInput, CommandError, Env, common_options, topology_security
 from engine.shell.client import ShellClient, ShellError, container_shells
-from engine.shell.logfiles import (MAX_READ_BYTES, LogFileMissing, find_log, list_logs, read_range,
-                                  tail_bytes)
+from engine.shell.logfiles import (
+    MAX_READ_BYTES,
+    LogFileMissing,
+    find_log,
+    list_logs,
+    read_range,
+    tail_bytes,
+)
+from engine.tools.cli.env import BadInput, CommandError, Env, common_options, topology_security
 
 #: seconds between two polls of every followed file
 FOLLOW_POLL_SECS = 0.5

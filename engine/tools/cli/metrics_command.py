@@ -30,13 +30,12 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
-from engine.tools.cli.display import make_console
-from engine.tools.cli.env import (CommandError, Env, ask_topology_master,
-                            common_options)
-from engine.tools.cli.metrics_kafka import kafka_lag_renderables
 from engine.common.process.restart_policy import crash_loop_error
-from engine.tmanager.staleness import STALE_AFTER_SECS, report_age, stale_age
 from engine.messages import tmanager_pb2
+from engine.tmanager.staleness import STALE_AFTER_SECS, report_age, stale_age
+from engine.tools.cli.display import make_console
+from engine.tools.cli.env import CommandError, Env, ask_topology_master, common_options
+from engine.tools.cli.metrics_kafka import kafka_lag_renderables
 
 #: (metric, column, how instances combine)
 COLUMNS = (("__emit-count", "emitted", "sum"), ("__execute-count", "executed", "sum"),

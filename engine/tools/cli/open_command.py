@@ -12,8 +12,14 @@ from urllib.parse import urlencode
 
 import click
 
-from engine.tools.cli.serving import (DEFAULT_TRACKER_URL, BadInput, CommandError, link,
-                                open_link, run_reporting_errors)
+from engine.tools.cli.serving import (
+    DEFAULT_TRACKER_URL,
+    BadInput,
+    CommandError,
+    link,
+    open_link,
+    run_reporting_errors,
+)
 
 
 # -- heron open ---------------------------------------------------------------------------------

@@ -11,17 +11,17 @@ from typing import Any
 
 from rich.live import Live
 
-from engine.config.errors import ConfigError
 from compat.storm_api.project import parse_cli_options
-from engine.tools.cli.display import make_console, status_renderable, summary_renderable
 from engine.common.codec import log_tuple_path
-from engine.healthmgr.errors import HealthConfigError
-from engine.healthmgr.policies.config import HEALTHMGR_MODE, healthmgr_enabled
 from engine.common.launch import Submission
 from engine.common.local_run import HeronLocalRun
 from engine.common.plan.preflight import preflight
-from engine.storm import LocalCluster, OutputCapture
 from engine.common.submission import load_topology
+from engine.config.errors import ConfigError
+from engine.healthmgr.errors import HealthConfigError
+from engine.healthmgr.policies.config import HEALTHMGR_MODE, healthmgr_enabled
+from engine.storm import LocalCluster, OutputCapture
+from engine.tools.cli.display import make_console, status_renderable, summary_renderable
 
 log = logging.getLogger("heron.cli")
 

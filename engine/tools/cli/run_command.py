@@ -8,8 +8,8 @@ import shutil
 import sys
 import tempfile
 import traceback
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import click
 from rich.logging import RichHandler

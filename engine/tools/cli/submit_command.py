@@ -80,8 +80,8 @@ def submit_command(cluster: str, project: Path, name: str | None, env_name: str 
         return
     import shutil  # deferred: CLI start-up time
 
-    from engine.tools.cli.heronpy_files import write_definition
     from engine.common.cluster.config import ClusterRef, load_cluster
+    from engine.tools.cli.heronpy_files import write_definition
 
     if project.suffix == ".py" and not load_cluster(env.home,
                                                     ClusterRef.parse(cluster).cluster).is_local:
@@ -171,11 +171,15 @@ def _from_savepoint(loaded: Any, cluster: Any, env: Env, savepoint: str,
     """The option naming the savepoint to start from, once it is found and fits the
     topology (its stateful components matched by name); a one-line error otherwise."""
     # deferred: CLI start-up time
+    from compat.storm_api.state import StatefulComponent
     from engine.config.keys import FROM_SAVEPOINT_KEY, with_defaults
     from engine.config.reliability import reliability
-    from compat.storm_api.state import StatefulComponent
-    from engine.statefulstorage.savepoints import (SavepointError, check_components,
-                                                   find_savepoint, read_savepoint)
+    from engine.statefulstorage.savepoints import (
+        SavepointError,
+        check_components,
+        find_savepoint,
+        read_savepoint,
+    )
     from engine.submitter.checkpoints import savepoints_dir
 
     config = dict(loaded.plan.config)

@@ -10,12 +10,21 @@ from typing import Any
 
 import click
 
+from engine.common.security.private import private_dir
 from engine.tools.cli import env as cli_env
 from engine.tools.cli.env import ZK_AUTH_HELP
-from engine.tools.cli.serving import (DEFAULT_TRACKER_PORT, BadInput, CommandError, bind_socket,
-                                check_host, configure_logging, link, run_reporting_errors,
-                                serve, server_url)
-from engine.common.security.private import private_dir
+from engine.tools.cli.serving import (
+    DEFAULT_TRACKER_PORT,
+    BadInput,
+    CommandError,
+    bind_socket,
+    check_host,
+    configure_logging,
+    link,
+    run_reporting_errors,
+    serve,
+    server_url,
+)
 
 
 # -- heron tracker ------------------------------------------------------------------------------

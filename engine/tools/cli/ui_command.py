@@ -8,9 +8,18 @@ from pathlib import Path
 
 import click
 
-from engine.tools.cli.serving import (DEFAULT_TRACKER_URL, DEFAULT_UI_PORT, BadInput, bind_socket,
-                                check_host, configure_logging, link, run_reporting_errors,
-                                serve, server_url)
+from engine.tools.cli.serving import (
+    DEFAULT_TRACKER_URL,
+    DEFAULT_UI_PORT,
+    BadInput,
+    bind_socket,
+    check_host,
+    configure_logging,
+    link,
+    run_reporting_errors,
+    serve,
+    server_url,
+)
 
 
 # -- heron ui -----------------------------------------------------------------------------------

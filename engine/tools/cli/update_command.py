@@ -94,8 +94,11 @@ def _print_plan(name: str, plan: Any) -> None:
 
 def _runtime_config(env: Env, name: str, values: tuple[str, ...], dry_run: bool) -> None:
     # deferred: CLI start-up time
-    from engine.healthmgr.runtime_config import (RuntimeConfigError, parse_runtime_config,
-                                                 set_runtime_config)
+    from engine.healthmgr.runtime_config import (
+        RuntimeConfigError,
+        parse_runtime_config,
+        set_runtime_config,
+    )
 
     try:
         toggles = parse_runtime_config(values)

@@ -14,25 +14,25 @@ import json
 from typing import Any
 from urllib.parse import urlencode
 
+from engine.common.launch import instance_id
+from engine.common.plan.topology_config import topology_config
+from engine.common.process.restart_policy import LAST_ERROR_METRIC, crash_loop_error
+from engine.common.runtime.checkpoint_stats import START_REASONS
+from engine.common.runtime.source_lag import component_totals, lag_rows
 from engine.config.errors import ConfigError
 from engine.config.keys import RELIABILITY_MODE_KEY
 from engine.config.reliability import reliability
 from engine.healthmgr.errors import HealthConfigError
 from engine.healthmgr.policies.config import HEALTHMGR_MODE, healthmgr_enabled
 from engine.healthmgr.store import KIND, records_of
-from engine.common.launch import instance_id
-from engine.common.plan.topology_config import topology_config
-from engine.common.process.restart_policy import LAST_ERROR_METRIC, crash_loop_error
-from engine.common.runtime.checkpoint_stats import START_REASONS
-from engine.common.runtime.source_lag import component_totals, lag_rows
 from engine.scheduler.slurm.scheduler import STATUS_FILE
 from engine.submitter.stateful_guard import effectively_once, stateful_components
+from engine.tmanager.client import TManagerUnavailable
+from engine.tmanager.staleness import stale_age
 from engine.tools.tracker import checkpoint_models, lag_models, models
 from engine.tools.tracker.errors import NotFound, Unavailable
 from engine.tools.tracker.history import parse_value
 from engine.tools.tracker.service import TopologyRecord
-from engine.tmanager.client import TManagerUnavailable
-from engine.tmanager.staleness import stale_age
 
 #: the component name the Stream Managers' own metrics are listed under
 STMGR_COMPONENT = "__stmgr__"

@@ -28,8 +28,8 @@ from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
 from engine.common.security.access_token import default_home, load_or_create
-from engine.tools.tracker import routes
 from engine.tmanager.client import TManagerUnavailable
+from engine.tools.tracker import routes
 from engine.tools.tracker.errors import TrackerError, Unavailable
 from engine.tools.tracker.service import Tracker, TrackerSettings
 from engine.tools.ui.auth import require_token

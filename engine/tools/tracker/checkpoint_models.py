@@ -52,7 +52,7 @@ class CheckpointFiguresModel(BaseModel):
     last_restore_ms: int = Field(description="how long the last restore took")
     restore_log: list[RestoreModel] = Field(
         description="the last restores the Topology Master keeps (20), newest first")
-    last_rescale: list["RescaleModel"] = Field(
+    last_rescale: list[RescaleModel] = Field(
         default_factory=list, description="the last parallelism change of stateful "
                                           "components: the key groups that moved with it")
 

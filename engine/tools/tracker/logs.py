@@ -12,15 +12,23 @@ both into the tracker's 422, 404 and 503.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from engine.shell.logfiles import (LOG_NAME, MAX_LINES, LogFile, LogFileMissing, LogNameRefused,
-                                   list_logs, tail)
 from engine.shell import logfiles
 from engine.shell.client import ShellError
+from engine.shell.logfiles import (
+    LOG_NAME,
+    MAX_LINES,
+    LogFile,
+    LogFileMissing,
+    LogNameRefused,
+    list_logs,
+    tail,
+)
 from engine.tools.tracker.errors import BadParameter, NotFound, Unavailable
 
 __all__ = ["LOG_NAME", "MAX_LINES", "LogFile", "ServedLog", "find_log", "find_served",

@@ -227,7 +227,7 @@ class TopologyInfoModel(BaseModel):
     logical_plan: LogicalPlanModel
     physical_plan: PhysicalPlanModel | None
     packing_plan: PackingPlanModel | None
-    cluster_scheduler: "SchedulerStatusModel | None" = Field(
+    cluster_scheduler: SchedulerStatusModel | None = Field(
         None, description="a cluster scheduler's jobs and recoveries, as "
                           "/topologies/scheduler; null on the local scheduler")
 

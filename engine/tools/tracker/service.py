@@ -25,8 +25,8 @@ from engine.common.security.guard import SocketSecurity
 from engine.common.security.keys import KeysError, keys_from_state
 from engine.shell.client import ShellClient, container_shells
 from engine.statemgr import StateError
-from engine.tools.tracker import dag, logs, models
 from engine.tmanager.client import MetricsSnapshot, TManagerClient, TManagerUnavailable
+from engine.tools.tracker import dag, logs, models
 from engine.tools.tracker.errors import BadParameter, NotFound, TrackerError, Unavailable
 from engine.tools.tracker.history import MetricsHistory, Window
 
