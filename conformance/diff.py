@@ -163,9 +163,11 @@ def _record_line(record: Mapping[str, Any]) -> str:
         raise CaptureRecordError(f"capture record 'values' is a {type(values).__name__}, "
                                  f"not a list: {str(record)[:200]}")
     return capture_line(str(record.get("engine", "")), str(record.get("case", "")),
-                        str(record.get("run_id", "")), record.get("component"),
-                        record.get("stream"), record.get("task"), values,
-                        record.get("msg_id"))
+                        str(record.get("run_id", "")),
+                        # as read: a record without them is written back without them
+                        record.get("component"),  # type: ignore[arg-type]
+                        record.get("stream"),  # type: ignore[arg-type]
+                        record.get("task"), values, record.get("msg_id"))
 
 
 # -- the comparison -------------------------------------------------------------------------

@@ -217,7 +217,8 @@ def wrap_topology(topology_file: str | Path, *, fixture: str | Path | None = Non
     topology."""
     if (fixture is None) == (max_tuples is None):
         raise ValueError("wrap_topology needs exactly one of fixture= and max_tuples=")
-    topology_cls = _load_user_topology(Path(topology_file))
+    # the user's Topology class: compat.storm_api's or streamparse's
+    topology_cls: Any = _load_user_topology(Path(topology_file))
     spouts = [s for s in topology_cls.specs if _is_spout_spec(s, topology_cls)]
     spout_ids = {id(s) for s in spouts}
     by_spout: dict[str, list[FixtureRow]] = {}
@@ -233,6 +234,7 @@ def wrap_topology(topology_file: str | Path, *, fixture: str | Path | None = Non
         if not hasattr(user_cls, "next_tuple"):
             raise FixtureError(f"spout {spec.name!r} is not a Python spout ({user_cls!r}); "
                                "only Python spouts can be replaced or bounded")
+        cls: Any  # a subclass of the user's spout class: its DSL's spec()
         if fixture is not None:
             cls = type(f"Fixture_{spec.name}", (FixtureSpoutMixin, user_cls),
                        {"__module__": module, "fixture_rows": by_spout[spec.name]})

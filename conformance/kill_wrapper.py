@@ -57,7 +57,7 @@ class KillWrapError(ValueError):
 class _KillSwitch:
     """The armed state of the one task that is to die."""
 
-    def __init__(self, component: str, task: int, after: int, marker: Path) -> None:
+    def __init__(self, component: str | None, task: int, after: int, marker: Path) -> None:
         self.component = component
         self.task = task
         self.after = after
@@ -65,7 +65,8 @@ class _KillSwitch:
         self.seen = 0
 
     @classmethod
-    def arm(cls, conf: dict, context: dict, component: str, task: Any) -> _KillSwitch | None:
+    def arm(cls, conf: dict[str, Any], context: dict[str, Any], component: str | None,
+            task: Any) -> _KillSwitch | None:
         marker, after = conf.get(KILL_MARKER), conf.get(KILL_AFTER)
         if not marker or after is None:
             return None
@@ -156,7 +157,8 @@ def kill_topology(topology_file: str | Path, component: str, *, module: str = __
     groupings, parallelism and config are the original's."""
     import simplejson
 
-    topology_cls = _load_original(Path(topology_file))
+    # the user's Topology class: compat.storm_api's or streamparse's
+    topology_cls: Any = _load_original(Path(topology_file))
     body: dict[str, Any] = {"__module__": module, "config": dict(topology_cls.config or {})}
     found = False
     for spec in topology_cls.specs:
@@ -173,8 +175,9 @@ def kill_topology(topology_file: str | Path, component: str, *, module: str = __
                 or not callable(getattr(user_cls, "process", None)):
             raise KillWrapError(f"bolt {component!r} is not a Python bolt class "
                                 f"({user_cls!r}); only Python bolts can be killed on heron")
-        killing = type(f"Killing_{spec.name}", (KillOnTupleMixin, user_cls),
-                       {"__module__": module})
+        # a subclass of the user's bolt class: its DSL's spec()
+        killing: Any = type(f"Killing_{spec.name}", (KillOnTupleMixin, user_cls),
+                            {"__module__": module})
         config = simplejson.loads(spec.config) if spec.config else None
         body[spec.name] = killing.spec(name=spec.name, inputs=dict(spec.inputs),
                                        par=spec.par, config=config)

@@ -466,6 +466,7 @@ class Runner:
         if expected is None:
             result.reason = "ran to the end; no expected rows (the engines are compared)"
             return result
+        assert run.capture is not None  # a run with no verdict yet wrote its capture
         try:
             diff = self._diff(expected, run.capture, case.comparison, "expected",
                               run.engine)
@@ -494,6 +495,7 @@ class Runner:
             pair_allowed = SemanticClass.DIVERGENT
             note = ("; both runs replayed under an injected failure, so their rows are "
                     "compared for information; each run is judged against the expected rows")
+        assert left.capture is not None and right.capture is not None  # the loop above
         try:
             diff = self._diff(left.capture, right.capture, case.comparison,
                               left.engine, right.engine)

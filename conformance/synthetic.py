@@ -52,8 +52,8 @@ def write_synthetic_tasks(directory: Path, rows: int, *, tasks: int = 4,
     written."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    handles = [open(directory / f"count_{t}.jsonl", "w", encoding="utf-8")
-               for t in range(tasks)]
+    handles: list[IO[str]] = [open(directory / f"count_{t}.jsonl", "w", encoding="utf-8")
+                              for t in range(tasks)]
     try:
         return _write(handles, rows, engine=engine, case=case, run_id=run_id,
                       differ_at=differ_at, reverse=reverse, tasks=tasks)

@@ -250,12 +250,14 @@ def judge(spark: SparkSession, job: CatalogueJob, runs: Sequence[PlatformRun],
     if compared:
         combined = diff_outputs(
             spark, [r for run in compared for r in _tagged(run.platform, reference)],
-            [r for run in compared for r in _tagged(run.platform, run.state + (run.streams or []))],
+            # (a compared run has its state: _no_output took those without)
+            [r for run in compared
+             for r in _tagged(run.platform, (run.state or []) + (run.streams or []))],
             ROWS, left="expected", right="+".join(r.platform for r in compared))
         exact = combined.observed is SemanticClass.EXACT
         for run in compared:
             diff = combined if exact else diff_outputs(
-                spark, reference, run.state + (run.streams or []), ROWS, left="expected",
+                spark, reference, (run.state or []) + (run.streams or []), ROWS, left="expected",
                 right=run.platform)
             verdicts[run.platform] = EngineRun(
                 run.platform, uuid.uuid4().hex[:12], _verdict(diff, SemanticClass.EXACT),
