@@ -88,6 +88,7 @@ def parse_comparison(streams: Sequence[str], ignore: Sequence[int], per_key: str
     if not keys:
         raise UsageProblem(f"--per-key {per_key!r}: name at least one key column")
     return Comparison(kind="per_key", streams=tuple(pairs), key_columns=keys,
+                      # reduce was checked against the four names above
                       value_column=value, reduce=reduce,  # type: ignore[arg-type]
                       ignore_columns=tuple(ignore), float_digits=float_digits)
 

@@ -215,6 +215,7 @@ def per_key_entry(record: Mapping[str, Any], comparison: Comparison) -> tuple[li
     values = _values(record)
     try:
         key_values = [values[i] for i in comparison.key_columns]
+        # a per_key comparison has its value column (checked when it was made)
         value = values[comparison.value_column]  # type: ignore[index]
     except IndexError:
         raise CaptureRecordError(

@@ -109,6 +109,7 @@ class _Side:
             self.rdds = [sc.textFile(f, minPartitions=n)
                          for f, n in zip(self.files, parts)] or [sc.parallelize([], 1)]
         else:
+            # not file names, so the records themselves (what the parameter's union leaves)
             lines = [_record_line(r) for r in source]  # type: ignore[arg-type]
             self.bytes = sum(len(line.encode()) + 1 for line in lines)
             slices = max(1, min(sc.defaultParallelism, len(lines) // 2000 or 1))

@@ -128,9 +128,10 @@ class FixtureSpoutMixin:
     fixture_rows: list[FixtureRow] = []
 
     def initialize(self, stormconf: dict, context: dict) -> None:
+        # a mixin: the user's spout class after it in the bases has these (set at setup)
         name = self.component_name  # type: ignore[attr-defined]
         tasks = sorted(int(t) for t, c in context["task->component"].items() if c == name)
-        index = tasks.index(self.task_id)  # type: ignore[attr-defined]
+        index = tasks.index(self.task_id)  # type: ignore[attr-defined]  # (the same)
         self._rows = self.fixture_rows[index::len(tasks)]
         self._position = 0
         self._pending: dict[str, FixtureRow] = {}
@@ -139,6 +140,7 @@ class FixtureSpoutMixin:
     def _emit_row(self, row: FixtureRow) -> None:
         tup_id = f"fixture:{row.line}"
         self._pending[tup_id] = row
+        # a mixin: the user's spout class after it in the bases defines emit
         self.emit(list(row.values), tup_id=tup_id, stream=row.stream)  # type: ignore[attr-defined]
 
     def next_tuple(self) -> None:
@@ -174,18 +176,21 @@ class BoundedSpoutMixin:
     def initialize(self, stormconf: dict, context: dict) -> None:
         self._bounded_calls = 0
         self._bounded_emits = 0
+        # a mixin: the user's spout class after it in the bases defines these
         super().initialize(stormconf, context)  # type: ignore[misc]
 
     def next_tuple(self) -> None:
         if self._bounded_calls >= self.max_tuples:
             return
         before = self._bounded_emits
+        # a mixin: the user's spout class after it in the bases defines these
         super().next_tuple()  # type: ignore[misc]
         if self._bounded_emits != before:
             self._bounded_calls += 1
 
     def emit(self, *args: Any, **kwargs: Any) -> Any:
         self._bounded_emits = getattr(self, "_bounded_emits", 0) + 1
+        # (the user's spout class's emit)
         return super().emit(*args, **kwargs)  # type: ignore[misc]
 
     def is_exhausted(self) -> bool:

@@ -142,12 +142,14 @@ class KillOnTupleMixin:
             task = context.get("taskid")
         name = getattr(self, "component_name", None) or context.get("componentid")
         self._conformance_kill = _KillSwitch.arm(stormconf, context, name, task)
+        # a mixin: the user's bolt class after it in the bases defines these
         super().initialize(stormconf, context)  # type: ignore[misc]
 
     def process(self, tup: Tuple) -> Any:
         switch = self._conformance_kill
         if switch is not None and not switch.tuple_arrived(self):
             self._conformance_kill = None
+        # (the user's bolt class's process)
         return super().process(tup)  # type: ignore[misc]
 
 

@@ -460,6 +460,7 @@ def _install_tickless_guard() -> None:
             super(TicklessBatchingBolt, self).__init__(*args, **kwargs)
             _start_safe_batcher(self, TicklessBatchingBolt)
 
+        # a marker on the wrapper (functions take attributes; their type does not list it)
         __init__._compat_hosting_guard = True  # type: ignore[attr-defined]
         TicklessBatchingBolt.__init__ = __init__
 

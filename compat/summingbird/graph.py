@@ -78,6 +78,7 @@ class JobGraph:
 
     @property
     def names(self) -> frozenset[str]:
+        # a NAMED node has its given_name (None only on the other kinds)
         return frozenset(n.given_name for n in self.nodes  # type: ignore[misc]
                          if n.kind is NodeKind.NAMED)
 
@@ -93,6 +94,7 @@ class JobGraph:
         while queue:
             current = queue.popleft()
             if current.kind is NodeKind.NAMED and current.given_name not in found:
+                # a NAMED node has its given_name (None only on the other kinds)
                 found.append(current.given_name)  # type: ignore[arg-type]
             for dependant in self._dependants[current.id]:
                 if dependant.id not in seen:

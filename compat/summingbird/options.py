@@ -104,6 +104,7 @@ class Options:
         return Options(*self._values.values(), option)
 
     def get(self, cls: type[OptionT]) -> OptionT | None:
+        # _values maps each option class to an instance of it, which a dict's type cannot say
         return self._values.get(cls)  # type: ignore[return-value]
 
     def __contains__(self, cls: object) -> bool:

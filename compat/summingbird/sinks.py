@@ -50,6 +50,7 @@ class JsonLinesSink:
         return {"path": self.path, "append": True}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
+        # unpickling re-runs __init__ on the bare instance, as pickle's protocol allows
         self.__init__(state["path"], state["append"])  # type: ignore[misc]
 
     def __call__(self, item: Any) -> None:

@@ -84,6 +84,7 @@ class Table:
                 "read_only": self.read_only}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
+        # unpickling re-runs __init__ on the bare instance, as pickle's protocol allows
         self.__init__(state["path"], state["table"], state["codec"], state["read_only"])  # type: ignore[misc]
 
     def where(self) -> str:

@@ -62,6 +62,7 @@ class HeronpyRule(Rule):
     METADATA_DEPENDENCIES = (PositionProvider, QualifiedNameProvider, ParentNodeProvider)
 
     def __init__(self, *args: object, **kwargs: object) -> None:
+        # passed through unchanged to libcst's codemod constructor, which checks them
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self._reported: set[tuple[int, str]] = set()
         self._classes: list[str] = []          # "bolt", "spout", "topology" or ""

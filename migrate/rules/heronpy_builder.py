@@ -68,6 +68,7 @@ class HeronpyBuilderRule(Rule):
     METADATA_DEPENDENCIES = (PositionProvider, QualifiedNameProvider)
 
     def __init__(self, *args: object, **kwargs: object) -> None:
+        # passed through unchanged to libcst's codemod constructor, which checks them
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         #: new line -> original line, once the main became a class (None: nothing moved)
         self.line_map: dict[int, int] | None = None

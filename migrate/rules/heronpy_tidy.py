@@ -43,10 +43,11 @@ def drop_unused_imports(module: cst.Module, dotted: set[str]) -> cst.Module:
     carry: list[cst.EmptyLine] | None = None
     for stmt in module.body:
         node = _import_of(stmt)
-        if node is not None and not isinstance(getattr(node, "names", None), cst.ImportStar):
+        names = node.names if node is not None else None
+        if node is not None and names is not None and not isinstance(names, cst.ImportStar):
             source = get_full_name_for_node(node.module) if isinstance(
                 node, cst.ImportFrom) and node.module is not None else None
-            keep = [a for a in node.names  # type: ignore[union-attr]
+            keep = [a for a in names
                     if not ((source in dotted if source else
                              get_full_name_for_node(a.name) in dotted)
                             and not _used(module, _bound(a)))]
@@ -54,7 +55,7 @@ def drop_unused_imports(module: cst.Module, dotted: set[str]) -> cst.Module:
                 if carry is None:
                     carry = list(stmt.leading_lines)
                 continue
-            if len(keep) != len(node.names):  # type: ignore[arg-type]
+            if len(keep) != len(names):
                 keep[-1] = keep[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
                 stmt = stmt.with_changes(body=[node.with_changes(names=keep)])
         if carry is not None:
@@ -73,7 +74,10 @@ def merge_storm_imports(module: cst.Module) -> cst.Module:
         node = _import_of(stmt)
         source = get_full_name_for_node(node.module) if isinstance(
             node, cst.ImportFrom) and node.module is not None and not node.relative else None
-        if source in MERGED and not isinstance(node.names, cst.ImportStar):  # type: ignore
+        # (a source is named only for a from-import: the isinstance check tells the type
+        # checker so)
+        if source in MERGED and isinstance(node, cst.ImportFrom) \
+                and not isinstance(node.names, cst.ImportStar):
             if source in first:
                 at = first[source]
                 head = body[at]
@@ -81,7 +85,7 @@ def merge_storm_imports(module: cst.Module) -> cst.Module:
                 assert isinstance(head_node, cst.ImportFrom)
                 assert not isinstance(head_node.names, cst.ImportStar)
                 known = {(get_full_name_for_node(a.name), _bound(a)) for a in head_node.names}
-                extra = [a for a in node.names  # type: ignore[union-attr]
+                extra = [a for a in node.names
                          if (get_full_name_for_node(a.name), _bound(a)) not in known]
                 names = [a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(
                     " "))) for a in [*head_node.names, *extra]]

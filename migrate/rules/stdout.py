@@ -35,6 +35,7 @@ class StdoutRule(Rule):
     METADATA_DEPENDENCIES = (PositionProvider, QualifiedNameProvider)
 
     def __init__(self, *args: object, **kwargs: object) -> None:
+        # passed through unchanged to libcst's codemod constructor, which checks them
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self._components: set[str] = set()  # component classes of this file, by local name
         self._class_stack: list[bool] = []

@@ -103,11 +103,12 @@ class MapMerge(Monoid[dict[str, Any]]):
 
     def plus(self, left: Mapping[Any, Any], right: Mapping[Any, Any]) -> dict[str, Any]:
         out = dict(left)
-        drops_zero = isinstance(self.values, Monoid)
+        # the value monoid whose zeros are dropped; None for a plain semigroup
+        monoid = self.values if isinstance(self.values, Monoid) else None
         for key, value in right.items():
             if key in out:
                 value = self.values.plus(out[key], value)
-            if drops_zero and self.values.is_zero(value):  # type: ignore[attr-defined]
+            if monoid is not None and monoid.is_zero(value):
                 out.pop(key, None)
             else:
                 out[key] = value
@@ -151,6 +152,7 @@ class Product(ProductSemigroup, Monoid[tuple[Any, ...]]):
 
     @property
     def zero(self) -> tuple[Any, ...]:
+        # parts are typed as semigroups (ProductSemigroup's); __init__ took only monoids
         return tuple(p.zero for p in self.parts)  # type: ignore[attr-defined]
 
 

@@ -253,6 +253,7 @@ class _BatchRun:
             rdd.unpersist()
 
     def _source(self, node: Producer) -> RDD[Any]:
+        # called for SOURCE nodes only, which have their source
         source: Source = node.source  # type: ignore[assignment]
         slices = self.plan.partitions.get(node.id)
         if isinstance(source, JsonLinesSource):

@@ -58,6 +58,7 @@ class MemoryPlatform(Platform[MemoryPlan]):
     def _evaluate(node: Producer, inputs: list[list[Any]]) -> list[Any]:
         kind = node.kind
         if kind is NodeKind.SOURCE:
+            # a SOURCE node has its source
             return list(node.source.read())  # type: ignore[union-attr]
         if kind in EXPANDING_KINDS:
             step = compile_step(node)

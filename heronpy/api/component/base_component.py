@@ -30,6 +30,7 @@ class BaseComponent:
 
     def _bind(self, storm_conf: dict[str, Any], context: dict[str, Any], collector: Any,
               logger: logging.Logger) -> None:
+        # a mixin: the compat Spout or Bolt after it in the bases defines _bind
         super()._bind(storm_conf, context, collector, logger)  # type: ignore[misc]
         runtime.bind(self, storm_conf, logger)
 

@@ -103,8 +103,9 @@ class StreamletBoltBase:
         """Emit one element of this operator's streamlet (anchored to ``anchors``)."""
         values = [value, routing_key(value)] if self._keyed else [value]
         if anchors is None:
+            # a mixin: the Bolt after it in the operator bolt's bases defines emit
             self.emit(values, stream=OUTPUT_STREAM)  # type: ignore[attr-defined]
-        else:
+        else:  # (the same mixin's emit)
             self.emit(values, stream=OUTPUT_STREAM, anchors=anchors)  # type: ignore[attr-defined]
 
 

@@ -148,6 +148,7 @@ class _Task:
             self.sb_spool.write(TAIL, payload)
         if node.emits:
             key = self._sb_key(element) if node.keyed_output else ""
+            # a mixin: the Spout or Bolt after it in the component's bases defines emit
             self.emit([key, payload], anchors=anchors)  # type: ignore[attr-defined]
 
     def _sb_durable(self) -> None:
@@ -237,6 +238,7 @@ class SummingbirdSpout(_Task, Spout):
         node = self.sb_node
         try:
             if self._items is None:
+                # a spout's node is a SOURCE node, which has its source
                 self._items = enumerate(node.source.read())  # type: ignore[union-attr]
             for _ in range(_SCAN):
                 found = next(self._items, None)
@@ -351,6 +353,7 @@ class SummingbirdSummerBolt(_Task, Bolt):
 
     def process(self, tup: Tuple) -> None:
         node = self.sb_node
+        # a summer bolt's node is a summer node, which has its summer
         label = node.summer.label  # type: ignore[union-attr]
         try:
             lineage, element = serial.loads(tup.values[1])
