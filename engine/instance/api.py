@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import msgpack
 
@@ -59,7 +59,37 @@ def _loads(blob: bytes) -> Any:
 _monotonic = time.monotonic
 
 
-class CollectorCore:
+class CollectorHooks(Protocol):
+    """What ``CollectorCore`` calls on its subclass (``engine.instance.collector``'s
+    ``InstanceCollector``), for the type checker: the core never runs alone."""
+
+    def _emit_checked(self, out: Any, values: list[Any] | tuple[Any, ...], stream: str | None,
+                      direct_task: int | None, need_task_ids: bool, tup_id: Any | None,
+                      anchors: list[Any] | None = None) -> list[int] | None: ...
+
+    def _switch_to(self, out: Any) -> None: ...
+
+    def flush_stream(self, out: Any) -> None: ...
+
+    def flush(self) -> None: ...
+
+    def _anchor_roots(self, anchors: list[Any], stream: str) -> tuple[tuple[int, int], ...]: ...
+
+    def _serialization_error(self, exc: Exception, out: Any,
+                             values: Any) -> Exception: ...
+
+    def _unknown_input(self, tup_id: Any, verb: str) -> Exception: ...
+
+
+if TYPE_CHECKING:
+    # the checker sees the hooks on the core; at run time its base stays object (the
+    # compiled twin's is too)
+    _CoreBase = CollectorHooks
+else:
+    _CoreBase = object
+
+
+class CollectorCore(_CoreBase):
     """What an instance collector does once per tuple (its subclass does the rest).
 
     The subclass provides ``_emit_checked``, ``_switch_to``, ``flush_stream``, ``flush``,
@@ -71,7 +101,9 @@ class CollectorCore:
         self.streams: dict[str, Any] = {}
         self._default: Any = None
         self._open: Any = None
-        self._dumps: Callable[[Any], bytes] | None = None
+        #: the serializer's ``dumps``: None until the subclass's constructor sets it, which
+        #: is before any emit
+        self._dumps: Callable[[Any], bytes] = None  # type: ignore[assignment]  # see above
         self.capture: Any = None
         self.stats: Any = None
         self.acking = False
@@ -252,7 +284,9 @@ class CollectorCore:
         track = self.acking
         plain_ack = self._plain_ack
         process = component.process
-        width = len(values_type._fields) if values_type is not None else -1
+        # values_type is the stream's values namedtuple class (typed ``type``, as given)
+        width = (len(values_type._fields)  # type: ignore[attr-defined]  # see above
+                 if values_type is not None else -1)
         self.ran = 0
         try:
             while i < n:

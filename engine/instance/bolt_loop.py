@@ -173,9 +173,10 @@ class BoltLoop(ExecutorLoop):
         # below, a batch at a time
         start = 0
         if self._run_blobs is not None:
-            start = self._run_blobs_of(blobs, first, source, stream, src_task, ids, payload)
-            if start is None:
+            left = self._run_blobs_of(blobs, first, source, stream, src_task, ids, payload)
+            if left is None:
                 return
+            start = left
         values, clean = self._decode_values(blobs)
         # the Tuples, built by the tuple path a batch at a time where the bolt allows it,
         # and run through the bolt by the tuple path's loop where that is exact
@@ -188,8 +189,9 @@ class BoltLoop(ExecutorLoop):
                       if run_tuples is not None else None)
             plan = (tuple_executor(self.hosted, source, stream, src_task)
                     if runner is None else None)
-            if runner is not None or plan is not None:
-                values_type = runner[0] if runner is not None else plan[0]
+            found = runner if runner is not None else plan
+            if found is not None:
+                values_type = found[0]
                 if tuples is None or values_type is not built_for:  # (a restart's new types)
                     tuples, tuples_clean = tuple_codec.make_tuples(
                         first, values, source, stream, src_task, values_type, Tuple)
@@ -209,19 +211,24 @@ class BoltLoop(ExecutorLoop):
             i = start
             try:
                 if runner is not None:
+                    # a runner is only looked for when the collector has run_tuples
+                    assert run_tuples is not None
                     try:
                         run_tuples(runner[1], tuples, start)
                     finally:
                         i = start + self.collector.ran  # the one that raised included
                 elif plan is not None:
+                    assert tuples is not None  # built above whenever there is a plan
                     for tup in (tuples if start == 0 else tuples[start:]):
                         run_tuple(tup)
                         i += 1
                 elif start == 0:
+                    assert ids is not None  # made above when neither runner nor plan
                     for tup_id, value in zip(ids, values):
                         run(tup_id, value)
                         i += 1
                 else:
+                    assert ids is not None  # as above
                     for tup_id, value in zip(ids[start:], values[start:]):
                         run(tup_id, value)
                         i += 1
@@ -260,6 +267,8 @@ class BoltLoop(ExecutorLoop):
         stats = self.stats
         total = len(blobs)
         start = 0
+        run_blobs = self._run_blobs
+        assert run_blobs is not None  # the caller runs rows here only when it is set
         while start < total:
             runner = batch_runner(self.hosted, source, stream, src_task)
             if runner is None:
@@ -267,8 +276,8 @@ class BoltLoop(ExecutorLoop):
             done = 0
             try:
                 try:
-                    error = self._run_blobs(runner[1], blobs, first, source, stream, src_task,
-                                            runner[0], start, ids, payload)
+                    error = run_blobs(runner[1], blobs, first, source, stream, src_task,
+                                      runner[0], start, ids, payload)
                 finally:
                     done = self.collector.ran  # the row that raised or was bad included
             except ComponentFailure as failure:
@@ -417,6 +426,7 @@ class BoltLoop(ExecutorLoop):
                 except ComponentFailure as failure:
                     self.restart(failure)
             if next_tick is not None and time.monotonic() >= next_tick:
+                assert self.tick_secs is not None  # next_tick is only set when ticks are on
                 next_tick = time.monotonic() + self.tick_secs
                 self._tick()
             self.publish_metrics()

@@ -20,7 +20,7 @@ import logging
 import time
 from collections.abc import Callable
 from random import getrandbits
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.common.codec import selected_module, tuple_codec
 from engine.common.grouping import GroupingError
@@ -47,14 +47,20 @@ _encode_control = tuple_codec.encode_control
 #: pure twin ``engine.instance.api``)
 api_path = selected_module("api")
 
+if TYPE_CHECKING:
+    # the checker reads the pure twins (the compiled ones have the same attributes)
+    from engine.common.codec.codec import StreamOut
+    from engine.instance.api import CollectorCore
+else:
+    #: One declared output stream of this task and the rows waiting to be sent: the tuple
+    #: codec's class (``engine.common.codec``: compiled, or its pure twin
+    #: ``codec.StreamOut``), so adding a routed emit's row (``add_packed``) runs compiled
+    #: where it is built.
+    StreamOut = tuple_codec.StreamOut
+    CollectorCore = api_path.CollectorCore
 
-#: One declared output stream of this task and the rows waiting to be sent: the tuple
-#: codec's class (``engine.common.codec``: compiled, or its pure twin ``codec.StreamOut``), so
-#: adding a routed emit's row (``add_packed``) runs compiled where it is built.
-StreamOut = tuple_codec.StreamOut
 
-
-class InstanceCollector(api_path.CollectorCore):
+class InstanceCollector(CollectorCore):
     """A task's OutputCollector. Its once-per-tuple half (``emit``, ``ack``, a stock
     spout's and bolt's ``emit``, a bolt's batch and a spout's burst) is the tuple path's
     ``CollectorCore``, compiled where it is built; the rest is here."""
@@ -224,7 +230,8 @@ class InstanceCollector(api_path.CollectorCore):
             self.flush_stream(previous)
         self._open = out
 
-    def _serialization_error(self, exc: Exception, out: StreamOut, values: Any) -> SerializationError:
+    def _serialization_error(self, exc: Exception, out: StreamOut,
+                             values: Any) -> SerializationError:
         return SerializationError(
             f"task {self.task} emitted a value the tuple serializer "
             f"({self.serializer.name}) cannot encode: {exc}; values: {list(values)!r}",

@@ -183,7 +183,8 @@ class Gateway(threading.Thread):
             publisher=self.publisher)), zmq.NOBLOCK)
         #: messages the executor's pipe had no room for, in order
         to_executor: collections.deque = collections.deque()
-        to_stmgr: list[bytes] | None = None     # a message the Stream Manager had no room for
+        # a message the Stream Manager had no room for
+        to_stmgr: list[zmq.Frame] | None = None
         poller_cache: dict[tuple[bool, bool, bool], zmq.Poller] = {}
         while True:
             read_stmgr = len(to_executor) < HELD_FOR_EXECUTOR
@@ -224,16 +225,16 @@ class Gateway(threading.Thread):
                         frames = stmgr.recv_multipart(zmq.NOBLOCK, copy=False)
                     except zmq.Again:
                         break
-                    frames = self._from_stmgr(frames)
-                    if frames is None:
+                    relayed = self._from_stmgr(frames)
+                    if relayed is None:
                         continue
                     if to_executor:
-                        to_executor.append(frames)
+                        to_executor.append(relayed)
                         continue
                     try:
-                        pipe.send_multipart(frames, zmq.NOBLOCK, copy=False)
+                        pipe.send_multipart(relayed, zmq.NOBLOCK, copy=False)
                     except zmq.Again:
-                        to_executor.append(frames)
+                        to_executor.append(relayed)
             if read_pipe and events.get(pipe, 0) & zmq.POLLIN:
                 while to_stmgr is None:
                     try:

@@ -126,7 +126,8 @@ class ExecutorLoop:
                  collector: Any, running: Callable[[], bool],
                  restart_policy: RestartPolicy | None = None,
                  flush_secs: float = FLUSH_INTERVAL) -> None:
-        self.pipe = pipe
+        #: the pipe, or it wrapped to give back read credit (``use_credits``)
+        self.pipe: zmq.Socket[Any] | ReadCreditPipe = pipe
         #: the most a row waits in an open batch (heron.instance.emit.batch.time.ms)
         self.flush_secs = flush_secs
         self.task = task  # TaskInfo: component, task_id, kind, upstream tasks...

@@ -162,7 +162,7 @@ def run(args: argparse.Namespace, stopping: threading.Event) -> int:
         ctx.term()
 
 
-def _wait_for_plan(pipe: zmq.Socket, stopping: threading.Event) -> Any:
+def _wait_for_plan(pipe: zmq.Socket[bytes], stopping: threading.Event) -> Any:
     """The first message the executor gets is the physical plan (relayed by the gateway)."""
     while not stopping.is_set():
         if pipe.poll(200):
@@ -171,8 +171,8 @@ def _wait_for_plan(pipe: zmq.Socket, stopping: threading.Event) -> Any:
 
 
 def _run_task(spec: LaunchSpec, loaded: Any, plan: Any, comp: Any, task: TaskInfo,
-              conf: dict, serializer: Any, pipe: zmq.Socket, stopping: threading.Event,
-              metrics_pipe: zmq.Socket | None = None,
+              conf: dict[str, Any], serializer: Any, pipe: zmq.Socket[bytes],
+              stopping: threading.Event, metrics_pipe: zmq.Socket[bytes] | None = None,
               write_credit: WriteCredit | None = None) -> int:
     first = _wait_for_plan(pipe, stopping)
     if first is None:
@@ -198,7 +198,8 @@ def _run_task(spec: LaunchSpec, loaded: Any, plan: Any, comp: Any, task: TaskInf
     # Component log lines go to the process's own log file unless the user chose a file.
     log_conf = dict(conf)
     if not log_conf.get("pystorm.log.file"):
-        log_conf["pystorm.log.file"] = f"{instance_id(args_container(pplan, task), comp.name, task.task_id)}.log"
+        container = args_container(pplan, task)
+        log_conf["pystorm.log.file"] = f"{instance_id(container, comp.name, task.task_id)}.log"
     logger = task_logger(log_conf, spec.log_dir, plan.name, comp.name, task.task_id)
     capture = None
     if captured_fields:
@@ -303,14 +304,15 @@ def _layout(pplan: Any) -> tuple[dict[str, list[int]], dict[int, str]]:
     return tasks_by_component, container_of
 
 
-def _context(plan: Any, comp: Any, task: TaskInfo, tasks_by_component: dict[str, list[int]]) -> dict:
+def _context(plan: Any, comp: Any, task: TaskInfo,
+             tasks_by_component: dict[str, list[int]]) -> dict[str, Any]:
     layout = TaskLayout(dict(tasks_by_component))
     layout.tasks_by_component[SYSTEM_COMPONENT] = [SYSTEM_TASK_ID]
     return build_context(plan, layout, comp.name, task.task_id)
 
 
 def _groupings(plan: Any, comp: Any, task: TaskInfo, tasks_by_component: dict[str, list[int]],
-               container_of: dict[int, str], context: dict) -> dict[str, list[Any]]:
+               container_of: dict[int, str], context: dict[str, Any]) -> dict[str, list[Any]]:
     """Per output stream, the groupings this task computes targets with itself (direct
     and need_task_ids emits, every emit on a stream with a custom grouping), one per
     consumer; fields groupings by key group under EFFECTIVELY_ONCE, as the Stream Manager
@@ -336,7 +338,7 @@ def _groupings(plan: Any, comp: Any, task: TaskInfo, tasks_by_component: dict[st
     return out
 
 
-def args_container(pplan: Any, task: TaskInfo) -> int:
+def args_container(pplan: physical_plan_pb2.PhysicalPlan, task: TaskInfo) -> int:
     for record in pplan.stmgrs:
         for inst in pplan.instances:
             if inst.info.task_id == task.task_id and inst.stmgr_id == record.id:
@@ -371,7 +373,8 @@ def _shell_command(spec: LaunchSpec, loaded: Any, comp: Any) -> tuple[str, str] 
     return command, script
 
 
-def _factory(spec: LaunchSpec, loaded: Any, comp: Any, conf: dict, context: dict,
+def _factory(spec: LaunchSpec, loaded: Any, comp: Any, conf: dict[str, Any],
+             context: dict[str, Any],
              collector: Any, logger: logging.Logger, shell: tuple[str, str] | None,
              stateful: Any = None) -> Any:
     if shell is None:

@@ -249,6 +249,7 @@ class SpoutLoop(ExecutorLoop):
                     # as a message of its own, and per-message costs would dominate.
                     now = time.monotonic()
                     unsent = collector.pending
+                    assert self.max_pending is not None  # _may_emit stops only at a bound
                     if (len(collector.pending_trees) - unsent < self.max_pending // 2
                             or now - last_flush >= self.flush_secs):
                         collector.flush()
