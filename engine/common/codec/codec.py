@@ -100,8 +100,10 @@ def encode_control(src_task: int, settled: Sequence[tuple[int, Any]]) -> bytes:
     ``(kind, (roots, tuple key))`` per input acked or failed, ``roots`` its ``(root task,
     root key)`` pairs; the columns are built here in bulk rather than per ack."""
     roots = [root for _, (tree, _) in settled for root in tree]
+    # the generated stub takes ControlKind members; the kinds are the plain ints they are
+    kinds: list[Any] = [kind for kind, _ in settled]
     return tuple_pb2.ControlBatch(src_task_id=src_task,
-                                  kinds=[kind for kind, _ in settled],
+                                  kinds=kinds,
                                   root_counts=[len(tree) for _, (tree, _) in settled],
                                   root_tasks=[task for task, _ in roots],
                                   root_keys=[key for _, key in roots],
@@ -118,8 +120,9 @@ def values_of(row: Any, values_type: type | None, width: int, component: str,
     if values_type is None:
         return tuple(row)
     if len(row) != width:
+        fields = values_type._fields  # type: ignore[attr-defined]  # a namedtuple class
         raise ValueError(f"{len(row)} value(s) for the {width} field(s) "
-                         f"{list(values_type._fields)} of {component}/{stream}")
+                         f"{list(fields)} of {component}/{stream}")
     return _new(values_type, row)
 
 
@@ -134,7 +137,8 @@ def make_tuples(first_id: int, rows: Sequence[Any], component: str, stream: str,
     out: list[Any] = []
     append = out.append
     clean = True
-    width = len(values_type._fields) if values_type is not None else -1
+    # a namedtuple class (``type`` does not declare its ``_fields``)
+    width = len(values_type._fields) if values_type is not None else -1  # type: ignore[attr-defined]
     for i, row in enumerate(rows):
         if type(row) is Undecodable:
             append(row)
@@ -245,7 +249,8 @@ class StreamOut:
             self.root_tasks.append(self._task)
             self.root_keys.append(root)
         elif anchors:
-            roots = self._anchor_roots(anchors, self.name)
+            # bound with anchors given only under acking, when the collector passes its lookup
+            roots = self._anchor_roots(anchors, self.name)  # type: ignore[misc]
             counts = self.root_counts
             row = len(rows)
             if len(counts) < row:

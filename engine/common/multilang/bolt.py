@@ -160,8 +160,9 @@ class ShellBoltHost:
                 f"{silent:.1f} s (limit {self._timeout:g} s: {SUBPROCESS_TIMEOUT_KEY} or "
                 "supervisor.worker.timeout.secs)")
         writer = self._writer
-        if writer.error is not None and now - writer.error_at > _WRITE_ERROR_GRACE_SECS:
-            raise writer.error
+        error, error_at = writer.error, writer.error_at  # the writer thread sets both
+        if error is not None and error_at is not None and now - error_at > _WRITE_ERROR_GRACE_SECS:
+            raise error
 
     def close(self) -> None:
         """Stop the writer and the subprocess, reap it, remove its pid directory."""

@@ -52,7 +52,7 @@ class MessageDispatcher:
 
     def dispatch(self, message: dict[str, Any]) -> list[int] | None:
         """Apply ``message``; return task ids the subprocess is waiting for, if any."""
-        command = message.get("command")
+        command: Any = message.get("command")  # the subprocess's, checked below
         handler = self._handlers.get(command)
         if handler is not None:
             return handler(message)
@@ -93,7 +93,7 @@ class MessageDispatcher:
         self._collector.fail(message.get("id"))
 
     def _log(self, message: dict[str, Any]) -> None:
-        level = message.get("level")
+        level: Any = message.get("level")  # the subprocess's, checked here
         if isinstance(level, bool) or level not in _STORM_LOG_LEVELS:
             level = STORM_LOG_INFO
         self._collector.log(str(message.get("msg")), level)

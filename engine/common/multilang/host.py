@@ -71,7 +71,7 @@ def host_shell_component(kind: str, command: str, script: str | None, storm_conf
         process.pid = handshake(process, storm_conf, context, pid_dir, timeout)
         logger.info("Launched subprocess with pid %s: %s", process.pid, process.describe())
         dispatcher = MessageDispatcher(kind, collector, logger)
-        if kind == "bolt":
+        if activity is not None:  # a bolt's
             return ShellBoltHost(process, dispatcher, framing, name, task_id, timeout, max_pending, activity,
                                  on_close=remove_pid_dir)
         return ShellSpoutHost(process, dispatcher, name, task_id, timeout, on_close=remove_pid_dir)

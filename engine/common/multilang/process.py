@@ -29,7 +29,7 @@ import threading
 import time
 from collections.abc import Callable
 from queue import Empty, SimpleQueue
-from typing import Any
+from typing import IO, Any
 
 from .errors import PipeClosed, ShellError, ShellProtocolError, SubprocessDied
 from .framing import Framing
@@ -65,6 +65,11 @@ class ShellProcess:
         self.logger = logger
         self._framing = framing
         self._wake = wake
+        # spawned with its three streams piped (engine.common.multilang.launch.spawn)
+        assert popen.stdin is not None and popen.stdout is not None and popen.stderr is not None
+        self._stdin: IO[bytes] = popen.stdin
+        self._stdout: IO[bytes] = popen.stdout
+        self._stderr: IO[bytes] = popen.stderr
         self._stdin_fd = popen.stdin.fileno()
         self._stdin_closed = False
         self._write_lock = threading.Lock()
@@ -118,7 +123,7 @@ class ShellProcess:
 
     # -- reading ---------------------------------------------------------------------
     def _read_stdout(self) -> None:
-        reader = self._framing.reader(self.popen.stdout)
+        reader = self._framing.reader(self._stdout)
         put = self._messages.put
         error: ShellError
         try:
@@ -153,7 +158,7 @@ class ShellProcess:
 
     def _drain_stderr(self) -> None:
         try:
-            for raw in iter(self.popen.stderr.readline, b""):
+            for raw in iter(self._stderr.readline, b""):
                 line = raw.decode("utf-8", "replace").rstrip("\r\n")
                 self._stderr_tail.append(line)
                 self.logger.info("subprocess stderr: %s", line)
@@ -261,6 +266,6 @@ class ShellProcess:
         if not self._stdin_closed:
             self._stdin_closed = True
             try:
-                self.popen.stdin.close()
+                self._stdin.close()
             except OSError:
                 pass

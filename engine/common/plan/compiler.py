@@ -271,10 +271,12 @@ def _outputs(component: str, outputs: Any) -> dict[str, StreamDef]:
 
 
 def _input(bolt: str, stream_id: Any, grouping: Any) -> InputDef:
-    source = getattr(stream_id, "componentId", None)
+    # the user's spec as given: a name, a spec not yet named or missing, each passed on to
+    # the plan's validation, which names the subscription it cannot resolve
+    source: Any = getattr(stream_id, "componentId", None)
     if source is not None and not isinstance(source, str):  # a spec not yet named
         source = getattr(source, "name", None)
-    stream = getattr(stream_id, "streamId", None)
+    stream: Any = getattr(stream_id, "streamId", None)
     chosen = [a for a in _GROUPING_ATTRIBUTES if getattr(grouping, a, None) is not None]
     if len(chosen) != 1:
         raise InvalidGroupingError(

@@ -28,6 +28,7 @@ class FrozenMap(Mapping[str, Any]):
     """
 
     __slots__ = ("_data",)
+    _data: dict[str, Any]  # set once in __init__, past the read-only __setattr__
 
     def __init__(self, data: Mapping[str, Any] | Iterable[tuple[str, Any]] = ()) -> None:
         object.__setattr__(self, "_data", dict(data))

@@ -216,9 +216,10 @@ def _error_location(exc: BaseException, topology_file: Path) -> str:
     frames = [f for f in _frames(exc.__traceback__) if not f.filename.startswith("<")]
     project = topology_file.parent.parent
     own = [f for f in frames if _is_under(Path(f.filename), project)]
-    chosen = (own or frames or [None])[-1]
-    if chosen is None:
+    candidates = own or frames
+    if not candidates:
         return str(topology_file)
+    chosen = candidates[-1]
     return f"{chosen.filename}:{chosen.lineno}"
 
 

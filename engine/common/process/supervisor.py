@@ -80,6 +80,11 @@ class _Child:
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 
+    def live_pid(self) -> int | None:
+        """The pid of the process while it runs (``alive``), else None."""
+        proc = self.proc
+        return proc.pid if proc is not None and proc.poll() is None else None
+
 
 class Supervisor:
     def __init__(self, specs: Iterable[ProcessSpec], policy: RestartPolicy | None = None, *,
@@ -154,8 +159,9 @@ class Supervisor:
             child = self._new_child(spec)
             self._children[spec.name] = child
             self._stop_leftovers([child])
-            if self._spawn(child):
-                self._emit(SupervisorEvent("started", spec.name, child.proc.pid))
+            proc = self._spawn(child)
+            if proc is not None:
+                self._emit(SupervisorEvent("started", spec.name, proc.pid))
             else:
                 self._handle_exit(child, SPAWN_FAILED)
 
@@ -179,12 +185,12 @@ class Supervisor:
         return self._children[name].spec
 
     def pid(self, name: str) -> int | None:
-        child = self._children[name]
-        return child.proc.pid if child.alive() else None
+        return self._children[name].live_pid()
 
     def pids(self) -> dict[str, int]:
         """Live processes by name."""
-        return {n: c.proc.pid for n, c in list(self._children.items()) if c.alive()}
+        return {n: pid for n, c in list(self._children.items())
+                if (pid := c.live_pid()) is not None}
 
     def restarts(self, name: str) -> int:
         return self._children[name].restarts
@@ -252,23 +258,25 @@ class Supervisor:
     def _progress_file(self, child: _Child) -> Path | None:
         return progress_path(self.pid_dir, child.spec.name) if self.pid_dir is not None else None
 
-    def _spawn(self, child: _Child) -> bool:
+    def _spawn(self, child: _Child) -> subprocess.Popen | None:
+        """Start ``child``'s process: the process, or None when it cannot be started."""
         progress = self._progress_file(child)
         extra = None
         if progress is not None:
             progress.unlink(missing_ok=True)
             extra = {PROGRESS_FILE_ENV: str(progress)}
         try:
-            child.proc = spawn(child.spec, self.pid_dir, extra)
+            proc = spawn(child.spec, self.pid_dir, extra)
+            child.proc = proc
             child.tracker.started()
-            return True
+            return proc
         except OSError as exc:
             child.proc = None
             child.last_returncode = SPAWN_FAILED
             child.spawn_error = f"could not be started: {exc}"
             log.error("%s: cannot start %s (%s): %s", self.name, child.spec.name,
                       " ".join(child.spec.argv), exc)
-            return False
+            return None
 
     def _stop_leftovers(self, children: Iterable[_Child]) -> None:
         """Stop the processes a predecessor left running under our names.
@@ -295,8 +303,9 @@ class Supervisor:
     def _start_all(self) -> None:
         self._stop_leftovers(self._children.values())
         for child in self._children.values():
-            if self._spawn(child):
-                self._emit(SupervisorEvent("started", child.spec.name, child.proc.pid))
+            proc = self._spawn(child)
+            if proc is not None:
+                self._emit(SupervisorEvent("started", child.spec.name, proc.pid))
             else:
                 self._handle_exit(child, SPAWN_FAILED)
 
@@ -315,10 +324,11 @@ class Supervisor:
                     self._watch_progress(child)
             elif child.restart_at is not None and now >= child.restart_at:
                 child.restart_at = None
-                if self._spawn(child):
+                proc = self._spawn(child)
+                if proc is not None:
                     log.warning("%s: restarted %s (restart %d), pid %d", self.name,
-                                child.spec.name, child.restarts, child.proc.pid)
-                    self._emit(SupervisorEvent("restarted", child.spec.name, child.proc.pid,
+                                child.spec.name, child.restarts, proc.pid)
+                    self._emit(SupervisorEvent("restarted", child.spec.name, proc.pid,
                                                restarts=child.restarts))
                 else:
                     self._handle_exit(child, SPAWN_FAILED)
@@ -391,10 +401,11 @@ class Supervisor:
     def _restart(self, child: _Child, grace: float) -> None:
         child.restart_at = None
         self._terminate([child], time.monotonic() + grace)
-        if self._spawn(child):
+        proc = self._spawn(child)
+        if proc is not None:
             log.warning("%s: restarted %s on request, pid %d", self.name, child.spec.name,
-                        child.proc.pid)
-            self._emit(SupervisorEvent("restarted", child.spec.name, child.proc.pid,
+                        proc.pid)
+            self._emit(SupervisorEvent("restarted", child.spec.name, proc.pid,
                                        restarts=child.restarts, message="on request"))
         else:
             self._handle_exit(child, SPAWN_FAILED)
@@ -425,11 +436,11 @@ class Supervisor:
 
     def _terminate(self, group: list[_Child], deadline: float) -> None:
         """SIGTERM the groups, wait until ``deadline``, SIGKILL, reap."""
-        live = [c for c in group if c.alive()]
-        for child in live:
-            signal_group(child.proc.pid, signal.SIGTERM)
+        live = [proc for c in group if (proc := c.proc) is not None and proc.poll() is None]
+        for proc in live:
+            signal_group(proc.pid, signal.SIGTERM)
         while live and time.monotonic() < deadline:
-            live = [c for c in live if c.proc.poll() is None]
+            live = [proc for proc in live if proc.poll() is None]
             if live:
                 time.sleep(0.02)
         for child in group:

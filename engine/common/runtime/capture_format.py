@@ -81,7 +81,8 @@ def encode(value: Any) -> Any:
     if isinstance(value, set):
         return {"$set": [encode(v) for v in value]}
     if isinstance(value, (str, int, float, list, tuple)):  # subclasses: as their base
-        for base in (bool, str, int, float, list, tuple):
+        bases: tuple[type, ...] = (bool, str, int, float, list, tuple)
+        for base in bases:
             if isinstance(value, base):
                 return encode(base(value))
     return {"$repr": repr(value)}

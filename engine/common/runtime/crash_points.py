@@ -123,28 +123,28 @@ def crash(point: str, who: str = "", grace: float = 0.0) -> None:
     its own thread)."""
     if _FILE is None:
         return
-    _maybe_die(point, who, grace)
+    _maybe_die(_FILE, point, who, grace)
 
 
-def _maybe_die(point: str, who: str, grace: float) -> None:
+def _maybe_die(armed_file: str, point: str, who: str, grace: float) -> None:
     global _seen
     if point not in POINTS:
         raise ValueError(f"unknown crash point {point!r}: name it in engine.common.runtime."
                          "crash_points.POINTS")
     try:
-        mtime = os.stat(_FILE).st_mtime
+        mtime = os.stat(armed_file).st_mtime
     except OSError:
         return
     if mtime != _seen[0]:
         try:
-            with open(_FILE, encoding="utf-8") as source:
+            with open(armed_file, encoding="utf-8") as source:
                 _seen = (mtime, json.load(source))
         except (OSError, ValueError):
             return  # being written: read it next time
     armed = _seen[1]
     if armed.get("point") != point or (armed.get("where") and armed["where"] != who):
         return
-    fired = f"{_FILE}.fired-{armed.get('arm', 0)}"
+    fired = f"{armed_file}.fired-{armed.get('arm', 0)}"
     try:
         fd = os.open(fired, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:

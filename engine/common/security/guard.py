@@ -44,7 +44,7 @@ ZAP_ENDPOINT = "inproc://zeromq.zap.01"
 _ZAP_VERSION = b"1.0"
 _FAILED_EVENTS = (zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL
                   | zmq.EVENT_HANDSHAKE_FAILED_AUTH)
-_EVENT_TEXT = {
+_EVENT_TEXT: dict[int, str] = {
     zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL: "handshake failed",
     zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL: "handshake failed (a peer without the topology's "
                                          "keys, or with another topology's)",
@@ -240,8 +240,9 @@ class ConnectionGuard:
         key = (kind, event["event"])
         if key not in self._logged:
             self._logged.add(key)
-            where = event.get("endpoint", b"")
-            where = where.decode(errors="replace") if isinstance(where, bytes) else str(where)
+            endpoint = event.get("endpoint", b"")
+            where = (endpoint.decode(errors="replace") if isinstance(endpoint, bytes)
+                     else str(endpoint))
             log.warning("%s: refused a connection on the %s socket %s: %s; further refusals "
                         "are counted in __connections-refused, not logged", self.process, kind,
                         where, _EVENT_TEXT.get(event["event"], f"event {event['event']}"))

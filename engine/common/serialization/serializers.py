@@ -8,7 +8,7 @@ accepted from any peer. pickle is only used when a topology asks for it explicit
 from __future__ import annotations
 
 import pickle
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 import msgpack
@@ -102,7 +102,7 @@ class PickleSerializer:
         return [pickle.loads(blob) for blob in blobs]
 
 
-_SERIALIZERS = {"msgpack": MsgpackSerializer, "pickle": PickleSerializer}
+_SERIALIZERS: dict[str, Callable[[], TupleSerializer]] = {"msgpack": MsgpackSerializer, "pickle": PickleSerializer}
 
 
 def serializer_for_config(conf: Mapping[str, Any]) -> TupleSerializer:
