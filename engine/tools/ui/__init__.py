@@ -1,7 +1,8 @@
 """The Heron UI: a small static front end (``static/``: one HTML shell, ES modules loaded
-from ``heron-ui.js`` (one job each, listed at its top), one stylesheet, and uPlot for the charts, vendored at 1.6.32 with its license as
-``uPlot.iife.min.js``, ``uPlot.min.css`` and ``uPlot.LICENSE``; nothing fetched from
-another origin) that reads the tracker's REST API and refreshes itself.
+from ``heron-ui.js`` (one job each, listed at its top), one stylesheet, and uPlot for the
+charts, vendored at 1.6.32 with its license as ``uPlot.iife.min.js``, ``uPlot.min.css``
+and ``uPlot.LICENSE``; nothing fetched from another origin) that reads the tracker's REST
+API and refreshes itself.
 
 - ``pages.py`` mounts the page on an app: ``/ui/`` (topology list),
   ``/ui/topologies/<name>`` (one topology), ``/static/*``. The tracker mounts it on its
