@@ -13,6 +13,7 @@ API and refreshes itself.
   HttpOnly cookie of the one-time link the commands print).
 
 The DAG is laid out by the tracker (``engine.tools.tracker.dag``) and drawn by the script as
-inline SVG with DOM calls, the charts over time by uPlot on canvases; every value from the API is set as text, never as markup, and
-the page is served with a Content-Security-Policy allowing only its own origin.
+inline SVG with DOM calls, the charts over time by uPlot on canvases; every value from the
+API is set as text, never as markup, and the page is served with a Content-Security-Policy
+allowing only its own origin.
 """
