@@ -21,7 +21,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from compat.storm_api.project import resolve_options
 from engine.common.launch import Submission
@@ -61,14 +61,15 @@ class EngineRun(Protocol):
         ...
 
 
-def storm_topology_run(topology: type, *, name: str, log_dir: Path) -> LocalCluster:
+def storm_topology_run(topology: type[Any], *, name: str, log_dir: Path) -> LocalCluster:
     """A run of the Storm-API ``Topology`` class ``topology`` on the ``storm`` engine,
     named ``name``, with its task logs in ``log_dir``.
 
     The options are the topology class's own ``config`` over Storm's defaults, as ``heron
     run`` resolves them for a project without environment or command-line options. The
     run is compiled (a bad topology raises ``PlanningError`` here) but not started: its
-    ``run()`` starts it in this process.
+    ``run()`` starts it in this process. (The user's class is looked up by attribute, so
+    held as ``type[Any]``: the engine may not import the API's ``Topology``.)
     """
     options = resolve_options({}, topology.config, {})
     compiled = compile_topology(topology, name=name, config=options)

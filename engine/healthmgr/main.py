@@ -102,7 +102,7 @@ def run(spec: LaunchSpec, state: Any, stop: threading.Event,
     log.info("Health Manager of %s (%s): policies %s%s", name, spec.topology_id,
              ", ".join(f"{p.id} ({'activated' if p.activated else 'deactivated'}, every "
                        f"{p.interval_secs:g}s, wait {p.wait_secs:g}s)" for p in config.policies),
-             "; resuming after its last action at %.3f" % previous.last_action_time
+             f"; resuming after its last action at {previous.last_action_time:.3f}"
              if previous is not None and previous.last_action_time is not None else "")
     poller = MetricsPoller(state, name, security)
     while not stop.wait(POLL_SECS):

@@ -56,8 +56,8 @@ def set_runtime_config(state: Any, name: str, toggles: Mapping[str, str]) -> Non
     except HealthConfigError as exc:
         raise RuntimeConfigError(f"{name!r} has an invalid Health Manager setting: {exc}") from None
     if not enabled:
-        raise RuntimeConfigError(f"{name!r} has no Health Manager (heron.topology.healthmgr.mode is "
-                          "not cluster): there is no policy to toggle")
+        raise RuntimeConfigError(f"{name!r} has no Health Manager (heron.topology.healthmgr.mode "
+                                 "is not cluster): there is no policy to toggle")
     for key in toggles:
         policy = key[:-len(":runtime")]
         if policy not in policies:

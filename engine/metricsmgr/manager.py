@@ -41,7 +41,7 @@ from engine.common.security.access_token import (
     load_or_create,
 )
 from engine.common.security.guard import SocketSecurity
-from engine.messages import metrics_pb2, tmanager_pb2
+from engine.messages import common_pb2, metrics_pb2, tmanager_pb2
 from engine.metricsmgr.prometheus import LatestMetricsCollector, PrometheusEndpoint
 
 log = logging.getLogger("heron.metricsmgr")
@@ -172,7 +172,7 @@ class MetricsManager:
             if isinstance(message, metrics_pb2.MetricPublisherRegisterRequest):
                 self.publishers[sender] = message.publisher
                 response = metrics_pb2.MetricPublisherRegisterResponse()
-                response.status.status = 1
+                response.status.status = common_pb2.OK
                 try:
                     self.sock.send_multipart([sender, *encode(response)], zmq.NOBLOCK)
                 except zmq.ZMQError:
@@ -234,12 +234,14 @@ class MetricsManager:
         for name, status in restart_statuses(self.spec.restarts_dir, self.container):
             component = ("__tmanager__" if name == "heron-tmanager"
                          else component_of(name.encode()))
-            for metric, value in (
-                    (PROCESS_CRASH_LOOPING_METRIC, int(bool(status.get("crash_looping")))),
-                    (PROCESS_LAST_ERROR_METRIC, status.get("last_error") or ""),
-                    ("__process-restarts", int(status.get("attempts") or 0))):
+            process_metrics: tuple[tuple[str, int | str], ...] = (
+                (PROCESS_CRASH_LOOPING_METRIC, int(bool(status.get("crash_looping")))),
+                (PROCESS_LAST_ERROR_METRIC, status.get("last_error") or ""),
+                ("__process-restarts", int(status.get("attempts") or 0)))
+            for metric, figure in process_metrics:
                 message.metrics.add(component_name=component, instance_id=name, name=metric,
-                                    value=str(value), timestamp=now)
+                                    value=str(figure), timestamp=now)
+        assert self.tm is not None  # _connect_tm() said it is connected
         try:
             self.tm.send_multipart(encode(message), zmq.NOBLOCK)
         except zmq.Again:

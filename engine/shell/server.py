@@ -48,7 +48,7 @@ log = logging.getLogger("heron.shell")
 SOCKET_KIND = "shell"
 
 
-def _status(code: int, message: str = "") -> common_pb2.Status:
+def _status(code: common_pb2.StatusCode, message: str = "") -> common_pb2.Status:
     return common_pb2.Status(status=code, message=message)
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import logging
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,7 +44,7 @@ class _Alignment:
 
 
 class CheckpointGateway:
-    def __init__(self, upstream: dict[int, Iterable[int]], *, buffer_bytes: int,
+    def __init__(self, upstream: Mapping[int, Iterable[int]], *, buffer_bytes: int,
                  timeout_secs: float, clock: Callable[[], float] = time.monotonic) -> None:
         #: local receiving task -> the tasks whose markers it waits for
         self.upstream = {task: frozenset(ups) for task, ups in upstream.items()}

@@ -34,7 +34,7 @@ from engine.common.security.guard import ConnectionGuard
 from engine.config.checkpointing import checkpointing
 from engine.config.keys import with_defaults
 from engine.config.reliability import reliability
-from engine.messages import metrics_pb2, stmgr_pb2, tmanager_pb2, tuple_pb2
+from engine.messages import common_pb2, metrics_pb2, stmgr_pb2, tmanager_pb2, tuple_pb2
 from engine.stmgr.backpressure import Backpressure, InstanceBackpressure
 from engine.stmgr.flow_control import START_BACKPRESSURE, STOP_BACKPRESSURE, FlowControl
 from engine.stmgr.metrics_report import MetricsReport
@@ -284,14 +284,18 @@ class StreamManager(FlowControl, TopologyMasterLink, MetricsReport):
             raise MalformedMessage(f"unexpected message type {kind[:60]!r} from an instance")
 
     def _register_instance(self, sock: zmq.Socket, identity: bytes, request: Any) -> None:
-        status = 1
+        status = common_pb2.OK
         text = ""
         inst = request.instance
-        if request.topology_name != self.spec.topology_name or request.topology_id != self.spec.topology_id:
-            status, text = 100, (f"topology {request.topology_name}/{request.topology_id} is not "
-                                 f"{self.spec.topology_name}/{self.spec.topology_id}")
-        elif self.expected.get(inst.instance_id) != inst.info.task_id or identity != inst.instance_id.encode():
-            status, text = 2, f"instance {inst.instance_id!r} does not belong to {self.id}"
+        if (request.topology_name != self.spec.topology_name
+                or request.topology_id != self.spec.topology_id):
+            status, text = common_pb2.INVALID_TOPOLOGY_NAME, (
+                f"topology {request.topology_name}/{request.topology_id} is not "
+                f"{self.spec.topology_name}/{self.spec.topology_id}")
+        elif (self.expected.get(inst.instance_id) != inst.info.task_id
+                or identity != inst.instance_id.encode()):
+            status, text = common_pb2.NOTOK, (
+                f"instance {inst.instance_id!r} does not belong to {self.id}")
         response = stmgr_pb2.RegisterInstanceResponse()
         response.status.status = status
         if text:
@@ -412,6 +416,7 @@ class StreamManager(FlowControl, TopologyMasterLink, MetricsReport):
         self.acks.on_control(tuple_pb2.ControlBatch.FromString(payload))
 
     def _send_control(self) -> None:
+        assert self.acks is not None  # only topologies that ack have control to send
         peers, spouts = self.acks.take_outgoing()
         for owner, entries in peers.items():
             peer = self.peers.get(owner)

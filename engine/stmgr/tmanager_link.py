@@ -117,6 +117,7 @@ class TopologyMasterLink:
 
     def _drain_tm(self) -> None:
         while True:
+            assert self.tm is not None  # drained only when connected (the loop polls it)
             try:
                 frames = self.tm.recv_multipart(zmq.NOBLOCK)
             except zmq.Again:
@@ -162,6 +163,7 @@ class TopologyMasterLink:
         request.stats.tuples_received = self.counts["tuples_in"]
         request.stats.tuples_sent = self.counts["tuples_out"]
         request.stats.in_backpressure = self.bp.initiated
+        assert self.tm is not None  # heartbeats go only once registered, so connected
         try:
             self.tm.send_multipart(encode(request), zmq.NOBLOCK)
         except zmq.Again:

@@ -358,6 +358,7 @@ class Checkpointer(threading.Thread):
         components = getattr(plan, "components", None) or {}
         downstream: dict[str, set[str]] = {name: set() for name in components}
         for comp in components.values():
+            assert plan is not None  # the components came from it
             for stream in comp.outputs.values():
                 for consumer, _ in plan.consumers(comp.name, stream.name):
                     if consumer.name != comp.name and consumer.name in downstream:

@@ -439,9 +439,9 @@ class TopologyMaster:
         elif isinstance(message, ckptmgr_pb2.SavepointRequest):
             self._savepoint(sender, message)
         elif isinstance(message, tmanager_pb2.StmgrsRegistrationSummaryRequest):
-            response = tmanager_pb2.StmgrsRegistrationSummaryResponse(
+            summary = tmanager_pb2.StmgrsRegistrationSummaryResponse(
                 registered_stmgrs=sorted(self.stmgrs), absent_stmgrs=sorted(self.absent))
-            self._reply(self.controller, sender, response)
+            self._reply(self.controller, sender, summary)
         else:
             log.warning("ignored %s on the controller", message.DESCRIPTOR.name)
 

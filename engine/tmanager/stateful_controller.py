@@ -194,10 +194,11 @@ class StatefulController:
                       + ([self.origin] if self.origin else []) + [""])
         self.restore = _Restore(self._next_txid(), candidates, set(self.stmgrs), reason,
                                 self._clock())
-        self._send_restore()
+        self._send_restore(self.restore)
 
-    def _send_restore(self) -> None:
-        restore = self.restore
+    def _send_restore(self, restore: _Restore) -> None:
+        """Ask every Stream Manager to roll back to ``restore``'s first candidate (the
+        restore under way, ``self.restore``)."""
         restore.sent = self._clock()
         checkpoint_id = restore.candidates[0]
         log.info("restore %d: rolling back to %s (%s)", restore.txid,
@@ -222,7 +223,7 @@ class StatefulController:
                 restore.candidates = [""]
             restore.txid = self._next_txid()
             restore.waiting = set(self.stmgrs)
-            self._send_restore()
+            self._send_restore(restore)
             return
         restore.waiting.discard(response.stmgr)
         if restore.waiting:
@@ -261,7 +262,7 @@ class StatefulController:
                         ", ".join(sorted(restore.waiting)), self.settings.timeout_secs)
             restore.txid = self._next_txid()
             restore.waiting = set(self.stmgrs)
-            self._send_restore()
+            self._send_restore(restore)
         flight = self.in_flight
         if flight is not None and now - flight.started > self.settings.timeout_secs:
             self._abandon(flight, f"{len(flight.waiting)} task(s) had not stored their state "
@@ -329,7 +330,7 @@ class StatefulController:
             self._send(sid, saved)
             crash("tmanager.consistent.notified_some", "tmanager", grace=0.2)
         if flight.savepoint is not None:
-            self._write_savepoint(flight, record)
+            self._write_savepoint(flight, flight.savepoint, record)
         try:
             self.storage.dispose({c.checkpoint_id for c in kept} | {""})
         except OSError as exc:
@@ -394,15 +395,19 @@ class StatefulController:
                          wanted.savepoint_id)
                 wanted.final = False
 
-    def _write_savepoint(self, flight: _InFlight, record: Any) -> None:
-        wanted = flight.savepoint
+    def _write_savepoint(self, flight: _InFlight, wanted: _Wanted, record: Any) -> None:
+        """Copy ``flight``'s checkpoint, consistent now, into the savepoint ``wanted``
+        (``flight.savepoint``) asked for."""
+        savepoints = self.settings.savepoints
+        # a savepoint is only asked for with a directory configured (see _savepoint)
+        assert savepoints is not None
         savepoint_id, reply = wanted.savepoint_id, wanted.reply
         metadata = {"topology": self.name, "key_groups": self.key_groups,
                     "components": {c.component: {"tasks": c.tasks, "task_state": c.task_state,
                                                  "bytes": c.bytes}
                                    for c in record.components}}
         try:
-            path = write_savepoint(self.storage, flight.checkpoint_id, self.settings.savepoints,
+            path = write_savepoint(self.storage, flight.checkpoint_id, savepoints,
                                    savepoint_id, metadata)
         except (OSError, SavepointError) as exc:
             log.warning("%ssavepoint %s: cannot be written: %s%s",

@@ -42,7 +42,7 @@ class OverProvisioningDetector:
     def detect(self, measurements: Measurements,
                capacities: CapacityEstimates) -> list[Symptom]:
         out = []
-        for name, component in sorted(measurements.components.items()):
+        for _name, component in sorted(measurements.components.items()):
             symptom = self._check(component, capacities, measurements.time)
             if symptom is not None:
                 out.append(symptom)

@@ -31,7 +31,7 @@ class SlowInstanceDiagnoser:
         queues = component.means("wait_queue")
         largest = max(queues.values(), default=0.0)
         slow = tuple(sorted(i for i, q in queues.items() if largest < 2 * q))
-        found = (SymptomKind.BACK_PRESSURE, SymptomKind.WAIT_QUEUE_SKEW)
+        found: tuple[SymptomKind, ...] = (SymptomKind.BACK_PRESSURE, SymptomKind.WAIT_QUEUE_SKEW)
         detail: dict = {"mean_queue_bytes": {i: queues[i] for i in slow}}
         if name in of_kind(symptoms, SymptomKind.PROCESSING_RATE_SKEW):
             slow = slow_by_latency(component, slow)

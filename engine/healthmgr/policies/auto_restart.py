@@ -9,7 +9,7 @@ from engine.healthmgr.capacity import CapacityEstimates
 from engine.healthmgr.detectors.backpressure import BackPressureDetector
 from engine.healthmgr.detectors.skew import processing_rate_skew_detector, wait_queue_skew_detector
 from engine.healthmgr.diagnosers.slow_instance import SlowInstanceDiagnoser
-from engine.healthmgr.policies.base import Evaluation
+from engine.healthmgr.policies.base import Detector, Evaluation
 from engine.healthmgr.policies.config import PolicyConfig
 from engine.healthmgr.records import Action
 from engine.healthmgr.resolvers.restart_container import RestartContainerResolver
@@ -33,7 +33,7 @@ class AutoRestartPolicy:
                         buffer_size_sensor(c.duration("BufferSizeSensor")),
                         execute_count_sensor(c.duration("ExecuteCountSensor")),
                         execute_latency_sensor(c.duration("ExecuteLatencySensor"))]
-        self.detectors = [BackPressureDetector(c.noise_filter_ms),
+        self.detectors: list[Detector] = [BackPressureDetector(c.noise_filter_ms),
                           processing_rate_skew_detector(c.rate_skew_ratio),
                           wait_queue_skew_detector(c.wait_queue_skew_ratio)]
         self.resolver = RestartContainerResolver()

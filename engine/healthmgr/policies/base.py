@@ -8,6 +8,7 @@ from typing import Protocol
 from engine.healthmgr.capacity import CapacityEstimates
 from engine.healthmgr.policies.config import PolicyConfig
 from engine.healthmgr.records import Action, Diagnosis, Note, Symptom
+from engine.healthmgr.sensors import Measurements
 from engine.healthmgr.source import MetricsSource
 from engine.healthmgr.topology import TopologyView
 
@@ -21,6 +22,15 @@ class Evaluation:
     diagnoses: list[Diagnosis] = field(default_factory=list)
     action: Action | None = None
     notes: list[Note] = field(default_factory=list)
+
+
+class Detector(Protocol):
+    """A detector of ``engine.healthmgr.detectors`` that needs only the measurements
+    (the over-provisioning one also takes the capacity estimates)."""
+
+    def detect(self, measurements: Measurements) -> list[Symptom]:
+        """The symptoms found in ``measurements``."""
+        ...
 
 
 class Policy(Protocol):

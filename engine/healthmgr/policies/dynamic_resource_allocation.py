@@ -17,9 +17,9 @@ from engine.healthmgr.diagnosers.data_skew import DataSkewDiagnoser
 from engine.healthmgr.diagnosers.over_provisioning import OverProvisioningDiagnoser
 from engine.healthmgr.diagnosers.slow_instance import SlowInstanceDiagnoser
 from engine.healthmgr.diagnosers.under_provisioning import UnderProvisioningDiagnoser
-from engine.healthmgr.policies.base import Evaluation
+from engine.healthmgr.policies.base import Detector, Evaluation
 from engine.healthmgr.policies.config import PolicyConfig
-from engine.healthmgr.records import Action, DiagnosisKind, Note
+from engine.healthmgr.records import Action, Diagnosis, DiagnosisKind, Note
 from engine.healthmgr.resolvers.scale_down import ScaleDownResolver
 from engine.healthmgr.resolvers.scale_up import ScaleUpResolver
 from engine.healthmgr.sensors import (
@@ -47,7 +47,7 @@ class DynamicResourceAllocationPolicy:
             execute_count_sensor(c.duration("ExecuteCountSensor")),
             execute_latency_sensor(c.duration("ExecuteLatencySensor"))]
         self.back_pressure = BackPressureDetector(c.noise_filter_ms)
-        self.other_detectors = [LargeWaitQueueDetector(c.large_wait_queue_limit),
+        self.other_detectors: list[Detector] = [LargeWaitQueueDetector(c.large_wait_queue_limit),
                                 GrowingWaitQueueDetector(c.growing_wait_queue_limit),
                                 processing_rate_skew_detector(c.rate_skew_ratio),
                                 wait_queue_skew_detector(c.wait_queue_skew_ratio)]
@@ -88,7 +88,7 @@ class DynamicResourceAllocationPolicy:
                     d.component, sum(s.mean() for s in rates.values()) / len(rates))
 
     def _resolve(self, result: Evaluation, topology: TopologyView, now: float) -> None:
-        by_kind = {}
+        by_kind: dict[DiagnosisKind, list[Diagnosis]] = {}
         for d in result.diagnoses:
             by_kind.setdefault(d.kind, []).append(d)
         for kind in (DiagnosisKind.DATA_SKEW, DiagnosisKind.SLOW_INSTANCE):
