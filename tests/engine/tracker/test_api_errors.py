@@ -19,6 +19,7 @@ from engine.common.launch import StateManagerSpec, Submission
 from engine.messages import common_pb2, tmanager_pb2
 from engine.common.network import bind_router, decode, encode
 from engine.common.security.guard import ConnectionGuard
+import engine.tools.ui as engine_ui
 from tests.engine.tracker.conftest import NAME, PROJECT, TM_TIMEOUT, client, tracker_app
 
 pytestmark = pytest.mark.timeout(60)
@@ -279,7 +280,10 @@ def test_openapi_and_the_page_are_served_from_this_origin_only(api):
     csp = page.headers["content-security-policy"]
     assert "default-src 'self'" in csp and "script-src 'self'" in csp
     assert "http" not in page.text.replace("http-equiv", "")  # no asset from elsewhere
-    for asset in ("/static/heron-ui.js", "/static/heron-ui.css", "/static/favicon.svg"):
+    static = Path(engine_ui.__file__).parent / "static"
+    scripts = sorted(f"/static/{p.name}" for p in static.glob("*.js") if ".min." not in p.name)
+    assert "/static/heron-ui.js" in scripts
+    for asset in (*scripts, "/static/heron-ui.css", "/static/favicon.svg"):
         answer = api.get(asset)
         assert answer.status_code == 200 and "://" not in answer.text.replace(
             "http://www.w3.org/2000/svg", ""), asset
