@@ -132,12 +132,18 @@ class HeronLocalRun:
             self.scheduler.kill()
             raise
 
+    def _launched(self) -> LaunchSpec:
+        """The launch's spec: every caller runs after ``start`` deployed it."""
+        assert self.spec is not None, "the topology has not been started"
+        return self.spec
+
     def stop(self, drain: float = 1.0) -> None:
         if self.scheduler is None:
             return
         try:
             self._control(tmanager_pb2.TopologyDeactivateRequest(
-                topology_name=self.spec.topology_name, topology_id=self.spec.topology_id))
+                topology_name=self._launched().topology_name,
+                topology_id=self._launched().topology_id))
             location = self._location()
             if drain > 0 and location is not None:
                 wait_drained(location.controller_endpoint, drain, security=self._security)
@@ -154,7 +160,7 @@ class HeronLocalRun:
 
     # -- the Topology Master -----------------------------------------------------------
     def _location(self) -> Any:
-        return self._state.get("tmanagers", self.spec.topology_name)
+        return self._state.get("tmanagers", self._launched().topology_name)
 
     def _control(self, message: Any, timeout: float = 5.0) -> Any:
         location = self._location()
@@ -240,7 +246,7 @@ class HeronLocalRun:
         return len(ids) >= expected and all(self.instances[i].get("__done") == "1" for i in ids)
 
     def failure(self) -> str | None:
-        failures = self.spec.home / "failures"
+        failures = self._launched().home / "failures"
         if failures.is_dir():
             for path in sorted(failures.iterdir()):
                 if not path.name.startswith("."):
@@ -271,7 +277,7 @@ class HeronLocalRun:
                     reason = "time limit"
                     looping = self.crash_looping()
                     if looping:
-                        reason, error = "error", crash_loop_message(looping, self.spec.log_dir)
+                        reason, error = "error", crash_loop_message(looping, self._launched().log_dir)
                     elif self.tmanager_never_came_up():
                         reason, error = "error", self.tmanager_never_came_up()
                     break
@@ -286,10 +292,10 @@ class HeronLocalRun:
         if on_progress is not None:
             on_progress(components, elapsed)
         serializer = serializer_for_config(dict(self.plan.config))
-        capture = read_captures(self.spec.capture_dir, serializer.loads, keep_all=self.keep_all,
+        capture = read_captures(self._launched().capture_dir, serializer.loads, keep_all=self.keep_all,
                                 jsonl=self.capture_jsonl, sink=self.capture_sink)
         return HeronRunResult(reason=reason, elapsed=elapsed, components=components,
-                              capture=capture, log_dir=self.spec.log_dir, error=error,
+                              capture=capture, log_dir=self._launched().log_dir, error=error,
                               working_dir=self.working_dir, crash_looping=looping,
                               tasks_done={i: v["__done"] == "1" for i, v in self.instances.items()
                                           if "__done" in v},

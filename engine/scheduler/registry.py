@@ -5,7 +5,7 @@ its errors, as the CLI does) loads no other."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from engine.scheduler.kubernetes.scheduler import KubernetesScheduler
 from engine.scheduler.local import LocalScheduler
@@ -15,13 +15,20 @@ from engine.spi import Scheduler, ServiceScheduler
 if TYPE_CHECKING:
     from engine.common.launch import LaunchSpec
 
+
+class ServiceSchedulerClass(Protocol):
+    """A service scheduler plug-in's class: built from the launch spec and its state."""
+
+    def __call__(self, spec: LaunchSpec, *, state: Any) -> ServiceScheduler: ...
+
+
 #: ``heron.class.scheduler`` value (engine.common.cluster.config, which also maps Heron's class
 #: names to these) -> the plug-in
 SCHEDULERS: dict[str, type[Scheduler]] = {"local": LocalScheduler, "slurm": SlurmScheduler,
                                           "kubernetes": KubernetesScheduler}
 #: the schedulers the scheduler service runs; the others run in the CLI
-SERVICE_SCHEDULERS: dict[str, type[ServiceScheduler]] = {"local": LocalScheduler,
-                                                         "slurm": SlurmScheduler}
+SERVICE_SCHEDULERS: dict[str, ServiceSchedulerClass] = {"local": LocalScheduler,
+                                                        "slurm": SlurmScheduler}
 
 
 def runs_as_service(scheduler: str) -> bool:

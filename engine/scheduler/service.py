@@ -297,5 +297,5 @@ def _refusal(what: str, exc: BaseException) -> scheduler_pb2.SchedulerResponse:
     return _response(common_pb2.NOTOK, message)
 
 
-def _response(code: int, message: str = "") -> scheduler_pb2.SchedulerResponse:
+def _response(code: common_pb2.StatusCode, message: str = "") -> scheduler_pb2.SchedulerResponse:
     return scheduler_pb2.SchedulerResponse(status=common_pb2.Status(status=code, message=message))

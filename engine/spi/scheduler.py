@@ -64,7 +64,7 @@ class KillOnce:
 
     spec: LaunchSpec
     state: Any
-    _lock: threading.Lock
+    _lock: threading.Lock | threading.RLock  # the plug-in's own (an RLock where it re-enters)
     _killed: bool
     _kill_log: logging.Logger
 

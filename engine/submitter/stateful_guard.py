@@ -92,12 +92,16 @@ def frozen_components(topology: Any, checkpoints: Any = None) -> dict[str, str]:
     rescalable = _marked(topology, RESCALE_CONFIG_KEY)
     newest = (checkpoints.consistent_checkpoints[0]
               if checkpoints is not None and len(checkpoints.consistent_checkpoints) else None)
-    shapes = {c.component: c.task_state for c in newest.components} if newest else {}
+    shapes: dict[str, Any] = {}
+    newest_id = None  # named only where a shape came from it
+    if newest:
+        shapes = {c.component: c.task_state for c in newest.components}
+        newest_id = newest.checkpoint_id
     out = {}
     for name in sorted(stateful_components(topology) - rescalable):
         if shapes.get(name) == OTHER:
             out[name] = (f"{name!r} keeps per-task state that is neither empty nor lists (its "
-                         f"newest checkpoint, {newest.checkpoint_id}, says so) and its class "
+                         f"newest checkpoint, {newest_id}, says so) and its class "
                          "defines no rescale_state: its parallelism cannot change (keyed "
                          "state, state.keyed(), moves by itself; see docs/stateful.md)")
     return out

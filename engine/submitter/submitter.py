@@ -55,6 +55,7 @@ from engine.submitter.upload import (
     cluster_state_spec,
     package_and_upload,
     withdraw,
+    zk_auth_file,
 )
 from engine.uploader import uploader_for
 
@@ -138,7 +139,7 @@ class Submitter:
                           working_dir=working_dir, submission=submission,
                           deactivated=deactivated, multilang=multilang,
                           multilang_serializer=multilang_serializer,
-                          **({} if self.cluster.is_local else {"cluster": str(self.ref)}))
+                          cluster="local" if self.cluster.is_local else str(self.ref))
         except (TopologyExistsError, PackingError) as exc:
             raise refused(str(exc)) from None
         if not self.cluster.is_local:
@@ -189,9 +190,7 @@ class Submitter:
         is written or uploaded (the package is built aside to know its hash)."""
         loaded, submission = with_cluster_defaults(self.cluster, loaded, submission)
         name = loaded.plan.name
-        if self.cluster.zk_auth_file is None:
-            cluster_state_spec(self.cluster)  # the error naming the missing digest file
-        digest = read_digest_file(self.cluster.zk_auth_file).encode()
+        digest = read_digest_file(zk_auth_file(self.cluster)).encode()
         topology_id = f"{name}-{uuid.uuid4().hex[:12]}"
         spec = LaunchSpec(topology_name=name, topology_id=topology_id,
                           working_dir=tempfile.mkdtemp(prefix="heron-dry-run-"),

@@ -53,13 +53,7 @@ def cluster_state_spec(cluster: ClusterConfig, working_dir: Path | None = None) 
     """The ZooKeeper state of a remote cluster. Its nodes read the topology's keys from
     there, so the tree must keep them from other clients: a digest is required. With
     ``working_dir`` the digest is copied there (owner-only) and the spec names the copy."""
-    auth = cluster.zk_auth_file
-    if auth is None:
-        raise ClusterConfigError(
-            f"{cluster.directory / 'statemgr.yaml'}: heron.statemgr.zookeeper.auth.file is "
-            f"required for the {cluster.scheduler} scheduler: its nodes read the topology's "
-            f"keys from ZooKeeper, which must keep them from every other client (an "
-            f"owner-only file holding user:password)")
+    auth = zk_auth_file(cluster)
     path = auth
     if working_dir is not None:
         require_shared_secrets_dir(cluster)
@@ -70,12 +64,30 @@ def cluster_state_spec(cluster: ClusterConfig, working_dir: Path | None = None) 
                             zk_auth_file=str(path))
 
 
+def zk_auth_file(cluster: ClusterConfig) -> Path:
+    """The remote cluster's ZooKeeper digest file; ClusterConfigError when it names none."""
+    auth = cluster.zk_auth_file
+    if auth is None:
+        raise ClusterConfigError(
+            f"{_cluster_file(cluster, 'statemgr.yaml')}: heron.statemgr.zookeeper.auth.file "
+            f"is required for the {cluster.scheduler} scheduler: its nodes read the "
+            f"topology's keys from ZooKeeper, which must keep them from every other client "
+            f"(an owner-only file holding user:password)")
+    return auth
+
+
+def _cluster_file(cluster: ClusterConfig, name: str) -> Path:
+    """One of a remote cluster's configuration files, for a message naming it."""
+    assert cluster.directory is not None, "only local has no directory, and it needs no files"
+    return cluster.directory / name
+
+
 def require_shared_secrets_dir(cluster: ClusterConfig) -> None:
     """A Slurm cluster passes the digest to its jobs through the localfs uploader's
     directory (never inside a batch script, which Slurm keeps): refuse one without it."""
     if cluster.scheduler == "slurm" and shared_secrets_dir(cluster.values, "x") is None:
         raise ClusterConfigError(
-            f"{cluster.directory / 'uploader.yaml'}: {SHARED_DIR_KEY} (with "
+            f"{_cluster_file(cluster, 'uploader.yaml')}: {SHARED_DIR_KEY} (with "
             f"heron.class.uploader: localfs) is required for the slurm scheduler: the "
             f"ZooKeeper digest reaches each job as an owner-only file in that directory, "
             f"which every node mounts, since Slurm keeps every batch script and shows a "

@@ -201,12 +201,12 @@ def flux_contents(flux: FluxTopology, config_file: Path | str | None = None) -> 
             add(os.path.relpath(file, root), file)
 
     yaml = add(os.path.relpath(flux.path, root), flux.path)
-    dirs = []
+    dirs: list[str] = []
     if (yaml_dir / "resources").is_dir():
         add_tree(yaml_dir / "resources")
         dirs.append(Path(os.path.relpath(yaml_dir / "resources", root)).as_posix())
-    for entry in FLUX_PROJECT_ENTRIES:
-        add_tree(yaml_dir / entry, txt_only=entry == "virtualenvs")
+    for project_entry in FLUX_PROJECT_ENTRIES:
+        add_tree(yaml_dir / project_entry, txt_only=project_entry == "virtualenvs")
     for path in _python_sources(flux, yaml_dir):
         add_tree(path)
     config_arc = None
@@ -287,6 +287,8 @@ def build_package(project: Path | str, manifest: dict[str, Any], out_dir: Path |
     project's (:func:`flux_contents`), recorded in the manifest's ``flux``; ``files``:
     these files (archive name -> file) instead (:func:`definition_contents`)."""
     root = Path(project).resolve()
+    entries: list[tuple[str, Path]]
+    dirs: tuple[str, ...]
     if files is not None:
         entries, dirs = list(files.items()), ()
     elif flux is None:
@@ -296,7 +298,7 @@ def build_package(project: Path | str, manifest: dict[str, Any], out_dir: Path |
         if not (root / "topologies").is_dir():
             raise PackageError(f"{root}: no topologies/ folder; nothing to pack")
         entries = [(file.relative_to(root).as_posix(), file) for file in _project_files(root)]
-        dirs: tuple[str, ...] = ()
+        dirs = ()
     else:
         entries, dirs = list(flux.files.items()), flux.dirs
         manifest = {**manifest, "flux": {"yaml": flux.yaml, "cwd": flux.cwd,

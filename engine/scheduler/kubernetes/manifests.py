@@ -66,6 +66,7 @@ from __future__ import annotations
 
 import base64
 import copy
+import functools
 import json
 import re
 from collections.abc import Mapping
@@ -315,9 +316,10 @@ def render_manifests(topology_name: str, topology_id: str, packing: PackingPlan,
 
     k8s = names.kubernetes_name(topology_name)
     labels = {LABEL_APP: LABEL_APP_VALUE, LABEL_TOPOLOGY: k8s}
-    script_args = dict(topology_name=topology_name, topology_id=str(topology_id),
-                       package_url=package_url, package_sha256=package_sha256,
-                       zk_hosts=zk_hosts, zk_root=zk_root, zk_auth=zk_auth_bytes is not None)
+    script = functools.partial(pod_script, topology_name=topology_name,
+                               topology_id=str(topology_id), package_url=package_url,
+                               package_sha256=package_sha256, zk_hosts=zk_hosts,
+                               zk_root=zk_root, zk_auth=zk_auth_bytes is not None)
     secret_data = {KEYS_FILE: base64.b64encode(bytes(keys_file_bytes)).decode("ascii")}
     if zk_auth_bytes is not None:
         secret_data[ZK_AUTH_FILE] = base64.b64encode(bytes(zk_auth_bytes)).decode("ascii")
@@ -339,8 +341,8 @@ def render_manifests(topology_name: str, topology_id: str, packing: PackingPlan,
                                                   ephemeral_storage=ephemeral),
         "executors_resources": resource_quantities(executor_resource(packing),
                                                    ephemeral_storage=ephemeral),
-        "tmanager_script": pod_script(shard=TMANAGER_SHARD, **script_args),
-        "executors_script": pod_script(shard=EXECUTORS_SHARD, **script_args),
+        "tmanager_script": script(shard=TMANAGER_SHARD),
+        "executors_script": script(shard=EXECUTORS_SHARD),
         "secrets_dir": SECRETS_DIR, "keys_file": KEYS_FILE, "zk_auth_file": ZK_AUTH_FILE,
         "secret_data": secret_data, "termination_grace_secs": grace,
     }

@@ -214,7 +214,7 @@ class KubernetesScheduler(Scheduler):
                  ("StatefulSet", names.tmanager_name(k8s), self.client.delete_stateful_set),
                  ("Service", names.service_name(k8s), self.client.delete_service),
                  ("Secret", names.secret_name(k8s), self.client.delete_secret)]
-        failures = []
+        failures: list[str] = []
         for kind, name, delete in steps:
             try:
                 if not delete(name):

@@ -168,13 +168,16 @@ def run_reporting_errors(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> A
     from engine.packing import PackingError
     from engine.statemgr import StateError
 
+    user_errors: tuple[type[BaseException], ...] = (*cli_errors.USER_ERRORS, PackingError)
+    run_errors: tuple[type[BaseException], ...] = (*cli_errors.RUN_ERRORS, StateError,
+                                                   RequestTimeout, OSError)
     try:
         return fn(*args, **kwargs)
     except (CommandError, SubmitterError) as exc:
         fail(str(exc), exc.code)
-    except (*cli_errors.USER_ERRORS, PackingError) as exc:
+    except user_errors as exc:
         fail(cli_errors.one_line(exc), 2)
-    except (*cli_errors.RUN_ERRORS, StateError, RequestTimeout, OSError) as exc:
+    except run_errors as exc:
         fail(cli_errors.one_line(exc), 1)
 
 

@@ -23,7 +23,7 @@ from engine.tools.cli.metrics_command import crash_looping, fetch
 def list_command(env: Env) -> None:
     """List the topologies in the state manager."""
     state = env.open_state()
-    rows = []
+    rows: list[tuple[str, ...]] = []  # the table's cells, the status column added below
     try:
         for name in state.topologies():
             topology = state.get("topologies", name)

@@ -76,10 +76,10 @@ def run_foreground(*, project: Path, name: str | None, env: str | None, engine: 
         label = f"{topology} [heron engine]"
         with Live(status_renderable(runner.snapshot(), 0.0, label), console=console,
                   refresh_per_second=4, transient=True) as live:
-            result = runner.run(time_limit=time_limit or None,
-                                on_progress=lambda stats, elapsed: live.update(
-                                    status_renderable(stats, elapsed, label)))
-        return _report(console, result, engine, topology, as_json)
+            heron_result = runner.run(time_limit=time_limit or None,
+                                      on_progress=lambda stats, elapsed: live.update(
+                                          status_renderable(stats, elapsed, label)))
+        return _report(console, heron_result, engine, topology, as_json)
     cluster = LocalCluster(loaded.compiled, log_dir=log_dir,
                            # checkpoints of this run only, as a heron run's: a finite
                            # stateful run started again starts from its beginning

@@ -9,6 +9,7 @@ Heron's does.
 
 from __future__ import annotations
 
+import functools
 import time
 from pathlib import Path
 from typing import Any
@@ -67,16 +68,16 @@ def submit_command(cluster: str, project: Path, name: str | None, env_name: str 
     the pex in the topology's package; a lone .py is submitted to local only.
     """
     form = main_form()
-    submit = dict(cluster=cluster, name=name, env_name=env_name, options=options,
-                  ackers=ackers, workers=workers, config_file=config_file, multilang=multilang,
-                  filter_file=filter_file, env_filter=env_filter,
-                  deploy_deactivated=deploy_deactivated, dry_run=dry_run,
-                  from_savepoint=from_savepoint, allow_missing_state=allow_missing_state,
-                  env=env)
+    submit = functools.partial(
+        _submit, cluster=cluster, name=name, env_name=env_name, options=options,
+        ackers=ackers, workers=workers, config_file=config_file, multilang=multilang,
+        filter_file=filter_file, env_filter=env_filter,
+        deploy_deactivated=deploy_deactivated, dry_run=dry_run,
+        from_savepoint=from_savepoint, allow_missing_state=allow_missing_state, env=env)
     if project.suffix in (".py", ".pex") and not project.exists():
         raise BadInput(f"{project}: no such topology file")
     if form is None and project.suffix != ".pex":
-        _submit(project=project, **submit)
+        submit(project=project)
         return
     import shutil  # deferred: CLI start-up time
 
@@ -94,7 +95,7 @@ def submit_command(cluster: str, project: Path, name: str | None, env_name: str 
                                   deactivated=deploy_deactivated)
     launched: list[bool] = []
     try:
-        _submit(project=definition, launched=launched, **submit)
+        submit(project=definition, launched=launched)
     finally:
         # kept only when a topology runs from it: a failure after launching (a closed
         # stdout while reporting) keeps it, a refused or withdrawn submit or a dry run not
@@ -124,14 +125,14 @@ def _submit(cluster: str, project: Path, name: str | None, env_name: str | None,
     if cluster_config.is_local:
         runtime_root()  # the ipc sockets' root: refused (exit 2, naming it) before anything starts
     cli_options = parse_cli_options(options)
-    flux = {"filter_file": filter_file, "env_filter": env_filter}
-    loaded = load_topology(project, name=name, env=env_name, config_file=config_file,
-                           cli_options=cli_options, ackers=ackers, workers=workers, **flux)
+    load = functools.partial(load_topology, project, name=name, env=env_name,
+                             config_file=config_file, ackers=ackers, workers=workers,
+                             filter_file=filter_file, env_filter=env_filter)
+    loaded = load(cli_options=cli_options)
     if from_savepoint:
         cli_options = {**cli_options, **_from_savepoint(loaded, cluster_config, env,
                                                         from_savepoint, allow_missing_state)}
-        loaded = load_topology(project, name=name, env=env_name, config_file=config_file,
-                               cli_options=cli_options, ackers=ackers, workers=workers, **flux)
+        loaded = load(cli_options=cli_options)
     elif allow_missing_state:
         raise BadInput("--allow-missing-state goes with --from-savepoint")
     for note in loaded.notes:

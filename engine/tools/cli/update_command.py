@@ -52,9 +52,9 @@ def update_command(name: str, parallelism: tuple[str, ...], container_number: in
         if dry_run:
             make_console().print("dry run: nothing changed")
             return
-        runtime = RuntimeManager(state, name, home=env.home, working_dir=env.working_dir(name),
+        manager = RuntimeManager(state, name, home=env.home, working_dir=env.working_dir(name),
                                  security=topology_security(state, name, env.working_dir(name)))
-        answer = runtime.update(plan, UPDATE_TIMEOUT_SECS)
+        answer = manager.update(plan, UPDATE_TIMEOUT_SECS)
     finally:
         state.close()
     click.echo(f"updated {name!r}: {answer}")

@@ -80,10 +80,10 @@ class TaskCheckpointModel(BaseModel):
     save_ms: float = Field(description="time its last save took")
     restores: int
     restore_ms: float = Field(description="time its last restore took")
-    keyed_keys: int = Field(0, description="keys in its keyed state (state.keyed())")
-    key_groups: int = Field(0, description="key groups it owns that hold keyed state")
-    keys_written: int = Field(0, description="keys its last (incremental) save wrote")
-    stale_secs: float | None = Field(None, description="seconds since it last reported, when "
+    keyed_keys: int = Field(default=0, description="keys in its keyed state (state.keyed())")
+    key_groups: int = Field(default=0, description="key groups it owns that hold keyed state")
+    keys_written: int = Field(default=0, description="keys its last (incremental) save wrote")
+    stale_secs: float | None = Field(default=None, description="seconds since it last reported, when "
                                                        "over 5 s (its figures are frozen)")
 
 
@@ -106,15 +106,15 @@ class CheckpointsModel(BaseModel):
     reliability_mode: str = Field(description="topology.reliability.mode as configured "
                                               "(ATLEAST_ONCE... when only Storm's keys say)")
     effectively_once: bool
-    note: str = Field("", description="why some figures are missing, in one sentence")
-    interval_secs: float | None = Field(None, description="topology.stateful.checkpoint"
+    note: str = Field(default="", description="why some figures are missing, in one sentence")
+    interval_secs: float | None = Field(default=None, description="topology.stateful.checkpoint"
                                                           ".interval.seconds")
     consistent: list[ConsistentCheckpointModel] = Field(
         default_factory=list, description="globally consistent checkpoints kept, newest first")
     tmanager: CheckpointFiguresModel | None = Field(
-        None, description="the Topology Master's figures; null when it is not running or "
+        default=None, description="the Topology Master's figures; null when it is not running or "
                           "did not answer (``note`` says which)")
     tasks: list[TaskCheckpointModel] = Field(default_factory=list)
     stmgrs: list[StmgrCheckpointModel] = Field(default_factory=list)
-    endtime: float | None = Field(None, description="unix time of the Topology Master's "
+    endtime: float | None = Field(default=None, description="unix time of the Topology Master's "
                                                     "answer")

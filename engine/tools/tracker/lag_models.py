@@ -29,7 +29,7 @@ class PartitionLagModel(BaseModel):
     earliest_offset: int | None = Field(description="the log's first offset "
                                                     "(earliestTimeOffset)")
     end_offset: int | None = Field(description="the log end offset (latestTimeOffset)")
-    stale_secs: float | None = Field(None, description="seconds since the instance last "
+    stale_secs: float | None = Field(default=None, description="seconds since the instance last "
                                                        "reported, when over 5 s (frozen)")
 
 
@@ -53,6 +53,6 @@ class SourceLagModel(BaseModel):
     partitions: list[PartitionLagModel] = Field(
         default_factory=list, description="by component, topic, partition, instance")
     components: list[ComponentLagModel] = Field(default_factory=list)
-    note: str = Field("", description="why the lists are empty, in one sentence")
-    endtime: float | None = Field(None, description="unix time of the Topology Master's "
+    note: str = Field(default="", description="why the lists are empty, in one sentence")
+    endtime: float | None = Field(default=None, description="unix time of the Topology Master's "
                                                     "answer")

@@ -31,7 +31,7 @@ class TopologyStatus(BaseModel):
     role: str
     state: str = Field(description="RUNNING, PAUSED or KILLED (the physical plan's live state "
                                    "when there is one)")
-    submission_time: int | None = Field(None, description="unix seconds")
+    submission_time: int | None = Field(default=None, description="unix seconds")
     submission_user: str = ""
     release_username: str = ""
     release_tag: str = ""
@@ -153,7 +153,7 @@ class InstanceModel(BaseModel):
     component_index: int
     stmgr_id: str
     container: int | None
-    logfile: str | None = Field(None, description="URL of the instance's log on this tracker")
+    logfile: str | None = Field(default=None, description="URL of the instance's log on this tracker")
 
 
 class StmgrModel(BaseModel):
@@ -228,7 +228,7 @@ class TopologyInfoModel(BaseModel):
     physical_plan: PhysicalPlanModel | None
     packing_plan: PackingPlanModel | None
     cluster_scheduler: SchedulerStatusModel | None = Field(
-        None, description="a cluster scheduler's jobs and recoveries, as "
+        default=None, description="a cluster scheduler's jobs and recoveries, as "
                           "/topologies/scheduler; null on the local scheduler")
 
 
@@ -285,11 +285,11 @@ class RecoveryModel(BaseModel):
     seconds: float = Field(description="from the failure (the container's last report, "
                                        "else the loss being noticed) to its replacement "
                                        "reporting again")
-    measured_from: str = Field("detection", description="'last report' or 'detection': "
+    measured_from: str = Field(default="detection", description="'last report' or 'detection': "
                                                         "where `seconds` starts")
-    detected_after: float | None = Field(None, description="seconds from the failure to "
+    detected_after: float | None = Field(default=None, description="seconds from the failure to "
                                                            "the scheduler noticing it")
-    running_after: float | None = Field(None, description="seconds from the failure to "
+    running_after: float | None = Field(default=None, description="seconds from the failure to "
                                                           "the new job running")
 
 
@@ -386,9 +386,9 @@ class HealthModel(BaseModel):
     symptom, diagnosis, action or note as ``HealthEvent.to_json()`` shapes it."""
 
     topology: str
-    mode: str = Field("disabled", description="the topology's heron.topology.healthmgr.mode "
+    mode: str = Field(default="disabled", description="the topology's heron.topology.healthmgr.mode "
                                               "as configured")
-    enabled: bool = Field(False, description="whether that mode runs a Health Manager "
+    enabled: bool = Field(default=False, description="whether that mode runs a Health Manager "
                                              "(cluster)")
     records: list[dict[str, Any]]
 
@@ -399,7 +399,7 @@ class LogFileModel(BaseModel):
     container: int | None
     size: int
     mtime: float
-    host: str | None = Field(None, description="the node a cluster container's file is on "
+    host: str | None = Field(default=None, description="the node a cluster container's file is on "
                                                 "(read through its shell); null on this machine")
     url: str
 
