@@ -55,7 +55,8 @@ def tuple_executor(hosted: Any, source: str, stream: str,
     return executor(source, stream, task) if executor is not None else None
 
 
-def batch_runner(hosted: Any, source: str, stream: str, task: int) -> tuple[type | None, Any] | None:
+def batch_runner(hosted: Any, source: str, stream: str,
+                 task: int) -> tuple[type | None, Any] | None:
     """``(values_type, bolt)`` when the hosted bolt lets the tuple path run a batch's
     tuples through it in one loop (``HostedBolt.batch_runner``), else None."""
     runner = getattr(hosted, "batch_runner", None)

@@ -116,14 +116,15 @@ class _JsonlFile:
 
 
 class InstanceCapture:
-    def __init__(self, directory: Path, component: str, task: int, fields: dict[str, tuple[str, ...]],
-                 loads: Any, capture_all: bool) -> None:
+    def __init__(self, directory: Path, component: str, task: int,
+                 fields: dict[str, tuple[str, ...]], loads: Any, capture_all: bool) -> None:
         self.directory = Path(directory)
         self.component = component
         self.task = task
         self._loads = loads
         self.summary = OutputCapture()
-        self._streams = {name: self.summary.declare(component, name, f) for name, f in fields.items()}
+        self._streams = {name: self.summary.declare(component, name, f)
+                         for name, f in fields.items()}
         self._tuples = None
         self._max_keys = self.summary._max_keys
         self._max_samples = self.summary._max_samples

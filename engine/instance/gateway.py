@@ -334,7 +334,8 @@ class Gateway(threading.Thread):
             try:
                 response = decode([kind, frames[1].bytes])
             except MalformedMessage as exc:
-                log.warning("dropped a malformed register response from the stream manager: %s", exc)
+                log.warning("dropped a malformed register response from the stream manager: %s",
+                            exc)
                 return None
             if response.status.status != 1:
                 log.error("the stream manager refused registration: %s", response.status.message)

@@ -282,8 +282,9 @@ class ExecutorLoop:
     def record_failure(self, failure: ComponentFailure) -> None:
         log.error("component %r task %s raised:\n%s", self.task.component, self.task.task_id,
                   failure.traceback_text)
-        headline = (f"{type(failure.original).__name__}: {failure.original}\n"
-                    f"{failure.traceback_text.strip().splitlines()[-1] if failure.traceback_text else ''}")
+        last_line = (failure.traceback_text.strip().splitlines()[-1]
+                     if failure.traceback_text else '')
+        headline = f"{type(failure.original).__name__}: {failure.original}\n{last_line}"
         for i, (text, count) in enumerate(self.exceptions):
             if text == headline:
                 self.exceptions[i] = (text, count + 1)
@@ -431,7 +432,8 @@ class ExecutorLoop:
         elif self.stateful is not None and kind in STATEFUL_KINDS:
             self.stateful.handle(self, kind, frames[1].bytes)
         elif kind == GATEWAY_FAILED:
-            raise TaskGaveUp(f"the gateway thread failed: {frames[1].bytes.decode(errors='replace')}")
+            raise TaskGaveUp("the gateway thread failed: "
+                             f"{frames[1].bytes.decode(errors='replace')}")
         else:
             log.warning("executor dropped an unexpected message of type %r", kind[:60])
         return True

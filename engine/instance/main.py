@@ -91,7 +91,8 @@ def run(args: argparse.Namespace, stopping: threading.Event) -> int:
     with spec.state.open() as state:
         packing = state.get("packingplans", spec.topology_name)
     if packing is None:
-        log.error("no packing plan for topology %r in %s", spec.topology_name, spec.state.describe())
+        log.error("no packing plan for topology %r in %s", spec.topology_name,
+                  spec.state.describe())
         return 1
     placement = None
     for container in packing.container_plans:
@@ -116,7 +117,8 @@ def run(args: argparse.Namespace, stopping: threading.Event) -> int:
     plan = loaded.plan
     comp = plan.components.get(inst_plan.component_name)
     if comp is None:
-        log.error("component %r of the packing plan is not in the topology", inst_plan.component_name)
+        log.error("component %r of the packing plan is not in the topology",
+                  inst_plan.component_name)
         return 1
     task = TaskInfo(comp.name, args.task, comp.kind, inst_plan.component_index)
     conf = with_defaults(plan.config)
@@ -138,7 +140,8 @@ def run(args: argparse.Namespace, stopping: threading.Event) -> int:
     gateway = Gateway(ctx, pipe_endpoint,
                       stmgr_endpoint=ipc_endpoint(spec.topology_id, local_socket_name(
                           args.container, spout=comp.kind == "spout")),
-                      metrics_endpoint=ipc_endpoint(spec.topology_id, metrics_socket_name(args.container)),
+                      metrics_endpoint=ipc_endpoint(spec.topology_id,
+                                                    metrics_socket_name(args.container)),
                       instance=me, topology_name=spec.topology_name, topology_id=spec.topology_id,
                       publisher=publisher, stopping=stopping, write_credit=write_credit)
     gateway.start()
@@ -239,7 +242,8 @@ def _run_task(spec: LaunchSpec, loaded: Any, plan: Any, comp: Any, task: TaskInf
         loop: Any = SpoutLoop(pipe, task, factory, collector, running, wait_secs=wait,
                               restart_policy=restart_policy, flush_secs=batches.secs,
                               max_pending=rel.max_spout_pending,
-                              timeout_secs=rel.message_timeout_secs if rel.timeouts_enabled else None)
+                              timeout_secs=(rel.message_timeout_secs if rel.timeouts_enabled
+                                            else None))
     else:
         loop = BoltLoop(pipe, task, factory, collector, running, restart_policy=restart_policy,
                         flush_secs=batches.secs, loads=serializer.loads,

@@ -90,7 +90,8 @@ class TaskCheckpointing:
 
     def handle(self, loop: Any, kind: bytes, payload: bytes) -> None:
         if kind == INITIATE:
-            self.save(loop, ckptmgr_pb2.InitiateStatefulCheckpoint.FromString(payload).checkpoint_id)
+            initiate = ckptmgr_pb2.InitiateStatefulCheckpoint.FromString(payload)
+            self.save(loop, initiate.checkpoint_id)
         elif kind == SAVED:
             record = ckptmgr_pb2.StatefulConsistentCheckpointSaved.FromString(payload)
             self.saved(loop, record.consistent_checkpoint.checkpoint_id)

@@ -107,7 +107,8 @@ class MetricsManager:
         #: the Metrics Manager only connects out over TCP (to the Topology Master)
         self.security = SocketSecurity.for_launch(spec)
         self.sock, self.endpoint = bind_router(
-            self.ctx, ipc_endpoint(spec.topology_id, metrics_socket_name(container)), mandatory=False)
+            self.ctx, ipc_endpoint(spec.topology_id, metrics_socket_name(container)),
+            mandatory=False)
         self.publishers: dict[bytes, Any] = {}
         self.latest: dict[bytes, dict[str, str]] = {}
         #: when each publisher last published (unix s): the timestamp its forwarded values

@@ -115,8 +115,9 @@ class LatestMetricsCollector(Collector):
                     labels += extra_values
                 else:
                     name, extra = prometheus_name(metric), []
-                    text = (f"Heron metric {metric}: "
-                            f"{'counter (per process lifetime)' if metric in COUNTERS else 'value'}")
+                    kind = ('counter (per process lifetime)' if metric in COUNTERS
+                            else 'value')
+                    text = f"Heron metric {metric}: {kind}"
                 if (name, *labels) in seen:
                     continue
                 seen.add((name, *labels))

@@ -30,9 +30,12 @@ INSTANCES_PER_CONTAINER = 4
 
 def max_container(conf: Mapping[str, Any]) -> Resource:
     return Resource(
-        int(conf.get("topology.container.max.ram.hint", INSTANCES_PER_CONTAINER * DEFAULT_INSTANCE_RAM)),
-        float(conf.get("topology.container.max.cpu.hint", INSTANCES_PER_CONTAINER * DEFAULT_INSTANCE_CPU)),
-        int(conf.get("topology.container.max.disk.hint", INSTANCES_PER_CONTAINER * DEFAULT_INSTANCE_DISK)))
+        int(conf.get("topology.container.max.ram.hint",
+                     INSTANCES_PER_CONTAINER * DEFAULT_INSTANCE_RAM)),
+        float(conf.get("topology.container.max.cpu.hint",
+                       INSTANCES_PER_CONTAINER * DEFAULT_INSTANCE_CPU)),
+        int(conf.get("topology.container.max.disk.hint",
+                     INSTANCES_PER_CONTAINER * DEFAULT_INSTANCE_DISK)))
 
 
 def pack_first_fit_decreasing(plan: Any, conf: Mapping[str, Any] | None = None) -> PackingPlan:
@@ -41,7 +44,8 @@ def pack_first_fit_decreasing(plan: Any, conf: Mapping[str, Any] | None = None) 
     resources = component_resources(conf, task_ids)
     pad = float(conf.get("topology.container.padding.percentage", 10))
     if not 0 <= pad < 100:
-        raise PackingError(f"topology.container.padding.percentage must be in [0, 100), got {pad!r}")
+        raise PackingError("topology.container.padding.percentage must be in [0, 100), "
+                           f"got {pad!r}")
     limit = max_container(conf)
     capacity = limit.scaled(1 - pad / 100)
     instances = [InstancePlan(component, task, index, resources[component])

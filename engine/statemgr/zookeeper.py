@@ -186,7 +186,8 @@ class ZooKeeperStateManager(StateManager):
                              f"{self._full(path)} ({type(exc).__name__})") from None
         except errors.SessionExpiredError:
             raise StateError(f"ZooKeeper at {self.hosts}: session expired during {what} "
-                             f"{self._full(path)} (the ephemeral nodes of this session are gone)") from None
+                             f"{self._full(path)} (the ephemeral nodes of this session are "
+                             "gone)") from None
         except errors.NoAuthError:
             raise self._not_authorized(self._full(path), what) from None
 

@@ -115,7 +115,8 @@ class Backpressure:
         """(seconds this manager caused backpressure, seconds its spouts were paused),
         including a running episode."""
         now = self._clock()
-        initiated = self.initiated_secs + (now - self._initiated_since if self._initiated_since else 0.0)
+        initiated = self.initiated_secs + (now - self._initiated_since
+                                           if self._initiated_since else 0.0)
         paused = self.paused_secs + (now - self._paused_since if self._paused_since else 0.0)
         return initiated, paused
 

@@ -38,7 +38,8 @@ def run(spec: LaunchSpec, state: Any, args: argparse.Namespace,
     for container in packing.container_plans:
         if container.id == args.container:
             for inst in container.instance_plans:
-                expected[instance_id(args.container, inst.component_name, inst.task_id)] = inst.task_id
+                instance_name = instance_id(args.container, inst.component_name, inst.task_id)
+                expected[instance_name] = inst.task_id
     stored = state.get("topologies", spec.topology_name)
     if stored is None:
         log.error("no topology %r in %s", spec.topology_name, spec.state.describe())

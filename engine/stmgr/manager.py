@@ -312,7 +312,8 @@ class StreamManager(FlowControl, TopologyMasterLink, MetricsReport):
             else:
                 self.credits.close(identity)
             self.task_identity[inst.info.task_id] = identity
-            repeated = old is not None and request.pid and self._instance_pids.get(identity) == request.pid
+            repeated = (old is not None and request.pid
+                        and self._instance_pids.get(identity) == request.pid)
             self._instance_pids[identity] = request.pid
             log.info("instance %s registered%s", inst.instance_id,
                      " again (the same process)" if repeated else " again" if old else "")
@@ -340,7 +341,8 @@ class StreamManager(FlowControl, TopologyMasterLink, MetricsReport):
         self.counts["tuples_in"] += n
         self.counts["batches_in"] += 1
         if routes is None:
-            self._warn_once(key, f"nobody to send tuples of {key} to (no plan yet, or a leaf stream)")
+            self._warn_once(key, f"nobody to send tuples of {key} to (no plan yet, or a leaf "
+                                 "stream)")
             self.counts["dropped"] += n
             return
         if self.acks is not None and len(batch.root_counts):
@@ -374,7 +376,8 @@ class StreamManager(FlowControl, TopologyMasterLink, MetricsReport):
             peer = self.peers.get(owner) if owner else None
             if peer is None:
                 self.counts["dropped"] += count
-                self._warn_once(("peer", owner, task), f"no connection to {owner} for task {task}; dropping")
+                self._warn_once(("peer", owner, task),
+                                f"no connection to {owner} for task {task}; dropping")
                 return
             message = stmgr_pb2.TupleStreamMessage(task_id=task, src_task_id=src, num_tuples=count)
             setattr(message, field, payload)
@@ -391,7 +394,8 @@ class StreamManager(FlowControl, TopologyMasterLink, MetricsReport):
             self.stateful.peer_marker(frames[2].bytes)
             return
         if len(frames) != 3 or frames[1].bytes != STREAM_MESSAGE:
-            raise MalformedMessage("a peer stream manager sent something other than a TupleStreamMessage")
+            raise MalformedMessage("a peer stream manager sent something other than a "
+                                   "TupleStreamMessage")
         message = stmgr_pb2.TupleStreamMessage.FromString(frames[2].bytes)
         if self.stateful is not None and not self.stateful.accepts_from_peer(message.restore_txid):
             self.stateful.discarded += 1  # sent before a rollback, or before we restored

@@ -129,7 +129,8 @@ class TopologyMasterLink:
                 continue
             if isinstance(message, tmanager_pb2.StMgrRegisterResponse):
                 if message.status.status != 1:
-                    log.error("the topology master refused registration: %s", message.status.message)
+                    log.error("the topology master refused registration: %s",
+                              message.status.message)
                     self._check_superseded(message.status.message)
                     continue
                 self.tm_registered = True

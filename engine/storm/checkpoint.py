@@ -550,7 +550,7 @@ def _drain(q: queue.Queue) -> None:
     """Drop every queued item (the executor holding a PARK item is parked)."""
     while True:
         try:
-            item = q.get_nowait()
+            q.get_nowait()
         except queue.Empty:
             return
         q.task_done()

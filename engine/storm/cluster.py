@@ -140,7 +140,8 @@ class LocalCluster:
         for comp_routes in routes.values():
             for route in comp_routes.values():
                 if route.leaf or self.capture.all_streams:
-                    route.capture = self.capture.declare(route.component, route.stream, route.fields)
+                    route.capture = self.capture.declare(route.component, route.stream,
+                                                         route.fields)
         rt = Runtime(plan=plan, conf=self.conf, serializer=serializer_for_config(self.conf),
                      reliability=self.reliability, routes=routes, capture=self.capture,
                      rng=self._rng)

@@ -355,7 +355,8 @@ class SpoutExecutor(threading.Thread):
         self.pending: RotatingMap[int, Any] = RotatingMap(2)
         self._max_pending = rel.max_spout_pending
         self._timeout = rel.message_timeout_secs
-        self._wait = float(runtime.conf.get("topology.sleep.spout.wait.strategy.time.ms", 1)) / 1000.0
+        self._wait = float(runtime.conf.get("topology.sleep.spout.wait.strategy.time.ms",
+                                            1)) / 1000.0
         self.max_pending_seen = 0
         self._busy = False
 

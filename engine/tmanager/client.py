@@ -57,15 +57,17 @@ class TManagerClient:
         try:
             response = request(self.endpoint, message, self.timeout, security=self.security)
         except RequestTimeout:
-            raise TManagerUnavailable(f"the Topology Master of {self.topology!r} did not answer within "
-                              f"{self.timeout:g}s ({self.endpoint})") from None
+            raise TManagerUnavailable(f"the Topology Master of {self.topology!r} did not "
+                                      f"answer within {self.timeout:g}s ({self.endpoint})"
+                                      ) from None
         except zmq.ZMQError as exc:  # a malformed endpoint, an unreachable host
-            raise TManagerUnavailable(f"the Topology Master of {self.topology!r} at {self.endpoint} "
-                              f"cannot be reached: {exc}") from None
+            raise TManagerUnavailable(f"the Topology Master of {self.topology!r} at "
+                                      f"{self.endpoint} cannot be reached: {exc}") from None
         status = getattr(response, "status", None)
         if status is not None and status.HasField("status") and status.status != common_pb2.OK:
-            raise TManagerUnavailable(f"the Topology Master of {self.topology!r} refused the request: "
-                              f"{status.message or common_pb2.StatusCode.Name(status.status)}")
+            raise TManagerUnavailable(
+                f"the Topology Master of {self.topology!r} refused the request: "
+                f"{status.message or common_pb2.StatusCode.Name(status.status)}")
         return response
 
     def metrics(self, component: str | None = None, instances: Iterable[str] = (),
@@ -74,8 +76,8 @@ class TManagerClient:
         response = self._ask(tmanager_pb2.MetricRequest(
             component_name=component or "", instance_id=list(instances), metric=list(names)))
         if not isinstance(response, tmanager_pb2.MetricResponse):
-            raise TManagerUnavailable(f"the Topology Master of {self.topology!r} answered a metrics "
-                              f"request with {response.DESCRIPTOR.name}")
+            raise TManagerUnavailable(f"the Topology Master of {self.topology!r} answered a "
+                                      f"metrics request with {response.DESCRIPTOR.name}")
         snapshot = MetricsSnapshot(time=time.time())
         for task_metric in response.metric:
             values = snapshot.values.setdefault(task_metric.instance_id, {})
@@ -92,7 +94,7 @@ class TManagerClient:
         response = self._ask(tmanager_pb2.ExceptionLogRequest(
             component_name=component or "", instances=list(instances)))
         if not isinstance(response, tmanager_pb2.ExceptionLogResponse):
-            raise TManagerUnavailable(f"the Topology Master of {self.topology!r} answered an exceptions "
-                              f"request with {response.DESCRIPTOR.name}")
+            raise TManagerUnavailable(f"the Topology Master of {self.topology!r} answered an "
+                                      f"exceptions request with {response.DESCRIPTOR.name}")
         wanted = set(instances)
         return [e for e in response.exceptions if not wanted or e.instance_id in wanted]

@@ -147,7 +147,8 @@ class TopologyMaster:
         location = tmanager_pb2.TManagerLocation(
             topology_name=self.name, topology_id=self.spec.topology_id, host=self.spec.bind_host,
             server_endpoint=self.server_endpoint, controller_endpoint=self.controller_endpoint,
-            server_port=_port(self.server_endpoint), controller_port=_port(self.controller_endpoint),
+            server_port=_port(self.server_endpoint),
+            controller_port=_port(self.controller_endpoint),
             shell_endpoint=self.shell_endpoint)
         self.location = location
         for attempt in range(ESTABLISH_RETRIES):
@@ -359,7 +360,8 @@ class TopologyMaster:
     def _superseded(self, sid: str, sender: bytes) -> str:
         _, incarnation = split_peer_identity(sender)
         log.warning("refused %s: incarnation %d of %s was superseded by incarnation %d",
-                    sender.decode(errors="replace"), incarnation, sid, self.incarnations.get(sid, 0))
+                    sender.decode(errors="replace"), incarnation, sid,
+                    self.incarnations.get(sid, 0))
         return (f"{SUPERSEDED}: {sid} incarnation {incarnation} was replaced by incarnation "
                 f"{self.incarnations.get(sid, 0)}; this container must stop")
 
@@ -431,7 +433,7 @@ class TopologyMaster:
         elif isinstance(message, tmanager_pb2.ExceptionLogRequest):
             response = tmanager_pb2.ExceptionLogResponse()
             response.status.status = OK
-            for (component, instance), entries in sorted(self.exceptions.items()):
+            for (component, _instance), entries in sorted(self.exceptions.items()):
                 if message.component_name and component != message.component_name:
                     continue
                 response.exceptions.extend(entries)
@@ -461,14 +463,15 @@ class TopologyMaster:
     def _set_state(self, request: Any) -> Any:
         response = tmanager_pb2.TopologyControlResponse()
         activate = isinstance(request, tmanager_pb2.TopologyActivateRequest)
-        if request.topology_name != self.name or (request.topology_id and request.topology_id != self.spec.topology_id):
+        if request.topology_name != self.name or (
+                request.topology_id and request.topology_id != self.spec.topology_id):
             response.status.status = common_pb2.INVALID_TOPOLOGY_NAME
             response.status.message = f"this topology master runs {self.name!r}"
             return response
         if self.pplan is None:
             response.status.status = common_pb2.NOTOK
-            response.status.message = ("the physical plan is not ready yet (stream managers absent: "
-                                       f"{', '.join(sorted(self.absent))})")
+            response.status.message = ("the physical plan is not ready yet (stream managers "
+                                       f"absent: {', '.join(sorted(self.absent))})")
             return response
         wanted = topology_pb2.RUNNING if activate else topology_pb2.PAUSED
         if activate and self.stateful is not None:
@@ -478,7 +481,8 @@ class TopologyMaster:
         if self.topology.state == wanted:
             response.status.status = (common_pb2.TOPOLOGY_ALREADY_ACTIVE if activate
                                       else common_pb2.TOPOLOGY_ALREADY_DEACTIVE)
-            response.status.message = f"{self.name} is already {'active' if activate else 'deactivated'}"
+            current = 'active' if activate else 'deactivated'
+            response.status.message = f"{self.name} is already {current}"
             return response
         self.topology.state = wanted
         self.pplan.topology.state = wanted

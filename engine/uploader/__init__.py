@@ -41,7 +41,8 @@ def delete_package(spec: Any) -> None:
     directory = config.get("heron.uploader.localfs.file.system.directory")
     if spec.package_url.startswith("file://") and directory:
         LocalFsUploader(directory).delete(spec.package_url)
-    elif spec.package_url.startswith(("http://", "https://")) and config.get("heron.uploader.http.uri"):
+    elif (spec.package_url.startswith(("http://", "https://"))
+          and config.get("heron.uploader.http.uri")):
         HttpUploader(str(config["heron.uploader.http.uri"])).delete(spec.package_url)
 
 
