@@ -66,7 +66,8 @@ def checkpoint_stats(instances: dict[str, dict[str, str]]) -> CheckpointStats | 
     stats = CheckpointStats(completed=int(tm.get("__checkpoints-completed", 0)),
                             abandoned=int(tm.get("__checkpoints-abandoned", 0)),
                             last_checkpoint_id=tm.get("__checkpoint-last-id", ""),
-                            last_duration_secs=int(tm.get("__checkpoint-last-duration-ms", 0)) / 1000,
+                            last_duration_secs=int(
+                                tm.get("__checkpoint-last-duration-ms", 0)) / 1000,
                             last_bytes=int(tm.get("__checkpoint-last-bytes", 0)))
     for instance, values in sorted(instances.items()):
         if "__checkpoint-bytes" in values:
@@ -186,7 +187,7 @@ class HeronLocalRun:
 
     def snapshot(self) -> dict[str, ComponentStats]:
         out = {c.name: ComponentStats(c.name, c.kind) for c in self.plan.components.values()}
-        for instance, values in self.instances.items():
+        for values in self.instances.values():
             cs = out.get(values.get("component", ""))
             if cs is None:
                 continue
@@ -277,7 +278,8 @@ class HeronLocalRun:
                     reason = "time limit"
                     looping = self.crash_looping()
                     if looping:
-                        reason, error = "error", crash_loop_message(looping, self._launched().log_dir)
+                        reason = "error"
+                        error = crash_loop_message(looping, self._launched().log_dir)
                     elif self.tmanager_never_came_up():
                         reason, error = "error", self.tmanager_never_came_up()
                     break
@@ -292,8 +294,9 @@ class HeronLocalRun:
         if on_progress is not None:
             on_progress(components, elapsed)
         serializer = serializer_for_config(dict(self.plan.config))
-        capture = read_captures(self._launched().capture_dir, serializer.loads, keep_all=self.keep_all,
-                                jsonl=self.capture_jsonl, sink=self.capture_sink)
+        capture = read_captures(self._launched().capture_dir, serializer.loads,
+                                keep_all=self.keep_all, jsonl=self.capture_jsonl,
+                                sink=self.capture_sink)
         return HeronRunResult(reason=reason, elapsed=elapsed, components=components,
                               capture=capture, log_dir=self._launched().log_dir, error=error,
                               working_dir=self.working_dir, crash_looping=looping,

@@ -68,7 +68,8 @@ class PackingPlan:
                 instances=[InstancePlan(i.component_name, i.task_id, i.component_index,
                                         _resource(i.resource)) for i in c.instance_plans],
                 required=_resource(c.required_resource),
-                scheduled=_resource(c.scheduled_resource) if c.HasField("scheduled_resource") else None))
+                scheduled=(_resource(c.scheduled_resource)
+                           if c.HasField("scheduled_resource") else None)))
         return cls(msg.id, containers)
 
 

@@ -69,9 +69,11 @@ def _parse_map(conf: Mapping[str, Any], key: str, components: Iterable[str]) -> 
         try:
             number = float(value)
         except (TypeError, ValueError):
-            raise PackingError(f"{key}: value {value!r} for component {name!r} is not a number") from None
+            raise PackingError(
+                f"{key}: value {value!r} for component {name!r} is not a number") from None
         if number <= 0:
-            raise PackingError(f"{key}: value for component {name!r} must be positive, got {value!r}")
+            raise PackingError(
+                f"{key}: value for component {name!r} must be positive, got {value!r}")
         out[name] = number
     return out
 

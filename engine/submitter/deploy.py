@@ -2,7 +2,8 @@
 
 Heron's submit order (LaunchRunner): the topology, then the packing plan, then the
 execution state; a failed step removes what the earlier ones wrote, so a half-submitted
-topology never blocks the name. The submitter (every cluster's ``heron submit``) and ``heron run --engine heron`` share it.
+topology never blocks the name. The submitter (every cluster's ``heron submit``) and
+``heron run --engine heron`` share it.
 """
 
 from __future__ import annotations

@@ -190,8 +190,9 @@ class RuntimeManager:
                      container: int, timeout: float) -> str:
         if library is not None:
             library.restart(container)
-            return (f"restarted {'every container' if container == -1 else f'container {container}'}"
-                    f" of {self.name!r} (Kubernetes starts the deleted pods again)")
+            what = "every container" if container == -1 else f"container {container}"
+            return (f"restarted {what} of {self.name!r} (Kubernetes starts the deleted pods "
+                    "again)")
         if endpoint is None:
             raise SubmitterError(f"the scheduler of {self.name!r} is not running "
                                  f"(no schedulers/{self.name})")

@@ -1,4 +1,5 @@
-"""``heron update`` (and the Health Manager's scaling): change a running topology's parallelism through a new packing plan.
+"""``heron update`` (and the Health Manager's scaling): change a running topology's
+parallelism through a new packing plan.
 
 Heron's order: compute the proposed packing plan from the current one (repacking, so
 surviving instances keep their task ids and containers), store the topology with its

@@ -331,7 +331,7 @@ def _check_stateful(config: ClusterConfig) -> None:
     so a wrong one is an error at submit naming the file, not a task failing to save its
     first checkpoint on some node."""
     where = config._file("stateful.yaml")
-    config.stateful_storage  # the class name, one of STATE_STORAGES
+    _ = config.stateful_storage  # read for its check: the class name, one of STATE_STORAGES
     root = config.values.get("heron.statefulstorage.localfs.root.path")
     if root not in (None, ""):
         if not isinstance(root, str):

@@ -5,9 +5,10 @@ environment (which the engine passes unchanged to every process it starts):
 
 * ``HERON_PURE_PYTHON=1``: the pure-Python twin, whatever is built;
 * otherwise the compiled extensions (every module of ``sources.EXTENSIONS``) when they
-  are built from the sources in this tree (each embeds the hash of its sources at build time, compared here with the hash of the
-  sources beside it); a missing build gives the pure path with a note, a stale one the
-  pure path with a warning (``StaleExtensionError``'s message);
+  are built from the sources in this tree (each embeds the hash of its sources at build
+  time, compared here with the hash of the sources beside it); a missing build gives the
+  pure path with a note, a stale one the pure path with a warning
+  (``StaleExtensionError``'s message);
 * ``HERON_REQUIRE_COMPILED=1`` (the test suite's setting): a missing or stale extension
   raises instead, so nothing silently runs the slow path where the fast one was meant.
 

@@ -1,4 +1,5 @@
-"""Shuffle (and none): round-robin from a random start, so load is even and stateless peers differ."""
+"""Shuffle (and none): round-robin from a random start, so load is even and stateless
+peers differ."""
 
 from __future__ import annotations
 

@@ -71,8 +71,8 @@ class ShellBoltHost:
     ``component`` is the component's name (there is no Python instance).
     """
 
-    def __init__(self, process: ShellProcess, dispatcher: MessageDispatcher, framing: Framing, component: str,
-                 task_id: Any, timeout: float, max_pending: int, activity: Activity,
+    def __init__(self, process: ShellProcess, dispatcher: MessageDispatcher, framing: Framing,
+                 component: str, task_id: Any, timeout: float, max_pending: int, activity: Activity,
                  heartbeat_interval: float = HEARTBEAT_INTERVAL_SECS,
                  on_close: Callable[[], None] | None = None) -> None:
         self.process = process
@@ -131,12 +131,13 @@ class ShellBoltHost:
 
     def _encode_tuple(self, tup: Tuple) -> bytes:
         try:
-            return self._encode({"id": tup.id, "comp": tup.component, "stream": tup.stream, "task": tup.task,
-                                 "tuple": list(tup.values)})
+            return self._encode({"id": tup.id, "comp": tup.component, "stream": tup.stream,
+                                 "task": tup.task, "tuple": list(tup.values)})
         except (TypeError, ValueError, OverflowError) as exc:
             raise ShellError(
-                f"a tuple from {tup.component!r} on stream {tup.stream!r} cannot be sent to the subprocess "
-                f"with the {self._framing_name} multi-lang serializer: {exc}; values: {tup.values!r}") from None
+                f"a tuple from {tup.component!r} on stream {tup.stream!r} cannot be sent to the "
+                f"subprocess with the {self._framing_name} multi-lang serializer: {exc}; "
+                f"values: {tup.values!r}") from None
 
     def _service(self) -> None:
         """Dispatch every queued message, in order, then check liveness."""
@@ -156,9 +157,9 @@ class ShellBoltHost:
         silent = now - process.last_seen
         if silent > self._timeout:
             raise HeartbeatTimeout(
-                f"subprocess heartbeat timeout: bolt subprocess {process.describe()} sent nothing for "
-                f"{silent:.1f} s (limit {self._timeout:g} s: {SUBPROCESS_TIMEOUT_KEY} or "
-                "supervisor.worker.timeout.secs)")
+                f"subprocess heartbeat timeout: bolt subprocess {process.describe()} sent "
+                f"nothing for {silent:.1f} s (limit {self._timeout:g} s: "
+                f"{SUBPROCESS_TIMEOUT_KEY} or supervisor.worker.timeout.secs)")
         writer = self._writer
         error, error_at = writer.error, writer.error_at  # the writer thread sets both
         if error is not None and error_at is not None and now - error_at > _WRITE_ERROR_GRACE_SECS:

@@ -44,7 +44,8 @@ class MessageDispatcher:
         self._is_bolt = kind == "bolt"
         self._collector = collector
         self._logger = logger
-        handlers = {"emit": self._emit, "log": self._log, "error": self._error, "metrics": self._metrics}
+        handlers = {"emit": self._emit, "log": self._log, "error": self._error,
+                    "metrics": self._metrics}
         if self._is_bolt:
             handlers["ack"] = self._ack
             handlers["fail"] = self._fail
@@ -57,9 +58,11 @@ class MessageDispatcher:
         if handler is not None:
             return handler(message)
         if command is None:
-            raise ShellProtocolError(f"command not found in message from the subprocess: {message!r}")
+            raise ShellProtocolError(
+                f"command not found in message from the subprocess: {message!r}")
         if self._is_bolt:
-            self._logger.warning("ignoring unknown multi-lang command %r from the subprocess: %r", command, message)
+            self._logger.warning("ignoring unknown multi-lang command %r from the subprocess: %r",
+                                 command, message)
             return None
         raise ShellProtocolError(f"Unknown command received: {command!r} (in {message!r})")
 
@@ -79,9 +82,11 @@ class MessageDispatcher:
                 anchors = []
             elif not isinstance(anchors, list):
                 anchors = [anchors]
-            task_ids = self._collector.emit(values, stream, anchors, direct_task, need_task_ids, None)
+            task_ids = self._collector.emit(values, stream, anchors, direct_task, need_task_ids,
+                                            None)
         else:
-            task_ids = self._collector.emit(values, stream, None, direct_task, need_task_ids, message.get("id"))
+            task_ids = self._collector.emit(values, stream, None, direct_task, need_task_ids,
+                                            message.get("id"))
         if need_task_ids and direct_task is None:
             return list(task_ids or ())
         return None

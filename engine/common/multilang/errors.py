@@ -27,7 +27,8 @@ class PipeClosed(ShellError):
     message, which often explains the exit.
     """
 
-    def __init__(self, message: str = "Pipe to subprocess seems to be broken!", partial: bytes = b"") -> None:
+    def __init__(self, message: str = "Pipe to subprocess seems to be broken!",
+                 partial: bytes = b"") -> None:
         self.partial = partial
         if partial:
             message += f" Currently read output: {partial[:500]!r}"

@@ -48,7 +48,8 @@ class JsonFraming:
         # Compact and UTF-8 as json-smart writes it; tuples (namedtuples
         # included) become arrays.  No ``default=``: a value JSON cannot carry
         # must fail loudly here rather than reach the component mangled.
-        return json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode("utf-8") + b"\nend\n"
+        text = json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+        return text.encode("utf-8") + b"\nend\n"
 
     def reader(self, stream: IO[bytes]) -> JsonReader:
         return JsonReader(stream)
@@ -71,12 +72,14 @@ class JsonReader:
             lines.append(line)
         data = b"".join(lines)
         if not data.strip():
-            raise ShellProtocolError("empty message from the subprocess (an 'end' line with nothing before it)")
+            raise ShellProtocolError(
+                "empty message from the subprocess (an 'end' line with nothing before it)")
         try:
             return json.loads(data.decode("utf-8"))
         except ValueError as exc:
             raise ShellProtocolError(
-                f"the subprocess wrote something that is not a JSON message ({exc}): {data[:300]!r}; "
+                f"the subprocess wrote something that is not a JSON message ({exc}): "
+                f"{data[:300]!r}; "
                 "stdout is reserved for the multi-lang protocol, so a print() in the component "
                 "corrupts it (log instead)") from None
 
@@ -110,7 +113,8 @@ class MsgpackReader:
             except StopIteration:
                 pass
             except (ValueError, msgpack.UnpackException) as exc:
-                raise ShellProtocolError(f"the subprocess wrote invalid msgpack data: {exc}") from None
+                raise ShellProtocolError(
+                    f"the subprocess wrote invalid msgpack data: {exc}") from None
             else:
                 return message
             chunk = self._read(self._chunk_size)
@@ -127,4 +131,5 @@ def framing_for(serializer: str) -> Framing:
     try:
         return FRAMINGS[serializer]()
     except KeyError:
-        raise ValueError(f"unknown multi-lang serializer {serializer!r}; expected one of {sorted(FRAMINGS)}") from None
+        raise ValueError(f"unknown multi-lang serializer {serializer!r}; expected one of "
+                         f"{sorted(FRAMINGS)}") from None

@@ -18,12 +18,14 @@ from .process import ShellProcess
 __all__ = ["handshake"]
 
 
-def handshake(process: ShellProcess, conf: dict, context: dict, pid_dir: Path, timeout: float) -> int:
+def handshake(process: ShellProcess, conf: dict, context: dict, pid_dir: Path,
+              timeout: float) -> int:
     """Send the setup message and return the pid the process reports."""
     try:
         process.send({"conf": conf, "pidDir": str(pid_dir), "context": context})
     except (TypeError, ValueError) as exc:
-        raise ShellStartError(f"the conf or context cannot be sent to the subprocess: {exc}") from None
+        raise ShellStartError(
+            f"the conf or context cannot be sent to the subprocess: {exc}") from None
     reply = process.next_message(timeout)
     if reply is None:
         raise ShellStartError(
@@ -31,9 +33,11 @@ def handshake(process: ShellProcess, conf: dict, context: dict, pid_dir: Path, t
     pid = reply.get("pid")
     if isinstance(pid, bool) or not isinstance(pid, int):
         raise ShellStartError(
-            f"subprocess {process.describe()} answered the handshake with {reply!r}; expected {{\"pid\": <int>}}")
+            f"subprocess {process.describe()} answered the handshake with {reply!r}; "
+            f"expected {{\"pid\": <int>}}")
     if not (pid_dir / str(pid)).is_file():
         raise ShellStartError(
-            f"subprocess {process.describe()} reported pid {pid} but created no pid file {pid_dir / str(pid)}")
+            f"subprocess {process.describe()} reported pid {pid} but created no pid file "
+            f"{pid_dir / str(pid)}")
     return pid
 

@@ -32,9 +32,9 @@ from .spout import ShellSpoutHost
 __all__ = ["host_shell_component"]
 
 
-def host_shell_component(kind: str, command: str, script: str | None, storm_conf: dict, context: dict,
-                         collector: OutputCollector, logger: logging.Logger, *, cwd: Path | str,
-                         serializer: str = "json",
+def host_shell_component(kind: str, command: str, script: str | None, storm_conf: dict,
+                         context: dict, collector: OutputCollector, logger: logging.Logger,
+                         *, cwd: Path | str, serializer: str = "json",
                          wake: Callable[[], None] | None = None) -> ShellSpoutHost | ShellBoltHost:
     """Start ``command script`` in ``cwd`` as task ``context["taskid"]`` and host it.
 
@@ -72,8 +72,8 @@ def host_shell_component(kind: str, command: str, script: str | None, storm_conf
         logger.info("Launched subprocess with pid %s: %s", process.pid, process.describe())
         dispatcher = MessageDispatcher(kind, collector, logger)
         if activity is not None:  # a bolt's
-            return ShellBoltHost(process, dispatcher, framing, name, task_id, timeout, max_pending, activity,
-                                 on_close=remove_pid_dir)
+            return ShellBoltHost(process, dispatcher, framing, name, task_id, timeout,
+                                 max_pending, activity, on_close=remove_pid_dir)
         return ShellSpoutHost(process, dispatcher, name, task_id, timeout, on_close=remove_pid_dir)
     except Exception as exc:
         if process is not None:

@@ -57,8 +57,8 @@ class ShellProcess:
     from the reader thread whenever a message (or the end) arrives.
     """
 
-    def __init__(self, popen: subprocess.Popen, argv: list[str], framing: Framing, logger: logging.Logger,
-                 wake: Callable[[], None] | None = None) -> None:
+    def __init__(self, popen: subprocess.Popen, argv: list[str], framing: Framing,
+                 logger: logging.Logger, wake: Callable[[], None] | None = None) -> None:
         self.popen = popen
         self.argv = argv
         self.pid: int = popen.pid
@@ -90,7 +90,8 @@ class ShellProcess:
     # -- description -----------------------------------------------------------------
     def describe(self) -> str:
         """``pid 123 (streamparse_run bolts.Split)``, for messages."""
-        pids = f"pid {self.pid}" if self.pid == self.popen.pid else f"pid {self.pid} (started as {self.popen.pid})"
+        pids = (f"pid {self.pid}" if self.pid == self.popen.pid
+                else f"pid {self.pid} (started as {self.popen.pid})")
         return f"{pids} ({shlex.join(self.argv)})"
 
     def stderr_tail(self) -> list[str]:
@@ -132,7 +133,8 @@ class ShellProcess:
                 self.last_seen = time.monotonic()
                 if not isinstance(message, dict):
                     raise ShellProtocolError(
-                        f"the subprocess sent {message!r}; multi-lang messages from a component are objects")
+                        f"the subprocess sent {message!r}; multi-lang messages from a "
+                        "component are objects")
                 put(message)
                 self._notify()
         except PipeClosed as exc:
@@ -248,7 +250,8 @@ class ShellProcess:
         # Anything left in the group (a script's helpers) goes with its leader.
         if popen.returncode is not None:
             self._signal_group(signal.SIGKILL)
-        if self._write_lock.acquire(timeout=2.0):  # the dead process's pipe no longer blocks writers
+        # the dead process's pipe no longer blocks writers
+        if self._write_lock.acquire(timeout=2.0):
             try:
                 self._close_stdin()
             finally:

@@ -8,8 +8,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["subprocess_timeout", "shellbolt_max_pending", "SUBPROCESS_TIMEOUT_KEY", "WORKER_TIMEOUT_KEY",
-           "MAX_PENDING_KEY", "DEFAULT_WORKER_TIMEOUT_SECS", "DEFAULT_SHELLBOLT_MAX_PENDING"]
+__all__ = ["subprocess_timeout", "shellbolt_max_pending", "SUBPROCESS_TIMEOUT_KEY",
+           "WORKER_TIMEOUT_KEY", "MAX_PENDING_KEY", "DEFAULT_WORKER_TIMEOUT_SECS",
+           "DEFAULT_SHELLBOLT_MAX_PENDING"]
 
 SUBPROCESS_TIMEOUT_KEY = "topology.subprocess.timeout.secs"
 WORKER_TIMEOUT_KEY = "supervisor.worker.timeout.secs"

@@ -36,8 +36,8 @@ class ShellSpoutHost:
     Calls must not overlap; every collector call happens inside them.
     """
 
-    def __init__(self, process: ShellProcess, dispatcher: MessageDispatcher, component: str, task_id: Any,
-                 timeout: float, on_close: Callable[[], None] | None = None) -> None:
+    def __init__(self, process: ShellProcess, dispatcher: MessageDispatcher, component: str,
+                 task_id: Any, timeout: float, on_close: Callable[[], None] | None = None) -> None:
         self.process = process
         self.component = component
         self.task_id = task_id
@@ -87,8 +87,8 @@ class ShellSpoutHost:
             message = process.next_message(self._timeout)
             if message is None:
                 raise HeartbeatTimeout(
-                    f"subprocess heartbeat timeout: spout subprocess {process.describe()} sent nothing for "
-                    f"{self._timeout:g} s while answering {command!r} "
+                    f"subprocess heartbeat timeout: spout subprocess {process.describe()} sent "
+                    f"nothing for {self._timeout:g} s while answering {command!r} "
                     f"({SUBPROCESS_TIMEOUT_KEY} or supervisor.worker.timeout.secs)")
             if message.get("command") == "sync":
                 return

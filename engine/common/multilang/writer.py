@@ -39,8 +39,8 @@ SYSTEM_TASK_ID = -1
 
 def heartbeat_message() -> dict:
     """The heartbeat tuple Storm sends; the process answers with ``sync``."""
-    return {"id": str(getrandbits(63)), "comp": None, "stream": HEARTBEAT_STREAM, "task": SYSTEM_TASK_ID,
-            "tuple": []}
+    return {"id": str(getrandbits(63)), "comp": None, "stream": HEARTBEAT_STREAM,
+            "task": SYSTEM_TASK_ID, "tuple": []}
 
 
 class BoltWriter:
@@ -58,7 +58,8 @@ class BoltWriter:
         self._stopping = False
         self.error: ShellError | None = None
         self.error_at: float | None = None
-        self._thread = threading.Thread(target=self._run, daemon=True, name=f"multilang-writer-{process.popen.pid}")
+        self._thread = threading.Thread(target=self._run, daemon=True,
+                                        name=f"multilang-writer-{process.popen.pid}")
         self._thread.start()
 
     def offer(self, data: bytes) -> bool:

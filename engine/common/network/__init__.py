@@ -1,8 +1,9 @@
 """Transport between engine processes: pyzmq sockets carrying ``[type, protobuf]`` frames.
 
 One thread owns each socket. Data sockets have small high-water marks and fixed kernel
-buffers (``inflight``: the bytes a hop may hold) and send without blocking, so a slow peer shows up as a full socket (measurable backpressure)
-rather than as bytes hidden in zmq's queues. Linger is bounded so no process hangs on
+buffers (``inflight``: the bytes a hop may hold) and send without blocking, so a slow
+peer shows up as a full socket (measurable backpressure) rather than as bytes hidden in
+zmq's queues. Linger is bounded so no process hangs on
 exit, and streams end with an acknowledged end-of-stream message, never by closing a
 socket (zmq may drop the last messages of a socket closed right after sending).
 """
@@ -17,5 +18,6 @@ from engine.common.network.sockets import (
                                     request,
 )
 
-__all__ = ["DATA_HWM", "SOCKET_BUFFER_BYTES", "MalformedMessage", "bind_router", "connect_dealer", "decode", "encode",
-           "ipc_dir", "ipc_endpoint", "new_context", "request", "type_frame"]
+__all__ = ["DATA_HWM", "SOCKET_BUFFER_BYTES", "MalformedMessage", "bind_router",
+           "connect_dealer", "decode", "encode", "ipc_dir", "ipc_endpoint", "new_context",
+           "request", "type_frame"]

@@ -58,5 +58,6 @@ def decode(frames: list[bytes]) -> Any:
     try:
         message.ParseFromString(payload)
     except Exception as exc:
-        raise MalformedMessage(f"{cls.DESCRIPTOR.full_name}: payload does not parse: {exc}") from None
+        raise MalformedMessage(
+            f"{cls.DESCRIPTOR.full_name}: payload does not parse: {exc}") from None
     return message

@@ -113,7 +113,8 @@ def request(endpoint: str, message: Any, timeout: float, *, identity: str | None
 
     ctx = zmq.Context()
     try:
-        sock = connect_dealer(ctx, endpoint, identity or f"client-{os.getpid()}-{uuid.uuid4().hex[:8]}",
+        sock = connect_dealer(ctx, endpoint,
+                              identity or f"client-{os.getpid()}-{uuid.uuid4().hex[:8]}",
                               security=security)
         try:
             sock.send_multipart(encode(message))
@@ -123,7 +124,8 @@ def request(endpoint: str, message: Any, timeout: float, *, identity: str | None
             try:
                 return decode(frames)
             except MalformedMessage as exc:
-                raise RequestTimeout(f"{endpoint} answered with a malformed message: {exc}") from None
+                raise RequestTimeout(
+                    f"{endpoint} answered with a malformed message: {exc}") from None
         finally:
             sock.close(linger=0)
     finally:

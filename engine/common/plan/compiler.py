@@ -150,7 +150,8 @@ def python_class_path(cls: type) -> str:
     return f"{cls.__module__}:{cls.__qualname__}"
 
 
-def _compile_spec(spec: Any, topology_cls: type, env: str | None) -> tuple[ComponentDef, type | None]:
+def _compile_spec(spec: Any, topology_cls: type,
+                  env: str | None) -> tuple[ComponentDef, type | None]:
     name = getattr(spec, "name", None)
     if not isinstance(name, str) or not name:
         raise InvalidComponentError(
@@ -229,7 +230,9 @@ def _shell_of(component_object: Any) -> tuple[str, str] | None:
 
 
 def _python_class(kind: str, component_cls: Any) -> type | None:
-    if isinstance(component_cls, type) and callable(getattr(component_cls, _ENTRY_POINTS[kind], None)):
+    if not isinstance(component_cls, type):
+        return None
+    if callable(getattr(component_cls, _ENTRY_POINTS[kind], None)):
         return component_cls
     return None
 

@@ -52,7 +52,8 @@ class FrozenMap(Mapping[str, Any]):
         return f"FrozenMap({self._data!r})"
 
 
-def json_config(config: Mapping[str, Any] | None, where: str, *, component: str | None = None) -> FrozenMap:
+def json_config(config: Mapping[str, Any] | None, where: str, *,
+                component: str | None = None) -> FrozenMap:
     """Normalize a configuration mapping through JSON, naming the bad key on failure."""
     if config is None:
         return FrozenMap()

@@ -187,7 +187,8 @@ def _import_file(resolved: Path, shown: Path) -> ModuleType:
             )
     spec = importlib.util.spec_from_file_location(name, resolved)
     if spec is None or spec.loader is None:
-        raise TopologyImportError(f"{shown} cannot be imported as a Python module.", path=str(shown))
+        raise TopologyImportError(f"{shown} cannot be imported as a Python module.",
+                                  path=str(shown))
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     try:

@@ -105,11 +105,13 @@ class LogicalPlan:
     def bolts(self) -> Mapping[str, ComponentDef]:
         return FrozenMap((n, c) for n, c in self._components.items() if c.kind == BOLT)
 
-    def consumers(self, component: str, stream: str = DEFAULT_STREAM) -> list[tuple[ComponentDef, InputDef]]:
+    def consumers(self, component: str,
+                  stream: str = DEFAULT_STREAM) -> list[tuple[ComponentDef, InputDef]]:
         """The bolts subscribed to a stream, with their subscriptions, in definition order."""
         return list(self._consumers.get((component, stream), ()))
 
-    def key_field_sets(self, component: str, stream: str = DEFAULT_STREAM) -> tuple[tuple[str, ...], ...]:
+    def key_field_sets(self, component: str,
+                       stream: str = DEFAULT_STREAM) -> tuple[tuple[str, ...], ...]:
         """The distinct fields-grouping field lists on a stream, in consumer order.
 
         An emitting instance hashes each tuple once per list, in this order, into

@@ -66,9 +66,9 @@ def validate_components(topology: str, components: Mapping[str, ComponentDef]) -
             key = (subscription.source, subscription.stream)
             if key in seen:
                 raise InvalidGroupingError(
-                    f"bolt {component.name!r} subscribes twice to stream {subscription.stream!r} of "
-                    f"{subscription.source!r}; each stream can be subscribed once per bolt. Keep one "
-                    f"of the two inputs.",
+                    f"bolt {component.name!r} subscribes twice to stream "
+                    f"{subscription.stream!r} of {subscription.source!r}; each stream can be "
+                    f"subscribed once per bolt. Keep one of the two inputs.",
                     component=component.name,
                     stream=subscription.stream,
                 )

@@ -108,7 +108,8 @@ class RestartPolicy:
         return [self.delay_ms(i) for i in range(1, n + 1)]
 
     def to_config(self) -> dict[str, Any]:
-        return {INITIAL_KEY: self.initial_ms, MAX_KEY: self.max_ms, RESET_KEY: self.reset_after_secs}
+        return {INITIAL_KEY: self.initial_ms, MAX_KEY: self.max_ms,
+                RESET_KEY: self.reset_after_secs}
 
 
 @dataclass(frozen=True)

@@ -72,7 +72,7 @@ def publish(tmp: Path | str, target: Path | str) -> None:
 def fsync_tree(root: Path | str) -> None:
     """Fsync every file and directory under ``root`` (``root`` too), each directory after
     what is in it: a copied tree, before the rename that publishes it."""
-    for here, dirs, files in os.walk(root, topdown=False):
+    for here, _dirs, files in os.walk(root, topdown=False):
         for name in files:
             fsync_file(os.path.join(here, name))
         fsync_dir(here)

@@ -26,7 +26,8 @@ class ComponentFailure(StormApiError):
     the wire.  The original exception is also chained as ``__cause__``.
     """
 
-    def __init__(self, component: str, task_id: object, original: BaseException, traceback_text: str) -> None:
+    def __init__(self, component: str, task_id: object, original: BaseException,
+                 traceback_text: str) -> None:
         self.component = component
         self.task_id = task_id
         self.original = original

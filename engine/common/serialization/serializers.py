@@ -102,7 +102,8 @@ class PickleSerializer:
         return [pickle.loads(blob) for blob in blobs]
 
 
-_SERIALIZERS: dict[str, Callable[[], TupleSerializer]] = {"msgpack": MsgpackSerializer, "pickle": PickleSerializer}
+_SERIALIZERS: dict[str, Callable[[], TupleSerializer]] = {"msgpack": MsgpackSerializer,
+                                                          "pickle": PickleSerializer}
 
 
 def serializer_for_config(conf: Mapping[str, Any]) -> TupleSerializer:

@@ -41,7 +41,8 @@ def is_dns_1123_label(value: str) -> bool:
 def kubernetes_name(topology_name: str) -> str:
     """The Kubernetes name of ``topology_name`` (see the module docstring)."""
     if not isinstance(topology_name, str) or not topology_name.strip():
-        raise KubernetesConfigError(f"a topology name must be a non-empty string, got {topology_name!r}")
+        raise KubernetesConfigError(
+            f"a topology name must be a non-empty string, got {topology_name!r}")
     if len(topology_name) <= MAX_NAME and _DNS_1035.match(topology_name):
         return topology_name
     digest = hashlib.sha256(topology_name.encode("utf-8")).hexdigest()[:_HASH_LEN]

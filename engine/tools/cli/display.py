@@ -75,7 +75,8 @@ def summary_renderable(result: Any, engine: str, topology: str, top: int = 10) -
             parts.append(out)
         else:
             samples = ", ".join(repr(s) for s in cap.samples)
-            parts.append(Text(f"{cap.component}/{cap.stream}: {cap.count:,} tuples, e.g. {samples}"))
+            parts.append(Text(f"{cap.component}/{cap.stream}: {cap.count:,} tuples, "
+                              f"e.g. {samples}"))
     for cs in result.components.values():
         if getattr(cs, "crash_looping", 0):
             parts.append(Text(f"{cs.component}: crash-looping ({cs.crash_looping} of {cs.tasks} "

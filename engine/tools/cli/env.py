@@ -242,7 +242,8 @@ def ask_topology_master(env: Env, name: str, build: Callable[[Any, Any], Any],
 def set_active(env: Env, name: str, activate: bool) -> None:
     """``heron activate`` / ``heron deactivate``: ask the Topology Master, print its answer."""
     verb = "activate" if activate else "deactivate"
-    cls = tmanager_pb2.TopologyActivateRequest if activate else tmanager_pb2.TopologyDeactivateRequest
+    cls = (tmanager_pb2.TopologyActivateRequest if activate
+           else tmanager_pb2.TopologyDeactivateRequest)
     response = ask_topology_master(
         env, name, lambda topology, tm: cls(topology_name=name,
                                             topology_id=tm.topology_id or topology.id),

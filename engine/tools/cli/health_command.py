@@ -29,7 +29,8 @@ def _what(record: dict[str, Any]) -> str:
         target = (f"{record.get('current')} -> {record.get('target')}" if record["kind"] == "scale"
                   else f"container {record.get('container')}")
         note = f" ({record['note']})" if record.get("note") else ""
-        return f"{record['kind']} {target}: {record.get('status')}{note}; {record.get('reason', '')}"
+        return (f"{record['kind']} {target}: {record.get('status')}{note}; "
+                f"{record.get('reason', '')}")
     if kind == "note":
         return record.get("message", "")
     detail = record.get("detail") or {}

@@ -224,8 +224,9 @@ def logs_command(name: str, component: str | None, task: int | None, follow: boo
                  lines: int, env: Env) -> None:
     """Show the logs of topology NAME: the list of process logs, or the last lines of
     COMPONENT's instances (only TASK's with TASK). COMPONENT may also be a process:
-    stmgr, metricsmgr or executor (only container TASK's with TASK), tmanager, scheduler. A local topology's work after a kill
-    too; a cluster topology's are read from its running containers."""
+    stmgr, metricsmgr or executor (only container TASK's with TASK), tmanager, scheduler.
+    A local topology's work after a kill too; a cluster topology's are read from its
+    running containers."""
     sources = log_sources(env, name)
     if component is None:
         chosen = [(s, f) for s in sources for f in s.files()]

@@ -47,6 +47,8 @@ COLUMNS = (("__emit-count", "emitted", "sum"), ("__execute-count", "executed", "
            ("__pending", "pending", "sum"), ("__restart-count", "restarts", "sum"),
            ("__cpu-seconds", "cpu s", "sum"), ("__rss-bytes", "rss MB", "sum"))
 STMGR_COMPONENT = "__stmgr__"
+#: a Stream Manager's time spent with back pressure it initiated
+BACKPRESSURE_INITIATED_MS = "__time-spent-back-pressure-initiated-ms"
 METRICSMGR_COMPONENT = "__metricsmgr__"
 #: the Topology Master's own metrics (engine.tmanager.master.TMANAGER_COMPONENT)
 TMANAGER_COMPONENT = "__tmanager__"
@@ -135,7 +137,8 @@ def checkpoint_renderables(metrics: dict[tuple[str, str], dict[str, str]]) -> li
         table.add_row(instance, f"{int(values.get('__checkpoint-bytes', 0)):,}",
                       f"{int(values.get('__keyed-keys', 0)):,}",
                       values.get("__key-groups-owned", "-"),
-                      values.get("__checkpoint-save-ms", "-"), values.get("__checkpoint-saves", "-"),
+                      values.get("__checkpoint-save-ms", "-"),
+                      values.get("__checkpoint-saves", "-"),
                       values.get("__restores", "-"), values.get("__restore-ms", "-"))
     return [Text(line), table]
 
@@ -240,7 +243,7 @@ def metrics_command(name: str, component: str | None, instances: bool, as_json: 
         for sid, values in managers:
             bp.add_row(sid, "yes" if values.get("__backpressure") == "1" else "no",
                        f"{int(values.get('__time-spouts-paused-ms', 0)) / 1000:,.1f}",
-                       f"{int(values.get('__time-spent-back-pressure-initiated-ms', 0)) / 1000:,.1f}",
+                       f"{int(values.get(BACKPRESSURE_INITIATED_MS, 0)) / 1000:,.1f}",
                        f"{int(values.get('__largest-queue-bytes', 0)) / 1024:,.0f}",
                        values.get("__trees-pending", "-"))
         console.print(bp)

@@ -33,7 +33,8 @@ from engine.tools.cli.topology_args import TopologyArgsCommand, main_form
               help="Topology option (YAML value), highest precedence. Repeatable.")
 @click.option("-a", "--ackers", type=int, help="Sets topology.acker.executors.")
 @click.option("-w", "--workers", type=int, help="Sets topology.workers.")
-@click.option("-d", "--debug", is_flag=True, help="Sets topology.debug=true (DEBUG component logs).")
+@click.option("-d", "--debug", is_flag=True,
+              help="Sets topology.debug=true (DEBUG component logs).")
 @click.option("--config", "config_file", type=click.Path(path_type=Path),
               help="Config file to use instead of the project's config.json / heron.yaml.")
 @click.option("--log-dir", type=click.Path(path_type=Path),

@@ -84,7 +84,8 @@ def _print_plan(name: str, plan: Any) -> None:
         console.print(f"note: {consumer!r} is fields-grouped: its keys move between tasks "
                       "(state kept per key does not follow; see compat.storm_api.updatable)")
     for moving in plan.key_group_moves:
-        size = f", about {moving.approx_bytes:,} bytes of keyed state" if moving.approx_bytes else ""
+        size = (f", about {moving.approx_bytes:,} bytes of keyed state" if moving.approx_bytes
+                else "")
         console.print(f"{moving.component}: {moving.moved} of {moving.groups} key groups move "
                       f"with their state{size}")
         for first, last, old, new in moving.ranges:

@@ -11,6 +11,7 @@ URL to one of these functions.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlencode
 
@@ -31,7 +32,7 @@ from engine.tmanager.client import TManagerUnavailable
 from engine.tmanager.staleness import stale_age
 from engine.tools.tracker import checkpoint_models, lag_models, models
 from engine.tools.tracker.errors import NotFound, Unavailable
-from engine.tools.tracker.history import parse_value
+from engine.tools.tracker.history import Value, parse_value
 from engine.tools.tracker.service import TopologyRecord
 
 #: the component name the Stream Managers' own metrics are listed under
@@ -53,7 +54,8 @@ def status(record: TopologyRecord) -> models.TopologyStatus:
     return models.TopologyStatus(
         name=record.name, id=record.id, cluster=record.cluster, environ=record.environ,
         role=record.role, state=record.state,
-        submission_time=e.submission_time if e is not None and e.HasField("submission_time") else None,
+        submission_time=(e.submission_time if e is not None and e.HasField("submission_time")
+                         else None),
         submission_user=e.submission_user if e is not None else "",
         release_username=release.release_username if release is not None else "",
         release_tag=release.release_tag if release is not None else "",
@@ -253,21 +255,24 @@ def restarts(record: TopologyRecord, component: str | None) -> models.RestartsMo
             continue
         if "__restart-count" not in values and "__process-restarts" not in values:
             continue
-
-        def count(name: str) -> int:
-            try:
-                return int(float(values.get(name, 0)))
-            except ValueError:
-                return 0
         error = crash_loop_error(values)
         rows.append(models.InstanceRestartsModel(
             instance=instance, component=owner,
-            restarts=count("__restart-count") + count("__process-restarts"),
+            restarts=(_restart_count(values, "__restart-count")
+                      + _restart_count(values, "__process-restarts")),
             crash_looping=error is not None,
             last_error=error or values.get(LAST_ERROR_METRIC, "")))
     return models.RestartsModel(topology=record.name,
                                 crash_looping=[r for r in rows if r.crash_looping],
                                 instances=rows)
+
+
+def _restart_count(values: Mapping[str, Value], name: str) -> int:
+    """One restart figure of an instance's metrics, 0 when missing or not a number."""
+    try:
+        return int(float(values.get(name, 0)))
+    except ValueError:
+        return 0
 
 
 def scheduler_status(record: TopologyRecord) -> models.SchedulerStatusModel:

@@ -83,8 +83,9 @@ class TaskCheckpointModel(BaseModel):
     keyed_keys: int = Field(default=0, description="keys in its keyed state (state.keyed())")
     key_groups: int = Field(default=0, description="key groups it owns that hold keyed state")
     keys_written: int = Field(default=0, description="keys its last (incremental) save wrote")
-    stale_secs: float | None = Field(default=None, description="seconds since it last reported, when "
-                                                       "over 5 s (its figures are frozen)")
+    stale_secs: float | None = Field(default=None,
+                                     description="seconds since it last reported, when over 5 s "
+                                                 "(its figures are frozen)")
 
 
 class StmgrCheckpointModel(BaseModel):

@@ -142,8 +142,10 @@ def _order_layers(layers: list[list[str]], edges: dict[tuple[str, str], Edge]) -
             current = {name: p for p, name in enumerate(layers[i])}
             centres = {}
             for name in layers[i]:
-                linked = [position[s] for s, t in forward if t == name and s in position] \
-                    if downward else [position[t] for s, t in forward if s == name and t in position]
+                if downward:
+                    linked = [position[s] for s, t in forward if t == name and s in position]
+                else:
+                    linked = [position[t] for s, t in forward if s == name and t in position]
                 centres[name] = sum(linked) / len(linked) if linked else float(current[name])
             layers[i].sort(key=lambda n: (centres[n], current[n]))
 

@@ -153,7 +153,8 @@ class InstanceModel(BaseModel):
     component_index: int
     stmgr_id: str
     container: int | None
-    logfile: str | None = Field(default=None, description="URL of the instance's log on this tracker")
+    logfile: str | None = Field(default=None,
+                                description="URL of the instance's log on this tracker")
 
 
 class StmgrModel(BaseModel):
@@ -386,8 +387,8 @@ class HealthModel(BaseModel):
     symptom, diagnosis, action or note as ``HealthEvent.to_json()`` shapes it."""
 
     topology: str
-    mode: str = Field(default="disabled", description="the topology's heron.topology.healthmgr.mode "
-                                              "as configured")
+    mode: str = Field(default="disabled",
+                      description="the topology's heron.topology.healthmgr.mode as configured")
     enabled: bool = Field(default=False, description="whether that mode runs a Health Manager "
                                              "(cluster)")
     records: list[dict[str, Any]]

@@ -65,7 +65,8 @@ def topologies(tracker: TrackerDep,
     """``{cluster: {role: {environ: [topology names]}}}``, filtered by the given values."""
     out: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
     for record in tracker.records():
-        if (cluster and record.cluster not in cluster) or (environ and record.environ not in environ) \
+        if (cluster and record.cluster not in cluster) \
+                or (environ and record.environ not in environ) \
                 or (role and record.role != role):
             continue
         out[record.cluster][record.role][record.environ].append(record.name)
@@ -81,7 +82,8 @@ def states(tracker: TrackerDep,
     whether its Topology Master, physical plan and scheduler are there."""
     out: dict = defaultdict(lambda: defaultdict(dict))
     for record in tracker.records():
-        if (cluster and record.cluster not in cluster) or (environ and record.environ not in environ):
+        if (cluster and record.cluster not in cluster) \
+                or (environ and record.environ not in environ):
             continue
         out[record.cluster][record.environ][record.name] = answers.status(record)
     return out
