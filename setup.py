@@ -52,7 +52,8 @@ class OptionalBuildExt(build_ext):
         try:
             super().run()
         except Exception as exc:  # noqa: BLE001 - any failure means: no extension
-            _note(f"{type(exc).__name__}: {str(exc).strip().splitlines()[-1] if str(exc).strip() else ''}")
+            last = str(exc).strip().splitlines()[-1] if str(exc).strip() else ""
+            _note(f"{type(exc).__name__}: {last}")
 
     def build_extension(self, ext) -> None:
         try:

@@ -9,9 +9,9 @@ from __future__ import annotations
 import logging
 import statistics
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-from collections.abc import Callable, Sequence
 
 from rich.console import Console
 from rich.table import Table
@@ -22,9 +22,9 @@ from bench.reference_loop import ReferenceFigures, picker_of, time_round
 from bench.wordcount_figures import BOLT, SPOUT, TOPOLOGY_HERON, bench_options
 from bench.wordcount_runs import _BoltSink, load, local_hosting
 from compat.storm_api.hosting import host_component
+from engine.common.runtime.layout import build_context
 from engine.instance.bolt_loop import tuple_runner
 from engine.instance.spout_loop import spout_hooks
-from engine.common.runtime.layout import build_context
 
 # -- the API overhead per tuple (issue 31) ------------------------------------------------
 

@@ -78,12 +78,12 @@ from matplotlib.ticker import MaxNLocator
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.series import moving_average  # noqa: E402
 from compat.connectors.files import committed_files  # noqa: E402
-from engine.healthmgr.store import KIND, records_of  # noqa: E402
 from engine.common.launch import StateManagerSpec  # noqa: E402
+from engine.healthmgr.store import KIND, records_of  # noqa: E402
 from engine.tools.tracker.errors import TrackerError  # noqa: E402
 from engine.tools.tracker.service import Tracker, TrackerSettings  # noqa: E402
-from bench.series import moving_average  # noqa: E402
 
 PROJECT = ROOT / "tests" / "e2e" / "heron" / "projects" / "autoscale"
 NAME = "e2e_autoscale"

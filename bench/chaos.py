@@ -71,15 +71,23 @@ if str(PROJECT / "src") not in sys.path:
     sys.path.insert(0, str(PROJECT / "src"))
 
 import psutil  # noqa: E402
+from chaos_parts import sentence, split_id  # noqa: E402
 from rich.console import Console  # noqa: E402
 from rich.live import Live  # noqa: E402
 
-from bench.chaos_monkey import (KINDS, Kill, Ledger, Monkey, Processes,  # noqa: E402
-                                Throughput, kind_of, read_json_file, sample_resources,
-                                wait_gone)
-from bench.chaos_report import (Status, draw, print_summary, recovery_figures,  # noqa: E402
-                                resource_figures)
-from chaos_parts import sentence, split_id  # noqa: E402
+from bench.chaos_monkey import (  # noqa: E402
+    KINDS,
+    Kill,
+    Ledger,
+    Monkey,
+    Processes,
+    Throughput,
+    kind_of,
+    read_json_file,
+    sample_resources,
+    wait_gone,
+)
+from bench.chaos_report import Status, draw, print_summary, recovery_figures, resource_figures  # noqa: E402
 
 NAME = "chaos_wordcount"
 PARTITIONS = 2

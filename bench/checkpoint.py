@@ -79,9 +79,17 @@ if str(PROJECT_SRC) not in sys.path:
 from rich.console import Console  # noqa: E402
 from rich.table import Table  # noqa: E402
 
-from bench.checkpoint_runs import (BenchError, KillFigures, ModeFigures,  # noqa: E402
-                                   SizeFigures, aggregate, as_json, run_kill, run_mode,
-                                   run_size)
+from bench.checkpoint_runs import (  # noqa: E402
+    BenchError,
+    KillFigures,
+    ModeFigures,
+    SizeFigures,
+    aggregate,
+    as_json,
+    run_kill,
+    run_mode,
+    run_size,
+)
 from bench.keyed_state_runs import ChurnFigures, RescaleFigures, churn, rescale  # noqa: E402
 
 #: effectively-once words/s at least this share of at-least-once's

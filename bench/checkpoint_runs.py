@@ -363,10 +363,11 @@ def time_storage_path(keys: int, serializer: Any, root: Path) -> dict[str, float
     a busy machine it is the steadier figure (``store`` waits on the disk, not the CPU)."""
     import shutil
 
+    from wordbench.stateful import prefill_key
+
     from compat.storm_api.state import HashMapState
     from engine.statefulstorage import LocalFileSystemStorage
     from engine.statefulstorage.codec import decode_state, encode_state
-    from wordbench.stateful import prefill_key
 
     state = HashMapState({prefill_key(i): i % 1000 for i in range(keys)})
     out: dict[str, float] = {}

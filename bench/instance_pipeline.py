@@ -8,24 +8,24 @@ from __future__ import annotations
 import logging
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
-from collections.abc import Callable
 
 from bench.wordcount_figures import BOLT, SPOUT
 from bench.wordcount_runs import local_hosting
 from compat.storm_api.hosting import host_component
 from engine.common.codec import selected_module
+from engine.common.runtime.layout import build_context
+from engine.common.runtime.stats import TaskStats
+from engine.common.serialization import serializer_for_config
 from engine.instance.bolt_loop import BoltLoop
 from engine.instance.capture import InstanceCapture
 from engine.instance.collector import InstanceCollector, StreamOut
 from engine.instance.spout_loop import SpoutLoop
 from engine.messages import tuple_pb2
-from engine.common.runtime.layout import build_context
-from engine.common.runtime.stats import TaskStats
-from engine.common.serialization import serializer_for_config
 from engine.stmgr.manager import CONTROL_BATCH
 from engine.stmgr.routes import build_routes
 

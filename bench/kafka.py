@@ -80,9 +80,19 @@ if str(PROJECT_SRC) not in sys.path:
 from rich.console import Console  # noqa: E402
 
 from bench.kafka_report import draw_lag, goals, print_summary  # noqa: E402
-from bench.kafka_runs import (PARTITIONS, BenchError, RunFigures, as_json, ceiling,  # noqa: E402
-                              expected_counts, load_input, options_json, run_topology,
-                              sentences, topology_modes)
+from bench.kafka_runs import (  # noqa: E402
+    PARTITIONS,
+    BenchError,
+    RunFigures,
+    as_json,
+    ceiling,
+    expected_counts,
+    load_input,
+    options_json,
+    run_topology,
+    sentences,
+    topology_modes,
+)
 from tests.kafka_broker import KafkaServer  # noqa: E402
 
 MODES = ("alo", "eo")

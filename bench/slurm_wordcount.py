@@ -126,7 +126,7 @@ def throughput(home: Path, scheduler: str, words: int, status) -> dict:
 def recovery(home: Path, cluster, kills: int, status) -> list[dict]:
     sys.path.insert(0, str(ROOT))
     # deferred: a pytest test module (pytest is the test extra), needed only for recovery
-    from tests.cluster.test_slurm_topology import container_of, job_of, SlurmTopology
+    from tests.cluster.test_slurm_topology import SlurmTopology, container_of, job_of
 
     out = []
     for k in range(kills):

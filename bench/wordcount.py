@@ -25,7 +25,8 @@ fields grouping on the word, two counting tasks):
   own ``TaskDone`` reaches no user code (it would need an engine hook). The marker is
   sent after its task's last word on the same route to each bolt task (Storm delivers
   one task's tuples in order; so does the heron engine, which sends a task's open batch
-  when a row on another stream follows it, as Heron's instance does); a word arriving after it anyway
+  when a row on another stream follows it, as Heron's instance does); a word arriving after
+  it anyway
   would be emitted with its new count at once, so the captured counts stay right. At-least-once, the
   spout sends the marker only once every word's tree is acked.
 * **streamparse-style** (``wordcount_bench``): the bolt emits ``[word, running count]``
@@ -122,23 +123,47 @@ if __name__ == "__main__" and str(ROOT) not in sys.path:
 from rich.console import Console  # noqa: E402
 from rich.live import Live  # noqa: E402
 
-from bench.wordcount_figures import (BP_VOCABULARY, DEFAULT_BARE_RUNS,  # noqa: E402
-                                     DEFAULT_BOLT_COST_US,
-                                     DEFAULT_BP_HIGH_MB, DEFAULT_BP_SECONDS,
-                                     DEFAULT_MAX_PENDING, DEFAULT_SEED, DEFAULT_WORDS,
-                                     DEFAULT_WORKERS, ENGINES, PATH_LABELS, PATHS,
-                                     QUICK_BP_SECONDS, QUICK_WORDS, RELIABILITIES,
-                                     TOPOLOGY_ALO, TOPOLOGY_BP, VARIANTS,
-                                     BackpressureFigures, BareLoopTimings, CountCheck,
-                                     KindFigures, RunFigures, bare_loop_slots,
-                                     bench_options, check_groups)
-from bench.wordcount_report import (Status, build_report, goal_path,  # noqa: E402
-                                    results_renderable)
-from bench.wordcount_runs import (compiled_available, load, run_bare_loop,  # noqa: E402
-                                  run_ceiling, run_heron, run_name, run_storm,
-                                  run_backpressure, tuple_path_env)
+from bench.wordcount_figures import (  # noqa: E402
+    BP_VOCABULARY,
+    DEFAULT_BARE_RUNS,
+    DEFAULT_BOLT_COST_US,
+    DEFAULT_BP_HIGH_MB,
+    DEFAULT_BP_SECONDS,
+    DEFAULT_MAX_PENDING,
+    DEFAULT_SEED,
+    DEFAULT_WORDS,
+    DEFAULT_WORKERS,
+    ENGINES,
+    PATH_LABELS,
+    PATHS,
+    QUICK_BP_SECONDS,
+    QUICK_WORDS,
+    RELIABILITIES,
+    TOPOLOGY_ALO,
+    TOPOLOGY_BP,
+    VARIANTS,
+    BackpressureFigures,
+    BareLoopTimings,
+    CountCheck,
+    KindFigures,
+    RunFigures,
+    bare_loop_slots,
+    bench_options,
+    check_groups,
+)
+from bench.wordcount_report import Status, build_report, goal_path, results_renderable  # noqa: E402
+from bench.wordcount_runs import (  # noqa: E402
+    compiled_available,
+    load,
+    run_backpressure,
+    run_bare_loop,
+    run_ceiling,
+    run_heron,
+    run_name,
+    run_storm,
+    tuple_path_env,
+)
 from engine.common.codec import selected  # noqa: E402
-
 
 # -- command line --------------------------------------------------------------------------
 

@@ -15,12 +15,24 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from bench.wordcount_figures import (BOLT, GOAL_ALO_RATIO, GOAL_COMPLETE_P99_MS,
-                                     GOAL_FLOOD_P99_MS, GOAL_RATIO, GOAL_STREAMPARSE_RATIO,
-                                     PATH_LABELS, SPOUT, VARIANTS, VOCABULARY,
-                                     BackpressureFigures, BareLoopTimings,
-                                     CountCheck, KindFigures, RunFigures, sample_every_for)
-
+from bench.wordcount_figures import (
+    BOLT,
+    GOAL_ALO_RATIO,
+    GOAL_COMPLETE_P99_MS,
+    GOAL_FLOOD_P99_MS,
+    GOAL_RATIO,
+    GOAL_STREAMPARSE_RATIO,
+    PATH_LABELS,
+    SPOUT,
+    VARIANTS,
+    VOCABULARY,
+    BackpressureFigures,
+    BareLoopTimings,
+    CountCheck,
+    KindFigures,
+    RunFigures,
+    sample_every_for,
+)
 
 # -- presentation -----------------------------------------------------------------------
 
@@ -159,7 +171,9 @@ def goal_text(goal: Mapping[str, Any]) -> str:
 
 def _verdict(met: bool | None, paced: bool) -> tuple[str, str]:
     if met is None:
-        return ("not judged: --rate paces the spout", "yellow") if paced else ("not judged", "yellow")
+        if paced:
+            return ("not judged: --rate paces the spout", "yellow")
+        return ("not judged", "yellow")
     return ("met", "green") if met else ("not met", "red")
 
 

@@ -16,21 +16,35 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from bench.wordcount_figures import (BOLT, END_STREAM, PATH_LABELS, PROJECT, SPOUT,
-                                     TOPOLOGY, VARIANTS, BackpressureFigures, KindFigures,
-                                     ProcessSampler, RunFigures, figures_from_capture, steady_cpu,
-                                     figures_from_leaves, log, percentile, window_rates,
-                                     _int_metric)
+from bench.wordcount_figures import (
+    BOLT,
+    END_STREAM,
+    PATH_LABELS,
+    PROJECT,
+    SPOUT,
+    TOPOLOGY,
+    VARIANTS,
+    BackpressureFigures,
+    KindFigures,
+    ProcessSampler,
+    RunFigures,
+    _int_metric,
+    figures_from_capture,
+    figures_from_leaves,
+    log,
+    percentile,
+    steady_cpu,
+    window_rates,
+)
 from compat.storm_api.config import with_defaults
 from compat.storm_api.hosting import host_component
 from engine.common.codec.selection import PURE_ENV, TuplePathError, select
 from engine.common.launch import Submission
 from engine.common.local_run import HeronLocalRun
-from engine.common.runtime.layout import assign_tasks, build_context
 from engine.common.network.watermarks import watermarks
-from engine.storm import LocalCluster, OutputCapture
+from engine.common.runtime.layout import assign_tasks, build_context
 from engine.common.submission import load_topology
-
+from engine.storm import LocalCluster, OutputCapture
 
 # -- the runs ------------------------------------------------------------------------------
 

@@ -37,8 +37,14 @@ from rich.console import Console
 from rich.table import Table
 
 from compat.summingbird.testing import CATALOGUE as JOBS
-from conformance.arguments import (UsageProblem, parse_comparison, parse_engines, parse_options,
-                                   prepare_report_dir, user_command)
+from conformance.arguments import (
+    UsageProblem,
+    parse_comparison,
+    parse_engines,
+    parse_options,
+    prepare_report_dir,
+    user_command,
+)
 from conformance.catalogue import CATALOGUE, HERONPY_CASES, Case, Kill, select_cases
 from conformance.catalogue.summingbird import PLATFORMS, run_summingbird_case
 from conformance.engines import EngineAdapter, adapter_for

@@ -41,11 +41,11 @@ from conformance.kill_wrapper import (
     read_marker,
     wrap_project_for_kill,
 )
-from engine.instance.capture import JsonlCapture
 from engine.common.launch import Submission
 from engine.common.local_run import HeronLocalRun
-from engine.storm import LocalCluster, OutputCapture
 from engine.common.submission import load_topology
+from engine.instance.capture import JsonlCapture
+from engine.storm import LocalCluster, OutputCapture
 
 __all__ = ["ENGINES", "EngineAdapter", "EngineOutput", "HarnessError", "HeronAdapter",
            "StormAdapter", "adapter_for", "isolated_imports"]

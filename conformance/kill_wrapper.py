@@ -25,8 +25,6 @@ task id, the task :class:`conformance.engines.StormAdapter` kills).
 
 from __future__ import annotations
 
-from compat.storm_api.tuple import Tuple
-
 import json
 import os
 import signal
@@ -35,6 +33,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from compat.storm_api.tuple import Tuple
 from conformance.wrapping import load_original_topology, write_wrapper_project
 
 __all__ = ["KILL_AFTER", "KILL_COMPONENT", "KILL_MARKER", "KILL_TASK", "KillOnTupleMixin",

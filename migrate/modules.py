@@ -8,11 +8,10 @@ provide is reported instead of being rewritten into an import that would fail.
 
 from __future__ import annotations
 
-from typing import TypeGuard
-
 import importlib
 import importlib.util
 from functools import cache
+from typing import TypeGuard
 
 TARGET = "compat.storm_api"
 SOURCE_ROOTS = frozenset({"streamparse", "pystorm"})

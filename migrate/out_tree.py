@@ -16,8 +16,8 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from pathlib import Path
 from collections.abc import Sequence
+from pathlib import Path
 
 from migrate.errors import MigrationError
 from migrate.files import atomic_write

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
-from collections.abc import Callable, Mapping, Sequence
 
 from migrate.errors import MigrationError, RuleCrashed, SourceUnparseable
 from migrate.files import iter_linked_dirs, iter_python_files, read_source

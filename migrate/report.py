@@ -7,9 +7,9 @@ A file, not just terminal output, so a reviewer can read what changed after the 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
-from collections.abc import Sequence
 
 from migrate.findings import Level
 from migrate.project import FileOutcome, Status

@@ -7,8 +7,8 @@ re-parsed) are testable on strings.
 from __future__ import annotations
 
 import traceback
-from dataclasses import dataclass, field, replace
 from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 
 import libcst as cst
 from libcst.codemod import CodemodContext, SkipFile

@@ -85,7 +85,8 @@ def _check_runtime_accepts(generated: str, source_name: str) -> None:
 
     match = _GENCODE_VERSION.search(generated)
     if match is None:
-        raise GenerationError(f"{source_name}: protoc output has no 'Protobuf Python Version' header")
+        raise GenerationError(
+            f"{source_name}: protoc output has no 'Protobuf Python Version' header")
     gencode = tuple(int(part) for part in match.groups())
     runtime = tuple(int(part) for part in re.findall(r"\d+", runtime_version)[:3])
     if gencode[0] != runtime[0] or gencode > runtime:

@@ -17,6 +17,13 @@ export HERON_REQUIRE_COMPILED=1
 # (tests/unavailable.py).
 export HERON_TEST_REQUIRE_ALL=1
 
-# Two cores: run the suite in one process; tests bound their own run time.
-# The slowest tests are listed at the end, so a run that grows says where.
-exec python3 -m pytest --durations=25 "$@"
+# The linter and the type checker first (pyproject's [tool.ruff] and [tool.mypy]): a
+# finding fails the run in seconds, before the suite's half hour.
+bash scripts/lint.sh
+
+# Tests mostly wait on engine processes, so two pytest-xdist workers (one per core) run
+# them side by side; what must not share the machine at once (the Slurm test cluster,
+# fixtures wider than one test) is kept on one worker by tests/parallel_groups.py.
+# HERON_TEST_WORKERS=0 runs everything in this one process. Tests bound their own run
+# time; the slowest are listed at the end, so a run that grows says where.
+exec python3 -m pytest -n "${HERON_TEST_WORKERS:-2}" --dist loadgroup --durations=25 "$@"

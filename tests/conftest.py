@@ -3,13 +3,12 @@ child processes behind, and a shared ZooKeeper server for tests that ask for one
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import contextlib
 import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import psutil

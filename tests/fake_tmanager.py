@@ -13,10 +13,10 @@ from typing import Any
 import zmq
 
 from engine.common.launch import LaunchSpec, Submission
-from engine.messages import tmanager_pb2
 from engine.common.network import bind_router, ipc_dir
 from engine.common.security.guard import ConnectionGuard
 from engine.common.security.keys import TopologyKeys
+from engine.messages import tmanager_pb2
 
 
 class TManagerLocationOnly:

@@ -17,9 +17,8 @@ import shutil
 import socket
 from pathlib import Path
 
-from tests.local_server import LocalServer
 # Imported from here by other test helpers (tests/slurm/daemons.py).
-from tests.local_server import _die_with_parent_hook, free_port  # noqa: F401
+from tests.local_server import LocalServer, _die_with_parent_hook, free_port  # noqa: F401
 
 #: The ZooKeeper jar of Debian's ``zookeeper`` package; its manifest's Class-Path names
 #: the dependency jars, so it is the only one the classpath needs (plus a logger).

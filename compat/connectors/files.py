@@ -10,8 +10,13 @@ from pathlib import Path
 from typing import Any
 
 from compat.storm_api.spout import Spout
-from compat.storm_api.state import HashMapState, State, StatefulComponent, TwoPhaseCommitBolt, \
-    prepared_transactions
+from compat.storm_api.state import (
+    HashMapState,
+    State,
+    StatefulComponent,
+    TwoPhaseCommitBolt,
+    prepared_transactions,
+)
 from compat.storm_api.tuple import Tuple
 
 from .config import ConnectorConfigError, setting, task_slice

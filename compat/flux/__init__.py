@@ -8,9 +8,9 @@ is the Topology class the plan compiler takes. docs/flux.md says what maps and w
 
 from compat.flux.errors import FluxError
 from compat.flux.model import FluxComponent, FluxStream
-from compat.flux.topology import FluxTopology
 from compat.flux.properties import parse_properties, read_properties
 from compat.flux.reader import is_flux_file, read_flux, shell_dir_of
+from compat.flux.topology import FluxTopology
 
 __all__ = ["FluxComponent", "FluxError", "FluxStream", "FluxTopology", "is_flux_file",
            "parse_properties", "read_flux", "read_properties", "shell_dir_of"]

@@ -6,9 +6,9 @@ find it again. Read-only: nothing is parsed beyond the including file's own entr
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Mapping
 
 from .includes import include_path
 from .model import IncludeDef

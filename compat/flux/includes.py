@@ -12,8 +12,8 @@ beside the file.
 
 from __future__ import annotations
 
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 
 from .errors import FluxError
 from .model import IncludeDef, TopologyDef

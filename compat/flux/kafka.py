@@ -11,9 +11,9 @@ the line that names it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
-from collections.abc import Callable
 
 from .errors import FluxError, Where
 from .model import BeanDef, FluxComponent, MethodCall, VertexDef

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import logging
 import os
-from pathlib import Path
 from collections.abc import Mapping
+from pathlib import Path
 
 from .components import Beans, map_vertex, refuse_class
 from .errors import FluxError, Where

@@ -8,12 +8,21 @@ the mapping of Java classes downstream reads only well-formed definitions.
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Iterable
+from typing import Any
 
 from .errors import FluxError, Where
-from .model import (BeanDef, GroupingDef, IncludeDef, MethodCall, Ref, RefList, StreamDef,
-                    TopologyDef, VertexDef)
+from .model import (
+    BeanDef,
+    GroupingDef,
+    IncludeDef,
+    MethodCall,
+    Ref,
+    RefList,
+    StreamDef,
+    TopologyDef,
+    VertexDef,
+)
 from .parser import MarkedDict, MarkedList
 
 __all__ = ["GROUPING_TYPES", "read_definitions"]

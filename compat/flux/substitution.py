@@ -19,8 +19,8 @@ filter file or the environment of the submitting shell.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from .errors import FluxError, Where
 

@@ -10,8 +10,13 @@ from compat.storm_api.component import Component, StormHandler
 from compat.storm_api.dsl import Grouping, Stream, Topology
 from compat.storm_api.shell import JavaBolt, JavaSpout, ShellBolt, ShellSpout
 from compat.storm_api.spout import ReliableSpout, Spout
-from compat.storm_api.state import (HashMapState, KeyedState, State, StatefulComponent,
-                                    TwoPhaseCommitBolt)
+from compat.storm_api.state import (
+                                    HashMapState,
+                                    KeyedState,
+                                    State,
+                                    StatefulComponent,
+                                    TwoPhaseCommitBolt,
+)
 from compat.storm_api.tuple import Tuple
 
 __version__ = "5.0.1"

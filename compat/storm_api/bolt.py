@@ -13,9 +13,9 @@ from __future__ import annotations
 import sys
 import threading
 from collections import defaultdict
+from collections.abc import Hashable
 from types import TracebackType
 from typing import Any, NamedTuple
-from collections.abc import Hashable
 
 from .component import Component, not_a_tuple
 from .dsl import spec_for_bolt

@@ -20,10 +20,10 @@ import signal
 import sys
 import threading
 from collections import deque
+from collections.abc import Callable, Sequence
 from logging.handlers import RotatingFileHandler
 from os.path import join
 from traceback import format_exc
-from collections.abc import Callable, Sequence
 from typing import IO, Any, NoReturn
 
 from .collector import OutputCollector, ProtocolCollector, dispatch_message

@@ -10,11 +10,21 @@ from __future__ import annotations
 
 from engine.config.checkpointing import Checkpointing, checkpointing
 from engine.config.errors import ConfigError
-from engine.config.keys import (ACKERS_KEY, ALIGNMENT_BUFFER_KEY, CHECKPOINT_INTERVAL_KEY,
-                                CHECKPOINT_TIMEOUT_KEY, FROM_SAVEPOINT_KEY,
-                                RELIABILITY_MODE_KEY, RETENTION_KEY, SAVEPOINTS_KEY,
-                                START_CLEAN_KEY, STORAGE_CLASS_KEY, STORAGE_ROOT_KEY,
-                                STORM_DEFAULTS, with_defaults)
+from engine.config.keys import (
+                                ACKERS_KEY,
+                                ALIGNMENT_BUFFER_KEY,
+                                CHECKPOINT_INTERVAL_KEY,
+                                CHECKPOINT_TIMEOUT_KEY,
+                                FROM_SAVEPOINT_KEY,
+                                RELIABILITY_MODE_KEY,
+                                RETENTION_KEY,
+                                SAVEPOINTS_KEY,
+                                START_CLEAN_KEY,
+                                STORAGE_CLASS_KEY,
+                                STORAGE_ROOT_KEY,
+                                STORM_DEFAULTS,
+                                with_defaults,
+)
 from engine.config.reliability import Reliability, reliability, tick_frequency
 
 __all__ = [

@@ -40,8 +40,8 @@ import logging
 import os
 import sys
 import threading
-from traceback import format_exc
 from collections.abc import Callable
+from traceback import format_exc
 from typing import Any, NamedTuple, cast
 
 from .bolt import Bolt

@@ -11,10 +11,10 @@ both files exist ``heron.yaml`` is used (the CLI says so).
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from collections.abc import Mapping
 
 import yaml
 

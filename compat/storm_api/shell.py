@@ -9,8 +9,8 @@ Signatures and defaults are streamparse's (``streamparse.storm.spout``/``bolt``)
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Sequence
+from typing import Any
 
 from .component import Component
 from .dsl.component import JavaBoltSpec, JavaSpoutSpec, ShellBoltSpec, ShellSpoutSpec

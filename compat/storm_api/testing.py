@@ -55,9 +55,9 @@ import itertools
 import logging
 import threading
 from collections import namedtuple
+from collections.abc import Callable, Iterable
 from contextlib import nullcontext
 from typing import Any
-from collections.abc import Callable, Iterable
 
 from .hosting import HostedBolt, HostedSpout, handle_component_exception, host_component
 from .state import HashMapState

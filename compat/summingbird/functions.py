@@ -12,7 +12,6 @@ user's own function travels by value.
 from __future__ import annotations
 
 import sys
-
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from typing import Any, Protocol
 

@@ -20,7 +20,7 @@ REPORT_AGE_METRIC = "__report-age"
 STALE_AFTER_SECS = 5.0
 
 
-def report_age(values: Mapping[str, str]) -> float | None:
+def report_age(values: Mapping[str, str | float]) -> float | None:
     """The age of one instance's figures, None when its answer does not say."""
     try:
         return float(values[REPORT_AGE_METRIC])
@@ -28,7 +28,7 @@ def report_age(values: Mapping[str, str]) -> float | None:
         return None
 
 
-def stale_age(values: Mapping[str, str]) -> float | None:
+def stale_age(values: Mapping[str, str | float]) -> float | None:
     """The age of one instance's figures when they are stale, else None."""
     age = report_age(values)
     return age if age is not None and age > STALE_AFTER_SECS else None

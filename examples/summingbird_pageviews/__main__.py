@@ -88,7 +88,8 @@ def main(platform: str, spark_master: str, views_path: str, users_path: str, ser
                                for (c, p), s in rows]))
         return
     click.echo(f"{written} enriched views written ({platform}, {service} user service)")
-    click.echo(f"{'country':<8} {'page':<12} {'views':>5} {'mean ms':>8} {'max ms':>7} {'viewers':>7}")
+    click.echo(f"{'country':<8} {'page':<12} {'views':>5} {'mean ms':>8} {'max ms':>7} "
+               f"{'viewers':>7}")
     for (country, page), s in rows:
         click.echo(f"{country:<8} {page:<12} {s.views:>5} {s.mean_ms:>8.1f} {s.longest_ms:>7} "
                    f"{s.distinct_viewers:>7}")

@@ -19,9 +19,9 @@ from __future__ import annotations
 import base64
 import json
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol, cast
-from collections.abc import Mapping
 
 import cloudpickle
 

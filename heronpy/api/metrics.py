@@ -9,8 +9,8 @@ Manager flattens it), which ``heron metrics`` and Prometheus show.
 from __future__ import annotations
 
 from abc import abstractmethod
-from typing import Any
 from collections.abc import Callable
+from typing import Any
 
 
 class IMetric:

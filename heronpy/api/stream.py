@@ -13,8 +13,8 @@ cloudpickled grouping or class path); the engines run it in the emitting task
 from __future__ import annotations
 
 import collections
-from typing import Any
 from collections.abc import Sequence
+from typing import Any
 
 from heronpy.api.custom_grouping import ICustomGrouping
 from heronpy.api.serializer import default_serializer

@@ -18,19 +18,19 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from typing import Any, ClassVar, cast
 from collections.abc import Iterator
+from typing import Any, ClassVar, cast
 
-from compat.storm_api.dsl.topology import Topology as StormTopology
-from compat.storm_api.dsl.topology import TopologyType as StormTopologyType
 from compat.storm_api import thrift
 from compat.storm_api.dsl.component import ComponentSpec
-from heronpy.api.bolt.base_bolt import BaseBolt
-from heronpy.api.spout.base_spout import BaseSpout
+from compat.storm_api.dsl.topology import Topology as StormTopology
+from compat.storm_api.dsl.topology import TopologyType as StormTopologyType
 from heronpy.api import api_constants
+from heronpy.api.bolt.base_bolt import BaseBolt
 from heronpy.api.component.component_spec import HeronComponentSpec
 from heronpy.api.component.context import TOPOLOGY_FILE_KEY
 from heronpy.api.component.translate import storm_spec, typed_config
+from heronpy.api.spout.base_spout import BaseSpout
 
 #: classes built by build_and_submit() while a CLI loads a topology file (else None)
 _captured: list[type] | None = None

@@ -3,8 +3,8 @@ a heronpy ``TopologyBuilder`` (``build``)."""
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Callable
+from typing import Any
 
 from heronpy.streamlet.generator import Generator
 from heronpy.streamlet.impl.generatorspout import GeneratorStreamlet

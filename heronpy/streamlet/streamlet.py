@@ -10,17 +10,21 @@ on the key for joins and reductions by key; the repartition function's custom gr
 from __future__ import annotations
 
 from abc import abstractmethod
-from typing import TYPE_CHECKING, Any
 from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from heronpy.api.component.component_spec import GlobalStreamId
 from heronpy.api.stream import Grouping
-from heronpy.streamlet.impl.streamletboltbase import (KEYED_OUTPUT, OUTPUT_STREAM,
-                                                      keyed_outputs, packed_config)
+from heronpy.streamlet.impl.streamletboltbase import (
+    KEYED_OUTPUT,
+    OUTPUT_STREAM,
+    keyed_outputs,
+    packed_config,
+)
 
 if TYPE_CHECKING:
-    from heronpy.streamlet.windowconfig import WindowConfig
     from heronpy.api.topology import TopologyBuilder
+    from heronpy.streamlet.windowconfig import WindowConfig
 
 
 class Streamlet:
@@ -139,8 +143,7 @@ class Streamlet:
                                  reduce_function: Callable[[Any, Any], Any]) -> Streamlet:
         """For each window and key of ``(key, value)`` elements,
         ``(KeyedWindow(key, window), the key's values reduced by reduce_function)``."""
-        from heronpy.streamlet.impl.reducebykeyandwindowbolt import \
-            ReduceByKeyAndWindowStreamlet
+        from heronpy.streamlet.impl.reducebykeyandwindowbolt import ReduceByKeyAndWindowStreamlet
         return self._add_child(ReduceByKeyAndWindowStreamlet(window_config, reduce_function,
                                                              self))
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from compat.storm_api.tuple import Tuple
-
 from abc import abstractmethod
 from typing import Any
+
+from compat.storm_api.tuple import Tuple
 
 
 class TransformOperator:

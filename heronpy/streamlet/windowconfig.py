@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+
 Seconds = int | datetime.timedelta
 
 

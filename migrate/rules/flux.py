@@ -25,10 +25,10 @@ from __future__ import annotations
 import json
 import keyword
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
-from collections.abc import Iterator
 
 import yaml
 

@@ -25,8 +25,8 @@ Storm 1.x storm-kafka's KafkaBolt read its topic and producer settings from the 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 import libcst as cst
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor

@@ -13,8 +13,17 @@ from pathlib import Path
 
 from PIL import Image
 
-from bench.autoscale import (ROOT, STATEFUL_PROJECT, CommittedCounter, Phase, Sample,
-                             SinkCounter, draw, moving_average, parse_args)
+from bench.autoscale import (
+    ROOT,
+    STATEFUL_PROJECT,
+    CommittedCounter,
+    Phase,
+    Sample,
+    SinkCounter,
+    draw,
+    moving_average,
+    parse_args,
+)
 
 BLUE, ORANGE, GREEN, RED = (31, 78, 121), (217, 72, 15), (31, 111, 67), (180, 35, 24)
 

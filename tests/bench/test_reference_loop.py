@@ -10,8 +10,17 @@ import json
 import pytest
 
 from bench import reference_loop
-from bench.reference_loop import (API_MODES, MODES, ReferenceFigures, benchmark_picker,
-                                  main, measure, run_api, run_fused, time_round)
+from bench.reference_loop import (
+    API_MODES,
+    MODES,
+    ReferenceFigures,
+    benchmark_picker,
+    main,
+    measure,
+    run_api,
+    run_fused,
+    time_round,
+)
 from bench.wordcount_figures import TOPOLOGY_HERON, bench_options
 from bench.wordcount_runs import load, run_bare_loop
 

@@ -10,8 +10,13 @@ import json
 import pytest
 
 from bench.wordcount import main, parse_args
-from bench.wordcount_figures import (DEFAULT_BARE_RUNS, BareLoopTimings, CountCheck,
-                                     RunFigures, bare_loop_slots)
+from bench.wordcount_figures import (
+    DEFAULT_BARE_RUNS,
+    BareLoopTimings,
+    CountCheck,
+    RunFigures,
+    bare_loop_slots,
+)
 from bench.wordcount_report import build_report, goal_text, summary_lines
 
 

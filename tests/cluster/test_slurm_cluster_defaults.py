@@ -10,8 +10,14 @@ from __future__ import annotations
 import pytest
 
 from tests.cluster.conftest import running_slurm_cluster, zookeeper_on
-from tests.cluster.test_slurm_topology import (NAME, PROJECT, SlurmTopology,  # noqa: F401
-                                               forget_projects, reap_schedulers, wait_until)
+from tests.cluster.test_slurm_topology import (  # noqa: F401
+    NAME,
+    PROJECT,
+    SlurmTopology,
+    forget_projects,
+    reap_schedulers,
+    wait_until,
+)
 from tests.engine.cli.conftest import heron
 
 pytestmark = pytest.mark.timeout(300)

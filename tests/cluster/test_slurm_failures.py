@@ -26,11 +26,17 @@ import psutil
 import pytest
 
 from engine.common.process import read_pid_file
-from engine.scheduler.supervise import SERVING_MARKER
 from engine.common.security.keys import TopologyKeys
+from engine.scheduler.supervise import SERVING_MARKER
 from tests.cluster.conftest import running_slurm_cluster, zookeeper_on
-from tests.cluster.test_slurm_topology import (NAME, SlurmTopology, forget_projects,  # noqa: F401
-                                               reap_schedulers, state_of, wait_until)
+from tests.cluster.test_slurm_topology import (  # noqa: F401
+    NAME,
+    SlurmTopology,
+    forget_projects,
+    reap_schedulers,
+    state_of,
+    wait_until,
+)
 
 pytestmark = pytest.mark.timeout(300)
 

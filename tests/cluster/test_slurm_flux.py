@@ -17,8 +17,12 @@ import psutil
 import pytest
 
 from tests.cluster.conftest import running_slurm_cluster, zookeeper_on
-from tests.cluster.test_slurm_topology import (SlurmTopology, forget_projects,  # noqa: F401
-                                               reap_schedulers, wait_until)
+from tests.cluster.test_slurm_topology import (  # noqa: F401
+    SlurmTopology,
+    forget_projects,
+    reap_schedulers,
+    wait_until,
+)
 from tests.engine.cli.conftest import heron
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]

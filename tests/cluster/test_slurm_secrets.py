@@ -22,9 +22,17 @@ import pytest
 
 from engine.common.security.keys import TopologyKeys
 from tests.cluster.test_slurm_failures import DIGEST, all_running, files_under
-from tests.cluster.test_slurm_topology import (NAME, SlurmTopology, container_of,  # noqa: F401
-                                               forget_projects, job_of, reap_schedulers,
-                                               slurm_cluster, slurm_zookeeper, wait_until)
+from tests.cluster.test_slurm_topology import (  # noqa: F401
+    NAME,
+    SlurmTopology,
+    container_of,
+    forget_projects,
+    job_of,
+    reap_schedulers,
+    slurm_cluster,
+    slurm_zookeeper,
+    wait_until,
+)
 from tests.slurm.disk import hold_disk, restart_with_disk
 
 pytestmark = pytest.mark.timeout(300)

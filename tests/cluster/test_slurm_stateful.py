@@ -29,9 +29,15 @@ import pytest
 
 from engine.submitter.launcher import log_tail
 from tests.cluster.test_slurm_failures import executor_logs
-from tests.cluster.test_slurm_topology import (SlurmTopology, bring_back,  # noqa: F401
-                                               container_nodes, forget_projects, job_of,
-                                               state_of, wait_until)
+from tests.cluster.test_slurm_topology import (  # noqa: F401
+    SlurmTopology,
+    bring_back,
+    container_nodes,
+    forget_projects,
+    job_of,
+    state_of,
+    wait_until,
+)
 
 pytestmark = pytest.mark.timeout(300)
 

@@ -14,9 +14,9 @@ from conformance.capture import read_capture
 from conformance.catalogue import HERONPY_CASES, case_named
 from conformance.catalogue.case import PROJECTS
 from conformance.cli import main
+from conformance.engines import StormAdapter
 from conformance.runner import expected_records
 from conformance.twin import twin_runs
-from conformance.engines import StormAdapter
 
 CASE = "heronpy_word_count"
 

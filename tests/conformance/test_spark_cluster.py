@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 from conformance.capture import capture_files
-from conformance.diff import diff_captures
 from conformance.catalogue import case_named
+from conformance.diff import diff_captures
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(420)]
 

@@ -20,6 +20,7 @@ from conformance.catalogue import case_named
 from conformance.diff import diff_captures
 from conformance.engines import StormAdapter
 from conformance.model import Comparison, SemanticClass
+from engine.common.serialization import serializer_for_config
 from engine.instance.capture import (
     JSONL_CONFIG,
     InstanceCapture,
@@ -27,7 +28,6 @@ from engine.instance.capture import (
     read_jsonl_config,
     write_jsonl_config,
 )
-from engine.common.serialization import serializer_for_config
 
 
 def test_a_task_file_is_never_reopened(tmp_path):

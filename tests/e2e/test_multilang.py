@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from compat.storm_api import ShellBolt, Spout, Topology
-from engine.storm import LocalCluster, OutputCapture
 from engine.common.plan.compiler import compile_topology
 from engine.common.submission import load_topology
+from engine.storm import LocalCluster, OutputCapture
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "wordcount"

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.storm import LocalCluster
 from engine.common.submission import load_topology
+from engine.storm import LocalCluster
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "wordcount"

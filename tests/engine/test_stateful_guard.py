@@ -15,20 +15,19 @@ import pytest
 from click.testing import CliRunner
 
 from compat.storm_api import Bolt, Grouping, Spout, StatefulComponent, Topology
+from engine.common.launch import StateManagerSpec
+from engine.common.plan import compile_topology
+from engine.common.plan.constants import RESCALE_CONFIG_KEY, STATEFUL_CONFIG_KEY
 from engine.healthmgr.records import Action, Diagnosis, DiagnosisKind, Note
 from engine.healthmgr.resolvers.scale_down import ScaleDownResolver
 from engine.healthmgr.resolvers.scale_up import ScaleUpResolver
 from engine.healthmgr.scheduler_actuator import ActuatorError, SchedulerActuator
 from engine.healthmgr.view import build_view
-from engine.common.launch import StateManagerSpec
 from engine.messages import ckptmgr_pb2, physical_plan_pb2, scheduler_pb2
 from engine.packing.repack import repack
 from engine.packing.round_robin import pack_round_robin
-from engine.common.plan import compile_topology
-from engine.common.plan.constants import RESCALE_CONFIG_KEY, STATEFUL_CONFIG_KEY
 from engine.spi.packing_plan import PackingPlan
-from engine.submitter.stateful_guard import (frozen_components, refusal,
-                                             stateful_components)
+from engine.submitter.stateful_guard import frozen_components, refusal, stateful_components
 from engine.submitter.update import UpdateError, component_parallelism, plan_update
 
 pytestmark = pytest.mark.timeout(60)

@@ -8,8 +8,8 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 from collections.abc import Sequence
+from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -13,17 +13,23 @@ import pytest
 from heronpy.api import api_constants, global_metrics
 from heronpy.api.bolt.bolt import Bolt
 from heronpy.api.bolt.window_bolt import SlidingWindowBolt, TumblingWindowBolt
+from heronpy.api.component.component_spec import GlobalStreamId
+from heronpy.api.component.translate import UnsupportedHeronpyFeature
 from heronpy.api.custom_grouping import ICustomGrouping
-from heronpy.api.metrics import (AssignableMetrics, CountMetric, MeanReducer,
-                                 MultiCountMetric, MultiReducedMetric, ReducedMetric)
+from heronpy.api.metrics import (
+    AssignableMetrics,
+    CountMetric,
+    MeanReducer,
+    MultiCountMetric,
+    MultiReducedMetric,
+    ReducedMetric,
+)
 from heronpy.api.serializer import PythonSerializer, default_serializer
 from heronpy.api.spout.spout import Spout
 from heronpy.api.state.state import HashMapState, State
 from heronpy.api.state.stateful_component import StatefulComponent
 from heronpy.api.stream import Grouping, Stream
 from heronpy.api.topology import Topology, TopologyBuilder, TopologyType
-from heronpy.api.component.component_spec import GlobalStreamId
-from heronpy.api.component.translate import UnsupportedHeronpyFeature
 
 EXAMPLES = Path(__file__).parent / "examples" / "topologies"
 
@@ -218,7 +224,7 @@ def test_a_topology_compiles_with_herons_typed_config_and_the_tick_it_runs_on():
 
 
 def test_discovery_takes_a_builder_script_and_a_topology_class(isolated_imports):
-    from engine.common.plan.discovery import load_topology_class, is_topology_class
+    from engine.common.plan.discovery import is_topology_class, load_topology_class
 
     built = load_topology_class(EXAMPLES / "word_count_topology.py")
     assert built.__name__ == "word_count_topology" and is_topology_class(built)

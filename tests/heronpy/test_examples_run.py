@@ -124,8 +124,8 @@ def test_at_most_once_acks_an_emit_with_an_id_at_once(tmp_path):
 
 @pytest.mark.slow
 def test_user_metrics_and_task_hooks_reach_the_engines_metrics(isolated_imports, tmp_path):
-    from engine.storm.cluster import LocalCluster
     from engine.common.submission import load_topology
+    from engine.storm.cluster import LocalCluster
 
     loaded = load_topology(TOPOLOGIES / "word_count_topology.py",
                            cli_options={"heron.metrics.export.interval.sec": 1})

@@ -19,8 +19,7 @@ import pytest
 
 from tests.e2e.heron.helpers import HeronRun, wait_until
 from tests.e2e.heron.test_effectively_once import paced, run_under_kills
-from tests.engine.cli.conftest import (heron, heron_home, live_processes,  # noqa: F401
-                                       real_engine, sweep)
+from tests.engine.cli.conftest import heron, heron_home, live_processes, real_engine, sweep  # noqa: F401
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 

@@ -18,9 +18,8 @@ import pytest
 
 from engine.tools.cli.topology_args import MainForm, split_topology_args
 from heronpy.api import heron_options
+from tests.engine.cli.conftest import heron, heron_home, live_processes, real_engine, sweep  # noqa: F401
 from tests.heronpy.cli_runs import heron_run
-from tests.engine.cli.conftest import (heron, heron_home, live_processes,  # noqa: F401
-                                       real_engine, sweep)
 
 EXAMPLES = Path(__file__).parent / "examples" / "src" / "heron_examples"
 WORDS = ["hello", "bye", "good", "bad", "heron", "storm"]

@@ -6,7 +6,6 @@ real cluster run is tests/heronpy/test_submit_slurm.py."""
 
 from __future__ import annotations
 
-
 import pytest
 import yaml
 

@@ -16,8 +16,12 @@ import uuid
 import pytest
 
 from tests.cluster.conftest import running_slurm_cluster, zookeeper_on
-from tests.cluster.test_slurm_topology import (SlurmTopology, forget_projects,  # noqa: F401
-                                               reap_schedulers, wait_until)
+from tests.cluster.test_slurm_topology import (  # noqa: F401
+    SlurmTopology,
+    forget_projects,
+    reap_schedulers,
+    wait_until,
+)
 from tests.engine.cli.conftest import heron
 from tests.heronpy.test_submit_heron_layout import WORDS, _results, build_pex, heron_tree
 

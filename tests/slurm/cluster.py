@@ -20,11 +20,22 @@ from collections.abc import Iterable, MutableSet, Sequence
 from pathlib import Path
 
 from tests.slurm.daemons import ClusterDaemons
-from tests.slurm.host import (RUN_ROOT, SlurmClusterError, SlurmUnavailable, ip,
-                              missing_requirements, software_under_tmp)
+from tests.slurm.host import (
+    RUN_ROOT,
+    SlurmClusterError,
+    SlurmUnavailable,
+    ip,
+    missing_requirements,
+    software_under_tmp,
+)
 from tests.slurm.leftovers import remove_stale_runs, run_leftovers
-from tests.slurm.namespaces import (Node, delete_routing_rules, kill_all, pids_in_netns,
-                                    pids_with_cmdline)
+from tests.slurm.namespaces import (
+    Node,
+    delete_routing_rules,
+    kill_all,
+    pids_in_netns,
+    pids_with_cmdline,
+)
 from tests.slurm.nodes import NodeControl
 
 

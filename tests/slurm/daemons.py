@@ -17,8 +17,17 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from tests.slurm.host import (CONTROLLER_NAME, RULE_PRIORITY, RUN_ROOT, SLURMCTLD, SLURMD,
-                              SLURMD_PORT, SlurmClusterError, ip, tool)
+from tests.slurm.host import (
+    CONTROLLER_NAME,
+    RULE_PRIORITY,
+    RUN_ROOT,
+    SLURMCTLD,
+    SLURMD,
+    SLURMD_PORT,
+    SlurmClusterError,
+    ip,
+    tool,
+)
 from tests.slurm.namespaces import Node, free_subnet, netns_inode
 from tests.zookeeper_server import _die_with_parent_hook, free_port
 

@@ -13,8 +13,15 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from tests.slurm.host import BASE_RE, BRIDGE_RE, NETNS_RE, PROBE_RE, RUN_ROOT, VETH_RE, ip
-from tests.slurm.namespaces import (delete_routing_rules, kill_all, netns_inode, pids_in_netns,
-                                    pids_with_cmdline, routing_rules)
+from tests.slurm.namespaces import (
+    delete_routing_rules,
+    kill_all,
+    netns_inode,
+    pids_in_netns,
+    pids_with_cmdline,
+    routing_rules,
+)
+
 
 def run_is_live(run: str) -> bool:
     """Whether the run ``run`` still holds its lock (its process is alive)."""

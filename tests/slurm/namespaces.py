@@ -17,6 +17,7 @@ import time
 
 from tests.slurm.host import RULE_RE, SlurmClusterError, ip
 
+
 def netns_inode(path: str) -> tuple[int, int] | None:
     try:
         st = os.stat(path)

@@ -6,8 +6,7 @@ Settings are Storm config keys under ``heron.connectors.kafka.`` (docs/kafka.md)
 client library is imported when a component starts, so importing this package needs no
 confluent-kafka (``pip install 'heron-storm-compat[kafka]'`` to run the components).
 """
-from .errors import (KafkaClientMissing, KafkaConnectorError, KafkaTopicError,
-                     KafkaUnreachableError)
+from .errors import KafkaClientMissing, KafkaConnectorError, KafkaTopicError, KafkaUnreachableError
 from .sink import KafkaSink
 from .spout import KafkaSpout
 

@@ -13,8 +13,8 @@ yet has no cached watermark and is not at its end.
 """
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Callable, Iterable
+from typing import Any
 
 __all__ = ["read_to_end"]
 

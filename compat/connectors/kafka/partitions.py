@@ -9,8 +9,8 @@ without a consumer-group rebalance (``consumer.assign``, never ``subscribe``).
 from __future__ import annotations
 
 import re
-from typing import Any
 from collections.abc import Iterable
+from typing import Any
 
 __all__ = ["TopicPartitionKey", "round_robin", "discover"]
 

@@ -8,8 +8,8 @@ failing the task (a poison record would otherwise crash-loop it).
 from __future__ import annotations
 
 import json
-from typing import Any
 from collections.abc import Callable
+from typing import Any
 
 __all__ = ["DecodeError", "deserializer", "serializer"]
 

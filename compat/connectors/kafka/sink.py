@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Any
 from collections.abc import Callable
+from typing import Any
 
 from compat.connectors.config import checkpoint_number, task_slice
 from compat.storm_api.state import TwoPhaseCommitBolt

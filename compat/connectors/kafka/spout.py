@@ -23,8 +23,15 @@ from .errors import KafkaTopicError
 from .lag import lag_metrics
 from .offsets import OffsetManager
 from .partitions import discover, round_robin
-from .positions import (BEGINNING, END, commit_metadata, committed_by, first_poll_offset,
-                        recorded_starts, start_group)
+from .positions import (
+    BEGINNING,
+    END,
+    commit_metadata,
+    committed_by,
+    first_poll_offset,
+    recorded_starts,
+    start_group,
+)
 from .retry import RetrySchedule
 from .serde import deserializer
 from .settings import key, spout_settings
@@ -84,7 +91,11 @@ class KafkaSpout(StatefulComponent, AtLeastOnce, Spout):
         (or the class's) decide what it declares, as Storm's translator does."""
         from compat.storm_api.dsl import Stream
         from compat.storm_api.dsl.component import (
-            PYTHON_COMMAND, PythonSpoutSpec, ShellSpoutSpec, _python_script)
+            PYTHON_COMMAND,
+            PythonSpoutSpec,
+            ShellSpoutSpec,
+            _python_script,
+        )
 
         merged = {**(cls.config or {}), **(config or {})}
         fields = merged.get(key("spout.output.fields"))

@@ -22,9 +22,8 @@ satisfiable by the brokers there are) and consumers of the output reading with
 from __future__ import annotations
 
 import functools
-
-from typing import Any
 from collections.abc import Callable
+from typing import Any
 
 from .client import kafka, new_consumer, new_producer
 

@@ -9,8 +9,8 @@ a function of one :class:`Record` returning the list of values, or None to emit 
 from __future__ import annotations
 
 import importlib
-from typing import Any, NamedTuple
 from collections.abc import Callable
+from typing import Any, NamedTuple
 
 from .errors import KafkaConnectorError
 from .settings import key

@@ -24,11 +24,12 @@ and why it was chosen.
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
 from collections.abc import Sequence
+from typing import Any, TypeVar
 
 import simplejson as json
 
+from .. import thrift
 from ..thrift import (
     ComponentCommon,
     ComponentObject,
@@ -37,7 +38,6 @@ from ..thrift import (
     StreamInfo,
     to_java_arg,
 )
-from .. import thrift
 from . import interop
 from .errors import InvalidTopologyKey, InvalidTopologyType, InvalidTopologyValue
 from .stream import GlobalStreamId, Grouping, Stream

@@ -58,8 +58,8 @@ from __future__ import annotations
 
 import sys
 import types
-from typing import Any, TypeVar, cast
 from collections.abc import Callable
+from typing import Any, TypeVar, cast
 
 __all__ = ["accepted", "instance_class", "streamparse_class"]
 

@@ -9,8 +9,8 @@ imported, so its DSL takes them (``interop`` says how and why).
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from .. import thrift
 from . import interop

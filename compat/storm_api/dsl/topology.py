@@ -17,9 +17,8 @@ from typing import Any, ClassVar
 
 import simplejson as json
 
-from ..thrift import Bolt, SpoutSpec, StormTopology, to_python_arg
-from ..thrift import union_field
 from .. import thrift
+from ..thrift import Bolt, SpoutSpec, StormTopology, to_python_arg, union_field
 from . import interop
 from .component import (
     ComponentSpec,

@@ -8,8 +8,8 @@ from __future__ import annotations
 import io
 import os
 import threading
-from typing import IO, Any
 from collections.abc import Iterator
+from typing import IO, Any
 
 import msgpack
 

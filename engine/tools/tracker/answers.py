@@ -182,9 +182,7 @@ def metrics(record: TopologyRecord, component: str | None, names: list[str],
         if wanted_instances and instance not in wanted_instances:
             continue
         components[instance] = owner
-        # stale_age reads the figure with float(), a number as well as the text its
-        # signature names (engine.tmanager.staleness)
-        age = stale_age(values)  # type: ignore[arg-type]
+        age = stale_age(values)
         if age is not None:
             stale[instance] = age
         for name, value in values.items():

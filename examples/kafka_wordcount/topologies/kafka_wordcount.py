@@ -27,9 +27,9 @@ same topology as a Flux file is ``kafka_wordcount.yaml`` beside this project
 (docs/flux.md). Settings: docs/kafka.md.
 """
 
+from bolts.words import SplitBolt, WordCountBolt
 from streamparse import Grouping, Topology
 
-from bolts.words import SplitBolt, WordCountBolt
 from compat.connectors.kafka import KafkaSink, KafkaSpout
 
 

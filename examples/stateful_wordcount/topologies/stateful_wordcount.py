@@ -21,9 +21,9 @@ in the text. Another text: ``-o heron.connectors.file.path=PATH_OR_GLOB``.
 
 from pathlib import Path
 
+from bolts.words import SplitBolt, WordCountBolt
 from streamparse import Grouping, Topology
 
-from bolts.words import SplitBolt, WordCountBolt
 from compat.connectors import FileSink, FileSpout
 
 CORPUS = Path(__file__).resolve().parent.parent / "data" / "corpus.txt"

@@ -1,9 +1,8 @@
 """Word count: a spout picking words from a fixed vocabulary, counted per word."""
 
-from streamparse import Grouping, Topology
-
 from bolts.wordcount import WordCountBolt
 from spouts.words import WordSpout
+from streamparse import Grouping, Topology
 
 
 class WordCount(Topology):

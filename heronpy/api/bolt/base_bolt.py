@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from compat.storm_api.tuple import Tuple
-
 import copy
 from typing import Any
 
 from compat.storm_api.bolt import Bolt as StormBolt
+from compat.storm_api.tuple import Tuple
 from heronpy.api.component.base_component import BaseComponent
 from heronpy.api.component.component_spec import HeronComponentSpec
 from heronpy.api.stream import Stream

@@ -12,13 +12,20 @@ from __future__ import annotations
 import os
 import time
 from collections import namedtuple
-from typing import Any
 from collections.abc import Callable
+from typing import Any
 
 from heronpy.api.metrics import IMetric
 from heronpy.api.stream import Grouping
-from heronpy.api.task_hook import (BoltAckInfo, BoltExecuteInfo, BoltFailInfo, EmitInfo,
-                                   ITaskHook, SpoutAckInfo, SpoutFailInfo)
+from heronpy.api.task_hook import (
+    BoltAckInfo,
+    BoltExecuteInfo,
+    BoltFailInfo,
+    EmitInfo,
+    ITaskHook,
+    SpoutAckInfo,
+    SpoutFailInfo,
+)
 from heronpy.api.topology_context import SourceStream, TopologyContext
 
 #: heronpy's key of ``get_sources``: the fields of topology.proto's StreamId

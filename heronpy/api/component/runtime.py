@@ -28,18 +28,17 @@ after ``next_tuple`` returns, as Heron's instance does.
 
 from __future__ import annotations
 
-from compat.storm_api.tuple import Tuple
-
 import importlib
 import itertools
 import logging
 import time
-from typing import Any
 from collections.abc import Callable
+from typing import Any
 
 from compat.storm_api.bolt import Bolt as StormBolt
 from compat.storm_api.config import reliability
 from compat.storm_api.spout import Spout as StormSpout
+from compat.storm_api.tuple import Tuple
 from heronpy.api import api_constants, global_metrics
 from heronpy.api.component.context import MetricsRegistry, TopologyContextImpl
 

@@ -26,11 +26,16 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from compat.storm_api import thrift
 from compat.storm_api.dsl import Grouping as StormGrouping
 from compat.storm_api.dsl import Stream as StormStream
-from compat.storm_api.dsl.component import (PYTHON_COMMAND, PythonBoltSpec, PythonSpoutSpec,
-                                             ShellBoltSpec, ShellSpoutSpec)
-from compat.storm_api import thrift
+from compat.storm_api.dsl.component import (
+    PYTHON_COMMAND,
+    PythonBoltSpec,
+    PythonSpoutSpec,
+    ShellBoltSpec,
+    ShellSpoutSpec,
+)
 from compat.storm_api.dsl.stream import GlobalStreamId as StormGlobalStreamId
 from heronpy.api import api_constants
 from heronpy.api.component.component_spec import HeronComponentSpec

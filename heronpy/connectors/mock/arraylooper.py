@@ -7,7 +7,6 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
-
 from heronpy.streamlet.generator import Generator
 
 

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from compat.storm_api.tuple import Tuple
-
 from typing import Any
 
+from compat.storm_api.tuple import Tuple
 from heronpy.streamlet.impl.elementbolt import ElementBolt, ElementStreamlet
 
 

@@ -5,10 +5,9 @@ the single-parent streamlet that plans it."""
 
 from __future__ import annotations
 
-from compat.storm_api.tuple import Tuple
-
 from typing import TYPE_CHECKING, Any
 
+from compat.storm_api.tuple import Tuple
 from heronpy.api.bolt.bolt import Bolt
 from heronpy.api.stream import Grouping
 from heronpy.streamlet.impl.streamletboltbase import StreamletBoltBase, ToPack, user_object

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from compat.storm_api.tuple import Tuple
-
 from collections.abc import Iterable
 from typing import Any
 
+from compat.storm_api.tuple import Tuple
 from heronpy.streamlet.impl.elementbolt import ElementBolt, ElementStreamlet
 
 

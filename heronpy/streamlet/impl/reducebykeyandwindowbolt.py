@@ -7,8 +7,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from heronpy.streamlet.impl.streamletboltbase import ToPack, key_grouping
-from heronpy.streamlet.impl.windowbolt import (SLIDEINTERVAL, WINDOWDURATION,
-                                               StreamletWindowBolt, hashable, pairs)
+from heronpy.streamlet.impl.windowbolt import (
+    SLIDEINTERVAL,
+    WINDOWDURATION,
+    StreamletWindowBolt,
+    hashable,
+    pairs,
+)
 from heronpy.streamlet.keyedwindow import KeyedWindow
 from heronpy.streamlet.streamlet import Streamlet, check_callable, check_streamlet
 from heronpy.streamlet.window import Window

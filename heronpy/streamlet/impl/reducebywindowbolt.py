@@ -11,8 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from heronpy.api.stream import Grouping
 from heronpy.streamlet.impl.streamletboltbase import ToPack
-from heronpy.streamlet.impl.windowbolt import (SLIDEINTERVAL, WINDOWDURATION,
-                                               StreamletWindowBolt)
+from heronpy.streamlet.impl.windowbolt import SLIDEINTERVAL, WINDOWDURATION, StreamletWindowBolt
 from heronpy.streamlet.streamlet import Streamlet, check_callable, check_streamlet
 from heronpy.streamlet.window import Window
 from heronpy.streamlet.windowconfig import WindowConfig

@@ -8,12 +8,10 @@ each emitting task (``Grouping.custom``).
 
 from __future__ import annotations
 
-from compat.storm_api.tuple import Tuple
-
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
-from collections.abc import Callable
 
+from compat.storm_api.tuple import Tuple
 from heronpy.api.custom_grouping import ICustomGrouping
 from heronpy.api.stream import Grouping
 from heronpy.streamlet.impl.elementbolt import ElementBolt, ElementStreamlet

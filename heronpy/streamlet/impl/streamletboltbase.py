@@ -14,10 +14,9 @@ so lambdas and classes of a topology's ``__main__`` reach the engines' processes
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import base64
 import pickle
+from collections.abc import Sequence
 from typing import Any
 
 import cloudpickle

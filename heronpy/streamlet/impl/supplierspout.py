@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
 from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from heronpy.api.spout.spout import Spout
 from heronpy.streamlet.impl.streamletboltbase import ToPack, user_object

@@ -3,10 +3,9 @@ context."""
 
 from __future__ import annotations
 
-from compat.storm_api.tuple import Tuple
-
 from typing import Any
 
+from compat.storm_api.tuple import Tuple
 from heronpy.api.state.stateful_component import StatefulComponent
 from heronpy.streamlet.impl.contextimpl import ContextImpl
 from heronpy.streamlet.impl.elementbolt import ElementBolt, ElementStreamlet

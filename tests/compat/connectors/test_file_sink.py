@@ -7,8 +7,13 @@ import json
 
 import pytest
 
-from compat.connectors import ConnectorConfigError, FileSink, FileSpout, committed_files, \
-    read_committed
+from compat.connectors import (
+    ConnectorConfigError,
+    FileSink,
+    FileSpout,
+    committed_files,
+    read_committed,
+)
 from compat.storm_api.exceptions import ComponentFailure
 from compat.storm_api.state import HashMapState
 from compat.storm_api.testing import BoltHarness, SpoutHarness

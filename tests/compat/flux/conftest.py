@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import textwrap
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 

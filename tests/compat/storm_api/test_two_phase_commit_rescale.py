@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import pytest
 
-from compat.storm_api.state import INHERITED_TRANSACTIONS_KEY, PENDING_TRANSACTIONS_KEY, \
-    HashMapState, TwoPhaseCommitBolt
+from compat.storm_api.state import (
+    INHERITED_TRANSACTIONS_KEY,
+    PENDING_TRANSACTIONS_KEY,
+    HashMapState,
+    TwoPhaseCommitBolt,
+)
 from compat.storm_api.testing import BoltHarness
 from engine.common.serialization import serializer_for_config
 from engine.statefulstorage.codec import decode_state, encode_state

@@ -171,7 +171,8 @@ def test_a_slow_bolt_pauses_every_spout_and_nothing_grows_without_bound(tmp_path
     # ...and the spouts were let go again: they emitted more after the first pause
     first_pause = next(i for i, s in enumerate(samples)
                        if any(s[sid].get("__backpressure") == "1" for sid in s))
-    assert emitted[-1] > emitted[first_pause], (first_pause, emitted, samples[-1], result.components["slow"])
+    assert emitted[-1] > emitted[first_pause], (first_pause, emitted, samples[-1],
+                                                result.components["slow"])
     # the spouts emitted far less than they could: they followed the bolt
     bolt = result.components["slow"].executed
     assert result.components["firehose"].emitted < bolt + 2 * 400 * 1024

@@ -13,11 +13,11 @@ import pytest
 import zmq
 from click.testing import CliRunner
 
-from engine.tools.cli.main import main
-from engine.messages import stmgr_pb2, tuple_pb2
 from engine.common.network import type_frame
 from engine.common.security.guard import SocketSecurity
 from engine.common.security.keys import TopologyKeys
+from engine.messages import stmgr_pb2, tuple_pb2
+from engine.tools.cli.main import main
 from tests.e2e.heron.helpers import PROJECTS, HeronRun, leaf_tuples, wait_until
 
 pytestmark = pytest.mark.timeout(180)

@@ -26,8 +26,7 @@ from engine.common.runtime.crash_points import CRASH_FILE_ENV, POINTS
 from engine.statefulstorage.savepoints import SavepointError, find_savepoint
 from engine.statemgr import open_state_manager
 from tests.e2e.heron.helpers import PROJECTS, kill_one, wait_until
-from tests.engine.cli.conftest import (heron, heron_home, live_processes,  # noqa: F401
-                                       real_engine, sweep)
+from tests.engine.cli.conftest import heron, heron_home, live_processes, real_engine, sweep  # noqa: F401
 
 pytestmark = pytest.mark.timeout(420)
 

@@ -202,7 +202,6 @@ def test_a_redis_stream_to_a_redis_hash_is_exact_after_a_bolt_raises(tmp_path,
     Redis sink (hash kind): after a counting task raises mid-run and the topology rolls
     back, the hash holds each word's exact count."""
     import redis
-
     from e2e_stateful_parts import sentence
 
     n = 8_000

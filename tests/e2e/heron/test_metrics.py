@@ -16,8 +16,8 @@ import pytest
 from click.testing import CliRunner
 from prometheus_client.parser import text_string_to_metric_families
 
-from engine.tools.cli.main import main
 from engine.common.security.access_token import default_home, load_or_create
+from engine.tools.cli.main import main
 from tests.e2e.heron.helpers import PROJECTS, HeronRun, leaf_tuples, wait_until
 
 pytestmark = pytest.mark.timeout(180)

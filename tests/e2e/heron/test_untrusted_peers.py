@@ -29,10 +29,10 @@ from pathlib import Path
 import pytest
 import zmq
 
-from engine.messages import stmgr_pb2, tmanager_pb2, tuple_pb2
 from engine.common.network import encode, ipc_dir
 from engine.common.security.guard import SocketSecurity
 from engine.common.security.keys import TopologyKeys
+from engine.messages import stmgr_pb2, tmanager_pb2, tuple_pb2
 from tests.e2e.heron.helpers import REPO, HeronRun, log_warnings, wait_until
 
 EXAMPLE = REPO / "examples" / "wordcount"

@@ -12,8 +12,8 @@ import sys
 import psutil
 import pytest
 
-from engine.storm import LocalCluster
 from engine.common.submission import load_topology
+from engine.storm import LocalCluster
 from tests.e2e.heron.helpers import REPO, HeronRun, wait_until
 
 EXAMPLE = REPO / "examples" / "wordcount"

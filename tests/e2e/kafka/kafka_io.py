@@ -6,8 +6,8 @@ from __future__ import annotations
 import random
 import time
 from collections import Counter
-from typing import Any
 from collections.abc import Iterable
+from typing import Any
 
 VOCABULARY = [f"w{i:02d}" for i in range(60)]
 

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from engine.common.network.sockets import request
 from engine.common.security.guard import SocketSecurity
 from engine.common.security.keys import keys_from_state
 from engine.messages import tmanager_pb2
-from engine.common.network.sockets import request
 from engine.statemgr import open_state_manager
 from tests.e2e.heron.helpers import wait_until
 from tests.engine.cli.conftest import heron

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from engine.tools.cli import kill_command
-from engine.tools.cli.env import CommandError
 from engine.messages import common_pb2, physical_plan_pb2, tmanager_pb2, topology_pb2
 from engine.statemgr.local_fs import LocalFileSystemStateManager
 from engine.submitter.runtime import RuntimeManager
+from engine.tools.cli import kill_command
+from engine.tools.cli.env import CommandError
 from tests.engine.cli.conftest import heron
 
 pytestmark = pytest.mark.timeout(60)

@@ -75,8 +75,7 @@ def test_a_dry_run_on_another_scheduler_is_refused(heron_home, tmp_path, isolate
 
 def test_submit_update_restart_kill_through_the_client(heron_home, tmp_path, zookeeper,
                                                        monkeypatch, isolated_imports):
-    from tests.engine.scheduler.kubernetes.test_kubernetes_client import (StubApi,
-                                                                          write_kubeconfig)
+    from tests.engine.scheduler.kubernetes.test_kubernetes_client import StubApi, write_kubeconfig
 
     k8s_cluster(heron_home, tmp_path, zookeeper.hosts)
     api = StubApi()

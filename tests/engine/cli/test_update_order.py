@@ -13,13 +13,13 @@ import pytest
 import zmq
 from click.testing import CliRunner
 
-from engine.tools.cli.main import main
-from engine.healthmgr.scheduler_actuator import ActuatorError, SchedulerActuator
 from engine.common.launch import StateManagerSpec, Submission
-from engine.messages import common_pb2, scheduler_pb2
 from engine.common.network import decode, encode
 from engine.common.submission import load_topology
+from engine.healthmgr.scheduler_actuator import ActuatorError, SchedulerActuator
+from engine.messages import common_pb2, scheduler_pb2
 from engine.submitter.deploy import deploy
+from engine.tools.cli.main import main
 
 pytestmark = pytest.mark.timeout(60)
 

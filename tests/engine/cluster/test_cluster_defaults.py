@@ -15,9 +15,9 @@ import pytest
 
 from engine.common.cluster.config import ClusterConfigError, load_cluster
 from engine.common.launch import Submission
+from engine.common.submission import load_topology
 from engine.packing import pack
 from engine.scheduler.slurm.sizing import container_resources
-from engine.common.submission import load_topology
 from engine.submitter.submitter import cluster_default_options, with_cluster_defaults
 from tests.engine.cluster.test_cluster_config import SLURM, write_cluster
 

@@ -13,8 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from engine.common.cluster.package import (MANIFEST, PackageError, build_package, engine_version,
-                                    unpack_package)
+from engine.common.cluster.package import (
+    MANIFEST,
+    PackageError,
+    build_package,
+    engine_version,
+    unpack_package,
+)
 from engine.uploader import HttpUploader, LocalFsUploader, fetch
 
 REPO = Path(__file__).resolve().parents[3]

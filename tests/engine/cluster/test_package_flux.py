@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from engine.common.cluster.package import (MANIFEST, PackageError, flux_contents, unpack_package)
-from engine.executor.remote import launch_manifest, unpacked_submission
+from engine.common.cluster.package import MANIFEST, PackageError, flux_contents, unpack_package
 from engine.common.launch import LaunchSpec, Submission
 from engine.common.submission import load_topology, shell_dir_of
+from engine.executor.remote import launch_manifest, unpacked_submission
 from engine.submitter.upload import build_topology_package
 
 SHELL_SPOUT = "org.apache.storm.flux.wrappers.spouts.FluxShellSpout"

@@ -22,14 +22,14 @@ from pathlib import Path
 import pytest
 
 from engine.common.cluster.config import ClusterRef, load_cluster
-from engine.submitter.upload import cluster_state_spec, submit_to_cluster
 from engine.common.launch import LaunchSpec, Submission
-from engine.messages import tmanager_pb2
 from engine.common.network import request
 from engine.common.network.sockets import RequestTimeout
 from engine.common.security.guard import SocketSecurity
 from engine.common.security.keys import keys_from_state
 from engine.common.submission import load_topology
+from engine.messages import tmanager_pb2
+from engine.submitter.upload import cluster_state_spec, submit_to_cluster
 
 REPO = Path(__file__).resolve().parents[3]
 WORDCOUNT = REPO / "examples" / "wordcount"

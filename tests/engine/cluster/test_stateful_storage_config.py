@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from engine.config.checkpointing import checkpointing
-from engine.config.keys import SAVEPOINTS_KEY, STORAGE_CLASS_KEY, STORAGE_ROOT_KEY
 from engine.common.cluster.config import ClusterConfigError, ClusterRef, load_cluster
 from engine.common.launch import Submission
 from engine.common.submission import load_topology
+from engine.config.checkpointing import checkpointing
+from engine.config.keys import SAVEPOINTS_KEY, STORAGE_CLASS_KEY, STORAGE_ROOT_KEY
 from engine.submitter.checkpoints import storage_options, with_cluster_storage
 from engine.submitter.errors import SubmitterError
 from engine.submitter.submitter import Submitter

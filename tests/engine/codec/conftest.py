@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import importlib
 import os
+from collections.abc import Callable
 from types import ModuleType, SimpleNamespace
-from typing import Callable
 
 import pytest
 

@@ -15,9 +15,10 @@ from __future__ import annotations
 import math
 import zlib
 from collections import namedtuple
+from collections.abc import Callable
 from datetime import datetime
 from types import ModuleType
-from typing import Any, Callable
+from typing import Any
 
 import msgpack
 import pytest

@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 import venv
 from pathlib import Path
 
@@ -16,7 +15,8 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[3]
 IGNORE = shutil.ignore_patterns(".git", "__pycache__", "*.so", "_codec.c", "_routing.c", "_xor.c",
-                                "_acking.c", "_api.c", "build", "logs", "*.egg-info", ".pytest_cache", "virtualenvs", ".venv")
+                                "_acking.c", "_api.c", "build", "logs", "*.egg-info",
+                                ".pytest_cache", "virtualenvs", ".venv")
 
 
 def clean_env(venv_dir: Path) -> dict[str, str]:

@@ -14,8 +14,9 @@ have run compiled (``compiled_share``, conftest.py)."""
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from types import ModuleType
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
@@ -103,8 +104,8 @@ def tuple_batches(draw: Any, tracked: bool = False, malformed: bool = True) -> b
             counts = counts[:-1]
         batch.dest_counts.extend(counts)
         extra = draw(st.integers(-1, 1)) if bad else 0
-        batch.dest_tasks.extend(draw(st.lists(st.integers(1, 30), min_size=max(0, sum(counts) + extra),
-                                              max_size=max(0, sum(counts) + extra))))
+        size = max(0, sum(counts) + extra)
+        batch.dest_tasks.extend(draw(st.lists(st.integers(1, 30), min_size=size, max_size=size)))
     if tracked:
         counts = draw(st.lists(st.integers(0, 3), min_size=n, max_size=n))
         if draw(st.booleans()):  # a local spout's batch: one root each, its own task

@@ -2,9 +2,15 @@ import pytest
 
 from engine.config.checkpointing import Checkpointing, checkpointing
 from engine.config.errors import ConfigError
-from engine.config.keys import (ALIGNMENT_BUFFER_KEY, CHECKPOINT_INTERVAL_KEY, RETENTION_KEY,
-                                SAVEPOINTS_KEY, START_CLEAN_KEY, STORAGE_CLASS_KEY,
-                                STORAGE_ROOT_KEY)
+from engine.config.keys import (
+    ALIGNMENT_BUFFER_KEY,
+    CHECKPOINT_INTERVAL_KEY,
+    RETENTION_KEY,
+    SAVEPOINTS_KEY,
+    START_CLEAN_KEY,
+    STORAGE_CLASS_KEY,
+    STORAGE_ROOT_KEY,
+)
 from engine.config.reliability import tick_frequency
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.executor import container_processes, executor_process, resolve_modules, stop_stages
 from engine.common.launch import LaunchSpec, StateManagerSpec, Submission
+from engine.executor import container_processes, executor_process, resolve_modules, stop_stages
 
 pytestmark = pytest.mark.timeout(30)
 

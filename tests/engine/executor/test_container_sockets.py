@@ -5,9 +5,9 @@ there (issue 44, item 5)."""
 
 from __future__ import annotations
 
-from engine.executor.main import remove_container_sockets
 from engine.common.launch import local_socket_name, metrics_socket_name
 from engine.common.network.endpoints import ipc_dir
+from engine.executor.main import remove_container_sockets
 
 TOPOLOGY = "wc-0123456789abcdef"
 

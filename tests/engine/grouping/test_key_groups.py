@@ -9,9 +9,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.common.grouping import fields_key_hash
-from engine.common.grouping.key_groups import (KeyGroupError, check_parallelism, groups_of,
-                                        key_group, key_groups, key_hash, moves, owner_index,
-                                        routing_table)
+from engine.common.grouping.key_groups import (
+    KeyGroupError,
+    check_parallelism,
+    groups_of,
+    key_group,
+    key_groups,
+    key_hash,
+    moves,
+    owner_index,
+    routing_table,
+)
 
 parallelisms = st.integers(min_value=1, max_value=64)
 group_counts = st.integers(min_value=1, max_value=512)
@@ -92,9 +100,9 @@ def test_settings_and_parallelism_caps_name_the_key():
 def test_the_stream_manager_routes_a_fields_grouping_by_key_group_under_effectively_once():
     """build_routes with key groups: every row of a batch goes to the owner of its key's
     group, on the split path and the tracked path alike, one sub-batch per task."""
-    from engine.messages import tuple_pb2
-    from engine.common.plan import compile_topology
     from engine.common.codec import selected_module
+    from engine.common.plan import compile_topology
+    from engine.messages import tuple_pb2
     from engine.stmgr.routes import build_routes
     split_batch, split_indices = (selected_module("routing").split_batch,
                                   selected_module("routing").split_indices)

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
-from engine.healthmgr.sensors import (Measurements, back_pressure_sensor, buffer_size_sensor,
-                                      execute_count_sensor, execute_latency_sensor, measure)
+from engine.healthmgr.sensors import (
+    Measurements,
+    back_pressure_sensor,
+    buffer_size_sensor,
+    execute_count_sensor,
+    execute_latency_sensor,
+    measure,
+)
 from tests.engine.healthmgr.recordings import Recording
 
 

@@ -16,8 +16,13 @@ import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from engine.healthmgr.metrics import (BACK_PRESSURE, BACK_PRESSURE_INITIATED, EXECUTE_COUNT,
-                                      EXECUTE_LATENCY, WAIT_QUEUE)
+from engine.healthmgr.metrics import (
+    BACK_PRESSURE,
+    BACK_PRESSURE_INITIATED,
+    EXECUTE_COUNT,
+    EXECUTE_LATENCY,
+    WAIT_QUEUE,
+)
 from engine.healthmgr.source import SnapshotHistory
 from engine.healthmgr.topology import ComponentView, TopologyView
 

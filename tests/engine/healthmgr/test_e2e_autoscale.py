@@ -21,11 +21,21 @@ import pytest
 from engine.common.process import read_pid_file
 from engine.statemgr import open_state_manager
 from tests.e2e.heron.helpers import wait_until
-from tests.engine.cli.conftest import (heron, heron_home, live_processes,  # noqa: F401
-                                       real_engine, sweep)
-from tests.engine.healthmgr.e2e import (INTERVAL_SECS, NAME, WAIT_SECS, WINDOW_SECS, actions,
-                                        health, kill_and_wait, ledger, parallelism, planned,
-                                        sink_counts, submit)
+from tests.engine.cli.conftest import heron, heron_home, live_processes, real_engine, sweep  # noqa: F401
+from tests.engine.healthmgr.e2e import (
+    INTERVAL_SECS,
+    NAME,
+    WAIT_SECS,
+    WINDOW_SECS,
+    actions,
+    health,
+    kill_and_wait,
+    ledger,
+    parallelism,
+    planned,
+    sink_counts,
+    submit,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(420)]
 

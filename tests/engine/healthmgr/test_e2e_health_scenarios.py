@@ -20,13 +20,29 @@ import pytest
 from engine.common.process import read_pid_file
 from engine.statemgr import open_state_manager
 from tests.e2e.heron.helpers import wait_until
-from tests.engine.cli.conftest import (heron, heron_home, live_processes,  # noqa: F401
-                                       real_engine, sweep)
-from tests.engine.healthmgr.e2e import (INSTANCE_ID, INTERVAL_SECS, NAME, NOISE_MS_PER_S,
-                                        WAIT_SECS, WINDOW_SECS, BackPressureMeter, actions,
-                                        all_acked, expected_counts, health, instances_by_task,
-                                        kill_and_wait, ledger, of_type, parallelism, sink_counts,
-                                        sleep_until, submit, working_dir)
+from tests.engine.cli.conftest import heron, heron_home, live_processes, real_engine, sweep  # noqa: F401
+from tests.engine.healthmgr.e2e import (
+    INSTANCE_ID,
+    INTERVAL_SECS,
+    NAME,
+    NOISE_MS_PER_S,
+    WAIT_SECS,
+    WINDOW_SECS,
+    BackPressureMeter,
+    actions,
+    all_acked,
+    expected_counts,
+    health,
+    instances_by_task,
+    kill_and_wait,
+    ledger,
+    of_type,
+    parallelism,
+    sink_counts,
+    sleep_until,
+    submit,
+    working_dir,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(150)]
 

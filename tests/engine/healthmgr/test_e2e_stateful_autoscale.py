@@ -25,8 +25,7 @@ import pytest
 from compat.connectors import read_committed
 from engine.statemgr import open_state_manager
 from tests.e2e.heron.helpers import wait_until
-from tests.engine.cli.conftest import (heron, heron_home, live_processes,  # noqa: F401
-                                       real_engine, sweep)
+from tests.engine.cli.conftest import heron, heron_home, live_processes, real_engine, sweep  # noqa: F401
 from tests.engine.healthmgr.e2e import actions, health, kill_and_wait, of_type, parallelism
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]

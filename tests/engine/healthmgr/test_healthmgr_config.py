@@ -5,8 +5,13 @@ from __future__ import annotations
 import pytest
 
 from engine.healthmgr.errors import HealthConfigError
-from engine.healthmgr.policies.config import (AUTO_RESTART, DYNAMIC_RESOURCE_ALLOCATION,
-                                              PolicyKind, parse_health_config, runtime_mode)
+from engine.healthmgr.policies.config import (
+    AUTO_RESTART,
+    DYNAMIC_RESOURCE_ALLOCATION,
+    PolicyKind,
+    parse_health_config,
+    runtime_mode,
+)
 
 DRA = DYNAMIC_RESOURCE_ALLOCATION
 

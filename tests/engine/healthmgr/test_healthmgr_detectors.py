@@ -7,10 +7,8 @@ import pytest
 from engine.healthmgr.capacity import CapacityEstimates
 from engine.healthmgr.detectors.backpressure import BackPressureDetector
 from engine.healthmgr.detectors.over_provisioning import OverProvisioningDetector
-from engine.healthmgr.detectors.skew import (processing_rate_skew_detector,
-                                             wait_queue_skew_detector)
-from engine.healthmgr.detectors.wait_queue import (GrowingWaitQueueDetector,
-                                                   LargeWaitQueueDetector)
+from engine.healthmgr.detectors.skew import processing_rate_skew_detector, wait_queue_skew_detector
+from engine.healthmgr.detectors.wait_queue import GrowingWaitQueueDetector, LargeWaitQueueDetector
 from engine.healthmgr.records import SymptomKind
 from tests.engine.healthmgr.conftest import measured
 from tests.engine.healthmgr.recordings import Profile, record

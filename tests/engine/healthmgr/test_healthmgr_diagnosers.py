@@ -5,8 +5,7 @@ from __future__ import annotations
 from engine.healthmgr.capacity import CapacityEstimates
 from engine.healthmgr.detectors.backpressure import BackPressureDetector
 from engine.healthmgr.detectors.over_provisioning import OverProvisioningDetector
-from engine.healthmgr.detectors.skew import (processing_rate_skew_detector,
-                                             wait_queue_skew_detector)
+from engine.healthmgr.detectors.skew import processing_rate_skew_detector, wait_queue_skew_detector
 from engine.healthmgr.diagnosers.data_skew import DataSkewDiagnoser
 from engine.healthmgr.diagnosers.over_provisioning import OverProvisioningDiagnoser
 from engine.healthmgr.diagnosers.slow_instance import SlowInstanceDiagnoser

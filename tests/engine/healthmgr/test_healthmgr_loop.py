@@ -10,8 +10,7 @@ from engine.healthmgr.records import Action, ActionStatus, Note
 from engine.healthmgr.source import SnapshotHistory
 from engine.healthmgr.state import LoopState
 from engine.healthmgr.topology import ComponentView, TopologyView
-from tests.engine.healthmgr.fakes import (FakeClock, RecordingActuator, ScriptedPolicy,
-                                          policy_config)
+from tests.engine.healthmgr.fakes import FakeClock, RecordingActuator, ScriptedPolicy, policy_config
 
 DRA = "dynamic-resource-allocation"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.healthmgr.records import (Action, ActionKind, Diagnosis, DiagnosisKind, Note)
+from engine.healthmgr.records import Action, ActionKind, Diagnosis, DiagnosisKind, Note
 from engine.healthmgr.resolvers.restart_container import RestartContainerResolver
 from engine.healthmgr.resolvers.scale_down import ScaleDownResolver, scale_down_parallelism
 from engine.healthmgr.resolvers.scale_up import ScaleUpResolver, scale_up_parallelism

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from engine.healthmgr.metrics import (BACK_PRESSURE, BACK_PRESSURE_INITIATED, EXECUTE_COUNT,
-                                      UNBLAMED_BACK_PRESSURE, WAIT_QUEUE)
+from engine.healthmgr.metrics import (
+    BACK_PRESSURE,
+    BACK_PRESSURE_INITIATED,
+    EXECUTE_COUNT,
+    UNBLAMED_BACK_PRESSURE,
+    WAIT_QUEUE,
+)
 from engine.healthmgr.sensors import back_pressure_sensor
 from engine.healthmgr.source import SnapshotHistory
 from engine.healthmgr.topology import ComponentView

@@ -12,18 +12,24 @@ from pathlib import Path
 
 import pytest
 
-from engine.submitter.deploy import deploy
+from engine.common.launch import StateManagerSpec, Submission
+from engine.common.submission import load_topology
 from engine.healthmgr import main as healthmgr_main
-from engine.healthmgr.records import (Action, ActionKind, ActionStatus, DiagnosisKind,
-                                      HealthEvent, Note)
+from engine.healthmgr.records import (
+    Action,
+    ActionKind,
+    ActionStatus,
+    DiagnosisKind,
+    HealthEvent,
+    Note,
+)
+from engine.healthmgr.runtime_config import RuntimeConfigError as UpdateError
+from engine.healthmgr.runtime_config import parse_runtime_config, set_runtime_config
 from engine.healthmgr.state import LoopState
 from engine.healthmgr.store import HealthStore, read_records
 from engine.healthmgr.view import build_view, topology_config
-from engine.common.launch import StateManagerSpec, Submission
 from engine.messages import physical_plan_pb2, topology_pb2
-from engine.common.submission import load_topology
-from engine.healthmgr.runtime_config import RuntimeConfigError as UpdateError
-from engine.healthmgr.runtime_config import parse_runtime_config, set_runtime_config
+from engine.submitter.deploy import deploy
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -22,12 +22,12 @@ from compat.storm_api.exceptions import ComponentFailure
 from compat.storm_api.hosting import host_component
 from compat.storm_api.tuple import Tuple
 from engine.common.codec import selected_module
+from engine.common.runtime.stats import TaskStats
+from engine.common.serialization import serializer_for_config
 from engine.instance.bolt_loop import BoltLoop
 from engine.instance.collector import CONTROL_BATCH, InstanceCollector, StreamOut
 from engine.instance.spout_loop import SpoutLoop
 from engine.messages import tuple_pb2
-from engine.common.runtime.stats import TaskStats
-from engine.common.serialization import serializer_for_config
 
 SOURCE, STREAM = "words", "default"
 #: the component API path this process runs (compiled where built)

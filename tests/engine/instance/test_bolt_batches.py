@@ -14,10 +14,10 @@ import pytest
 from compat.storm_api import Bolt
 from compat.storm_api.hosting import host_component
 from engine.common.runtime.stats import TaskStats
+from engine.common.serialization import serializer_for_config
 from engine.instance.bolt_loop import BoltLoop
 from engine.instance.collector import CONTROL_BATCH, InstanceCollector, StreamOut
 from engine.messages import tuple_pb2
-from engine.common.serialization import serializer_for_config
 
 SOURCE, STREAM = "words", "default"
 

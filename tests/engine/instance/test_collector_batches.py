@@ -7,9 +7,9 @@ from __future__ import annotations
 import logging
 
 from engine.common.runtime.stats import TaskStats
+from engine.common.serialization import serializer_for_config
 from engine.instance.collector import TUPLE_BATCH, InstanceCollector, StreamOut
 from engine.messages import tuple_pb2
-from engine.common.serialization import serializer_for_config
 
 
 def collector(batch_size: int, batch_bytes: int) -> tuple[InstanceCollector, list]:
@@ -28,7 +28,7 @@ def batches(sent: list) -> list[list[bytes]]:
 
 def test_large_rows_go_out_at_the_byte_bound():
     out, sent = collector(batch_size=1024, batch_bytes=10_000)
-    for i in range(10):
+    for _ in range(10):
         out.emit([b"x" * 3_000], None, None, None, False, None)
     # 3 KB rows: a batch is sent with the row that reaches 10 KB, i.e. every 4th row
     sizes = [len(b) for b in batches(sent)]

@@ -9,9 +9,9 @@ import threading
 
 import zmq
 
+from engine.common.network.credits import CREDIT, decode_credit
 from engine.instance.gateway import TO_STMGR
 from engine.instance.loop import ASSIGNMENT, TUPLE_BATCH, ReadCreditPipe
-from engine.common.network.credits import CREDIT, decode_credit
 from tests.zmq_pairs import pipe_pair
 
 

@@ -11,11 +11,18 @@ import threading
 import pytest
 import zmq
 
+from engine.common.network import encode
 from engine.instance.gateway import Gateway
 from engine.messages import stmgr_pb2
-from engine.common.network import encode
 from tests.engine.instance.test_gateway_registration import (  # noqa: F401
-    answer_registrations, ctx, endpoints, start_gateway, stop_gateway, stream_manager, wait)
+    answer_registrations,
+    ctx,
+    endpoints,
+    start_gateway,
+    stop_gateway,
+    stream_manager,
+    wait,
+)
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -45,7 +52,7 @@ def test_two_answers_to_one_registration_log_one_line(caplog):
     assert registered_lines(caplog) == 2
 
 
-def test_a_gateway_answered_at_every_registration_logs_it_once(ctx, endpoints, caplog):
+def test_a_gateway_answered_at_every_registration_logs_it_once(ctx, endpoints, caplog):  # noqa: F811 (fixtures imported above)
     caplog.set_level(logging.INFO, logger="heron.instance")
     sm = stream_manager(ctx, endpoints[0])
     gw, pipe = start_gateway(ctx, endpoints, threading.Event())

@@ -20,10 +20,10 @@ import pytest
 import zmq
 from zmq.utils.monitor import recv_monitor_message
 
+from engine.common.network import decode, encode
 from engine.instance import gateway as gateway_module
 from engine.instance.gateway import STOP, Gateway
 from engine.messages import metrics_pb2, physical_plan_pb2, stmgr_pb2
-from engine.common.network import decode, encode
 from tests.e2e.heron.helpers import wait_until
 
 pytestmark = pytest.mark.timeout(60)

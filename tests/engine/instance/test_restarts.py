@@ -14,13 +14,13 @@ import zmq
 
 from compat.storm_api import Bolt, Spout
 from compat.storm_api.hosting import host_component
+from engine.common.process.restart_policy import RestartPolicy
 from engine.common.runtime.stats import TaskStats
+from engine.common.serialization import serializer_for_config
 from engine.instance.bolt_loop import BoltLoop
 from engine.instance.collector import InstanceCollector, StreamOut
 from engine.instance.spout_loop import SpoutLoop
 from engine.messages import metrics_pb2, tuple_pb2
-from engine.common.process.restart_policy import RestartPolicy
-from engine.common.serialization import serializer_for_config
 
 pytestmark = pytest.mark.timeout(30)
 

@@ -7,14 +7,13 @@ from __future__ import annotations
 import logging
 from types import SimpleNamespace
 
-
 from compat.storm_api import Spout
 from compat.storm_api.hosting import host_component
 from engine.common.runtime.stats import TaskStats
+from engine.common.serialization import MsgpackSerializer
 from engine.instance.collector import InstanceCollector
 from engine.instance.spout_loop import SpoutLoop
 from engine.messages import tuple_pb2
-from engine.common.serialization import MsgpackSerializer
 
 CONTEXT = {"taskid": 1, "componentid": "ids", "task->component": {"1": "ids"},
            "streams": ["default"], "stream->outputfields": {"default": ["id"]},

@@ -10,8 +10,8 @@ from types import SimpleNamespace
 import pytest
 
 from compat.storm_api.state import HashMapState
-from engine.instance.stateful import TaskCheckpointing
 from engine.common.serialization import serializer_for_config
+from engine.instance.stateful import TaskCheckpointing
 from engine.spi.statefulstorage import CheckpointUnreadable
 from engine.statefulstorage.codec import encode_state
 from engine.statefulstorage.localfs import LocalFileSystemStorage

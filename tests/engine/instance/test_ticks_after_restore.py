@@ -9,11 +9,11 @@ import threading
 import time
 from types import SimpleNamespace
 
+from engine.common.runtime.stats import TaskStats
+from engine.common.serialization import serializer_for_config
 from engine.instance.bolt_loop import BoltLoop
 from engine.instance.stateful import RESTORE, START, TaskCheckpointing
-from engine.common.runtime.stats import TaskStats
 from engine.messages import ckptmgr_pb2, stmgr_pb2, topology_pb2
-from engine.common.serialization import serializer_for_config
 from engine.statefulstorage.localfs import LocalFileSystemStorage
 from tests.zmq_pairs import pipe_pair
 

@@ -16,9 +16,9 @@ import pytest
 import zmq
 
 from engine.common.launch import metrics_socket_name
+from engine.common.network import connect_dealer, decode, encode, ipc_endpoint
 from engine.messages import metrics_pb2, tmanager_pb2
 from engine.metricsmgr import manager as metricsmgr
-from engine.common.network import connect_dealer, decode, encode, ipc_endpoint
 from tests.fake_tmanager import FakeTManager
 
 pytestmark = pytest.mark.timeout(60)

@@ -11,9 +11,9 @@ import urllib.request
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from engine.common.security.access_token import auth_header, load_or_create
 from engine.metricsmgr.manager import endpoint_token
 from engine.metricsmgr.prometheus import LatestMetricsCollector, PrometheusEndpoint
-from engine.common.security.access_token import auth_header, load_or_create
 
 pytestmark = pytest.mark.timeout(30)
 TOKEN = "test-access-token-0123456789abcdefghijklmnop"

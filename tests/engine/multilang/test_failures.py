@@ -8,8 +8,12 @@ import time
 import pytest
 
 from compat.storm_api.exceptions import ComponentFailure
-from engine.common.multilang import (HeartbeatTimeout, ShellProtocolError, ShellStartError,
-                                        SubprocessDied)
+from engine.common.multilang import (
+    HeartbeatTimeout,
+    ShellProtocolError,
+    ShellStartError,
+    SubprocessDied,
+)
 
 
 def poll_until_failure(host, timeout: float = 10.0) -> ComponentFailure:

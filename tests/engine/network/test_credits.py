@@ -13,16 +13,27 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.messages import stmgr_pb2
-from engine.common.network.credits import (BOLT_READ_KEY, BOLT_WRITE_KEY, CREDIT,
-                                    DEFAULT_BOLT_READ_BYTES, DEFAULT_BOLT_WRITE_BYTES,
-                                    DEFAULT_SPOUT_WRITE_BYTES, SPOUT_WRITE_KEY, Capacities,
-                                    CreditConfigError, CreditLedger, WriteCredit, capacities,
-                                    decode_credit, encode_credit)
-from engine.stmgr.outbox import Outbox
+from engine.common.network.credits import (
+    BOLT_READ_KEY,
+    BOLT_WRITE_KEY,
+    CREDIT,
+    DEFAULT_BOLT_READ_BYTES,
+    DEFAULT_BOLT_WRITE_BYTES,
+    DEFAULT_SPOUT_WRITE_BYTES,
+    SPOUT_WRITE_KEY,
+    Capacities,
+    CreditConfigError,
+    CreditLedger,
+    WriteCredit,
+    capacities,
+    decode_credit,
+    encode_credit,
+)
 from engine.common.plan.config_check import check_runtime_config
-from tests.zmq_pairs import router_and_dealer
 from engine.common.plan.errors import InvalidConfigError
+from engine.messages import stmgr_pb2
+from engine.stmgr.outbox import Outbox
+from tests.zmq_pairs import router_and_dealer
 
 
 def test_defaults_and_keys():
@@ -145,7 +156,7 @@ def test_credit_given_back_a_quarter_at_a_time_never_stalls_the_sender(sizes, ca
     it waits: whatever the batch sizes and however often the bolt stays busy, every
     batch arrives, in order, and the bytes in flight never pass the capacity plus one
     batch."""
-    from engine.instance.loop import ReadCreditPipe, TUPLE_BATCH
+    from engine.instance.loop import TUPLE_BATCH, ReadCreditPipe
 
     with router_and_dealer(b"bolt") as (router, dealer):
         ledger = CreditLedger(capacity)

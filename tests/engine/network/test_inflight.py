@@ -11,10 +11,18 @@ from pathlib import Path
 
 import pytest
 
-from engine.common.network.inflight import (BATCH_BYTES_KEY, BATCH_TIME_KEY, DATA_HWM,
-                                     DEFAULT_BATCH_BYTES, DEFAULT_BATCH_TIME_MS,
-                                     OLD_BATCH_BYTES_KEY, Batching, InflightConfigError,
-                                     batching, hop_cap_bytes)
+from engine.common.network.inflight import (
+    BATCH_BYTES_KEY,
+    BATCH_TIME_KEY,
+    DATA_HWM,
+    DEFAULT_BATCH_BYTES,
+    DEFAULT_BATCH_TIME_MS,
+    OLD_BATCH_BYTES_KEY,
+    Batching,
+    InflightConfigError,
+    batching,
+    hop_cap_bytes,
+)
 
 REPO = Path(__file__).resolve().parents[3]
 

@@ -6,9 +6,8 @@ import collections
 
 import pytest
 
-from engine.packing import (PackingError, PackingPlan, pack_first_fit_decreasing,
-                            pack_round_robin)
 from engine.common.plan import ComponentDef, InputDef, LogicalPlan, StreamDef
+from engine.packing import PackingError, PackingPlan, pack_first_fit_decreasing, pack_round_robin
 
 MIB = 2 ** 20
 

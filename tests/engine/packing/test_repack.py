@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from engine.packing import PackingError
-from engine.spi.packing_plan import ContainerPlan, InstancePlan, PackingPlan
 from engine.packing.repack import moved_tasks, repack
+from engine.spi.packing_plan import ContainerPlan, InstancePlan, PackingPlan
 from engine.spi.resources import Resource
 
 R = Resource(ram=1024 ** 3, cpu=1.0, disk=1024 ** 3)

@@ -6,9 +6,9 @@ import pickle
 
 import pytest
 
-from engine.messages import topology_pb2 as pb
 from engine.common.plan import errors
 from engine.common.plan.logical import ComponentDef, InputDef, LogicalPlan, StreamDef
+from engine.messages import topology_pb2 as pb
 
 
 def full_plan() -> LogicalPlan:

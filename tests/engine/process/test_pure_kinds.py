@@ -7,9 +7,9 @@ import sys
 
 import pytest
 
-from engine.config.errors import ConfigError
 from engine.common.process.spawn import PURE_KINDS_ENV, process_kind, pure_kinds, spawn
 from engine.common.process.spec import ProcessSpec
+from engine.config.errors import ConfigError
 
 
 def test_process_names_map_to_kinds():

@@ -7,9 +7,16 @@ import json
 
 import pytest
 
+from engine.common.process.restart_policy import (
+    INITIAL_KEY,
+    MAX_KEY,
+    RESET_KEY,
+    RestartPolicy,
+    RestartPolicyError,
+    RestartTracker,
+    crash_loop_error,
+)
 from engine.metricsmgr.manager import restart_statuses
-from engine.common.process.restart_policy import (INITIAL_KEY, MAX_KEY, RESET_KEY, RestartPolicy,
-                                           RestartPolicyError, RestartTracker, crash_loop_error)
 
 
 def test_defaults_and_keys():

@@ -6,8 +6,15 @@ from __future__ import annotations
 
 import pytest
 
-from engine.common.runtime.source_lag import (ComponentLag, LagMetric, PartitionLag, component_totals,
-                                       lag_rows, parse_name, reports_lag)
+from engine.common.runtime.source_lag import (
+    ComponentLag,
+    LagMetric,
+    PartitionLag,
+    component_totals,
+    lag_rows,
+    parse_name,
+    reports_lag,
+)
 
 P = "user/kafkaOffset/"
 

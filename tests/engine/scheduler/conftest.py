@@ -10,8 +10,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from engine.common.security.keys import TopologyKeys
 from engine.common.launch import LaunchSpec, StateManagerSpec, Submission
+from engine.common.security.keys import TopologyKeys
 from engine.messages import execution_state_pb2, topology_pb2
 from engine.packing import ContainerPlan, InstancePlan, PackingPlan, Resource
 from engine.statemgr import LocalFileSystemStateManager

@@ -10,8 +10,8 @@ import threading
 import pytest
 import zmq
 
-from engine.messages import common_pb2, scheduler_pb2
 from engine.common.network import decode, encode
+from engine.messages import common_pb2, scheduler_pb2
 from engine.scheduler.service import SchedulerService
 from tests.engine.scheduler.conftest import two_container_plan
 

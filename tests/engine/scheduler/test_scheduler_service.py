@@ -12,9 +12,9 @@ import psutil
 import pytest
 import zmq
 
+from engine.common.network import request
 from engine.common.security.guard import SocketSecurity
 from engine.messages import common_pb2, scheduler_pb2
-from engine.common.network import request
 from engine.statemgr import LocalFileSystemStateManager
 
 pytestmark = pytest.mark.timeout(120)

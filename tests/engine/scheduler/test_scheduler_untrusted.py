@@ -11,11 +11,11 @@ import time
 import pytest
 import zmq
 
-from engine.messages import common_pb2, scheduler_pb2
 from engine.common.network import encode, request
 from engine.common.network.sockets import RequestTimeout
 from engine.common.security.guard import SocketSecurity
 from engine.common.security.keys import TopologyKeys
+from engine.messages import common_pb2, scheduler_pb2
 from tests.engine.scheduler.test_scheduler_service import start_service, wait_for, wait_location
 
 pytestmark = pytest.mark.timeout(120)

@@ -16,8 +16,8 @@ import pytest
 import zmq
 
 from engine.common.launch import LaunchSpec, StateManagerSpec, Submission
-from engine.messages import common_pb2, scheduler_pb2
 from engine.common.network import decode, encode
+from engine.messages import common_pb2, scheduler_pb2
 from engine.scheduler.service import SchedulerService
 from engine.scheduler.slurm.commands import SlurmError, SlurmUnsatisfiable
 from engine.scheduler.slurm.jobscript import UNSAFE_WORK_DIR_EXIT, job_comment

@@ -11,8 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from engine.common.security.access_token import (AccessTokenError, bearer, home_of_working_dir,
-                                          load_or_create, matches, token_path)
+from engine.common.security.access_token import (
+    AccessTokenError,
+    bearer,
+    home_of_working_dir,
+    load_or_create,
+    matches,
+    token_path,
+)
 
 
 def mode(path: Path) -> int:

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from engine.common.launch import LaunchSpec, StateManagerSpec, Submission
-from engine.messages import tmanager_pb2, topology_pb2
 from engine.common.network.endpoints import ipc_dir
 from engine.common.security.private import UnsafePathError, runtime_root
+from engine.messages import tmanager_pb2, topology_pb2
 from engine.statemgr import LocalFileSystemStateManager
 from tests.engine.cli.conftest import heron
 

@@ -17,17 +17,17 @@ import pytest
 import zmq
 from click.testing import CliRunner
 
-from engine.tools.cli.logs_command import LocalLogs, _poll_lines
-from engine.tools.cli.main import main
 from engine.common.launch import StateManagerSpec
-from engine.messages import common_pb2, physical_plan_pb2, shell_pb2, tmanager_pb2, topology_pb2
 from engine.common.network import request
 from engine.common.network.sockets import RequestTimeout, connect_dealer
 from engine.common.security.guard import ConnectionGuard, SocketSecurity
 from engine.common.security.keys import TopologyKeys
+from engine.messages import common_pb2, physical_plan_pb2, shell_pb2, tmanager_pb2, topology_pb2
 from engine.shell.client import ShellClient, ShellError, container_shells
 from engine.shell.logfiles import MAX_READ_BYTES
 from engine.shell.server import ContainerShell
+from engine.tools.cli.logs_command import LocalLogs, _poll_lines
+from engine.tools.cli.main import main
 
 pytestmark = pytest.mark.timeout(60)
 

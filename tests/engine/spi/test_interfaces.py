@@ -8,8 +8,13 @@ import threading
 import pytest
 
 from engine.common.launch import LaunchSpec, Submission
-from engine.packing import (PACKINGS, FirstFitDecreasingPacking, PackingError,
-                            RoundRobinPacking, packing_for)
+from engine.packing import (
+    PACKINGS,
+    FirstFitDecreasingPacking,
+    PackingError,
+    RoundRobinPacking,
+    packing_for,
+)
 from engine.scheduler.kubernetes import KubernetesScheduler
 from engine.scheduler.local import LocalScheduler
 from engine.scheduler.registry import SCHEDULERS, runs_as_service, scheduler_for

@@ -6,8 +6,8 @@ checkpoint held a few deltas."""
 from __future__ import annotations
 
 from compat.storm_api.state import KeyedState
-from engine.messages import ckptmgr_pb2
 from engine.common.serialization import serializer_for_config
+from engine.messages import ckptmgr_pb2
 from engine.statefulstorage import LocalFileSystemStorage
 from engine.statefulstorage.keyed import KeyedStateStore
 from engine.submitter.update import _moving_state

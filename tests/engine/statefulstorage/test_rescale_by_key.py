@@ -8,9 +8,18 @@ from __future__ import annotations
 import pytest
 
 from engine.common.grouping.key_groups import key_group, owner_index
-from engine.statefulstorage.rescale import (EMPTY, KEYED, LISTS, OTHER, RescaleRefused,
-                                            combine_shapes, keyed_by_input, owned_by,
-                                            rescale_task_states, task_state_shape)
+from engine.statefulstorage.rescale import (
+    EMPTY,
+    KEYED,
+    LISTS,
+    OTHER,
+    RescaleRefused,
+    combine_shapes,
+    keyed_by_input,
+    owned_by,
+    rescale_task_states,
+    task_state_shape,
+)
 
 GROUPS = 128
 WORDS = [f"w{i}" for i in range(40)]

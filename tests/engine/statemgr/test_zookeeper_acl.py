@@ -13,8 +13,8 @@ from kazoo.client import KazooClient
 from kazoo.exceptions import NoAuthError
 from kazoo.security import OPEN_ACL_UNSAFE
 
-from engine.messages import security_pb2, tmanager_pb2, topology_pb2
 from engine.common.security.private import UnsafePathError
+from engine.messages import security_pb2, tmanager_pb2, topology_pb2
 from engine.statemgr import StateError, ZooKeeperStateManager, open_state_manager
 from engine.statemgr.base import KINDS
 from engine.statemgr.zookeeper import DigestFileError, read_digest_file

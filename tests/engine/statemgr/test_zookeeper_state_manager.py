@@ -19,8 +19,8 @@ from engine.statemgr import (
     ZooKeeperStateManager,
     open_state_manager,
 )
-from tests.zookeeper_server import ZooKeeperServer, free_port, missing_requirements
 from tests.unavailable import unavailable
+from tests.zookeeper_server import ZooKeeperServer, free_port, missing_requirements
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -9,8 +9,13 @@ from __future__ import annotations
 import pytest
 import zmq
 
-from engine.common.network.watermarks import (HIGH_MS_KEY, blame_wait_watermarks, LOW_MS_KEY, BackpressureConfigError,
-                                       wait_watermarks)
+from engine.common.network.watermarks import (
+    HIGH_MS_KEY,
+    LOW_MS_KEY,
+    BackpressureConfigError,
+    blame_wait_watermarks,
+    wait_watermarks,
+)
 from engine.stmgr.backpressure import Backpressure, InstanceBackpressure
 from engine.stmgr.outbox import Outbox
 

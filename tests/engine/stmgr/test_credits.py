@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import logging
 
-
-from engine.messages import stmgr_pb2
 from engine.common.network.credits import CREDIT, CreditLedger, decode_credit, encode_credit
+from engine.messages import stmgr_pb2
 from engine.stmgr.manager import TUPLE_BATCH, StreamManager
 from engine.stmgr.outbox import Outbox
 from tests.zmq_pairs import router_and_dealer

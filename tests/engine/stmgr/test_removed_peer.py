@@ -15,8 +15,8 @@ from types import SimpleNamespace
 import pytest
 import zmq
 
-from engine.messages import stmgr_pb2
 from engine.common.network import DATA_HWM, bind_router, encode
+from engine.messages import stmgr_pb2
 from engine.stmgr.backpressure import Backpressure
 from engine.stmgr.manager import StreamManager
 from engine.stmgr.outbox import Outbox

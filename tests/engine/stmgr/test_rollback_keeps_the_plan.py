@@ -17,8 +17,8 @@ from __future__ import annotations
 import zmq
 
 from compat.storm_api.config import checkpointing, with_defaults
-from engine.messages import ckptmgr_pb2, physical_plan_pb2, stmgr_pb2
 from engine.common.network import decode, encode
+from engine.messages import ckptmgr_pb2, physical_plan_pb2, stmgr_pb2
 from engine.stmgr.manager import TUPLE_BATCH, StreamManager
 from engine.stmgr.outbox import Outbox
 from engine.stmgr.stateful import StatefulRole

@@ -20,12 +20,18 @@ import pytest
 import zmq
 
 from engine.common.launch import instance_id
-from engine.messages import (common_pb2, physical_plan_pb2, stmgr_pb2, tmanager_pb2, topology_pb2,
-                             tuple_pb2)
 from engine.common.network import bind_router, connect_dealer, decode, encode
+from engine.common.submission import load_topology
+from engine.messages import (
+    common_pb2,
+    physical_plan_pb2,
+    stmgr_pb2,
+    tmanager_pb2,
+    topology_pb2,
+    tuple_pb2,
+)
 from engine.packing.tasks import assign_task_ids
 from engine.stmgr.manager import StreamManager
-from engine.common.submission import load_topology
 from tests.fake_tmanager import FakeTManager
 
 pytestmark = pytest.mark.timeout(60)

@@ -8,8 +8,8 @@ import random
 
 import pytest
 
-from engine.messages import tuple_pb2
 from engine.common.codec import selected_module
+from engine.messages import tuple_pb2
 from engine.stmgr.routes import ConsumerRoute
 from engine.stmgr.routing import SHUFFLE
 

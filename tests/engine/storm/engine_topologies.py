@@ -6,8 +6,8 @@ import tempfile
 from pathlib import Path
 
 from compat.storm_api import ReliableSpout, Spout
-from engine.storm import LocalCluster, OutputCapture
 from engine.common.plan.compiler import compile_topology
+from engine.storm import LocalCluster, OutputCapture
 
 
 class NumberSpout(Spout):

@@ -13,9 +13,9 @@ import tempfile
 from pathlib import Path
 
 from compat.storm_api import Bolt, Grouping, Spout, StatefulComponent, Topology
-from engine.config.checkpointing import checkpointing
 from engine.common.plan.compiler import compile_topology
 from engine.common.serialization import serializer_for_config
+from engine.config.checkpointing import checkpointing
 from engine.statefulstorage import open_storage
 from engine.statefulstorage.codec import decode_state
 from engine.storm import LocalCluster, OutputCapture

@@ -17,16 +17,28 @@ from pathlib import Path
 import pytest
 
 from compat.storm_api import Bolt, Grouping, StatefulComponent, Topology, TwoPhaseCommitBolt
-from engine.config.checkpointing import checkpointing
 from engine.common.plan.compiler import compile_topology
 from engine.common.runtime.errors import LocalEngineError
+from engine.config.checkpointing import checkpointing
 from engine.statefulstorage import open_storage
 from engine.storm import LocalCluster
 from engine.storm.checkpoint_store import checkpoint_number
-from tests.engine.storm.eo_topologies import (HOLD_AT, REG, SENTENCES, CountBolt, SentenceSpout,
-                                              SplitBolt, WordCount, compiled_tasks, eo_conf,
-                                              expected_counts, final_counts, new_run, run,
-                                              stored_counts)
+from tests.engine.storm.eo_topologies import (
+    HOLD_AT,
+    REG,
+    SENTENCES,
+    CountBolt,
+    SentenceSpout,
+    SplitBolt,
+    WordCount,
+    compiled_tasks,
+    eo_conf,
+    expected_counts,
+    final_counts,
+    new_run,
+    run,
+    stored_counts,
+)
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from compat.storm_api import Bolt, Grouping, ReliableSpout, Stream, Topology
-from engine.storm import LocalCluster, OutputCapture
 from engine.common.plan.compiler import compile_topology
+from engine.storm import LocalCluster, OutputCapture
 from tests.engine.storm.engine_topologies import NumberSpout, run_topology
 
 pytestmark = pytest.mark.timeout(60)

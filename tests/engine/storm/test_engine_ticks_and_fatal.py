@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from compat.storm_api import BatchingBolt, Bolt, TicklessBatchingBolt, Topology
-from tests.engine.storm.engine_topologies import (
-    NumberSpout as Numbers, TrackedNumberSpout as TrackedNumbers, run_topology as run)
+from tests.engine.storm.engine_topologies import NumberSpout as Numbers
+from tests.engine.storm.engine_topologies import TrackedNumberSpout as TrackedNumbers
+from tests.engine.storm.engine_topologies import run_topology as run
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -120,12 +120,10 @@ class RunningTopology:
 
 
 def spout_emitted(state_spec: StateManagerSpec, name: str) -> int:
-    from engine.tmanager.client import TManagerClient
-    from engine.tmanager.client import TManagerUnavailable as Unavailable
-
     from engine.common.security.guard import SocketSecurity
     from engine.common.security.keys import KeysError, keys_from_state
-
+    from engine.tmanager.client import TManagerClient
+    from engine.tmanager.client import TManagerUnavailable as Unavailable
     from engine.tools.tracker.logs import working_dir
 
     with state_spec.open() as state:

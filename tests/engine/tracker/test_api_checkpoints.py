@@ -18,10 +18,11 @@ import pytest
 import zmq
 
 from engine.common.launch import StateManagerSpec, Submission
-from engine.messages import ckptmgr_pb2, common_pb2, tmanager_pb2
 from engine.common.network import bind_router, decode, encode
 from engine.common.security.guard import ConnectionGuard
-from tests.engine.tracker.conftest import NAME as TRACKED, PROJECT as TRACKED_PROJECT
+from engine.messages import ckptmgr_pb2, common_pb2, tmanager_pb2
+from tests.engine.tracker.conftest import NAME as TRACKED
+from tests.engine.tracker.conftest import PROJECT as TRACKED_PROJECT
 from tests.engine.tracker.conftest import client, tracker_app
 
 pytestmark = pytest.mark.timeout(60)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import re
-
 import sys
 import threading
 import time
@@ -15,11 +14,11 @@ from pathlib import Path
 import pytest
 import zmq
 
+import engine.tools.ui as engine_ui
 from engine.common.launch import StateManagerSpec, Submission
-from engine.messages import common_pb2, tmanager_pb2
 from engine.common.network import bind_router, decode, encode
 from engine.common.security.guard import ConnectionGuard
-import engine.tools.ui as engine_ui
+from engine.messages import common_pb2, tmanager_pb2
 from tests.engine.tracker.conftest import NAME, PROJECT, TM_TIMEOUT, client, tracker_app
 
 pytestmark = pytest.mark.timeout(60)
@@ -85,8 +84,8 @@ class StandInTopologyMaster:
 def submitted(tmp_path_factory):
     """The test project's topology written to a local state tree (topology, packing
     plan, execution state), as `heron submit` writes it, with no process started."""
-    from engine.submitter.deploy import deploy
     from engine.common.submission import load_topology
+    from engine.submitter.deploy import deploy
 
     saved_path, saved_modules = list(sys.path), set(sys.modules)
     root = tmp_path_factory.mktemp("tracker-state")

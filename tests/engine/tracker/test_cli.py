@@ -17,12 +17,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from engine.common.security.private import write_private_file
 from engine.tools.cli.main import main
 from engine.tools.cli.serving import is_loopback
 from engine.tools.ui.app import create_ui_app
-from engine.common.security.private import write_private_file
-from tests.engine.tracker.conftest import (NAME, TOKEN, client, page_link, tracker_app,
-                                          wait_until)
+from tests.engine.tracker.conftest import NAME, TOKEN, client, page_link, tracker_app, wait_until
 
 pytestmark = pytest.mark.timeout(90)
 REPO = Path(__file__).resolve().parents[3]

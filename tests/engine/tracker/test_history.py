@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 
+from engine.tmanager.client import MetricsSnapshot
 from engine.tools.tracker.history import (
     MetricsHistory,
     TopologyHistory,
@@ -13,7 +14,6 @@ from engine.tools.tracker.history import (
     parse_value,
     window,
 )
-from engine.tmanager.client import MetricsSnapshot
 
 
 def snap(t: float, **values: dict[str, str]) -> MetricsSnapshot:

@@ -21,8 +21,14 @@ import pytest
 
 from engine.tools.ui.app import create_ui_app
 from tests.browser import Chromium, find_chromium, png_size, wait_for
-from tests.engine.tracker.conftest import (COMPONENTS, NAME, TOKEN, page_link, tracker_app,
-                                          wait_until)
+from tests.engine.tracker.conftest import (
+    COMPONENTS,
+    NAME,
+    TOKEN,
+    page_link,
+    tracker_app,
+    wait_until,
+)
 from tests.unavailable import unavailable
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]

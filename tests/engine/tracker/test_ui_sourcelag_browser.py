@@ -18,8 +18,7 @@ import pytest
 
 from tests.browser import DevToolsError, wait_for
 from tests.engine.tracker.conftest import NAME, page_link, tracker_app
-from tests.engine.tracker.test_api_sourcelag import (FIGURES, P, SPOUT, standin_tm,  # noqa: F401
-                                                     submitted)
+from tests.engine.tracker.test_api_sourcelag import FIGURES, SPOUT, P, standin_tm, submitted  # noqa: F401
 from tests.engine.tracker.test_ui_browser import artifact, browser  # noqa: F401 (fixture)
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(90)]

@@ -31,8 +31,8 @@ from compat.summingbird.monoids import Sum
 from compat.summingbird.platforms.streaming import StreamingRun, plan_streaming
 from compat.summingbird.platforms.streaming.ledger import LEDGER_SUFFIX
 from compat.summingbird.testing import words_of
-from engine.tools.cli.main import main
 from engine.common.process.spawn import read_pid_file
+from engine.tools.cli.main import main
 
 pytestmark = pytest.mark.slow
 

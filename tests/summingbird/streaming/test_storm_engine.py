@@ -171,10 +171,10 @@ def test_the_word_count_example_runs_on_the_streaming_platform(engine):
 
 
 def test_a_deployed_topology_calls_its_sinks_where_the_write_runs(tmp_path):
-    from engine.storm import LocalCluster
     from compat.summingbird import JsonLinesSink
     from compat.summingbird.platforms.streaming import plan_topology
     from engine.common.plan.compiler import compile_topology
+    from engine.storm import LocalCluster
 
     sink = JsonLinesSink(tmp_path / "words.jsonl")
     store = SQLiteStore(tmp_path / "counts.db")

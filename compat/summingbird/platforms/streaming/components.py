@@ -22,12 +22,11 @@ run's error directory, which ends the run with the error.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-import sys
 import collections
 import os
 import random
+import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any

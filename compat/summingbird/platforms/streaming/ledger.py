@@ -32,8 +32,8 @@ timeouts are still recognised, replays after the task's process died are not.
 
 from __future__ import annotations
 
-import sys
 import sqlite3
+import sys
 import time
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass

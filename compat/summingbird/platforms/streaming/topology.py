@@ -37,9 +37,9 @@ from typing import Any, cast
 import cloudpickle
 
 from compat.storm_api import Grouping, Topology
+from compat.storm_api.component import Component
 from compat.storm_api.dsl.component import ComponentSpec, ShellBoltSpec, ShellSpoutSpec
 from compat.storm_api.dsl.topology import TopologyType
-from compat.storm_api.component import Component
 from compat.storm_api.thrift import ComponentObject, GlobalStreamId
 from compat.storm_api.thrift import Grouping as ThriftGrouping
 

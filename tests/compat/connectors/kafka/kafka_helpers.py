@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import time
 import uuid
-from typing import Any
 from collections.abc import Iterable
+from typing import Any
 
 from confluent_kafka import Consumer, Producer, TopicPartition
 

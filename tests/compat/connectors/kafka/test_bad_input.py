@@ -13,11 +13,17 @@ import pytest
 from compat.connectors.kafka import KafkaSink, KafkaTopicError, KafkaUnreachableError
 from compat.storm_api.exceptions import ComponentFailure
 from compat.storm_api.testing import BoltHarness
-
+from tests.compat.connectors.kafka.kafka_helpers import (
+    PREFIX,
+    committed,
+    host_spout,
+    idle,
+    produce,
+    pull,
+    spout_conf,
+)
 from tests.kafka_broker import KafkaServer
 from tests.local_server import free_port
-from tests.compat.connectors.kafka.kafka_helpers import (PREFIX, committed, host_spout, idle,
-                                                         produce, pull, spout_conf)
 
 
 def test_an_unreachable_broker_fails_the_task_at_start_in_one_line():

@@ -11,8 +11,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from compat.connectors.kafka.partitions import discover, round_robin
-from compat.connectors.kafka.positions import (BEGINNING, END, commit_metadata, committed_by,
-                                               first_poll_offset)
+from compat.connectors.kafka.positions import (
+    BEGINNING,
+    END,
+    commit_metadata,
+    committed_by,
+    first_poll_offset,
+)
 from compat.connectors.kafka.retry import RetrySchedule
 
 

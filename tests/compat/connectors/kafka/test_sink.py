@@ -9,10 +9,9 @@ import time
 from compat.connectors.kafka import KafkaSink
 from compat.storm_api.config import RELIABILITY_MODE_KEY
 from compat.storm_api.testing import BoltHarness
-
 from tests.compat.connectors.helpers import checkpoint
-from tests.kafka_broker import KafkaServer
 from tests.compat.connectors.kafka.kafka_helpers import PREFIX, read_all
+from tests.kafka_broker import KafkaServer
 
 
 def sink_conf(bootstrap, topic=None, **extra):

@@ -9,9 +9,14 @@ import time
 import pytest
 
 from compat.connectors.kafka import KafkaSpout
-
-from tests.compat.connectors.kafka.kafka_helpers import (committed, host_spout, idle, produce,
-                                                         pull, spout_conf)
+from tests.compat.connectors.kafka.kafka_helpers import (
+    committed,
+    host_spout,
+    idle,
+    produce,
+    pull,
+    spout_conf,
+)
 
 
 def values_of(emits):

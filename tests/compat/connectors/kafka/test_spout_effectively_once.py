@@ -10,7 +10,6 @@ import time
 
 from compat.connectors.kafka import KafkaSpout
 from compat.storm_api.config import RELIABILITY_MODE_KEY
-
 from tests.compat.connectors.helpers import checkpoint, roundtrip
 from tests.compat.connectors.kafka.kafka_helpers import host_spout, idle, produce, pull, spout_conf
 

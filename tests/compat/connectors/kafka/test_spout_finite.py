@@ -6,8 +6,13 @@ from __future__ import annotations
 
 import time
 
-from tests.compat.connectors.kafka.kafka_helpers import (committed, host_spout, idle, produce,
-                                                         spout_conf)
+from tests.compat.connectors.kafka.kafka_helpers import (
+    committed,
+    host_spout,
+    idle,
+    produce,
+    spout_conf,
+)
 
 
 def drain(harness, seconds: float = 10.0) -> None:

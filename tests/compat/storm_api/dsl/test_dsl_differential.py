@@ -7,9 +7,9 @@ objects) and the same Flux document; invalid ones must raise the same built-in t
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
-from collections.abc import Callable
 
 import pytest
 import streamparse

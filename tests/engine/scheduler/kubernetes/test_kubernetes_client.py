@@ -14,11 +14,20 @@ from pathlib import Path
 
 import pytest
 
-from engine.scheduler.kubernetes import (KubernetesApiError, KubernetesClientMissing,
-                                         KubernetesScheduler, render_manifests)
+from engine.scheduler.kubernetes import (
+    KubernetesApiError,
+    KubernetesClientMissing,
+    KubernetesScheduler,
+    render_manifests,
+)
 from engine.scheduler.kubernetes.client import KubernetesClient
-from tests.engine.scheduler.kubernetes.k8s_fixtures import (GIB, KEYS, ZK_AUTH, config,
-                                                            three_container_plan)
+from tests.engine.scheduler.kubernetes.k8s_fixtures import (
+    GIB,
+    KEYS,
+    ZK_AUTH,
+    config,
+    three_container_plan,
+)
 
 kubernetes = pytest.importorskip("kubernetes")
 

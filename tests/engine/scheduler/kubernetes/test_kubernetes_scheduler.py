@@ -6,11 +6,21 @@ from __future__ import annotations
 import pytest
 
 from engine.packing import ContainerPlan, PackingPlan, Resource
-from engine.scheduler.kubernetes import (KubernetesApiError, KubernetesConfigError,
-                                         KubernetesScheduler, KubernetesSchedulerError)
+from engine.scheduler.kubernetes import (
+    KubernetesApiError,
+    KubernetesConfigError,
+    KubernetesScheduler,
+    KubernetesSchedulerError,
+)
 from engine.scheduler.kubernetes.client import KubernetesClient
-from tests.engine.scheduler.kubernetes.k8s_fixtures import (GIB, KEYS, ZK_AUTH, FakeClient, config,
-                                                            three_container_plan)
+from tests.engine.scheduler.kubernetes.k8s_fixtures import (
+    GIB,
+    KEYS,
+    ZK_AUTH,
+    FakeClient,
+    config,
+    three_container_plan,
+)
 
 LAUNCH = [("create_secret", "wc-keys"),
           ("create_service", "wc"),

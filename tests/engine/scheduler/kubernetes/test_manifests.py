@@ -13,14 +13,25 @@ import pytest
 import yaml
 
 from engine.packing import ContainerPlan, PackingPlan, pack_first_fit_decreasing, pack_round_robin
-from engine.scheduler.kubernetes import (KubernetesConfigError, KubernetesScheduler,
-                                         kubernetes_name, render_manifests)
+from engine.scheduler.kubernetes import (
+    KubernetesConfigError,
+    KubernetesScheduler,
+    kubernetes_name,
+    render_manifests,
+)
 from engine.scheduler.kubernetes.manifests import TEMPLATES_DIR
 from engine.scheduler.kubernetes.names import MAX_NAME, is_dns_1123_label
 from engine.scheduler.kubernetes.quantities import bytes_quantity, cpu_quantity, parse_quantity
-from tests.engine.scheduler.kubernetes.k8s_fixtures import (GIB, KEYS, MIB, SHA, ZK_AUTH, config,
-                                                            one_container_plan,
-                                                            three_container_plan)
+from tests.engine.scheduler.kubernetes.k8s_fixtures import (
+    GIB,
+    KEYS,
+    MIB,
+    SHA,
+    ZK_AUTH,
+    config,
+    one_container_plan,
+    three_container_plan,
+)
 
 REPO = Path(__file__).resolve().parents[4]
 #: the Kubernetes API versions the manifests are validated against (schemas bundled

@@ -1,12 +1,12 @@
 '''Two custom groupings: an object (by word length) and a class path (long words to
 every task); each bolt says which of its tasks got each word.'''
 
-from heronpy.api.custom_grouping import ICustomGrouping
-from heronpy.api.topology import Topology
-from heronpy.api.stream import Grouping
-
-from heron_examples.spout import WordSpout
 from heron_examples.bolt.task_recorder_bolt import TaskRecorderBolt
+from heron_examples.spout import WordSpout
+
+from heronpy.api.custom_grouping import ICustomGrouping
+from heronpy.api.stream import Grouping
+from heronpy.api.topology import Topology
 
 
 class ByLength(ICustomGrouping):

@@ -1,12 +1,12 @@
 '''Example CustomGroupingTopology, as Heron's: every word reaches the bolt's lowest task.'''
 
-from heronpy.api.custom_grouping import ICustomGrouping
-import heronpy.api.api_constants as constants
-from heronpy.api.topology import Topology
-from heronpy.api.stream import Grouping
-
-from heron_examples.spout import WordSpout
 from heron_examples.bolt import HalfAckBolt
+from heron_examples.spout import WordSpout
+
+import heronpy.api.api_constants as constants
+from heronpy.api.custom_grouping import ICustomGrouping
+from heronpy.api.stream import Grouping
+from heronpy.api.topology import Topology
 
 
 class SampleCustomGrouping(ICustomGrouping):

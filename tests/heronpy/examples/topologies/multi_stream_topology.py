@@ -1,11 +1,11 @@
 '''Example MultiStreamTopology, as Heron's: a Topology class with two streams.'''
 
-import heronpy.api.api_constants as constants
-from heronpy.api.topology import Topology
-from heronpy.api.stream import Grouping
-
-from heron_examples.spout import MultiStreamSpout
 from heron_examples.bolt import CountBolt, StreamAggregateBolt
+from heron_examples.spout import MultiStreamSpout
+
+import heronpy.api.api_constants as constants
+from heronpy.api.stream import Grouping
+from heronpy.api.topology import Topology
 
 
 class MultiStream(Topology):

@@ -1,13 +1,13 @@
 '''StatefulWordCount for long runs: the paced stateful spout, Heron's stateful counting
 bolt over 2 tasks (fields grouping), EFFECTIVELY_ONCE with a checkpoint every second.'''
 
-import heronpy.api.api_constants as constants
-from heronpy.api.stream import Grouping
-from heronpy.api.topology import Topology
-
 from heron_examples.bolt import StatefulCountBolt
 from heron_examples.bolt.count_log_bolt import CountLogBolt
 from heron_examples.spout.paced_word_spout import PacedStatefulWordSpout
+
+import heronpy.api.api_constants as constants
+from heronpy.api.stream import Grouping
+from heronpy.api.topology import Topology
 
 
 class StatefulPaced(Topology):

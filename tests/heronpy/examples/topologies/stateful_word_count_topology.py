@@ -1,12 +1,12 @@
 '''Example StatefulWordCountTopology, as Heron's: EFFECTIVELY_ONCE with stateful components.'''
 import sys
 
-import heronpy.api.api_constants as constants
-from heronpy.api.topology import TopologyBuilder
-from heronpy.api.stream import Grouping
-
-from heron_examples.spout import StatefulWordSpout
 from heron_examples.bolt import StatefulCountBolt
+from heron_examples.spout import StatefulWordSpout
+
+import heronpy.api.api_constants as constants
+from heronpy.api.stream import Grouping
+from heronpy.api.topology import TopologyBuilder
 
 if __name__ == '__main__':
   if len(sys.argv) != 2:

@@ -5,13 +5,13 @@ import os
 import sys
 from pathlib import Path
 
+from heronpy.connectors.textfiles.textfilesgenerator import TextFileGenerator
 from heronpy.streamlet.builder import Builder
 from heronpy.streamlet.config import Config
 from heronpy.streamlet.generator import Generator
 from heronpy.streamlet.runner import Runner
 from heronpy.streamlet.transformoperator import TransformOperator
 from heronpy.streamlet.windowconfig import WindowConfig
-from heronpy.connectors.textfiles.textfilesgenerator import TextFileGenerator
 
 TEXT_FILES = str(Path(__file__).resolve().parents[2] / "streamlet" / "data" / "text*.txt")
 NUMBERS = list(range(1, 61))

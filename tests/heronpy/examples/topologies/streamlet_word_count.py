@@ -2,11 +2,11 @@
 examples/src/python/word_count_streamlet.py.'''
 import sys
 
-from heronpy.streamlet.builder import Builder
-from heronpy.streamlet.runner import Runner
-from heronpy.streamlet.config import Config
-from heronpy.streamlet.windowconfig import WindowConfig
 from heronpy.connectors.mock.arraylooper import ArrayLooper
+from heronpy.streamlet.builder import Builder
+from heronpy.streamlet.config import Config
+from heronpy.streamlet.runner import Runner
+from heronpy.streamlet.windowconfig import WindowConfig
 
 if __name__ == '__main__':
   if len(sys.argv) != 2:

@@ -1,13 +1,13 @@
 '''Example WindowSizeTopology, as Heron's, with a tumbling window beside the sliding one.'''
 import sys
 
-import heronpy.api.api_constants as constants
-from heronpy.api.topology import TopologyBuilder
-from heronpy.api.stream import Grouping
-from heronpy.api.bolt.window_bolt import SlidingWindowBolt, TumblingWindowBolt
-
-from heron_examples.spout import WordSpout
 from heron_examples.bolt import TumblingSizeBolt, WindowSizeBolt
+from heron_examples.spout import WordSpout
+
+import heronpy.api.api_constants as constants
+from heronpy.api.bolt.window_bolt import SlidingWindowBolt, TumblingWindowBolt
+from heronpy.api.stream import Grouping
+from heronpy.api.topology import TopologyBuilder
 
 if __name__ == '__main__':
   if len(sys.argv) != 2:

@@ -1,12 +1,12 @@
 '''Example WordCountTopology, as Heron's examples/src/python/word_count_topology.py.'''
 import sys
 
-import heronpy.api.api_constants as constants
-from heronpy.api.topology import TopologyBuilder
-from heronpy.api.stream import Grouping
-
-from heron_examples.spout import WordSpout
 from heron_examples.bolt import CountBolt
+from heron_examples.spout import WordSpout
+
+import heronpy.api.api_constants as constants
+from heronpy.api.stream import Grouping
+from heronpy.api.topology import TopologyBuilder
 
 if __name__ == '__main__':
   if len(sys.argv) != 2:

@@ -1,9 +1,8 @@
 """Durable word count for cluster tests: a ledger-backed spout into a recording sink
 (fields-grouped on the word, two tasks), at-least-once."""
 
-from streamparse import Grouping, Topology
-
 from durable import LedgerSpout, RecordingSink
+from streamparse import Grouping, Topology
 
 
 class DurableWordcount(Topology):

@@ -5,9 +5,12 @@ files in a directory every node mounts (``heron.connectors.file.sink.dir``), so 
 counts can be read after containers moved between nodes."""
 
 from compat.storm_api import Grouping, Topology
-
-from tests.e2e.heron.projects.stateful.src.e2e_stateful_parts import (CountBolt, CountFiles,
-                                                                      SentenceSpout, SplitBolt)
+from tests.e2e.heron.projects.stateful.src.e2e_stateful_parts import (
+    CountBolt,
+    CountFiles,
+    SentenceSpout,
+    SplitBolt,
+)
 
 
 class StatefulClusterWordcount(Topology):

@@ -1,8 +1,8 @@
 """A spout far faster than its bolt, across two containers, with small watermarks."""
 
-from compat.storm_api import Grouping, Topology
-
 from e2e_heron_acking import Firehose, SlowSink
+
+from compat.storm_api import Grouping, Topology
 
 
 class Backpressure(Topology):

@@ -1,9 +1,9 @@
 """A flooded slow bolt that emits, across two containers, at-most-once: when its Stream
 Manager dies, its instance is blocked both ways (input queued, output not taken)."""
 
-from compat.storm_api import Grouping, Topology
-
 from e2e_heron_acking import Firehose, Sink, SlowRelay
+
+from compat.storm_api import Grouping, Topology
 
 
 class FloodedRestart(Topology):

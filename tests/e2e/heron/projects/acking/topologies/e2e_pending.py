@@ -1,8 +1,8 @@
 """topology.max.spout.pending against a slow bolt."""
 
-from compat.storm_api import Grouping, Topology
-
 from e2e_heron_acking import LedgerSpout, SlowSink
+
+from compat.storm_api import Grouping, Topology
 
 
 class Pending(Topology):

@@ -1,8 +1,8 @@
 """At-least-once through two containers, paced so a process can be killed mid-stream."""
 
-from compat.storm_api import Grouping, Topology
-
 from e2e_heron_acking import LedgerSpout, Pass, Sink
+
+from compat.storm_api import Grouping, Topology
 
 
 class Recovery(Topology):

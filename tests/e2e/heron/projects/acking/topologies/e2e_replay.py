@@ -1,9 +1,9 @@
 """At-least-once across two containers: fails and timeouts are replayed until every id
 is acked."""
 
-from compat.storm_api import Grouping, Topology
-
 from e2e_heron_acking import Flaky, LedgerSpout, Sink
+
+from compat.storm_api import Grouping, Topology
 
 
 class Replay(Topology):

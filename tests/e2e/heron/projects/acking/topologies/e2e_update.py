@@ -1,8 +1,8 @@
 """For `heron update`: ids -> (word, 1) -> per-word ledger, at-least-once."""
 
-from compat.storm_api import Grouping, Topology
-
 from e2e_heron_acking import LedgerSpout, WordLedger, Words
+
+from compat.storm_api import Grouping, Topology
 
 
 class Update(Topology):

@@ -2,9 +2,9 @@
 that cannot keep up, and a sink: the Health Manager must scale the bolt up, and back
 down when the rate drops. Short policy settings so the test fits in two minutes."""
 
-from compat.storm_api import Grouping, Topology
-
 from autoscale_parts import Ledger, RateSpout, SlowWords
+
+from compat.storm_api import Grouping, Topology
 
 
 class Autoscale(Topology):

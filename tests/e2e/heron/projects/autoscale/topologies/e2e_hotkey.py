@@ -3,9 +3,9 @@ a fields-grouped bolt of parallelism 3 that sleeps 5 ms per tuple. The instance 
 the hot key cannot keep up while its peers idle: the Health Manager must report data
 skew naming that instance, and not scale (more instances would not split the key)."""
 
-from compat.storm_api import Grouping, Topology
-
 from autoscale_parts import HotKeySpout, KeyedWords, Ledger
+
+from compat.storm_api import Grouping, Topology
 
 
 class Hotkey(Topology):

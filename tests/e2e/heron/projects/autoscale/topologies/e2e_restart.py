@@ -7,9 +7,9 @@ Placement (round robin over 2 containers, components by name): sink and slow ind
 the spout in container 1, slow indexes 0 and 2 in container 2. The flaky instance is
 index 0, away from the spout, so a restart does not lose the spout's ledger."""
 
-from compat.storm_api import Grouping, Topology
-
 from autoscale_parts import FlakyWords, Ledger, RateSpout
+
+from compat.storm_api import Grouping, Topology
 
 
 class Restart(Topology):

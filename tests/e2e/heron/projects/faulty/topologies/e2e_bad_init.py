@@ -1,6 +1,6 @@
-from compat.storm_api import Topology
-
 from e2e_heron_faulty import Numbers, RefusesToStart
+
+from compat.storm_api import Topology
 
 
 class BadInit(Topology):

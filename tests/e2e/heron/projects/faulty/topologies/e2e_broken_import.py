@@ -1,7 +1,7 @@
-from compat.storm_api import Topology
-
 from e2e_heron_broken import Never
 from e2e_heron_faulty import Numbers
+
+from compat.storm_api import Topology
 
 
 class BrokenImport(Topology):

@@ -1,8 +1,8 @@
 """An infinite spout, for activate/deactivate."""
 
-from compat.storm_api import Topology
-
 from e2e_heron_faulty import Discard, Endless
+
+from compat.storm_api import Topology
 
 
 class EndlessTopology(Topology):

@@ -1,8 +1,8 @@
 """Two containers; the spout waits for the file ``e2e.gate`` before it emits."""
 
-from compat.storm_api import Grouping, Topology
-
 from e2e_heron_faulty import KeyCount, Numbers
+
+from compat.storm_api import Grouping, Topology
 
 
 class Gated(Topology):

@@ -1,8 +1,8 @@
 """A spout that fails in open every time, and a bolt it would feed."""
 
-from compat.storm_api import Topology
-
 from e2e_heron_faulty import Discard, NeverOpens
+
+from compat.storm_api import Topology
 
 
 class NeverOpensTopology(Topology):

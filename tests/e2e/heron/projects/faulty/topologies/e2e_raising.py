@@ -1,8 +1,8 @@
 """A bolt that raises now and then (every ``e2e.every``-th tuple), at-most-once."""
 
-from compat.storm_api import Topology
-
 from e2e_heron_faulty import Numbers, RaisesNowAndThen
+
+from compat.storm_api import Topology
 
 
 class Raising(Topology):

@@ -1,7 +1,7 @@
-from compat.storm_api import Topology
-
 from e2e_heron_faulty import Numbers
 from e2e_heron_worker_only import WorkerOnly
+
+from compat.storm_api import Topology
 
 
 class WorkerImport(Topology):

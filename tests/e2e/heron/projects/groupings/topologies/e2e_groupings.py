@@ -1,9 +1,9 @@
 """One spout (2 tasks, one per container) feeding a sink bolt per grouping kind: one
 heron run shows where each grouping sent every tuple."""
 
-from compat.storm_api import Grouping, Topology
-
 from e2e_heron_groupings import Sink, TaggedNumbers
+
+from compat.storm_api import Grouping, Topology
 
 
 class Groupings(Topology):

@@ -31,10 +31,10 @@ from __future__ import annotations
 import os
 import time
 
+from e2e_stateful_parts import Pace
+
 from compat.connectors import FileSink, RedisSink
 from compat.storm_api import Bolt, Spout, StatefulComponent
-
-from e2e_stateful_parts import Pace
 
 
 def task_index(ctx) -> int:

@@ -17,10 +17,9 @@ import collections
 import os
 import time
 
-from compat.storm_api import Spout, StatefulComponent
-
 from e2e_stateful_parts import WORDS
 
+from compat.storm_api import Spout, StatefulComponent
 
 #: distinct words in the corpus: many, so that the key groups (128 by default) and the
 #: counting bolt's tasks get about the same share (16 words made one task of three hot,

@@ -2,9 +2,9 @@
 matrix (tests/e2e/heron/test_crash_points.py): counts in keyed state (so `heron update`
 moves key groups), every running count committed to files and to a Redis list."""
 
-from compat.storm_api import Grouping, Topology
-
 from e2e_stateful_parts import CountFiles, CountList, KeyedCountBolt, SentenceSpout, SplitBolt
+
+from compat.storm_api import Grouping, Topology
 
 
 class CrashMatrix(Topology):

@@ -7,10 +7,10 @@ effectively-once. The Health Manager's test settings (interval 2 s, window 10 s,
 Manager into backpressure and the Health Manager scales it up, its counts moving with
 their words."""
 
-from compat.storm_api import Grouping, Topology
-
 from e2e_stateful_parts import CountFiles, KeyedCountBolt
 from stateful_autoscale_parts import RateWords
+
+from compat.storm_api import Grouping, Topology
 
 
 class KeyedAutoscale(Topology):

@@ -1,9 +1,9 @@
 """The word count with its counts in keyed state, written exactly once to files: the
 counting bolt can be resized while it runs (`heron update`, the Health Manager)."""
 
-from compat.storm_api import Grouping, Topology
-
 from e2e_stateful_parts import CountFiles, KeyedCountBolt, SentenceSpout, SplitBolt
+
+from compat.storm_api import Grouping, Topology
 
 
 class KeyedWordCount(Topology):

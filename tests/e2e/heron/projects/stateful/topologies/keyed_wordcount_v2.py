@@ -1,9 +1,9 @@
 """The next version of keyed_wordcount: a counting bolt with another output format, three
 tasks instead of two; started from a savepoint of the first (components match by name)."""
 
-from compat.storm_api import Grouping, Topology
-
 from e2e_stateful_parts import CountFiles, KeyedCountBoltV2, SentenceSpout, SplitBolt
+
+from compat.storm_api import Grouping, Topology
 
 
 class KeyedWordCountV2(Topology):

@@ -3,9 +3,9 @@ spouts (its Stream Manager in backpressure; small watermarks, as in keyed_autosc
 checkpoints every 0.5 s: the sink is resized with `heron update` while it runs
 (tests/engine/cli/test_heron_update_sinks.py)."""
 
-from compat.storm_api import Topology
-
 from issue38_parts import RecordSpout, SlowRedisSink
+
+from compat.storm_api import Topology
 
 
 class SinkRescaleRedis(Topology):

@@ -1,9 +1,9 @@
 """The stateful word count from files (the shipped file spout) with its counts written
 exactly once to files and to Redis (the shipped sinks)."""
 
-from compat.storm_api import Grouping, Topology
-
 from e2e_stateful_parts import CountBolt, CountFiles, CountList, PacedFileSpout, SplitBolt
+
+from compat.storm_api import Grouping, Topology
 
 
 class StatefulSinks(Topology):

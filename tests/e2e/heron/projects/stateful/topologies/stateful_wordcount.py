@@ -1,8 +1,8 @@
 """The stateful word count, effectively-once, over two containers."""
 
-from compat.storm_api import Grouping, Topology
-
 from e2e_stateful_parts import CountBolt, SentenceSpout, SplitBolt
+
+from compat.storm_api import Grouping, Topology
 
 
 class StatefulWordCount(Topology):

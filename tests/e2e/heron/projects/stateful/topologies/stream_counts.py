@@ -1,9 +1,9 @@
 """Sentences from a Redis stream (the shipped stream spout, its position in state) to
 counts in a Redis hash (the shipped sink), effectively-once."""
 
-from compat.storm_api import Grouping, Topology
-
 from e2e_stateful_parts import CountBolt, CountHash, SentenceStream, SplitBolt
+
+from compat.storm_api import Grouping, Topology
 
 
 class StreamCounts(Topology):

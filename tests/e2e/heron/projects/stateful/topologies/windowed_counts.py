@@ -2,10 +2,10 @@
 in a bolt's state and flushed downstream on each tick tuple (every 0.2 s), into a
 two-phase-commit file sink (tests/e2e/heron/test_windowed_bolt_recovery.py)."""
 
-from compat.storm_api import Grouping, Topology
-
 from e2e_stateful_parts import CountFiles
 from issue38_parts import RecordSpout, WindowCountBolt
+
+from compat.storm_api import Grouping, Topology
 
 
 class WindowedCounts(Topology):

@@ -3,11 +3,11 @@
 Options: heron.connectors.kafka.bootstrap.servers, heron.connectors.kafka.spout.topics,
 heron.connectors.file.sink.dir."""
 
+from kafka_parts import SplitBolt, WordCountBolt
 from streamparse import Grouping, Topology
 
 from compat.connectors import FileSink
 from compat.connectors.kafka import KafkaSpout
-from kafka_parts import SplitBolt, WordCountBolt
 
 
 class ExactCounts(Topology):

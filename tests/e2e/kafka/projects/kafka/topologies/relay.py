@@ -4,10 +4,10 @@ KafkaSpout and KafkaBolt with acking).
 Options: heron.connectors.kafka.bootstrap.servers, heron.connectors.kafka.spout.topics,
 heron.connectors.kafka.sink.topic, heron.connectors.kafka.consumer.properties."""
 
+from kafka_parts import RelayBolt
 from streamparse import Topology
 
 from compat.connectors.kafka import KafkaSink, KafkaSpout
-from kafka_parts import RelayBolt
 
 
 class Relay(Topology):
