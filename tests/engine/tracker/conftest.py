@@ -164,9 +164,15 @@ def start_topology(state_spec: StateManagerSpec | None, working_dir: Path) -> Ru
     return running
 
 
-@pytest.fixture(scope="package")
+@pytest.fixture(scope="module")
 def local_topology() -> Iterator[RunningTopology]:
-    """The topology on the local state manager, shared by the tracker tests."""
+    """The topology on the local state manager, shared by one module's tracker tests.
+
+    Module-scoped, not package-scoped: this folder has no ``__init__.py``, so pytest
+    would keep a "package" fixture until the end of the whole run, and the topology
+    would go on using CPU under every later test (and, on two xdist workers, under the
+    other worker's). A module's tests stay together on one worker
+    (tests/parallel_groups.py)."""
     saved_path, saved_modules = list(sys.path), set(sys.modules)
     working_dir = Path(tempfile.mkdtemp(prefix="tracker-test-"))
     running = start_topology(StateManagerSpec(kind="local", root=str(working_dir / "state")),

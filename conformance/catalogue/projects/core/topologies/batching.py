@@ -2,9 +2,9 @@
 up to the key's total whatever the batches were. The spout lingers a second after its
 last row, so the last batches are flushed before it reports exhaustion."""
 
-from catalogue_core import FixtureSpout, KeyTotals
-
 from compat.storm_api import Grouping, Topology
+
+from catalogue_core import FixtureSpout, KeyTotals
 
 
 class Batching(Topology):

@@ -1,8 +1,8 @@
 """A diamond: numbers -> left, right -> join (both halves fields-grouped on n)."""
 
-from catalogue_core import FixtureSpout, Join, Left, Right
-
 from compat.storm_api import Grouping, Topology
+
+from catalogue_core import FixtureSpout, Join, Left, Right
 
 
 class Diamond(Topology):

@@ -1,8 +1,8 @@
 """One spout feeding two bolts: every tuple reaches both."""
 
-from catalogue_core import Doubler, FixtureSpout, Squarer
-
 from compat.storm_api import Grouping, Topology
+
+from catalogue_core import Doubler, FixtureSpout, Squarer
 
 
 class FanOut(Topology):

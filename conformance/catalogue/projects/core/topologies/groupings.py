@@ -2,9 +2,9 @@
 Each sink emits ``[its task index, *input values]``, so the output shows where each
 grouping sent every tuple; the catalogue's grouping cases each compare one sink."""
 
-from catalogue_core import DirectingSpout, Sink
-
 from compat.storm_api import Grouping, Topology
+
+from catalogue_core import DirectingSpout, Sink
 
 
 class Groupings(Topology):

@@ -1,9 +1,9 @@
 """A multi-lang bolt between native components: numbers -> shout (a subprocess
 speaking Storm's multi-lang protocol) -> exclaim."""
 
-from catalogue_core import Exclaim, FixtureSpout
-
 from compat.storm_api import Grouping, ShellBolt, Topology
+
+from catalogue_core import Exclaim, FixtureSpout
 
 
 class MultiLang(Topology):

@@ -1,9 +1,9 @@
 """Named streams: a spout splitting on ``even``/``odd``, a bolt reading both and
 emitting on ``small``, ``large`` and ``default``."""
 
-from catalogue_core import ParitySpout, Router
-
 from compat.storm_api import Grouping, Topology
+
+from catalogue_core import ParitySpout, Router
 
 
 class NamedStreams(Topology):

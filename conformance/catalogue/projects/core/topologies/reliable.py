@@ -1,9 +1,9 @@
 """At-least-once: a ReliableSpout whose tuples a bolt fails once each (every fifth n);
 the spout replays them and the bolt processes the replays."""
 
-from catalogue_core import Picky, ReliableNumbers
-
 from compat.storm_api import Grouping, Topology
+
+from catalogue_core import Picky, ReliableNumbers
 
 
 class Reliable(Topology):

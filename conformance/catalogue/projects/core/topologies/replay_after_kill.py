@@ -2,9 +2,9 @@
 their roots time out (after about a second) and the spout replays them, so ``relay``
 emits some rows again."""
 
-from catalogue_core import Relay, ReliableNumbers
-
 from compat.storm_api import Grouping, Topology
+
+from catalogue_core import Relay, ReliableNumbers
 
 
 class ReplayAfterKill(Topology):

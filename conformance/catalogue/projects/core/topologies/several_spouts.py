@@ -1,8 +1,8 @@
 """Two spouts (one with two tasks) feeding one bolt."""
 
-from catalogue_core import FixtureSpout, LetterSpout, Merge
-
 from compat.storm_api import Grouping, Topology
+
+from catalogue_core import FixtureSpout, LetterSpout, Merge
 
 
 class SeveralSpouts(Topology):

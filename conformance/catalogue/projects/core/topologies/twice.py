@@ -1,8 +1,8 @@
 """A bolt that emits every tuple twice: the output is a multiset with duplicates."""
 
-from catalogue_core import FixtureSpout, Twice
-
 from compat.storm_api import Grouping, Topology
+
+from catalogue_core import FixtureSpout, Twice
 
 
 class TwiceTopology(Topology):

@@ -1,11 +1,11 @@
 '''heronpy word count, at least once, as Heron's Python examples build a topology.'''
 import sys
 
-from catalogue_heronpy import CountWords, SentenceSpout, SplitSentence
-
 import heronpy.api.api_constants as constants
-from heronpy.api.stream import Grouping
 from heronpy.api.topology import TopologyBuilder
+from heronpy.api.stream import Grouping
+
+from catalogue_heronpy import CountWords, SentenceSpout, SplitSentence
 
 if __name__ == '__main__':
   if len(sys.argv) != 2:

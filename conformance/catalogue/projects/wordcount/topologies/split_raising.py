@@ -2,9 +2,9 @@
 seventh sentence each task executes): restarts and replays, compared after
 de-duplicating by message id (``sid``) and word position."""
 
-from catalogue_wordcount import RaisingSplit, SentenceSpout
-
 from compat.storm_api import Grouping, Topology
+
+from catalogue_wordcount import RaisingSplit, SentenceSpout
 
 
 class SplitRaising(Topology):

@@ -1,8 +1,8 @@
 """Seeded word count, at-most-once: sentences -> split -> count (fields on word)."""
 
-from catalogue_wordcount import CountWords, SentenceSpout, SplitSentence
-
 from compat.storm_api import Grouping, Topology
+
+from catalogue_wordcount import CountWords, SentenceSpout, SplitSentence
 
 
 class WordCount(Topology):

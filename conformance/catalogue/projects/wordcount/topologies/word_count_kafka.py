@@ -4,10 +4,10 @@ The runner writes the fixture to a fresh topic (conformance.kafka_input) and pas
 broker, the topic and a bounded read as options; the spout's translator turns each
 record (the row's JSON) back into ``[sid, sentence]``."""
 
-from catalogue_wordcount import CountWords, SplitSentence
-
 from compat.connectors.kafka import KafkaSpout
 from compat.storm_api import Grouping, Topology
+
+from catalogue_wordcount import CountWords, SplitSentence
 
 
 class WordCountKafka(Topology):

@@ -1,9 +1,9 @@
 """Seeded word count, at-least-once with one-second message timeouts: the catalogue
 kills a ``split`` task mid-run and expects exact final counts anyway."""
 
-from catalogue_wordcount import CountWords, SentenceSpout, SplitSentence
-
 from compat.storm_api import Grouping, Topology
+
+from catalogue_wordcount import CountWords, SentenceSpout, SplitSentence
 
 
 class WordCountReliable(Topology):

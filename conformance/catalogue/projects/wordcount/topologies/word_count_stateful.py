@@ -2,9 +2,9 @@
 checkpointed every half second; the catalogue kills a ``count`` task mid-run and expects
 the same final counts as without the kill, on both engines."""
 
-from catalogue_wordcount import SplitSentence, StatefulCountWords, StatefulSentenceSpout
-
 from compat.storm_api import Grouping, Topology
+
+from catalogue_wordcount import SplitSentence, StatefulCountWords, StatefulSentenceSpout
 
 
 class WordCountStateful(Topology):
