@@ -15,8 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import zmq
+from google.protobuf.message import Message
 
 from engine.common.network.sockets import RequestTimeout, request
+from engine.common.security.guard import SocketSecurity
 from engine.messages import common_pb2, tmanager_pb2
 
 
@@ -46,14 +48,15 @@ class MetricsSnapshot:
 class TManagerClient:
     """Bounded requests to one Topology Master's controller endpoint."""
 
-    def __init__(self, topology: str, endpoint: str, timeout: float, *, security: Any) -> None:
+    def __init__(self, topology: str, endpoint: str, timeout: float, *,
+                 security: SocketSecurity | None) -> None:
         self.topology = topology
         self.endpoint = endpoint
         self.timeout = timeout
         #: the topology's SocketSecurity: its Topology Master refuses anyone without it
         self.security = security
 
-    def _ask(self, message: Any) -> Any:
+    def _ask(self, message: Message) -> Any:
         try:
             response = request(self.endpoint, message, self.timeout, security=self.security)
         except RequestTimeout:

@@ -9,9 +9,9 @@ routed, tuples executed) moved between two snapshots a metrics interval apart.
 from __future__ import annotations
 
 import time
-from typing import Any
 
 from engine.common.network.sockets import RequestTimeout, request
+from engine.common.security.guard import SocketSecurity
 from engine.messages import tmanager_pb2
 
 #: a little over the instances' and Metrics Managers' one-second publishing interval
@@ -20,7 +20,7 @@ _MOVING = ("__tuples-received", "__tuples-sent", "__execute-count", "__emit-coun
 
 
 def metrics_snapshot(controller_endpoint: str, timeout: float = 2.0, *,
-                     security: Any) -> dict[str, dict[str, str]]:
+                     security: SocketSecurity | None) -> dict[str, dict[str, str]]:
     """instance id -> {metric name: value}, from the Topology Master (``security``: the
     topology's SocketSecurity)."""
     response = request(controller_endpoint, tmanager_pb2.MetricRequest(), timeout,
@@ -40,7 +40,8 @@ def _signature(snapshot: dict[str, dict[str, str]]) -> tuple[tuple, int]:
     return moving, buffered
 
 
-def wait_drained(controller_endpoint: str, timeout: float, *, security: Any) -> bool:
+def wait_drained(controller_endpoint: str, timeout: float, *,
+                 security: SocketSecurity | None) -> bool:
     """True once the topology is quiet, False when ``timeout`` passes first (or the
     Topology Master stops answering)."""
     deadline = time.monotonic() + timeout

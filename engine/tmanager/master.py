@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
 import zmq
+from google.protobuf.message import Message
 
 from engine.common.grouping.key_groups import key_groups
 from engine.common.launch import (
@@ -28,11 +30,13 @@ from engine.config.reliability import reliability
 from engine.messages import (
     ckptmgr_pb2,
     common_pb2,
+    packing_plan_pb2,
     physical_plan_pb2,
     stmgr_pb2,
     tmanager_pb2,
     topology_pb2,
 )
+from engine.spi.statemgr import StateManager
 from engine.statefulstorage import open_storage
 from engine.statemgr import NodeExistsError
 from engine.tmanager.counter_totals import CounterTotals
@@ -59,7 +63,7 @@ class TopologyMaster:
     #: the reason of a packing plan change (heron update) until its plan is built
     _update_reason: str | None = None
 
-    def __init__(self, spec: LaunchSpec, state: Any, *, shell_endpoint: str = "") -> None:
+    def __init__(self, spec: LaunchSpec, state: StateManager, *, shell_endpoint: str = "") -> None:
         self.spec = spec
         #: where container 0's shell serves its logs (engine/shell); "" when local
         self.shell_endpoint = shell_endpoint
@@ -77,7 +81,8 @@ class TopologyMaster:
         self.packing: Any = None
         self.absent: set[str] = set()
         #: stmgr id -> (StMgr record, [Instance]), for registered Stream Managers
-        self.stmgrs: dict[str, tuple[Any, list[Any]]] = {}
+        self.stmgrs: dict[str, tuple[physical_plan_pb2.StMgr,
+                                     list[physical_plan_pb2.Instance]]] = {}
         self.last_heartbeat: dict[str, float] = {}
         #: stmgr id -> the zmq identity of its newest incarnation, and that incarnation
         self.senders: dict[str, bytes] = {}
@@ -92,7 +97,7 @@ class TopologyMaster:
         #: (component, instance id) -> unix time of its newest figures (the time its
         #: process published them, as its Metrics Manager stamps them): REPORT_AGE_METRIC
         self.reported_at: dict[tuple[str, str], float] = {}
-        self.exceptions: dict[tuple[str, str], list[Any]] = {}
+        self.exceptions: dict[tuple[str, str], list[tmanager_pb2.TmanagerExceptionLog]] = {}
         #: checkpoints and restores, for an EFFECTIVELY_ONCE topology (else None)
         self.stateful: StatefulController | None = None
         #: why the next physical plan is made (the reason a restore gives)
@@ -116,8 +121,9 @@ class TopologyMaster:
                              f"not {self.spec.topology_id}: a stale launch file?")
         self.absent = {stmgr_id(c.id) for c in self.packing.container_plans if c.id != 0}
         stored = self.state.get("pplans", self.name)
-        restarted = stored is not None and stored.topology.id == self.spec.topology_id
-        if restarted:
+        restarted = False
+        if stored is not None and stored.topology.id == self.spec.topology_id:
+            restarted = True
             # A restarted Topology Master keeps the live state (RUNNING/PAUSED) it had.
             self.topology.state = stored.topology.state
             self._plan_reason = "the topology master was restarted"
@@ -139,7 +145,7 @@ class TopologyMaster:
         log.info("effectively-once: a checkpoint every %g s into %s", settings.interval_secs,
                  storage.describe())
 
-    def _send_to_stmgr(self, sid: str, message: Any) -> None:
+    def _send_to_stmgr(self, sid: str, message: Message) -> None:
         self._reply(self.server, self.senders.get(sid, sid.encode()), message)
 
     def establish(self) -> None:
@@ -164,7 +170,7 @@ class TopologyMaster:
         raise SystemExit("the topology master location is still held by another process")
 
     # -- the loop ----------------------------------------------------------------------
-    def serve(self, running: Any) -> None:
+    def serve(self, running: Callable[[], bool]) -> None:
         poller = zmq.Poller()
         poller.register(self.server, zmq.POLLIN)
         poller.register(self.controller, zmq.POLLIN)
@@ -264,11 +270,11 @@ class TopologyMaster:
             self._make_pplan()
 
     @staticmethod
-    def _live_instance_ids(packing: Any) -> set[str]:
+    def _live_instance_ids(packing: packing_plan_pb2.PackingPlan) -> set[str]:
         return {instance_id(c.id, i.component_name, i.task_id)
                 for c in packing.container_plans for i in c.instance_plans}
 
-    def _drain(self, sock: zmq.Socket, handler: Any) -> None:
+    def _drain(self, sock: zmq.Socket, handler: Callable[[bytes, Message], None]) -> None:
         while True:
             try:
                 frames = sock.recv_multipart(zmq.NOBLOCK)
@@ -289,14 +295,14 @@ class TopologyMaster:
             except Exception:
                 log.exception("handling %s from %r failed", message.DESCRIPTOR.name, sender[:80])
 
-    def _reply(self, sock: zmq.Socket, identity: bytes, message: Any) -> None:
+    def _reply(self, sock: zmq.Socket, identity: bytes, message: Message) -> None:
         try:
             sock.send_multipart([identity, *encode(message)], zmq.NOBLOCK)
         except zmq.ZMQError as exc:
             log.warning("could not answer %r: %s", identity[:80], exc)
 
     # -- Stream Managers and Metrics Managers ---------------------------------------------
-    def _on_server(self, sender: bytes, message: Any) -> None:
+    def _on_server(self, sender: bytes, message: Message) -> None:
         if isinstance(message, tmanager_pb2.StMgrRegisterRequest):
             self._register(sender, message)
         elif isinstance(message, tmanager_pb2.StMgrHeartbeatRequest):
@@ -321,7 +327,7 @@ class TopologyMaster:
         else:
             log.warning("ignored %s from %r", message.DESCRIPTOR.name, sender[:80])
 
-    def _register(self, sender: bytes, request: Any) -> None:
+    def _register(self, sender: bytes, request: tmanager_pb2.StMgrRegisterRequest) -> None:
         sid = request.stmgr.id
         response = tmanager_pb2.StMgrRegisterResponse()
         expected = {stmgr_id(c.id) for c in self.packing.container_plans if c.id != 0}
@@ -400,7 +406,7 @@ class TopologyMaster:
         # the topology runs: a later death of this process is not a crash loop
         mark_progress()
 
-    def _store_metrics(self, message: Any) -> None:
+    def _store_metrics(self, message: tmanager_pb2.PublishMetrics) -> None:
         now = time.time()
         for datum in message.metrics:
             key = (datum.component_name, datum.instance_id)
@@ -424,7 +430,7 @@ class TopologyMaster:
                 entries.append(copy)
 
     # -- control (CLI, tracker) ----------------------------------------------------------
-    def _on_control(self, sender: bytes, message: Any) -> None:
+    def _on_control(self, sender: bytes, message: Message) -> None:
         if isinstance(message, (tmanager_pb2.TopologyActivateRequest,
                                 tmanager_pb2.TopologyDeactivateRequest)):
             self._reply(self.controller, sender, self._set_state(message))
@@ -447,7 +453,7 @@ class TopologyMaster:
         else:
             log.warning("ignored %s on the controller", message.DESCRIPTOR.name)
 
-    def _savepoint(self, sender: bytes, request: Any) -> None:
+    def _savepoint(self, sender: bytes, request: ckptmgr_pb2.SavepointRequest) -> None:
         """Answered when the savepoint is written (or cannot be): the CLI waits for it."""
         if self.stateful is None:
             answer = ckptmgr_pb2.SavepointResponse(savepoint_id=request.savepoint_id)
@@ -460,7 +466,9 @@ class TopologyMaster:
             request.savepoint_id, lambda answer: self._reply(self.controller, sender, answer),
             final=request.final)
 
-    def _set_state(self, request: Any) -> Any:
+    def _set_state(self, request: tmanager_pb2.TopologyActivateRequest
+                   | tmanager_pb2.TopologyDeactivateRequest
+                   ) -> tmanager_pb2.TopologyControlResponse:
         response = tmanager_pb2.TopologyControlResponse()
         activate = isinstance(request, tmanager_pb2.TopologyActivateRequest)
         if request.topology_name != self.name or (
@@ -491,7 +499,7 @@ class TopologyMaster:
         response.status.status = OK
         return response
 
-    def _metric_response(self, request: Any) -> Any:
+    def _metric_response(self, request: tmanager_pb2.MetricRequest) -> tmanager_pb2.MetricResponse:
         response = tmanager_pb2.MetricResponse()
         response.status.status = OK
         # The Topology Master's own figures, beside what the Metrics Managers forward.
@@ -527,10 +535,11 @@ def _port(endpoint: str) -> int:
     return int(endpoint.rsplit(":", 1)[1])
 
 
-def packing_change(before: Any, after: Any) -> str:
+def packing_change(before: packing_plan_pb2.PackingPlan,
+                   after: packing_plan_pb2.PackingPlan) -> str:
     """What ``heron update`` changed between two packing plans, for the reason a rollback
     is reported with: each component whose task count changed, and the containers."""
-    def tasks(packing: Any) -> dict[str, int]:
+    def tasks(packing: packing_plan_pb2.PackingPlan) -> dict[str, int]:
         counts: dict[str, int] = {}
         for container in packing.container_plans:
             for instance in container.instance_plans:

@@ -29,11 +29,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from google.protobuf.message import Message
+
 from compat.storm_api.state import checkpoint_order
 from engine.common.grouping.key_groups import DEFAULT_KEY_GROUPS, moves
 from engine.common.runtime.crash_points import crash
 from engine.config.checkpointing import Checkpointing
-from engine.messages import ckptmgr_pb2, common_pb2
+from engine.messages import ckptmgr_pb2, common_pb2, physical_plan_pb2
+from engine.spi.statemgr import StateManager
 from engine.statefulstorage.rescale import combine_shapes
 from engine.statefulstorage.savepoints import (
     SavepointError,
@@ -54,7 +57,7 @@ class _Wanted:
     one of a ``heron kill --savepoint`` (no checkpoint may follow it once written)."""
 
     savepoint_id: str
-    reply: Callable[[Any], None]
+    reply: Callable[[ckptmgr_pb2.SavepointResponse], None]
     final: bool = False
 
 
@@ -102,8 +105,9 @@ class StatefulFigures:
 
 
 class StatefulController:
-    def __init__(self, name: str, state: Any, settings: Checkpointing, storage: Any, *,
-                 send: Callable[[str, Any], None], key_groups: int = DEFAULT_KEY_GROUPS,
+    def __init__(self, name: str, state: StateManager, settings: Checkpointing,
+                 storage: Any, *, send: Callable[[str, Message], None],
+                 key_groups: int = DEFAULT_KEY_GROUPS,
                  clock: Callable[[], float] = time.monotonic,
                  wall_ms: Callable[[], int] = lambda: int(time.time() * 1000)) -> None:
         self.name = name
@@ -115,7 +119,7 @@ class StatefulController:
         self._send = send
         self._clock = clock
         self._wall_ms = wall_ms
-        self.consistent: list[Any] = []
+        self.consistent: list[ckptmgr_pb2.StatefulConsistentCheckpoint] = []
         self._last_number = 0
         self.stmgrs: list[str] = []
         #: task id -> component, of the physical plan in force
@@ -162,7 +166,7 @@ class StatefulController:
                      ", ".join(c.checkpoint_id for c in self.consistent))
 
     # -- the physical plan and failures --------------------------------------------------
-    def new_plan(self, pplan: Any, packing_id: str, reason: str) -> None:
+    def new_plan(self, pplan: physical_plan_pb2.PhysicalPlan, packing_id: str, reason: str) -> None:
         self.stmgrs = sorted({s.id for s in pplan.stmgrs})
         old = _counts(self.tasks)
         self.tasks = {i.info.task_id: i.info.component_name for i in pplan.instances}
@@ -209,7 +213,7 @@ class StatefulController:
             self._send(sid, request)
             crash("tmanager.restore.sent_some", "tmanager", grace=0.2)
 
-    def on_restore_response(self, response: Any) -> None:
+    def on_restore_response(self, response: ckptmgr_pb2.RestoreTopologyStateResponse) -> None:
         restore = self.restore
         if restore is None or response.restore_txid != restore.txid:
             return  # an answer to a restore that was superseded
@@ -246,7 +250,7 @@ class StatefulController:
         self.running = True
         self.next_checkpoint = self._clock() + self.settings.interval_secs
 
-    def on_reset(self, message: Any, sender: str) -> None:
+    def on_reset(self, message: ckptmgr_pb2.ResetTopologyState, sender: str) -> None:
         reason = message.reason or f"{sender} asked for a rollback"
         log.warning("rollback asked by %s: %s", sender, reason)
         self.start_restore(reason)
@@ -280,7 +284,7 @@ class StatefulController:
         for sid in self.stmgrs:
             self._send(sid, start)
 
-    def on_stored(self, message: Any) -> None:
+    def on_stored(self, message: ckptmgr_pb2.InstanceStateStored) -> None:
         flight = self.in_flight
         if flight is None or message.checkpoint_id != flight.checkpoint_id:
             return
@@ -351,7 +355,8 @@ class StatefulController:
                                                  f"was abandoned: {why}"))
 
     # -- savepoints ----------------------------------------------------------------------
-    def request_savepoint(self, savepoint_id: str, reply: Callable[[Any], None],
+    def request_savepoint(self, savepoint_id: str,
+                          reply: Callable[[ckptmgr_pb2.SavepointResponse], None],
                           final: bool = False) -> None:
         """Take a checkpoint now (or once the one in flight is done) and copy it into
         the savepoints directory; ``reply`` gets the answer when it is written. ``final``:
@@ -395,7 +400,8 @@ class StatefulController:
                          wanted.savepoint_id)
                 wanted.final = False
 
-    def _write_savepoint(self, flight: _InFlight, wanted: _Wanted, record: Any) -> None:
+    def _write_savepoint(self, flight: _InFlight, wanted: _Wanted,
+                         record: ckptmgr_pb2.StatefulConsistentCheckpoint) -> None:
         """Copy ``flight``'s checkpoint, consistent now, into the savepoint ``wanted``
         (``flight.savepoint``) asked for."""
         savepoints = self.settings.savepoints
@@ -431,7 +437,7 @@ class StatefulController:
         for wanted in waiting:
             wanted.reply(_savepoint_answer(wanted.savepoint_id, error=why))
 
-    def _store(self, records: list[Any]) -> None:
+    def _store(self, records: list[ckptmgr_pb2.StatefulConsistentCheckpoint]) -> None:
         message = ckptmgr_pb2.StatefulConsistentCheckpoints(consistent_checkpoints=records)
         if self.state.get(KIND, self.name) is None:
             self.state.create(KIND, self.name, message)
@@ -468,7 +474,7 @@ class StatefulController:
 
 
 def _savepoint_answer(savepoint_id: str, *, error: str = "", path: str = "",
-                      checkpoint_id: str = "") -> Any:
+                      checkpoint_id: str = "") -> ckptmgr_pb2.SavepointResponse:
     answer = ckptmgr_pb2.SavepointResponse(savepoint_id=savepoint_id, path=path,
                                            checkpoint_id=checkpoint_id)
     answer.status.status = common_pb2.NOTOK if error else common_pb2.OK
