@@ -44,6 +44,16 @@ MAX_SPOUT_PENDING_KEY = "topology.max.spout.pending"
 TIMEOUTS_ENABLED_KEY = "topology.enable.message.timeouts"
 TICK_FREQUENCY_KEY = "topology.tick.tuple.freq.secs"
 
+#: how executors run: the topology's name (set by the engine from the plan), its
+#: containers, a spout's idle sleep, an executor's inbox bound, a component's task count
+#: and Storm's debug switch (DEBUG logs for every task)
+NAME_KEY = "topology.name"
+WORKERS_KEY = "topology.workers"
+SPOUT_WAIT_KEY = "topology.sleep.spout.wait.strategy.time.ms"
+RECEIVE_BUFFER_KEY = "topology.executor.receive.buffer.size"
+TASKS_KEY = "topology.tasks"
+DEBUG_KEY = "topology.debug"
+
 #: Heron's keys for stateful topologies, and our defaults
 CHECKPOINT_INTERVAL_KEY = "topology.stateful.checkpoint.interval.seconds"
 START_CLEAN_KEY = "topology.stateful.start.clean"

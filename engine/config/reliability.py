@@ -18,7 +18,7 @@ from engine.config.keys import (
     TICK_FREQUENCY_KEY,
     TIMEOUTS_ENABLED_KEY,
 )
-from engine.config.values import non_negative_or_none
+from engine.config.values import flag, non_negative_or_none
 
 
 @dataclass(frozen=True)
@@ -68,7 +68,7 @@ def reliability(conf: Mapping[str, Any]) -> Reliability:
         ackers=ackers,
         message_timeout_secs=float(timeout),
         max_spout_pending=non_negative_or_none(conf, MAX_SPOUT_PENDING_KEY) or None,
-        timeouts_enabled=bool(conf.get(TIMEOUTS_ENABLED_KEY, True)),
+        timeouts_enabled=flag(conf, TIMEOUTS_ENABLED_KEY, True),
         effectively_once=mode == "EFFECTIVELY_ONCE",
     )
 

@@ -37,3 +37,24 @@ def path_or_none(conf: Mapping[str, Any], key: str) -> str | None:
     if not isinstance(value, str):
         raise ConfigError(f"{key} must be a directory path, got {value!r}")
     return value
+
+
+def whole_at_least(conf: Mapping[str, Any], key: str, minimum: int, default: int) -> int:
+    """A whole number of at least ``minimum`` (``5.0`` is 5), ``default`` when unset or None."""
+    value = conf.get(key)
+    if value is None:
+        return default
+    if (isinstance(value, bool) or not isinstance(value, (int, float))
+            or (isinstance(value, float) and not value.is_integer()) or value < minimum):
+        raise ConfigError(f"{key} must be a whole number of at least {minimum}, got {value!r}")
+    return int(value)
+
+
+def flag(conf: Mapping[str, Any], key: str, default: bool) -> bool:
+    """True or false (YAML and JSON give booleans), ``default`` when unset or None."""
+    value = conf.get(key)
+    if value is None:
+        return default
+    if not isinstance(value, bool):
+        raise ConfigError(f"{key} must be true or false, got {value!r}")
+    return value

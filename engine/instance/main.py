@@ -45,7 +45,8 @@ from engine.common.runtime.stats import TaskStats
 from engine.common.serialization import serializer_for_config
 from engine.common.startup import launch_parser, start
 from engine.config.checkpointing import checkpointing
-from engine.config.keys import with_defaults
+from engine.config.execution import spout_wait_secs
+from engine.config.keys import NAME_KEY, with_defaults
 from engine.config.reliability import reliability, tick_frequency
 from engine.instance.bolt_loop import BoltLoop
 from engine.instance.capture import InstanceCapture
@@ -122,7 +123,7 @@ def run(args: argparse.Namespace, stopping: threading.Event) -> int:
         return 1
     task = TaskInfo(comp.name, args.task, comp.kind, inst_plan.component_index)
     conf = with_defaults(plan.config)
-    conf["topology.name"] = plan.name
+    conf[NAME_KEY] = plan.name
     conf["storm.id"] = spec.topology_id  # Storm's key for one submission's id
     conf.update(comp.config)
     serializer = serializer_for_config(conf)
@@ -238,8 +239,8 @@ def _run_task(spec: LaunchSpec, loaded: Any, plan: Any, comp: Any, task: TaskInf
 
     restart_policy = RestartPolicy.from_config(conf)
     if comp.kind == "spout":
-        wait = float(conf.get("topology.sleep.spout.wait.strategy.time.ms", 1)) / 1000.0
-        loop: Any = SpoutLoop(pipe, task, factory, collector, running, wait_secs=wait,
+        loop: Any = SpoutLoop(pipe, task, factory, collector, running,
+                              wait_secs=spout_wait_secs(conf),
                               restart_policy=restart_policy, flush_secs=batches.secs,
                               max_pending=rel.max_spout_pending,
                               timeout_secs=(rel.message_timeout_secs if rel.timeouts_enabled

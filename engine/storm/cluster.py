@@ -45,7 +45,9 @@ from engine.common.runtime.logs import close_logger, task_logger
 from engine.common.runtime.stats import ComponentStats, aggregate
 from engine.common.serialization import serializer_for_config
 from engine.config.checkpointing import checkpointing
-from engine.config.keys import with_defaults
+from engine.config.errors import ConfigError
+from engine.config.execution import receive_buffer_size, task_count
+from engine.config.keys import NAME_KEY, with_defaults
 from engine.config.reliability import reliability, tick_frequency
 from engine.statefulstorage import open_storage
 from engine.storm.checkpoint import Checkpointer, CheckpointStats
@@ -92,7 +94,7 @@ class LocalCluster:
         self.plan = compiled.plan
         self.classes: Mapping[str, type] = compiled.component_classes
         self.conf = with_defaults(self.plan.config)
-        self.conf["topology.name"] = self.plan.name
+        self.conf[NAME_KEY] = self.plan.name
         # Storm's key for one submission's id (its "name-N-secs" form)
         self.conf["storm.id"] = f"{self.plan.name}-1-{int(time.time())}"
         self.reliability = reliability(self.conf)
@@ -147,7 +149,7 @@ class LocalCluster:
                      rng=self._rng)
         self.runtime = rt
         rt.metrics = self.metrics
-        capacity = int(self.conf.get("topology.executor.receive.buffer.size") or 1024)
+        capacity = receive_buffer_size(self.conf)
         states = self._open_checkpoints(rt, layout) if self.reliability.effectively_once else {}
         try:
             for comp in plan.components.values():
@@ -194,13 +196,10 @@ class LocalCluster:
         return states
 
     def _num_tasks(self, comp: Any) -> int:
-        tasks = comp.config.get("topology.tasks")
-        if tasks is None:
-            return comp.parallelism
-        if isinstance(tasks, bool) or not isinstance(tasks, int) or tasks < 1:
-            raise LocalEngineError(
-                f"component {comp.name!r}: topology.tasks must be a positive int, got {tasks!r}")
-        return tasks
+        try:
+            return task_count(comp.config, comp.parallelism)
+        except ConfigError as exc:
+            raise LocalEngineError(f"component {comp.name!r}: {exc}") from None
 
     def _component_conf(self, comp: Any) -> dict[str, Any]:
         conf = dict(self.conf)

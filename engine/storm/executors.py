@@ -31,6 +31,7 @@ from compat.storm_api.state import HashMapState
 from engine.common.process.restart_policy import RestartPolicy, RestartTracker
 from engine.common.runtime.errors import ComponentFailure
 from engine.common.runtime.stats import TaskStats
+from engine.config.execution import spout_wait_secs
 from engine.storm.collector import InputRecord, TaskCollector
 from engine.storm.rotating_map import RotatingMap
 from engine.storm.runtime import PARK, PARK_SLOT, POLL, TUPLE, Runtime
@@ -355,8 +356,7 @@ class SpoutExecutor(threading.Thread):
         self.pending: RotatingMap[int, Any] = RotatingMap(2)
         self._max_pending = rel.max_spout_pending
         self._timeout = rel.message_timeout_secs
-        self._wait = float(runtime.conf.get("topology.sleep.spout.wait.strategy.time.ms",
-                                            1)) / 1000.0
+        self._wait = spout_wait_secs(runtime.conf)
         self.max_pending_seen = 0
         self._busy = False
 

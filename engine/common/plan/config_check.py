@@ -27,23 +27,13 @@ from engine.common.process.restart_policy import RestartPolicy, RestartPolicyErr
 from engine.common.serialization import SerializationError, serializer_for_config
 from engine.config.checkpointing import checkpointing
 from engine.config.errors import ConfigError
+from engine.config.execution import debug, receive_buffer_size, spout_wait_secs, workers
 from engine.config.keys import with_defaults
 from engine.config.reliability import reliability, tick_frequency
 
 #: what each parser raises for a value it cannot use (its message names the key)
 _CONFIG_ERRORS = (ConfigError, KeyGroupError, CreditConfigError, InflightConfigError,
                   BackpressureConfigError, RestartPolicyError, SerializationError)
-
-#: keys the roles read as plain numbers, with no parser of their own: (kind, minimum)
-_NUMBERS: dict[str, tuple[type, float]] = {
-    "topology.workers": (int, 1),
-    "topology.executor.receive.buffer.size": (int, 1),
-    "topology.sleep.spout.wait.strategy.time.ms": (float, 0),
-}
-
-#: keys the roles read as true/false
-_FLAGS = ("topology.enable.message.timeouts", "topology.debug")
-
 
 def check_runtime_config(config: Mapping[str, Any],
                          components: Mapping[str, Mapping[str, Any]] | None = None) -> None:
@@ -62,7 +52,7 @@ def _check(conf: dict[str, Any], component: str | None) -> None:
     checks: list[Callable[[dict[str, Any]], Any]] = [
         reliability, checkpointing, key_groups, tick_frequency, serializer_for_config,
         RestartPolicy.from_config, batching, watermarks, wait_watermarks, capacities,
-        _health_mode, _shell_bridge, _numbers, _flags]
+        _health_mode, _shell_bridge, _executors]
     for check in checks:
         try:
             check(conf)
@@ -86,20 +76,10 @@ def _shell_bridge(conf: Mapping[str, Any]) -> None:
         raise ConfigError(str(exc)) from None
 
 
-def _numbers(conf: Mapping[str, Any]) -> None:
-    for key, (kind, minimum) in _NUMBERS.items():
-        value = conf.get(key)
-        if value is None:
-            continue
-        whole = kind is int
-        if (isinstance(value, bool) or not isinstance(value, (int, float))
-                or (whole and value != int(value)) or value < minimum):
-            what = "a whole number" if whole else "a number"
-            raise ConfigError(f"{key} must be {what} of at least {minimum:g}, got {value!r}")
-
-
-def _flags(conf: Mapping[str, Any]) -> None:
-    for key in _FLAGS:
-        value = conf.get(key)
-        if value is not None and not isinstance(value, bool):
-            raise ConfigError(f"{key} must be true or false, got {value!r}")
+def _executors(conf: Mapping[str, Any]) -> None:
+    """The keys read as plain numbers or switches (containers, inbox bound, spout sleep,
+    debug logs): the readers the roles call, so submit refuses what a role would."""
+    workers(conf)
+    receive_buffer_size(conf)
+    spout_wait_secs(conf)
+    debug(conf)

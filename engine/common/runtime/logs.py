@@ -17,6 +17,8 @@ from logging.handlers import RotatingFileHandler
 from pathlib import Path
 from typing import Any
 
+from engine.config.execution import debug
+
 _LEVELS = {
     "critical": logging.CRITICAL, "error": logging.ERROR, "warning": logging.WARNING,
     "warn": logging.WARNING, "info": logging.INFO, "debug": logging.DEBUG, "trace": 5,
@@ -40,7 +42,7 @@ def task_logger(conf: Mapping[str, Any], log_dir: Path, topology: str, component
         backupCount=int(conf.get("pystorm.log.backup_count", 10)), encoding="utf-8")
     handler.setFormatter(logging.Formatter(str(conf.get("pystorm.log.format") or DEFAULT_FORMAT)))
     level = _LEVELS.get(str(conf.get("pystorm.log.level", "info")).lower(), logging.INFO)
-    if conf.get("topology.debug"):
+    if debug(conf):
         level = logging.DEBUG
     logger.setLevel(level)
     logger.addHandler(handler)
