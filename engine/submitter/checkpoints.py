@@ -29,11 +29,13 @@ Topologies in the other reliability modes save nothing and are left as they are.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from engine.common.cluster.config import ClusterConfig
 from engine.common.launch import Submission
+from engine.common.submission import LoadedTopology
 from engine.config.errors import ConfigError
 from engine.config.keys import SAVEPOINTS_KEY, STORAGE_ROOT_KEY, with_defaults
 from engine.config.reliability import reliability
@@ -42,7 +44,7 @@ from engine.submitter.errors import refused
 __all__ = ["missing_root_message", "savepoints_dir", "storage_options", "with_cluster_storage"]
 
 
-def _effectively_once(config: Any) -> bool:
+def _effectively_once(config: Mapping[str, Any]) -> bool:
     try:
         return reliability(with_defaults(dict(config))).effectively_once
     except ConfigError:
@@ -58,7 +60,8 @@ def missing_root_message(name: str, cluster: ClusterConfig) -> str:
             f"when the container moves to another node")
 
 
-def savepoints_dir(cluster: ClusterConfig, config: Any, home: Path | None) -> str | None:
+def savepoints_dir(cluster: ClusterConfig, config: Mapping[str, Any],
+                   home: Path | None) -> str | None:
     """Where this topology's savepoints go: its own key, else ``<checkpoint root>/
     savepoints`` (the topology's root, else the cluster's), else ``<home>/savepoints``."""
     if config.get(SAVEPOINTS_KEY) not in (None, ""):
@@ -69,7 +72,7 @@ def savepoints_dir(cluster: ClusterConfig, config: Any, home: Path | None) -> st
     return str(home / "savepoints") if home is not None else None
 
 
-def storage_options(cluster: ClusterConfig, name: str, config: Any,
+def storage_options(cluster: ClusterConfig, name: str, config: Mapping[str, Any],
                     home: Path | None = None) -> dict[str, Any]:
     """The ``stateful.yaml`` keys to add to the topology ``name`` whose compiled config
     is ``config``: those it does not set itself, and where its savepoints go; none when
@@ -88,8 +91,8 @@ def storage_options(cluster: ClusterConfig, name: str, config: Any,
     return added
 
 
-def with_cluster_storage(cluster: ClusterConfig, loaded: Any, submission: Submission,
-                         home: Path | None = None) -> tuple[Any, Submission]:
+def with_cluster_storage(cluster: ClusterConfig, loaded: LoadedTopology, submission: Submission,
+                         home: Path | None = None) -> tuple[LoadedTopology, Submission]:
     """``(loaded, submission)`` with the cluster's storage keys the topology lacks, the
     topology compiled again from the new submission as every node will compile it;
     unchanged when nothing is added."""

@@ -20,10 +20,15 @@ from __future__ import annotations
 import shutil
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-from engine.common.cluster.config import ClusterConfigError, ClusterRef, load_cluster
+from engine.common.cluster.config import (
+    ClusterConfig,
+    ClusterConfigError,
+    ClusterRef,
+    load_cluster,
+)
 from engine.common.launch import LaunchError, LaunchSpec
+from engine.messages import execution_state_pb2, topology_pb2
 from engine.scheduler.slurm.cleanup import cancel_topology_jobs, clean_nodes
 from engine.scheduler.slurm.commands import SlurmCommands, SlurmError
 from engine.submitter.errors import SubmitterError
@@ -46,7 +51,8 @@ def scrub_working_dir(working_dir: Path) -> None:
             path.unlink(missing_ok=True)
 
 
-def cluster_of(home: Path, execution: Any) -> Any | None:
+def cluster_of(home: Path, execution: execution_state_pb2.ExecutionState | None
+               ) -> ClusterConfig | None:
     """The cluster a topology was submitted to (its execution state names it), or None
     for ``local`` or a cluster this machine does not describe."""
     if execution is None or not execution.cluster or execution.cluster == "local":
@@ -57,7 +63,7 @@ def cluster_of(home: Path, execution: Any) -> Any | None:
         return None
 
 
-def clean_cluster(cluster: Any, name: str, topology_id: str, working_dir: Path, *,
+def clean_cluster(cluster: ClusterConfig | None, name: str, topology_id: str, working_dir: Path, *,
                   report: Callable[[str], None] | None = None) -> list[str]:
     """Cancel the submission's Slurm jobs, delete its shared digest copy and its package,
     clean every node, scrub the working dir. Returns the job ids cancelled here (the
@@ -97,7 +103,8 @@ def clean_cluster(cluster: Any, name: str, topology_id: str, working_dir: Path, 
     return cancelled
 
 
-def _delete_package(cluster: Any, name: str, topology_id: str, working_dir: Path) -> None:
+def _delete_package(cluster: ClusterConfig | None, name: str, topology_id: str,
+                    working_dir: Path) -> None:
     try:
         spec = LaunchSpec.load(working_dir)
     except LaunchError:
@@ -110,7 +117,7 @@ def _delete_package(cluster: Any, name: str, topology_id: str, working_dir: Path
         uploader.delete(uploader.url_for(f"{name}-{topology_id}"))
 
 
-def checkpoint_dir(topology: Any, working_dir: Path) -> Path | None:
+def checkpoint_dir(topology: topology_pb2.Topology, working_dir: Path) -> Path | None:
     """Where an EFFECTIVELY_ONCE topology's checkpoints are (its storage root, or the
     default beside its working files), or None for a topology that takes none."""
     # deferred: only a kill needs the stateful keys

@@ -12,21 +12,23 @@ import getpass
 import time
 import uuid
 from pathlib import Path
-from typing import Any
 
 from engine.common.cluster.config import ClusterRef
 from engine.common.launch import LaunchSpec, StateManagerSpec, Submission
 from engine.common.process.restart_policy import RestartPolicy
 from engine.common.security.keys import TopologyKeys, keys_belong_in, plaintext_requested
+from engine.common.submission import LoadedTopology
 from engine.messages import execution_state_pb2, topology_pb2
 from engine.packing import pack
+from engine.spi.statemgr import StateManager
 
 
 class TopologyExistsError(Exception):
     """A topology of this name is already running (its state exists)."""
 
 
-def deploy(loaded: Any, *, state: Any, state_spec: StateManagerSpec, working_dir: Path,
+def deploy(loaded: LoadedTopology, *, state: StateManager, state_spec: StateManagerSpec,
+           working_dir: Path,
            submission: Submission, deactivated: bool = False, multilang: bool = False,
            multilang_serializer: str = "json", capture_all: bool = False,
            capture_all_streams: bool = False, cluster: str = "local") -> LaunchSpec:

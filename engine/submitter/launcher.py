@@ -16,14 +16,17 @@ import time
 from pathlib import Path
 from typing import Any
 
+from engine.common.cluster.config import ClusterConfig
 from engine.common.launch import LaunchSpec
 from engine.common.process import PARENT_PID_ENV, write_pid_file
 from engine.common.process.spawn import with_code_root
 from engine.common.security.keys import TopologyKeys
 from engine.executor.commands import resolve_modules
+from engine.messages import scheduler_pb2
 from engine.packing import PackingPlan
 from engine.scheduler.kubernetes import KubernetesScheduler
 from engine.scheduler.kubernetes.scheduler import KubernetesLaunch
+from engine.spi.statemgr import StateManager
 from engine.statemgr.zookeeper import read_digest_file
 
 SCHEDULER_LOG = "scheduler"
@@ -56,8 +59,8 @@ def start_detached(spec: LaunchSpec) -> subprocess.Popen:
     return proc
 
 
-def wait_until_serving(spec: LaunchSpec, proc: subprocess.Popen, state: Any,
-                       timeout: float = SERVE_WAIT_SECS) -> Any:
+def wait_until_serving(spec: LaunchSpec, proc: subprocess.Popen, state: StateManager,
+                       timeout: float = SERVE_WAIT_SECS) -> scheduler_pb2.SchedulerLocation:
     """The scheduler's ``SchedulerLocation`` once recorded; SchedulerStartError (with the
     tail of its log) if it exits first or the time runs out (it is then killed)."""
     deadline = time.monotonic() + timeout
@@ -90,7 +93,7 @@ def log_tail(path: Path, lines: int = 5) -> str:
 class ServiceLauncher:
     """The local and Slurm schedulers: a detached scheduler service runs them."""
 
-    def launch(self, spec: LaunchSpec, state: Any) -> None:
+    def launch(self, spec: LaunchSpec, state: StateManager) -> None:
         proc = start_detached(spec)
         wait_until_serving(spec, proc, state)
 
@@ -113,11 +116,12 @@ class KubernetesLauncher:
             submission=KubernetesLaunch(name, spec.topology_id, packing,
                                         keys.to_proto().SerializeToString(), digest))
 
-    def launch(self, spec: LaunchSpec, state: Any) -> None:
+    def launch(self, spec: LaunchSpec, state: StateManager) -> None:
         self.scheduler(spec, state).launch()
 
 
-def kubernetes_config(cluster: Any, name: str, *, package_url: str, package_sha256: str) -> dict:
+def kubernetes_config(cluster: ClusterConfig, name: str, *, package_url: str,
+                      package_sha256: str) -> dict:
     """What engine.scheduler.kubernetes needs: the cluster's keys, where the package is,
     where ZooKeeper is, and the topology's name (for update/restart/kill later)."""
     return {**cluster.values, "heron.package.url": package_url,

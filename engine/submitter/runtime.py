@@ -14,7 +14,6 @@ from __future__ import annotations
 import shutil
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import psutil
 
@@ -24,8 +23,11 @@ from engine.common.network import request
 from engine.common.network.endpoints import ipc_dir
 from engine.common.network.sockets import RequestTimeout
 from engine.common.process import read_pid_file, stop_groups
-from engine.messages import common_pb2, scheduler_pb2, tmanager_pb2
+from engine.common.security.guard import SocketSecurity
+from engine.messages import common_pb2, scheduler_pb2, tmanager_pb2, topology_pb2
 from engine.scheduler.kubernetes import KubernetesScheduler
+from engine.spi.packing_plan import PackingPlan
+from engine.spi.statemgr import StateManager
 from engine.submitter.errors import SubmitterError, refused
 from engine.submitter.update import UpdatePlan, apply_update
 from engine.tmanager.drain import wait_drained
@@ -43,8 +45,9 @@ class RuntimeManager:
     topology's on this machine; ``security`` reaches its processes; ``notify`` prints a
     warning line."""
 
-    def __init__(self, state: Any, name: str, *, home: Path, working_dir: Path,
-                 security: Any = None, notify: Callable[[str], None] = lambda _line: None) -> None:
+    def __init__(self, state: StateManager, name: str, *, home: Path, working_dir: Path,
+                 security: SocketSecurity | None = None,
+                 notify: Callable[[str], None] = lambda _line: None) -> None:
         self.state = state
         self.name = name
         self.home = home
@@ -81,7 +84,7 @@ class RuntimeManager:
         return endpoint
 
     # -- kill -------------------------------------------------------------------------------
-    def deactivate_and_drain(self, topology: Any, wait_secs: float) -> None:
+    def deactivate_and_drain(self, topology: topology_pb2.Topology, wait_secs: float) -> None:
         """Deactivate through the Topology Master and wait up to ``wait_secs`` for the
         in-flight tuples; a Topology Master that does not answer is only a warning."""
         tm = self.state.get("tmanagers", self.name)
@@ -99,7 +102,7 @@ class RuntimeManager:
             self.notify(f"the Topology Master of {self.name!r} did not answer; killing without "
                         f"draining")
 
-    def kill(self, topology: Any, timeout: float) -> str:
+    def kill(self, topology: topology_pb2.Topology, timeout: float) -> str:
         """Stop every process of the topology and remove its state (and package). Returns
         how: ``"kubernetes"``, ``"scheduler"`` or ``"pid files"`` (the scheduler service did
         not answer within ``timeout``)."""
@@ -243,7 +246,8 @@ class RuntimeManager:
                                  f"({exc}); the scheduler went back to packing plan "
                                  f"{plan.current.id}, nothing changed") from None
 
-    def send_update(self, endpoint: str, current: Any, proposed: Any, timeout: float) -> str:
+    def send_update(self, endpoint: str, current: PackingPlan, proposed: PackingPlan,
+                    timeout: float) -> str:
         """Ask the scheduler service to move from packing plan ``current`` to
         ``proposed``; its answer. Raises :class:`SubmitterError` when it refuses or does
         not answer (nothing is stored either way)."""

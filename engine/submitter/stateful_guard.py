@@ -36,6 +36,8 @@ from engine.common.plan.topology_config import topology_config
 from engine.config.errors import ConfigError
 from engine.config.keys import RELIABILITY_MODE_KEY
 from engine.config.reliability import reliability
+from engine.messages import ckptmgr_pb2, topology_pb2
+from engine.spi.packing_plan import PackingPlan
 from engine.statefulstorage.rescale import OTHER
 
 __all__ = ["effectively_once", "frozen_components", "refusal", "stateful_components"]
@@ -43,7 +45,7 @@ __all__ = ["effectively_once", "frozen_components", "refusal", "stateful_compone
 EFFECTIVELY_ONCE = "EFFECTIVELY_ONCE"
 
 
-def effectively_once(topology: Any) -> bool:
+def effectively_once(topology: topology_pb2.Topology) -> bool:
     """Whether the stored ``Topology`` runs in EFFECTIVELY_ONCE mode, read as the engines
     read it (``reliability``); a config that no longer parses falls back to the mode key
     alone, so a malformed unrelated key cannot switch the guard off."""
@@ -62,7 +64,7 @@ def _is_true(raw: str) -> bool:
     return value is True or (isinstance(value, str) and value.lower() == "true")
 
 
-def _marked(topology: Any, key: str) -> set[str]:
+def _marked(topology: topology_pb2.Topology, key: str) -> set[str]:
     out = set()
     for comp in [s.comp for s in topology.spouts] + [b.comp for b in topology.bolts]:
         if any(kv.key == key and _is_true(kv.value) for kv in comp.config.kvs):
@@ -70,20 +72,22 @@ def _marked(topology: Any, key: str) -> set[str]:
     return out
 
 
-def stateful_components(topology: Any) -> set[str]:
+def stateful_components(topology: topology_pb2.Topology) -> set[str]:
     """The components of the stored ``Topology`` whose class is a ``StatefulComponent``
     (marked by the compiler), whatever the reliability mode."""
     return _marked(topology, STATEFUL_CONFIG_KEY)
 
 
-def _groups(topology: Any) -> int:
+def _groups(topology: topology_pb2.Topology) -> int:
     try:
         return key_groups(topology_config(topology))
     except KeyGroupError:
         return 0
 
 
-def frozen_components(topology: Any, checkpoints: Any = None) -> dict[str, str]:
+def frozen_components(topology: topology_pb2.Topology,
+                      checkpoints: ckptmgr_pb2.StatefulConsistentCheckpoints | None = None
+                      ) -> dict[str, str]:
     """Component -> why its parallelism cannot change now (one line naming it): the
     stateful components of an effectively-once topology whose per-task state cannot be
     shared out. ``checkpoints``: the stored ``StatefulConsistentCheckpoints``."""
@@ -107,8 +111,9 @@ def frozen_components(topology: Any, checkpoints: Any = None) -> dict[str, str]:
     return out
 
 
-def refusal(topology: Any, current: Any, proposed: Any,
-            parallelism: Mapping[str, int] | None = None, checkpoints: Any = None) -> str | None:
+def refusal(topology: topology_pb2.Topology, current: PackingPlan, proposed: PackingPlan,
+            parallelism: Mapping[str, int] | None = None,
+            checkpoints: ckptmgr_pb2.StatefulConsistentCheckpoints | None = None) -> str | None:
     """Why moving the stored ``topology`` from packing plan ``current`` to ``proposed``
     (``PackingPlan``s) must be refused, or None when it may go ahead. ``parallelism``
     (component -> new count, as asked) names a request for a stateful component's change
@@ -132,7 +137,7 @@ def refusal(topology: Any, current: Any, proposed: Any,
     return None
 
 
-def _task_ids(plan: Any) -> dict[str, list[int]]:
+def _task_ids(plan: PackingPlan) -> dict[str, list[int]]:
     out: dict[str, list[int]] = {}
     for _, inst in plan.instances():
         out.setdefault(inst.component, []).append(inst.task_id)

@@ -35,9 +35,12 @@ from engine.common.launch import LAUNCH_FILE, LaunchSpec, StateManagerSpec, Subm
 from engine.common.plan.discovery import load_topology_class
 from engine.common.process import read_pid_file
 from engine.common.security.keys import TopologyKeys, keys_belong_in, plaintext_requested
+from engine.common.submission import LoadedTopology
+from engine.messages import packing_plan_pb2
 from engine.packing import PackingError, pack
 from engine.scheduler.kubernetes import KubernetesScheduler, KubernetesSchedulerError
 from engine.scheduler.registry import runs_as_service
+from engine.spi.statemgr import StateManager
 from engine.statemgr import StateError
 from engine.statemgr.zookeeper import read_digest_file
 from engine.submitter.checkpoints import with_cluster_storage
@@ -64,7 +67,7 @@ from engine.uploader import uploader_for
 class Submitted:
     spec: LaunchSpec
     #: the stored packing plan (a PackingPlan message)
-    packing: Any
+    packing: packing_plan_pb2.PackingPlan | None
     #: False when the state manager cannot keep the topology's keys (see NO_KEYS_IN_STATE)
     keys_shared: bool
 
@@ -74,7 +77,7 @@ class LocalState:
     """Where ``local`` keeps its state: opened by ``open()``; ``spec_for(working_dir)``
     is the spec its processes get (a digest, if any, copied into the working dir)."""
 
-    open: Callable[[], Any]
+    open: Callable[[], StateManager]
     spec_for: Callable[[Path], StateManagerSpec]
 
 
@@ -95,7 +98,7 @@ class Submitter:
             raise ValueError("a local submission needs its state manager (local=)")
 
     # -- the path --------------------------------------------------------------------------
-    def submit(self, loaded: Any, submission: Submission, *, deactivated: bool = False,
+    def submit(self, loaded: LoadedTopology, submission: Submission, *, deactivated: bool = False,
                multilang: bool = False, multilang_serializer: str = "json") -> Submitted:
         # first, before anything is written: the cluster's defaults (they may make the
         # topology effectively-once), then its storage (it may refuse: no shared root)
@@ -125,7 +128,7 @@ class Submitter:
         finally:
             state.close()
 
-    def _submit(self, loaded: Any, submission: Submission, state: Any,
+    def _submit(self, loaded: LoadedTopology, submission: Submission, state: StateManager,
                 state_spec: StateManagerSpec | None, working_dir: Path, *, deactivated: bool,
                 multilang: bool, multilang_serializer: str) -> Submitted:
         """Steps 2-4 for a name that is free; a failure undoes what they wrote."""
@@ -147,7 +150,7 @@ class Submitter:
         self._launch(spec, state)
         return Submitted(spec, state.get("packingplans", name), keys_belong_in(state))
 
-    def _open_state(self, state_spec: StateManagerSpec | None) -> Any:
+    def _open_state(self, state_spec: StateManagerSpec | None) -> StateManager:
         if state_spec is None:
             assert self.local is not None
             return self.local.open()
@@ -156,7 +159,7 @@ class Submitter:
         except StateError as exc:
             raise SubmitterError(f"state manager ({state_spec.describe()}): {exc}") from None
 
-    def _refuse_running(self, state: Any, name: str) -> None:
+    def _refuse_running(self, state: StateManager, name: str) -> None:
         if state.get("topologies", name) is None:
             return
         if self.cluster.is_local:
@@ -164,7 +167,7 @@ class Submitter:
         raise refused(f"topology {name!r} is already running on {self.cluster.name}; "
                       f"heron kill {name} --cluster {self.cluster.name} first")
 
-    def _launch(self, spec: LaunchSpec, state: Any) -> None:
+    def _launch(self, spec: LaunchSpec, state: StateManager) -> None:
         """Hand the topology to the cluster's launcher; undo the submission if it fails."""
         name = spec.topology_name
         try:
@@ -178,14 +181,14 @@ class Submitter:
             self._withdraw(spec, state)
             raise SubmitterError(f"{name}: {exc}") from None
 
-    def _withdraw(self, spec: LaunchSpec, state: Any) -> None:
+    def _withdraw(self, spec: LaunchSpec, state: StateManager) -> None:
         if self.cluster.is_local:
             state.clean(spec.topology_name)
         else:
             withdraw(self.cluster, spec, state)
 
     # -- Kubernetes --dry-run ------------------------------------------------------------
-    def dry_run(self, loaded: Any, submission: Submission) -> str:
+    def dry_run(self, loaded: LoadedTopology, submission: Submission) -> str:
         """The manifests a Kubernetes submission would create, secrets redacted; nothing
         is written or uploaded (the package is built aside to know its hash)."""
         loaded, submission = with_cluster_defaults(self.cluster, loaded, submission)
@@ -209,7 +212,7 @@ class Submitter:
             shutil.rmtree(spec.home, ignore_errors=True)
 
 
-def keys_set(loaded: Any, submission: Submission) -> set[str]:
+def keys_set(loaded: LoadedTopology, submission: Submission) -> set[str]:
     """The config keys the topology sets itself, anywhere above the cluster's defaults:
     its project's config.json env options (log settings included), its ``Topology.config``,
     the command line's ``-o`` and the flags that set keys (``-a``, ``-w``, ``--debug``).
@@ -219,8 +222,9 @@ def keys_set(loaded: Any, submission: Submission) -> set[str]:
     keys = set(settings.get("options") or {})
     keys |= {f"pystorm.log.{k}" for k in (settings.get("log") or {})}
     keys |= {f"pystorm.log.{k[4:]}" for k in ("log_path", "log_file") if k in settings}
-    if getattr(loaded, "flux", None) is not None:
-        keys |= set(loaded.flux.config)  # a Flux file's own config section
+    flux = getattr(loaded, "flux", None)
+    if flux is not None:
+        keys |= set(flux.config)  # a Flux file's own config section
     else:
         keys |= set(getattr(load_topology_class(loaded.topology_file), "config", None) or {})
     keys |= set(submission.options)
@@ -233,7 +237,7 @@ def keys_set(loaded: Any, submission: Submission) -> set[str]:
     return keys
 
 
-def cluster_default_options(cluster: ClusterConfig, loaded: Any,
+def cluster_default_options(cluster: ClusterConfig, loaded: LoadedTopology,
                             submission: Submission) -> dict[str, Any]:
     """The cluster's defaults (engine/common/cluster/config.py, ``defaults.yaml``) for the keys
     this topology does not set itself."""
@@ -243,8 +247,8 @@ def cluster_default_options(cluster: ClusterConfig, loaded: Any,
     return {k: v for k, v in cluster.topology_defaults.items() if k not in own}
 
 
-def with_cluster_defaults(cluster: ClusterConfig, loaded: Any,
-                          submission: Submission) -> tuple[Any, Submission]:
+def with_cluster_defaults(cluster: ClusterConfig, loaded: LoadedTopology,
+                          submission: Submission) -> tuple[LoadedTopology, Submission]:
     """``(loaded, submission)`` with the cluster's defaults for the keys the topology does
     not set: the lowest precedence (cluster defaults < config.json env options <
     Topology.config < ``-o``). They are added to the submission's options, which every

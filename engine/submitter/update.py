@@ -18,15 +18,15 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from engine.common.grouping.key_groups import key_groups, moves
 from engine.common.plan.topology_config import topology_config
 from engine.common.plan.validation import PARALLELISM_CONFIG_KEY
-from engine.messages import topology_pb2
+from engine.messages import ckptmgr_pb2, topology_pb2
 from engine.packing import PackingError
 from engine.packing.repack import moved_tasks, repack
 from engine.spi.packing_plan import PackingPlan
+from engine.spi.statemgr import StateManager
 from engine.submitter.stateful_guard import effectively_once, refusal, stateful_components
 
 
@@ -39,7 +39,7 @@ class UpdatePlan:
     name: str
     current: PackingPlan
     proposed: PackingPlan
-    topology: Any                     # the stored Topology proto with the new parallelism
+    topology: topology_pb2.Topology   # the stored Topology proto with the new parallelism
     before: dict[str, int]            # component -> parallelism now
     after: dict[str, int]             # component -> parallelism after
     changes: dict[str, list[int]]     # added / removed / moved task ids
@@ -98,11 +98,11 @@ def parse_parallelism(values: tuple[str, ...] | list[str]) -> dict[str, int]:
     return out
 
 
-def _components(topology: Any) -> list[Any]:
+def _components(topology: topology_pb2.Topology) -> list[topology_pb2.Component]:
     return [s.comp for s in topology.spouts] + [b.comp for b in topology.bolts]
 
 
-def component_parallelism(topology: Any) -> dict[str, int]:
+def component_parallelism(topology: topology_pb2.Topology) -> dict[str, int]:
     out = {}
     for comp in _components(topology):
         value = 1
@@ -113,7 +113,7 @@ def component_parallelism(topology: Any) -> dict[str, int]:
     return out
 
 
-def _set_parallelism(topology: Any, parallelism: Mapping[str, int]) -> None:
+def _set_parallelism(topology: topology_pb2.Topology, parallelism: Mapping[str, int]) -> None:
     for comp in _components(topology):
         if comp.name not in parallelism:
             continue
@@ -128,7 +128,7 @@ def _set_parallelism(topology: Any, parallelism: Mapping[str, int]) -> None:
                                 type=topology_pb2.JSON_VALUE)
 
 
-def _fields_consumers(topology: Any, changed: set[str]) -> list[str]:
+def _fields_consumers(topology: topology_pb2.Topology, changed: set[str]) -> list[str]:
     out = []
     for bolt in topology.bolts:
         if bolt.comp.name in changed and any(i.gtype == topology_pb2.FIELDS for i in bolt.inputs):
@@ -136,7 +136,7 @@ def _fields_consumers(topology: Any, changed: set[str]) -> list[str]:
     return sorted(out)
 
 
-def plan_update(state: Any, name: str, parallelism: Mapping[str, int],
+def plan_update(state: StateManager, name: str, parallelism: Mapping[str, int],
                 containers: int | None = None) -> UpdatePlan:
     """What ``heron update`` would do, computed from the stored topology and plan."""
     topology = state.get("topologies", name)
@@ -171,8 +171,10 @@ def plan_update(state: Any, name: str, parallelism: Mapping[str, int],
                       moving)
 
 
-def _moving_state(topology: Any, changed: set[str], before: Mapping[str, int],
-                  after: Mapping[str, int], checkpoints: Any) -> list[KeyGroupMoves]:
+def _moving_state(topology: topology_pb2.Topology, changed: set[str], before: Mapping[str, int],
+                  after: Mapping[str, int],
+                  checkpoints: ckptmgr_pb2.StatefulConsistentCheckpoints | None
+                  ) -> list[KeyGroupMoves]:
     if not effectively_once(topology):
         return []
     groups = key_groups(topology_config(topology))
@@ -189,7 +191,7 @@ def _moving_state(topology: Any, changed: set[str], before: Mapping[str, int],
             if c not in sizes or sizes[c] > 0]
 
 
-def apply_update(state: Any, plan: UpdatePlan) -> None:
+def apply_update(state: StateManager, plan: UpdatePlan) -> None:
     """Store the topology's new parallelism, then the new packing plan (the executors and
     the Topology Master act on the latter)."""
     state.set("topologies", plan.name, plan.topology)

@@ -23,7 +23,6 @@ from __future__ import annotations
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from engine.common.cluster.config import ClusterConfig, ClusterConfigError, ClusterRef
 from engine.common.cluster.package import (
@@ -35,8 +34,10 @@ from engine.common.cluster.package import (
 )
 from engine.common.launch import LaunchSpec, StateManagerSpec, Submission
 from engine.common.security.private import private_dir, write_private_file
+from engine.common.submission import LoadedTopology
 from engine.executor.remote import launch_manifest
 from engine.scheduler.slurm.jobscript import SHARED_DIR_KEY, shared_secrets_dir
+from engine.spi.statemgr import StateManager
 from engine.statemgr.zookeeper import read_digest_file
 from engine.submitter.deploy import deploy
 from engine.uploader import uploader_for
@@ -118,8 +119,8 @@ def remove_shared_secret(cluster: ClusterConfig | None, topology_id: str) -> Non
         shutil.rmtree(directory)
 
 
-def submit_to_cluster(cluster: ClusterConfig, ref: ClusterRef, loaded: Any,
-                      submission: Submission, working_dir: Path, state: Any,
+def submit_to_cluster(cluster: ClusterConfig, ref: ClusterRef, loaded: LoadedTopology,
+                      submission: Submission, working_dir: Path, state: StateManager,
                       state_spec: StateManagerSpec, *, deactivated: bool = False,
                       multilang: bool = False,
                       multilang_serializer: str = "json") -> ClusterSubmission:
@@ -131,8 +132,8 @@ def submit_to_cluster(cluster: ClusterConfig, ref: ClusterRef, loaded: Any,
     return package_and_upload(cluster, spec, loaded, state)
 
 
-def package_and_upload(cluster: ClusterConfig, spec: LaunchSpec, loaded: Any,
-                       state: Any) -> ClusterSubmission:
+def package_and_upload(cluster: ClusterConfig, spec: LaunchSpec, loaded: LoadedTopology,
+                       state: StateManager) -> ClusterSubmission:
     """Pack the project, upload it and record where it is in the launch spec (with the
     cluster's scheduler and its keys); a failure removes the state written before and
     the package uploaded."""
@@ -158,7 +159,7 @@ def package_and_upload(cluster: ClusterConfig, spec: LaunchSpec, loaded: Any,
     return ClusterSubmission(spec, package, url)
 
 
-def build_topology_package(loaded: Any, spec: LaunchSpec, out_dir: Path) -> Package:
+def build_topology_package(loaded: LoadedTopology, spec: LaunchSpec, out_dir: Path) -> Package:
     """The package of a loaded topology (engine/common/cluster/package.py): a streamparse
     project's folders, what a Flux file reads (its YAML, ``resources/``, includes), or a
     heronpy definition and its pex,
@@ -173,7 +174,7 @@ def build_topology_package(loaded: Any, spec: LaunchSpec, out_dir: Path) -> Pack
                          flux=contents)
 
 
-def withdraw(cluster: ClusterConfig, spec: LaunchSpec, state: Any) -> None:
+def withdraw(cluster: ClusterConfig, spec: LaunchSpec, state: StateManager) -> None:
     """Undo a submission whose scheduler did not start: state and package."""
     try:
         state.clean(spec.topology_name)
