@@ -15,7 +15,14 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from engine.messages import topology_pb2
+from engine.common.plan.logical import ComponentDef, LogicalPlan
+from engine.messages import (
+    execution_state_pb2,
+    packing_plan_pb2,
+    scheduler_pb2,
+    tmanager_pb2,
+    topology_pb2,
+)
 
 MetricValue = int | float | str
 
@@ -413,7 +420,7 @@ def state_name(state: int) -> str:
         return str(state)
 
 
-def execution_state(message: Any) -> ExecutionStateModel:
+def execution_state(message: execution_state_pb2.ExecutionState) -> ExecutionStateModel:
     release = message.release_state
     return ExecutionStateModel(
         topology_name=message.topology_name, topology_id=message.topology_id,
@@ -424,7 +431,7 @@ def execution_state(message: Any) -> ExecutionStateModel:
         release_tag=release.release_tag, release_version=release.release_version)
 
 
-def tmanager_location(message: Any) -> TManagerLocationModel:
+def tmanager_location(message: tmanager_pb2.TManagerLocation) -> TManagerLocationModel:
     def port(field: str) -> int | None:
         return getattr(message, field) if message.HasField(field) else None
     return TManagerLocationModel(
@@ -434,24 +441,24 @@ def tmanager_location(message: Any) -> TManagerLocationModel:
         server_endpoint=message.server_endpoint)
 
 
-def scheduler_location(message: Any) -> SchedulerLocationModel:
+def scheduler_location(message: scheduler_pb2.SchedulerLocation) -> SchedulerLocationModel:
     return SchedulerLocationModel(name=message.topology_name, http_endpoint=message.http_endpoint,
                                   job_page_link=list(message.job_page_link))
 
 
-def _source(component: Any) -> tuple[str, str]:
+def _source(component: ComponentDef) -> tuple[str, str]:
     if component.python_class:
         return "python", component.python_class
     command, script = component.shell or ("", "")
     return "shell", f"{command} {script}".strip()
 
 
-def _outputs(component: Any) -> list[OutputStreamModel]:
+def _outputs(component: ComponentDef) -> list[OutputStreamModel]:
     return [OutputStreamModel(stream_name=s.name, fields=list(s.fields), direct=s.direct)
             for s in component.outputs.values()]
 
 
-def logical_plan(plan: Any, topology_id: str, stages: int) -> LogicalPlanModel:
+def logical_plan(plan: LogicalPlan, topology_id: str, stages: int) -> LogicalPlanModel:
     """From an ``engine.common.plan.logical.LogicalPlan``."""
     spouts: dict[str, SpoutModel] = {}
     bolts: dict[str, BoltModel] = {}
@@ -475,8 +482,8 @@ def logical_plan(plan: Any, topology_id: str, stages: int) -> LogicalPlanModel:
                             component_order=list(plan.components), stages=stages)
 
 
-def packing_plan(message: Any) -> PackingPlanModel:
-    def resource(r: Any) -> ResourceModel:
+def packing_plan(message: packing_plan_pb2.PackingPlan) -> PackingPlanModel:
+    def resource(r: packing_plan_pb2.Resource) -> ResourceModel:
         return ResourceModel(cpu=r.cpu, ram=r.ram, disk=r.disk)
 
     return PackingPlanModel(id=message.id, container_plans=[

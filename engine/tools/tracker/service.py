@@ -19,11 +19,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from engine.common.launch import StateManagerSpec
 from engine.common.plan.errors import PlanningError
 from engine.common.plan.logical import LogicalPlan
 from engine.common.security.guard import SocketSecurity
 from engine.common.security.keys import KeysError, keys_from_state
+from engine.messages import execution_state_pb2, physical_plan_pb2, topology_pb2
 from engine.shell.client import ShellClient, container_shells
+from engine.spi.statemgr import StateManager
 from engine.statemgr import StateError
 from engine.tmanager.client import MetricsSnapshot, TManagerClient, TManagerUnavailable
 from engine.tools.tracker import dag, logs, models
@@ -59,7 +62,8 @@ class TopologyRecord:
     The ``topologies`` node itself is read on first use too, so a request's parameters
     are all validated (422) before an unknown topology is looked up (404)."""
 
-    def __init__(self, tracker: Tracker, name: str, topology: Any = None, *,
+    def __init__(self, tracker: Tracker, name: str,
+                 topology: topology_pb2.Topology | None = None, *,
                  cluster: str | None = None, environ: str | None = None) -> None:
         _check_name(name)
         self.tracker = tracker
@@ -78,7 +82,7 @@ class TopologyRecord:
         return self._cache[kind]
 
     @property
-    def topology(self) -> Any:
+    def topology(self) -> topology_pb2.Topology:
         """The stored Topology; NotFound naming the ones there are, or when it is not in
         the cluster/environ asked for."""
         if "topologies" not in self._cache:
@@ -104,7 +108,7 @@ class TopologyRecord:
         return self.topology.id
 
     @property
-    def execution(self) -> Any:
+    def execution(self) -> execution_state_pb2.ExecutionState | None:
         return self.node("executionstate")
 
     @property
@@ -128,7 +132,7 @@ class TopologyRecord:
         return models.state_name(live)
 
     @property
-    def plan(self) -> Any:
+    def plan(self) -> LogicalPlan:
         return self.tracker.logical_plan(self.topology)
 
     @property
@@ -167,7 +171,7 @@ class TopologyRecord:
                               self.tracker.settings.tm_timeout,
                               security=self.tracker.security(self.name))
 
-    def pplan(self) -> Any:
+    def pplan(self) -> physical_plan_pb2.PhysicalPlan:
         pplan = self.node("pplans")
         if pplan is None:
             raise Unavailable(f"the physical plan of {self.name!r} is not built yet (its "
@@ -187,15 +191,16 @@ class _Nodes:
 
 
 class Tracker:
-    def __init__(self, state_spec: Any, settings: TrackerSettings | None = None) -> None:
+    def __init__(self, state_spec: StateManagerSpec,
+                 settings: TrackerSettings | None = None) -> None:
         self.state_spec = state_spec
         self.settings = settings or TrackerSettings()
         self.history = MetricsHistory(max_age=self.settings.history_secs,
                                       min_spacing=self.settings.poll_interval * 0.8)
-        self._state: Any = None
+        self._state: StateManager | None = None
         self._stop = threading.Event()
         self._poller: threading.Thread | None = None
-        self._plans: dict[str, tuple[Any, Any]] = {}  # topology id -> (plan, layout)
+        self._plans: dict[str, tuple[LogicalPlan, dag.Layout]] = {}  # topology id -> (plan, layout)
         self._plans_lock = threading.Lock()
 
     # -- lifecycle ---------------------------------------------------------------------
@@ -230,7 +235,7 @@ class Tracker:
         except StateError as exc:
             raise Unavailable(f"state manager ({self.describe_state()}): {exc}") from None
 
-    def security(self, name: str) -> Any:
+    def security(self, name: str) -> SocketSecurity:
         """The SocketSecurity that lets the tracker talk to ``name``'s Topology Master
         (its keys, read from the state manager the tracker was given)."""
         if self._state is None:
@@ -271,13 +276,14 @@ class Tracker:
                 out.append(TopologyRecord(self, name, topology))
         return out
 
-    def logical_plan(self, topology: Any) -> Any:
+    def logical_plan(self, topology: topology_pb2.Topology) -> LogicalPlan:
         return self._plan_and_layout(topology)[0]
 
-    def layout(self, topology: Any) -> dag.Layout:
+    def layout(self, topology: topology_pb2.Topology) -> dag.Layout:
         return self._plan_and_layout(topology)[1]
 
-    def _plan_and_layout(self, topology: Any) -> tuple[Any, dag.Layout]:
+    def _plan_and_layout(self, topology: topology_pb2.Topology
+                         ) -> tuple[LogicalPlan, dag.Layout]:
         """A topology's LogicalPlan and DAG layout, computed once per topology id."""
         with self._plans_lock:
             cached = self._plans.get(topology.id)
@@ -341,7 +347,7 @@ class Tracker:
                 log.debug("no metrics of %s: %s", name, exc)
 
 
-def parallelism_of(pplan: Any) -> dict[str, int]:
+def parallelism_of(pplan: physical_plan_pb2.PhysicalPlan | None) -> dict[str, int]:
     """Instances per component in a stored PhysicalPlan (empty for None)."""
     out: dict[str, int] = {}
     for inst in pplan.instances if pplan is not None else ():
