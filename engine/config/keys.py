@@ -54,6 +54,12 @@ RECEIVE_BUFFER_KEY = "topology.executor.receive.buffer.size"
 TASKS_KEY = "topology.tasks"
 DEBUG_KEY = "topology.debug"
 
+#: Storm's multi-lang bridge: how long a subprocess may stay silent (its own key, else the
+#: worker timeout) and how many tuples a shell bolt may have queued for its subprocess
+SUBPROCESS_TIMEOUT_KEY = "topology.subprocess.timeout.secs"
+WORKER_TIMEOUT_KEY = "supervisor.worker.timeout.secs"
+SHELLBOLT_MAX_PENDING_KEY = "topology.shellbolt.max.pending"
+
 #: Heron's keys for stateful topologies, and our defaults
 CHECKPOINT_INTERVAL_KEY = "topology.stateful.checkpoint.interval.seconds"
 START_CLEAN_KEY = "topology.stateful.start.clean"

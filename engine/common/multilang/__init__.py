@@ -23,7 +23,8 @@ Modules: ``launch`` (command line, process start, parent-death watch),
 ``framing`` (JSON/``end`` and msgpack), ``process`` (pipes, reader threads,
 stderr tail, shutdown), ``handshake``, ``dispatch`` (messages to collector
 calls), ``writer`` (a shell bolt's writer thread and queue), ``spout`` and
-``bolt`` (the hosts), ``settings`` (config keys and defaults), ``errors``.
+``bolt`` (the hosts), ``errors``; the keys it reads and their defaults are
+``engine.config.multilang``.
 """
 from __future__ import annotations
 

@@ -25,13 +25,13 @@ from collections.abc import Callable
 from typing import Any
 
 from compat.storm_api.tuple import Tuple
+from engine.config.keys import SUBPROCESS_TIMEOUT_KEY, WORKER_TIMEOUT_KEY
 
 from .dispatch import MessageDispatcher
 from .errors import HeartbeatTimeout, ShellError
 from .failure import component_failure
 from .framing import Framing
 from .process import ShellProcess
-from .settings import SUBPROCESS_TIMEOUT_KEY
 from .writer import BoltWriter
 
 __all__ = ["ShellBoltHost", "Activity", "HEARTBEAT_INTERVAL_SECS"]
@@ -159,7 +159,7 @@ class ShellBoltHost:
             raise HeartbeatTimeout(
                 f"subprocess heartbeat timeout: bolt subprocess {process.describe()} sent "
                 f"nothing for {silent:.1f} s (limit {self._timeout:g} s: "
-                f"{SUBPROCESS_TIMEOUT_KEY} or supervisor.worker.timeout.secs)")
+                f"{SUBPROCESS_TIMEOUT_KEY} or {WORKER_TIMEOUT_KEY})")
         writer = self._writer
         error, error_at = writer.error, writer.error_at  # the writer thread sets both
         if error is not None and error_at is not None and now - error_at > _WRITE_ERROR_GRACE_SECS:

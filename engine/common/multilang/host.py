@@ -17,6 +17,7 @@ from pathlib import Path
 
 from compat.storm_api.collector import OutputCollector
 from compat.storm_api.component import component_identity
+from engine.config.multilang import shellbolt_max_pending, subprocess_timeout
 
 from .bolt import Activity, ShellBoltHost
 from .dispatch import MessageDispatcher
@@ -26,7 +27,6 @@ from .framing import framing_for
 from .handshake import handshake
 from .launch import shell_argv, spawn
 from .process import ShellProcess
-from .settings import shellbolt_max_pending, subprocess_timeout
 from .spout import ShellSpoutHost
 
 __all__ = ["host_shell_component"]

@@ -17,11 +17,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from engine.config.keys import SUBPROCESS_TIMEOUT_KEY, WORKER_TIMEOUT_KEY
+
 from .dispatch import MessageDispatcher
 from .errors import HeartbeatTimeout, PipeClosed
 from .failure import component_failure
 from .process import ShellProcess
-from .settings import SUBPROCESS_TIMEOUT_KEY
 
 __all__ = ["ShellSpoutHost"]
 
@@ -89,7 +90,7 @@ class ShellSpoutHost:
                 raise HeartbeatTimeout(
                     f"subprocess heartbeat timeout: spout subprocess {process.describe()} sent "
                     f"nothing for {self._timeout:g} s while answering {command!r} "
-                    f"({SUBPROCESS_TIMEOUT_KEY} or supervisor.worker.timeout.secs)")
+                    f"({SUBPROCESS_TIMEOUT_KEY} or {WORKER_TIMEOUT_KEY})")
             if message.get("command") == "sync":
                 return
             task_ids = dispatch(message)

@@ -17,7 +17,6 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from engine.common.grouping.key_groups import KeyGroupError, key_groups
-from engine.common.multilang.settings import shellbolt_max_pending, subprocess_timeout
 from engine.common.network.credits import CreditConfigError, capacities
 from engine.common.network.inflight import InflightConfigError, batching
 from engine.common.network.watermarks import BackpressureConfigError, wait_watermarks, watermarks
@@ -29,6 +28,7 @@ from engine.config.checkpointing import checkpointing
 from engine.config.errors import ConfigError
 from engine.config.execution import debug, receive_buffer_size, spout_wait_secs, workers
 from engine.config.keys import with_defaults
+from engine.config.multilang import shellbolt_max_pending, subprocess_timeout
 from engine.config.reliability import reliability, tick_frequency
 
 #: what each parser raises for a value it cannot use (its message names the key)
@@ -69,11 +69,8 @@ def _health_mode(conf: Mapping[str, Any]) -> None:
 
 
 def _shell_bridge(conf: Mapping[str, Any]) -> None:
-    try:
-        subprocess_timeout(conf)
-        shellbolt_max_pending(conf)
-    except ValueError as exc:  # the bridge's own parsers raise ValueError naming the key
-        raise ConfigError(str(exc)) from None
+    subprocess_timeout(conf)
+    shellbolt_max_pending(conf)
 
 
 def _executors(conf: Mapping[str, Any]) -> None:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.common.multilang.settings import shellbolt_max_pending, subprocess_timeout
+from engine.config.multilang import shellbolt_max_pending, subprocess_timeout
 
 
 def test_subprocess_timeout_prefers_the_topology_key():
