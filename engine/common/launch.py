@@ -23,7 +23,6 @@ from typing import Any
 
 from engine.common.process.restart_policy import RestartPolicy
 from engine.common.security.private import private_dir
-from engine.common.submission import load_topology
 from engine.statemgr import open_state_manager
 
 LAUNCH_FILE = "launch.json"
@@ -84,7 +83,14 @@ class Submission:
 
     def load(self) -> Any:
         """The compiled topology, rebuilt from this submission (engine.common.submission): the one
-        way every process and the submitter rebuild it, a Flux file's values included."""
+        way every process and the submitter rebuild it, a Flux file's values included.
+
+        Imported here, not at the top: only instances and the submitter rebuild the
+        topology, and the compiler, the Flux reader and the project loader behind it
+        would otherwise cost every Stream Manager, Metrics Manager, Topology Master and
+        executor about 0.2 s of start-up."""
+        from engine.common.submission import load_topology
+
         return load_topology(self.project, name=self.name, env=self.env,
                              config_file=self.config_file, cli_options=self.options,
                              ackers=self.ackers, workers=self.workers, debug=self.debug,

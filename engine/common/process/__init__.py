@@ -1,14 +1,50 @@
 """Process supervision for the engine: spawn children in their own sessions with a log
 file and a pid file, make children die with their parent, and restart or stop them under
 a restart policy with backoff (engine.common.process.restart_policy; Heron's executor process
-monitor)."""
+monitor).
 
-from engine.common.process.parent import PARENT_PID_ENV, die_with_parent
-from engine.common.process.restart_policy import RestartPolicy, RestartRecord, RestartTracker
-from engine.common.process.spawn import read_pid_file, spawn, stop_groups, write_pid_file
-from engine.common.process.spec import ProcessSpec
-from engine.common.process.supervisor import Supervisor, SupervisorEvent
+The names below load on first use (PEP 562): every role reads its restart policy from
+here, but only the executors and schedulers spawn and supervise, and the spawner's psutil
+and the supervisor's threads would otherwise cost each instance and Stream Manager start-up
+time it never uses.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from engine.common.process.parent import PARENT_PID_ENV, die_with_parent
+    from engine.common.process.restart_policy import (
+        RestartPolicy,
+        RestartRecord,
+        RestartTracker,
+    )
+    from engine.common.process.spawn import read_pid_file, spawn, stop_groups, write_pid_file
+    from engine.common.process.spec import ProcessSpec
+    from engine.common.process.supervisor import Supervisor, SupervisorEvent
+
+#: each public name -> the submodule that defines it
+_HOMES = {
+    "PARENT_PID_ENV": "parent", "die_with_parent": "parent",
+    "RestartPolicy": "restart_policy", "RestartRecord": "restart_policy",
+    "RestartTracker": "restart_policy",
+    "read_pid_file": "spawn", "spawn": "spawn", "stop_groups": "spawn",
+    "write_pid_file": "spawn",
+    "ProcessSpec": "spec",
+    "Supervisor": "supervisor", "SupervisorEvent": "supervisor",
+}
 
 __all__ = ["PARENT_PID_ENV", "ProcessSpec", "RestartPolicy", "RestartRecord", "RestartTracker",
            "Supervisor", "SupervisorEvent", "die_with_parent", "read_pid_file", "spawn",
            "stop_groups", "write_pid_file"]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value

@@ -33,7 +33,6 @@ from typing import Any
 
 import zmq
 from zmq.utils import z85
-from zmq.utils.monitor import recv_monitor_message
 
 from engine.common.process.stopping import STOP_POLL_MS
 from engine.common.security.keys import TopologyKeys
@@ -230,6 +229,10 @@ class ConnectionGuard:
                         mechanism.decode(errors="replace"), kind, peer, who)
 
     def _on_monitor_event(self, mon: zmq.Socket, monitors: dict[zmq.Socket, str]) -> None:
+        # pyzmq's monitor helpers import asyncio (about 20 ms): loaded on the first refused
+        # connection, not at every Stream Manager's and Topology Master's start
+        from zmq.utils.monitor import recv_monitor_message
+
         event = recv_monitor_message(mon)
         kind = monitors.get(mon, "?")
         if event["event"] == zmq.EVENT_MONITOR_STOPPED:
