@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
-from engine.common.runtime.checkpoint_stats import START_REASONS
+from engine.common.runtime.checkpoint_stats import START_REASONS, CheckpointStats
+
+if TYPE_CHECKING:  # types only: deferred at run time for the CLI's start-up time
+    from engine.common.local_run import HeronRunResult
+    from engine.common.plan.logical import LogicalPlan
+    from engine.storm.cluster import RunResult
 
 
 def status_renderable(stats: Mapping[str, Any], elapsed: float, label: str) -> Text:
@@ -31,7 +36,7 @@ def status_renderable(stats: Mapping[str, Any], elapsed: float, label: str) -> T
     return text
 
 
-def checkpoint_line(stats: Any) -> str:
+def checkpoint_line(stats: CheckpointStats) -> str:
     """One line on an EFFECTIVELY_ONCE run's checkpoints and rollbacks."""
     text = (f"checkpoints: {stats.completed:,} completed, {stats.abandoned:,} abandoned; "
             f"the last, {stats.last_checkpoint_id or 'none'}, took "
@@ -44,7 +49,8 @@ def checkpoint_line(stats: Any) -> str:
     return text
 
 
-def summary_renderable(result: Any, engine: str, topology: str, top: int = 10) -> Group:
+def summary_renderable(result: HeronRunResult | RunResult, engine: str, topology: str,
+                       top: int = 10) -> Group:
     parts: list[Any] = []
     rate_basis = max(result.elapsed, 1e-9)
     parts.append(Text(f"{topology} on the {engine} engine: {result.reason} after "
@@ -99,7 +105,7 @@ def make_console(stderr: bool = False) -> Console:
     width = None if stream.isatty() else 120
     return Console(stderr=stderr, highlight=False, width=width)
 
-def planned_components(plan: Any) -> list[str]:
+def planned_components(plan: LogicalPlan) -> list[str]:
     """One line per component of ``plan`` (an ``engine.common.plan.logical.LogicalPlan``), in the
     order `heron run` lists them: name, spout or bolt, tasks. For a Summingbird job these
     are the nodes its planner made (``source-0``, ``flat_map-1``, ``sum_by_key-2-NAME``)."""

@@ -14,16 +14,22 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
+from google.protobuf.message import Message
 
 from engine.common.cluster.config import ClusterRef, load_cluster
 from engine.common.security.private import private_dir, write_private_file
-from engine.messages import common_pb2, tmanager_pb2
+from engine.messages import common_pb2, tmanager_pb2, topology_pb2
 from engine.statemgr.zookeeper import DigestFileError, read_digest_file
 from engine.submitter.errors import SubmitterError
 from engine.tools.cli import errors as cli_errors
+
+if TYPE_CHECKING:  # types only: deferred at run time for the CLI's start-up time
+    from engine.common.launch import StateManagerSpec
+    from engine.common.security.guard import SocketSecurity
+    from engine.spi.statemgr import StateManager
 
 DEFAULT_HOME = "~/.heron"
 #: how long a request to the Topology Master may take
@@ -53,7 +59,7 @@ class Env:
     #: the owner-only file holding the ZooKeeper digest user:password (--zk-auth)
     zk_auth_file: Path | None = None
 
-    def state_spec(self) -> Any:
+    def state_spec(self) -> StateManagerSpec:
         from engine.common.launch import StateManagerSpec  # deferred: CLI start-up time
 
         if self.state_kind == "zookeeper":
@@ -62,7 +68,7 @@ class Env:
                                     else None)
         return StateManagerSpec(kind="local", root=str(self.state_root))
 
-    def launch_state_spec(self, working_dir: Path) -> Any:
+    def launch_state_spec(self, working_dir: Path) -> StateManagerSpec:
         """The state spec a submission's processes get: the digest, if any, copied into
         ``working_dir/secrets/zk-auth`` (owner-only), so they never depend on the user's
         file staying where it is, and launch.json names a path, never the digest."""
@@ -74,7 +80,7 @@ class Env:
             spec.zk_auth_file = str(copy)
         return spec
 
-    def open_state(self) -> Any:
+    def open_state(self) -> StateManager:
         from engine.statemgr import StateError  # deferred: CLI start-up time
 
         spec = self.state_spec()
@@ -186,7 +192,7 @@ def fail(message: str, code: int) -> None:
     sys.exit(code)
 
 
-def require_topology(state: Any, name: str) -> Any:
+def require_topology(state: StateManager, name: str) -> topology_pb2.Topology:
     """The stored topology; BadInput naming the running ones when absent."""
     topology = state.get("topologies", name)
     if topology is None:
@@ -196,7 +202,8 @@ def require_topology(state: Any, name: str) -> Any:
     return topology
 
 
-def topology_security(state: Any, name: str, working_dir: Path | None = None) -> Any:
+def topology_security(state: StateManager, name: str,
+                      working_dir: Path | None = None) -> SocketSecurity:
     """The SocketSecurity the CLI needs to reach ``name``'s engine processes: every one
     of them refuses a client without the topology's keys (from the state manager, or
     from ``working_dir`` when the state manager cannot keep secrets)."""
@@ -210,7 +217,9 @@ def topology_security(state: Any, name: str, working_dir: Path | None = None) ->
         raise CommandError(str(exc)) from None
 
 
-def ask_topology_master(env: Env, name: str, build: Callable[[Any, Any], Any],
+def ask_topology_master(env: Env, name: str,
+                        build: Callable[[topology_pb2.Topology, tmanager_pb2.TManagerLocation],
+                                        Message],
                         failing: str, timeout: float | None = None) -> Any:
     """Send the message ``build(stored topology, TM location)`` to the running Topology
     Master of ``name`` and return its answer. ``failing`` opens the CommandError raised

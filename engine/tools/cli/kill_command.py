@@ -6,7 +6,7 @@ submit FILE.pex - ...`` kept for it (engine/tools/cli/heronpy_files.py)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -22,6 +22,9 @@ from engine.tools.cli.env import (
     topology_security,
 )
 from engine.tools.cli.savepoint_command import take_savepoint
+
+if TYPE_CHECKING:  # types only: deferred at run time for the CLI's start-up time
+    from engine.spi.statemgr import StateManager
 
 #: how long the scheduler may take to stop everything and answer a kill
 KILL_TIMEOUT_SECS = 60.0
@@ -116,7 +119,7 @@ def kill_command(name: str, wait_secs: float, with_savepoint: bool, savepoint_id
     click.echo(f"killed topology {name!r}")
 
 
-def reliability_mode(topology: Any) -> str:
+def reliability_mode(topology: topology_pb2.Topology) -> str:
     """The reliability mode the stored ``topology`` runs in, as the engines read it:
     ``topology.reliability.mode``, else Storm's acking (ATLEAST_ONCE with ackers,
     ATMOST_ONCE without)."""
@@ -136,7 +139,8 @@ def reliability_mode(topology: Any) -> str:
         return "ATLEAST_ONCE"  # Storm's default: one acker
 
 
-def refuse_savepoint_unless_effectively_once(name: str, topology: Any) -> None:
+def refuse_savepoint_unless_effectively_once(name: str,
+                                             topology: topology_pb2.Topology) -> None:
     """``heron kill --savepoint`` of a topology that takes no checkpoints: BadInput (exit
     2) naming it and its mode, before anything is deactivated, drained or killed."""
     # deferred: CLI start-up time
@@ -149,7 +153,7 @@ def refuse_savepoint_unless_effectively_once(name: str, topology: Any) -> None:
                        f"or killed (`heron kill {name}` kills it without a savepoint)")
 
 
-def _active(state: Any, name: str) -> bool:
+def _active(state: StateManager, name: str) -> bool:
     """Whether the topology runs activated now (its physical plan says; True when there
     is none yet, as a topology starts activated)."""
     pplan = state.get("pplans", name)

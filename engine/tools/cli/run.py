@@ -9,18 +9,20 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from rich.console import Console
 from rich.live import Live
 
 from compat.storm_api.project import parse_cli_options
 from engine.common.codec import log_tuple_path
 from engine.common.launch import Submission
-from engine.common.local_run import HeronLocalRun
+from engine.common.local_run import HeronLocalRun, HeronRunResult
 from engine.common.plan.preflight import preflight
 from engine.common.submission import load_topology
 from engine.config.errors import ConfigError
 from engine.healthmgr.errors import HealthConfigError
 from engine.healthmgr.policies.config import HEALTHMGR_MODE, healthmgr_enabled
 from engine.storm import LocalCluster, OutputCapture
+from engine.storm.cluster import RunResult
 from engine.tools.cli.display import make_console, status_renderable, summary_renderable
 
 log = logging.getLogger("heron.cli")
@@ -104,14 +106,15 @@ def _run_dir(log_dir: Path, topology: str, engine: str) -> Path:
     return Path(tempfile.mkdtemp(prefix=f"{topology}-{engine}-", dir=log_dir))
 
 
-def _report(console: Any, result: Any, engine: str, topology: str, as_json: bool) -> int:
+def _report(console: Console, result: HeronRunResult | RunResult, engine: str, topology: str,
+            as_json: bool) -> int:
     if as_json:
+        checkpoints = getattr(result, "checkpoints", None)
         console.print_json(json.dumps({
             "topology": topology, "engine": engine, "reason": result.reason,
             "elapsed": result.elapsed, "error": result.error, "log_dir": str(result.log_dir),
             "components": {k: asdict(v) for k, v in result.components.items()},
-            "checkpoints": (asdict(result.checkpoints)
-                            if getattr(result, "checkpoints", None) is not None else None),
+            "checkpoints": asdict(checkpoints) if checkpoints is not None else None,
             "outputs": {f"{c.component}/{c.stream}": {
                 "count": c.count, "top": [[list(k), v] for k, v in c.top(10)]}
                 for c in result.capture.streams.values()},

@@ -12,13 +12,18 @@ from __future__ import annotations
 import functools
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from engine.tools.cli.display import planned_components
 from engine.tools.cli.env import BadInput, Env, common_options
 from engine.tools.cli.topology_args import TopologyArgsCommand, main_form
+
+if TYPE_CHECKING:  # types only: deferred at run time for the CLI's start-up time
+    from engine.common.cluster.config import ClusterConfig, ClusterRef
+    from engine.common.plan.logical import LogicalPlan
+    from engine.common.submission import LoadedTopology
 
 
 @click.command("submit", cls=TopologyArgsCommand, file_index=1)
@@ -167,7 +172,7 @@ def _submit(cluster: str, project: Path, name: str | None, env_name: str | None,
         _report_service(submitted, plan, ref, cluster_config, deploy_deactivated)
 
 
-def _from_savepoint(loaded: Any, cluster: Any, env: Env, savepoint: str,
+def _from_savepoint(loaded: LoadedTopology, cluster: ClusterConfig, env: Env, savepoint: str,
                     allow_missing: bool) -> dict[str, str]:
     """The option naming the savepoint to start from, once it is found and fits the
     topology (its stateful components matched by name); a one-line error otherwise."""
@@ -222,7 +227,7 @@ def _containers(count: int) -> str:
     return f"{count} container{'s' if count != 1 else ''}"
 
 
-def _report_local(submitted: Any, plan: Any, deactivated: bool, env: Env) -> None:
+def _report_local(submitted: Any, plan: LogicalPlan, deactivated: bool, env: Env) -> None:
     from engine.common.security.keys import NO_KEYS_IN_STATE  # deferred: CLI start-up time
 
     spec, name = submitted.spec, plan.name
@@ -239,7 +244,8 @@ def _report_local(submitted: Any, plan: Any, deactivated: bool, env: Env) -> Non
     click.echo(f"  state:       {spec.state.describe()}")
 
 
-def _report_service(submitted: Any, plan: Any, ref: Any, config: Any, deactivated: bool) -> None:
+def _report_service(submitted: Any, plan: LogicalPlan, ref: ClusterRef,
+                    config: ClusterConfig, deactivated: bool) -> None:
     spec, name = submitted.spec, plan.name
     click.echo(f"submitted topology {name!r} ({spec.topology_id}) to {ref}: "
                f"{_containers(len(submitted.packing.container_plans))} + Topology Master as "
@@ -253,7 +259,7 @@ def _report_service(submitted: Any, plan: Any, ref: Any, config: Any, deactivate
     click.echo(f"  control it:  heron list|kill|restart|update ... --cluster {config.name}")
 
 
-def _report_kubernetes(submitted: Any, ref: Any, config: Any) -> None:
+def _report_kubernetes(submitted: Any, ref: ClusterRef, config: ClusterConfig) -> None:
     from engine.scheduler.kubernetes import kubernetes_name  # deferred: CLI start-up time
 
     spec = submitted.spec
