@@ -1,7 +1,8 @@
 """How executors run: a spout's idle sleep, an executor's inbox bound, a component's task
-count, the number of containers and Storm's debug switch. Read by the instance, the local
-engine's executors and the loader's config check, so each role uses the same default and
-refuses the same bad value (one line naming the key and the value)."""
+count, the number of containers, the tuple serializer's name and Storm's debug switch.
+Read by the instance, the local engine's executors, the serializers and the loader's
+config check, so each role uses the same default and refuses the same bad value (one
+line naming the key and the value)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from engine.config.errors import ConfigError
 from engine.config.keys import (
     DEBUG_KEY,
     RECEIVE_BUFFER_KEY,
+    SERIALIZER_KEY,
     SPOUT_WAIT_KEY,
     STORM_DEFAULTS,
     TASKS_KEY,
@@ -52,3 +54,14 @@ def task_count(conf: Mapping[str, Any], parallelism: int) -> int:
 def debug(conf: Mapping[str, Any]) -> bool:
     """Storm's ``topology.debug``: every task logs at DEBUG (off by default)."""
     return flag(conf, DEBUG_KEY, bool(STORM_DEFAULTS[DEBUG_KEY]))
+
+
+def serializer_name(conf: Mapping[str, Any]) -> str:
+    """The tuple serializer a topology names (msgpack when unset or empty); which names
+    exist is the serializers' own table (``engine.common.serialization``)."""
+    value = conf.get(SERIALIZER_KEY)
+    if value in (None, ""):
+        return str(STORM_DEFAULTS[SERIALIZER_KEY])
+    if not isinstance(value, str):
+        raise ConfigError(f"{SERIALIZER_KEY} must be a serializer's name, got {value!r}")
+    return value

@@ -53,6 +53,8 @@ SPOUT_WAIT_KEY = "topology.sleep.spout.wait.strategy.time.ms"
 RECEIVE_BUFFER_KEY = "topology.executor.receive.buffer.size"
 TASKS_KEY = "topology.tasks"
 DEBUG_KEY = "topology.debug"
+#: ours: how tuple values are serialized ("msgpack", the safe default, or "pickle")
+SERIALIZER_KEY = "topology.tuple.serializer"
 
 #: Storm's multi-lang bridge: how long a subprocess may stay silent (its own key, else the
 #: worker timeout) and how many tuples a shell bolt may have queued for its subprocess

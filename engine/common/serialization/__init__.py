@@ -6,7 +6,6 @@ becomes a list, an object msgpack rejects) behaves the same everywhere.
 """
 
 from engine.common.serialization.serializers import (
-    SERIALIZER_KEY,
     MsgpackSerializer,
     PickleSerializer,
     SerializationError,
@@ -20,5 +19,4 @@ __all__ = [
     "SerializationError",
     "TupleSerializer",
     "serializer_for_config",
-    "SERIALIZER_KEY",
 ]

@@ -14,9 +14,8 @@ from typing import Any, Protocol
 import msgpack
 
 from engine.common.codec import tuple_codec
-
-#: Configuration key choosing the tuple serializer ("msgpack" or "pickle").
-SERIALIZER_KEY = "topology.tuple.serializer"
+from engine.config.execution import serializer_name
+from engine.config.keys import SERIALIZER_KEY
 
 
 class SerializationError(Exception):
@@ -108,9 +107,9 @@ _SERIALIZERS: dict[str, Callable[[], TupleSerializer]] = {"msgpack": MsgpackSeri
 
 def serializer_for_config(conf: Mapping[str, Any]) -> TupleSerializer:
     """The serializer a topology's configuration asks for (msgpack unless told otherwise)."""
-    name = conf.get(SERIALIZER_KEY) or "msgpack"
+    name = serializer_name(conf)
     try:
-        return _SERIALIZERS[str(name)]()
+        return _SERIALIZERS[name]()
     except KeyError:
         raise SerializationError(
             f"unknown tuple serializer {name!r} in {SERIALIZER_KEY}; "

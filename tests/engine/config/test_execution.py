@@ -8,6 +8,7 @@ from engine.config.errors import ConfigError
 from engine.config.execution import (
     debug,
     receive_buffer_size,
+    serializer_name,
     spout_wait_secs,
     task_count,
     workers,
@@ -23,6 +24,7 @@ def test_storm_defaults():
         assert workers(conf) == 1
         assert debug(conf) is False
         assert task_count(conf, 3) == 3
+        assert serializer_name(conf) == "msgpack"
         assert reliability(conf).timeouts_enabled is True
 
 
@@ -30,13 +32,15 @@ def test_good_values_come_back_typed():
     conf = {"topology.sleep.spout.wait.strategy.time.ms": 5,
             "topology.executor.receive.buffer.size": 64.0,
             "topology.workers": 3, "topology.debug": True, "topology.tasks": 4,
-            "topology.enable.message.timeouts": False}
+            "topology.enable.message.timeouts": False, "topology.tuple.serializer": "pickle"}
     assert spout_wait_secs(conf) == 0.005
     assert receive_buffer_size(conf) == 64 and isinstance(receive_buffer_size(conf), int)
     assert workers(conf) == 3
     assert debug(conf) is True
     assert task_count(conf, 2) == 4
     assert reliability(conf).timeouts_enabled is False
+    assert serializer_name(conf) == "pickle"
+    assert serializer_name({"topology.tuple.serializer": ""}) == "msgpack"
     assert spout_wait_secs({"topology.sleep.spout.wait.strategy.time.ms": 0}) == 0.0
 
 
@@ -55,6 +59,7 @@ def test_good_values_come_back_typed():
     (debug, "topology.debug", "yes"),
     (debug, "topology.debug", 1),
     (reliability, "topology.enable.message.timeouts", "false"),
+    (serializer_name, "topology.tuple.serializer", 5),
 ])
 def test_a_bad_value_names_its_key_and_value(read, key, value):
     with pytest.raises(ConfigError) as caught:
