@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
 
 from engine.common.plan.topology_config import topology_config
 from engine.healthmgr.errors import HealthConfigError
 from engine.healthmgr.policies.config import healthmgr_enabled, parse_health_config
 from engine.messages import topology_pb2
+from engine.spi.statemgr import StateManager
 
 
 class RuntimeConfigError(Exception):
@@ -42,7 +42,7 @@ def parse_runtime_config(values: tuple[str, ...] | list[str]) -> dict[str, str]:
     return out
 
 
-def set_runtime_config(state: Any, name: str, toggles: Mapping[str, str]) -> None:
+def set_runtime_config(state: StateManager, name: str, toggles: Mapping[str, str]) -> None:
     """Write ``toggles`` into the stored topology's config, where the running Health
     Manager reads them at its next tick (no process restarts). Each must name a policy
     of the topology's Health Manager."""

@@ -14,11 +14,13 @@ records with the action, when anything refused.
 
 from __future__ import annotations
 
-from typing import Any
+from google.protobuf.message import Message
 
 from engine.common.network import request
 from engine.common.network.sockets import RequestTimeout
+from engine.common.security.guard import SocketSecurity
 from engine.messages import common_pb2, scheduler_pb2
+from engine.spi.statemgr import StateManager
 from engine.submitter.update import UpdateError, apply_update, plan_update
 
 #: as long as ``heron update`` and ``heron restart`` wait for the scheduler
@@ -30,7 +32,7 @@ class ActuatorError(RuntimeError):
 
 
 class SchedulerActuator:
-    def __init__(self, state: Any, name: str, security: Any,
+    def __init__(self, state: StateManager, name: str, security: SocketSecurity | None,
                  timeout: float = REQUEST_TIMEOUT_SECS) -> None:
         self.state = state
         self.name = name
@@ -45,7 +47,7 @@ class SchedulerActuator:
                                 "`heron submit` on a scheduler service can be changed")
         return scheduler.http_endpoint
 
-    def _send(self, endpoint: str, message: Any, what: str) -> str:
+    def _send(self, endpoint: str, message: Message, what: str) -> str:
         try:
             response = request(endpoint, message, timeout=self.timeout,
                                security=self.security)

@@ -21,6 +21,7 @@ from typing import Any
 from engine.healthmgr.records import HealthEvent
 from engine.healthmgr.state import LoopState
 from engine.messages import healthmgr_pb2
+from engine.spi.statemgr import StateManager
 
 log = logging.getLogger(__name__)
 
@@ -32,7 +33,7 @@ KEEP_RECORDS = 500
 class HealthStore:
     """Read and write ``healthmgr/<name>`` for the submission ``topology_id``."""
 
-    def __init__(self, state: Any, name: str, topology_id: str,
+    def __init__(self, state: StateManager, name: str, topology_id: str,
                  keep: int = KEEP_RECORDS) -> None:
         self.state = state
         self.name = name
@@ -73,7 +74,7 @@ class HealthStore:
             self.state.set(KIND, self.name, message)
 
 
-def read_records(state: Any, name: str) -> list[dict[str, Any]]:
+def read_records(state: StateManager, name: str) -> list[dict[str, Any]]:
     """The records of ``name``'s Health Manager, oldest first (empty when it never
     recorded anything); what ``heron health --json`` and ``/topologies/health`` return."""
     return records_of(state.get(KIND, name))

@@ -5,15 +5,13 @@ appear), the packing plan (what should run) and the Topology Master's physical p
 
 from __future__ import annotations
 
-from typing import Any
-
 from engine.common.plan.topology_config import topology_config
 from engine.healthmgr.topology import ComponentView, TopologyView
-from engine.messages import topology_pb2
+from engine.messages import ckptmgr_pb2, packing_plan_pb2, physical_plan_pb2, topology_pb2
 from engine.submitter.stateful_guard import effectively_once, frozen_components, stateful_components
 
 
-def _fields_grouped(topology: Any) -> set[str]:
+def _fields_grouped(topology: topology_pb2.Topology) -> set[str]:
     """Bolts whose keys move between instances when their parallelism changes. Not the
     stateful ones of an effectively-once topology: their keyed state moves with the keys
     (key groups), so nothing a key accumulated is left behind."""
@@ -22,13 +20,16 @@ def _fields_grouped(topology: Any) -> set[str]:
             if any(i.gtype == topology_pb2.FIELDS for i in b.inputs)} - moving_with_state
 
 
-def _tasks(packing: Any) -> dict[int, tuple[str, int]]:
+def _tasks(packing: packing_plan_pb2.PackingPlan) -> dict[int, tuple[str, int]]:
     """task id -> (component, container) in a packing plan."""
     return {i.task_id: (i.component_name, c.id)
             for c in packing.container_plans for i in c.instance_plans}
 
 
-def build_view(topology: Any, packing: Any, pplan: Any, checkpoints: Any = None) -> TopologyView:
+def build_view(topology: topology_pb2.Topology, packing: packing_plan_pb2.PackingPlan,
+               pplan: physical_plan_pb2.PhysicalPlan,
+               checkpoints: ckptmgr_pb2.StatefulConsistentCheckpoints | None = None
+               ) -> TopologyView:
     """The view at this moment. ``updating`` is true while the physical plan does not
     yet run the packing plan's tasks (an update is moving instances); ``active`` is
     false while the Topology Master has the topology deactivated."""

@@ -30,6 +30,7 @@ from engine.executor.commands import executor_process
 from engine.executor.packing_wait import PACKING_PLAN_WAIT_SECS, wait_for_packing_plan
 from engine.packing import PackingPlan
 from engine.spi import KillOnce, ServiceScheduler
+from engine.spi.statemgr import StateManager
 
 log = logging.getLogger("heron.scheduler")
 
@@ -46,7 +47,7 @@ class LocalScheduler(KillOnce, ServiceScheduler):
     ``packingplans/<name>``; ``modules`` overrides the executor module (tests).
     """
 
-    def __init__(self, spec: LaunchSpec, *, state: Any | None = None,
+    def __init__(self, spec: LaunchSpec, *, state: StateManager | None = None,
                  packing: PackingPlan | None = None,
                  on_event: Callable[[SupervisorEvent], None] | None = None,
                  grace: float = EXECUTOR_STOP_GRACE_SECS,
@@ -67,7 +68,7 @@ class LocalScheduler(KillOnce, ServiceScheduler):
 
     # -- state ---------------------------------------------------------------------------
     @property
-    def state(self) -> Any:
+    def state(self) -> StateManager:
         if self._state is None:
             self._state = self.spec.state.open()
         return self._state

@@ -30,9 +30,9 @@ import os
 import signal
 import threading
 import time
-from typing import Any
 
 import zmq
+from google.protobuf.message import Message
 
 from engine.common.launch import LaunchSpec
 from engine.common.network import MalformedMessage, bind_router, decode, encode
@@ -45,6 +45,7 @@ from engine.scheduler.registry import scheduler_for
 from engine.scheduler.supervise import SERVING_MARKER, mark_serving, supervise, supervised
 from engine.spi import ServiceScheduler
 from engine.spi.packing_plan import PackingPlan
+from engine.spi.statemgr import StateManager
 from engine.statemgr.base import NodeExistsError
 
 log = logging.getLogger("heron.scheduler")
@@ -102,7 +103,7 @@ class SchedulerService:
     """The request loop around a :class:`~engine.spi.ServiceScheduler` (the local or the
     Slurm scheduler, :func:`engine.scheduler.registry.scheduler_for`)."""
 
-    def __init__(self, spec: LaunchSpec, state: Any, stop: threading.Event, *,
+    def __init__(self, spec: LaunchSpec, state: StateManager, stop: threading.Event, *,
                  orphaned: threading.Event | None = None, supervised: bool = False,
                  scheduler: ServiceScheduler | None = None) -> None:
         self.spec = spec
@@ -156,7 +157,7 @@ class SchedulerService:
         then the containers it failed to adopt are not its to cancel."""
         return self.supervised and (self.spec.pid_dir / SERVING_MARKER).exists()
 
-    def _record_location(self, location: Any) -> None:
+    def _record_location(self, location: scheduler_pb2.SchedulerLocation) -> None:
         """``schedulers/NAME``, ephemeral; a dead predecessor's node (its ZooKeeper
         session not yet expired) is replaced."""
         name = self.spec.topology_name
@@ -222,7 +223,7 @@ class SchedulerService:
             log.info("%s is running again", name)
         return now
 
-    def _refuse_other_topology(self, message: Any) -> scheduler_pb2.SchedulerResponse | None:
+    def _refuse_other_topology(self, message: Message) -> scheduler_pb2.SchedulerResponse | None:
         """The refusal of a kill, restart or update that does not name the topology this
         service runs (empty, or another), or None when it does. A refused request does
         nothing: an empty name used to mean "whatever this scheduler runs"."""
@@ -273,7 +274,7 @@ class SchedulerService:
                                         f"{added or 'none'}, removed {removed or 'none'}")
 
     @staticmethod
-    def _reply(sock: zmq.Socket, sender: bytes, response: Any) -> None:
+    def _reply(sock: zmq.Socket, sender: bytes, response: Message) -> None:
         try:
             sock.send_multipart([sender, *encode(response)])
         except zmq.ZMQError as exc:

@@ -7,13 +7,15 @@ from __future__ import annotations
 
 from typing import Any, Protocol, runtime_checkable
 
+from google.protobuf.message import Message
+
 
 @runtime_checkable
 class StateManager(Protocol):
-    def create(self, kind: str, name: str, message: Any, *, ephemeral: bool = False) -> None:
+    def create(self, kind: str, name: str, message: Message, *, ephemeral: bool = False) -> None:
         """Create node ``kind/name``; NodeExistsError when it exists."""
 
-    def set(self, kind: str, name: str, message: Any) -> None:
+    def set(self, kind: str, name: str, message: Message) -> None:
         """Create or replace node ``kind/name``."""
 
     def get(self, kind: str, name: str) -> Any | None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Any
 
+from google.protobuf.message import Message
+
 from engine.messages import (
     ckptmgr_pb2,
     execution_state_pb2,
@@ -97,10 +99,10 @@ class StateManager(ABC):
             raise StateError(f"invalid topology name {name!r} (no '/', not empty, no leading '.')")
         return f"{kind}/{name}"
 
-    def create(self, kind: str, name: str, message: Any, *, ephemeral: bool = False) -> None:
+    def create(self, kind: str, name: str, message: Message, *, ephemeral: bool = False) -> None:
         self._create(self._path(kind, name), message.SerializeToString(), ephemeral)
 
-    def set(self, kind: str, name: str, message: Any) -> None:
+    def set(self, kind: str, name: str, message: Message) -> None:
         self._set(self._path(kind, name), message.SerializeToString())
 
     def get(self, kind: str, name: str) -> Any | None:

@@ -22,6 +22,8 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol
 
 from engine.common.launch import metricsmgr_id
+from engine.common.security.guard import SocketSecurity
+from engine.spi.statemgr import StateManager
 from engine.tmanager.client import TManagerClient, TManagerUnavailable
 from engine.tmanager.staleness import report_age
 
@@ -38,6 +40,22 @@ METRICSMGR_COMPONENT = "__metricsmgr__"
 class MetricsAnswer(Protocol):
     time: float
     values: dict[str, dict[str, str]]
+
+
+class Event(Protocol):
+    """What recovery reads of a scheduler's event (engine.scheduler.slurm.scheduler's
+    ``SchedulerEvent``, which imports this module)."""
+
+    @property
+    def time(self) -> float: ...
+    @property
+    def container(self) -> int: ...
+    @property
+    def what(self) -> str: ...
+    @property
+    def detail(self) -> str: ...
+    @property
+    def extra(self) -> Mapping[str, Any]: ...
 
 
 class LastSeen:
@@ -71,12 +89,13 @@ class LastSeen:
         return self.seen.get(container)
 
 
-def ask_topology_master(state: Any, name: str, security: Callable[[], Any],
+def ask_topology_master(state: StateManager | None, name: str,
+                        security: Callable[[], SocketSecurity],
                         timeout: float = ASK_TIMEOUT_SECS) -> Callable[[], MetricsAnswer]:
     """The Metrics Managers' figures from the topology's Topology Master, wherever its
     location (``tmanagers/NAME``) says it runs now; TManagerUnavailable for anything in
     the way (no location yet, a state manager that does not answer, no keys)."""
-    keys: list[Any] = []
+    keys: list[SocketSecurity] = []
 
     def ask() -> MetricsAnswer:
         try:
@@ -93,12 +112,12 @@ def ask_topology_master(state: Any, name: str, security: Callable[[], Any],
     return ask
 
 
-def recovery_times(events: Iterable[Any]) -> list[dict[str, Any]]:
+def recovery_times(events: Iterable[Event]) -> list[dict[str, Any]]:
     """For each replacement, from the scheduler's events in order: how long from the
     failure (``failed_at`` of the loss event, else its notice) to the replacement counted
     again (a ``rejoined`` event), and when it was noticed and running on the way."""
     out = []
-    pending: dict[int, tuple[Any, float | None]] = {}
+    pending: dict[int, tuple[Event, float | None]] = {}
     for event in events:
         if event.what in LOST:
             pending.setdefault(event.container, (event, None))
@@ -112,7 +131,7 @@ def recovery_times(events: Iterable[Any]) -> list[dict[str, Any]]:
     return out
 
 
-def _recovery(lost: Any, running: float | None, rejoined: float) -> dict[str, Any]:
+def _recovery(lost: Event, running: float | None, rejoined: float) -> dict[str, Any]:
     failed_at = _failed_at(lost.extra)
     began = failed_at if failed_at is not None else lost.time
     return {"container": lost.container, "cause": lost.detail,

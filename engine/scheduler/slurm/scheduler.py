@@ -80,6 +80,7 @@ from engine.scheduler.slurm.jobscript import (
 from engine.scheduler.slurm.recovery import LastSeen, ask_topology_master, recovery_times
 from engine.scheduler.slurm.sizing import container_resources, grew, placement_hint
 from engine.spi import KillOnce, ServiceScheduler
+from engine.spi.statemgr import StateManager
 from engine.uploader import delete_package
 
 log = logging.getLogger("heron.scheduler.slurm")
@@ -140,7 +141,7 @@ def node_unhealthy(state: str) -> bool:
 class SlurmScheduler(KillOnce, ServiceScheduler):
     """Start, watch, restart, update and kill one topology's containers as Slurm jobs."""
 
-    def __init__(self, spec: LaunchSpec, *, state: Any, packing: PackingPlan | None = None,
+    def __init__(self, spec: LaunchSpec, *, state: StateManager, packing: PackingPlan | None = None,
                  commands: SlurmCommands | None = None) -> None:
         self.spec = spec
         self.state = state
