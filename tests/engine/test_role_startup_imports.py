@@ -56,3 +56,13 @@ def test_a_submission_still_rebuilds_the_topology_on_demand(tmp_path):
                          text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "['count_bolt', 'word_spout']"
+
+
+def test_the_local_scheduler_service_loads_no_cluster_plug_in():
+    """Every local topology starts the scheduler service: Slurm's packaging and uploader
+    and Kubernetes' manifests load only for a topology submitted to them."""
+    loaded = loaded_after_import("engine.scheduler.service")
+    assert "engine.scheduler.local" in loaded
+    assert not {m for m in loaded if m.startswith(("engine.scheduler.slurm",
+                                                   "engine.scheduler.kubernetes",
+                                                   "engine.uploader"))}
