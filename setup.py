@@ -73,8 +73,8 @@ def _extensions() -> list:
     from setuptools import Extension
 
     # one extension per compiled module, each embedding the hash of its own sources
-    # (a .pxd among a module's files is cimported by its .pyx, not compiled on its own)
-    # (and a .pxi is included by it)
+    # (a .pxd or .pxi among a module's files is cimported or included by its .pyx, such
+    # as the shared counters, common/codec/_path_counts.pxi: not compiled on its own)
     exts = [Extension(module, [str((ENGINE / name).relative_to(ROOT)) for name in names
                                if name.endswith(".pyx")],
                       define_macros=[("HERON_SOURCES_HASH",

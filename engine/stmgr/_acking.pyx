@@ -65,24 +65,7 @@ cdef enum:
     _NFUNCS
 
 _FUNCTIONS = ("AckTracker.route_tracked", "AckTracker.on_control")
-cdef unsigned long long _calls[_NFUNCS]
-cdef unsigned long long _handed[_NFUNCS]
-
-def path_counts():
-    """``{function: (calls handled here, calls handed to the pure twin)}`` since the
-    module was loaded or ``reset_path_counts()``; a call that raises counts where it
-    raised. The pure twin's ``path_counts()`` is empty: nothing there runs compiled."""
-    cdef int f
-    return {_FUNCTIONS[f]: (_calls[f] - _handed[f], _handed[f]) for f in range(_NFUNCS)}
-
-def reset_path_counts():
-    """Set every count of ``path_counts()`` to 0."""
-    cdef int f
-    for f in range(_NFUNCS):
-        _calls[f] = 0
-        _handed[f] = 0
-
-reset_path_counts()
+include "../common/codec/_path_counts.pxi"
 
 # -- acking ----------------------------------------------------------------------------
 cdef class ControlOut:

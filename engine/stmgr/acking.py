@@ -21,6 +21,8 @@ from collections.abc import Callable
 from random import randbytes
 from typing import Any
 
+from engine.common.codec.path_counts import path_counts as path_counts
+from engine.common.codec.path_counts import reset_path_counts as reset_path_counts
 from engine.messages import tuple_pb2
 from engine.stmgr.routing import check_control, check_tracked, split_indices
 from engine.stmgr.xor import RotatingXorMap, XorManager
@@ -302,13 +304,3 @@ class AckTracker:
 
 #: False here, True in the compiled twin: which one a caller holds.
 COMPILED = False
-
-
-def path_counts() -> dict[str, tuple[int, int]]:
-    """The compiled twin's ``{function: (calls handled compiled, calls handed to this
-    twin)}``; empty here, where nothing runs compiled (so callers iterate either)."""
-    return {}
-
-
-def reset_path_counts() -> None:
-    """The compiled twin's counts start over; nothing to do here."""

@@ -14,6 +14,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from engine.common.codec.markers import MalformedBatch
+from engine.common.codec.path_counts import path_counts as path_counts
+from engine.common.codec.path_counts import reset_path_counts as reset_path_counts
 from engine.messages import tuple_pb2
 
 SHUFFLE, FIELDS, ALL, LOWEST, DIRECT = "shuffle", "fields", "all", "lowest", "direct"
@@ -232,13 +234,3 @@ def split_indices(batch: Any, routes: Iterable[Any]) -> list[tuple[int, list[int
 
 #: False here, True in the compiled twin: which one a caller holds.
 COMPILED = False
-
-
-def path_counts() -> dict[str, tuple[int, int]]:
-    """The compiled twin's ``{function: (calls handled compiled, calls handed to this
-    twin)}``; empty here, where nothing runs compiled (so callers iterate either)."""
-    return {}
-
-
-def reset_path_counts() -> None:
-    """The compiled twin's counts start over; nothing to do here."""

@@ -21,6 +21,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 
+from engine.common.codec.path_counts import path_counts as path_counts
+from engine.common.codec.path_counts import reset_path_counts as reset_path_counts
+
 
 # -- XOR tracking ----------------------------------------------------------------------
 class RotatingXorMap:
@@ -137,13 +140,3 @@ class XorManager:
 
 #: False here, True in the compiled twin: which one a caller holds.
 COMPILED = False
-
-
-def path_counts() -> dict[str, tuple[int, int]]:
-    """The compiled twin's ``{function: (calls handled compiled, calls handed to this
-    twin)}``; empty here, where nothing runs compiled (so callers iterate either)."""
-    return {}
-
-
-def reset_path_counts() -> None:
-    """The compiled twin's counts start over; nothing to do here."""

@@ -93,8 +93,8 @@ cdef enum:
 _FUNCTIONS = ("pack_row", "key_hash", "pack_row_hash", "append_key_hashes", "encode_batch",
               "make_tuples", "StreamOut.add_row", "PendingTable.settle",
               "PendingTable.expire", "encode_control")
-cdef unsigned long long _calls[_NFUNCS]
-cdef unsigned long long _handed[_NFUNCS]
+include "_path_counts.pxi"
+
 cdef unsigned long long _handoffs = 0
 
 cdef inline void _to_twin(int f) noexcept:
@@ -102,22 +102,6 @@ cdef inline void _to_twin(int f) noexcept:
     global _handoffs
     _handed[f] += 1
     _handoffs += 1
-
-def path_counts():
-    """``{function: (calls handled here, calls handed to the pure twin)}`` since the
-    module was loaded or ``reset_path_counts()``; a call that raises counts where it
-    raised. The pure twin's ``path_counts()`` is empty: nothing there runs compiled."""
-    cdef int f
-    return {_FUNCTIONS[f]: (_calls[f] - _handed[f], _handed[f]) for f in range(_NFUNCS)}
-
-def reset_path_counts():
-    """Set every count of ``path_counts()`` to 0."""
-    cdef int f
-    for f in range(_NFUNCS):
-        _calls[f] = 0
-        _handed[f] = 0
-
-reset_path_counts()
 
 include "_encode.pxi"
 

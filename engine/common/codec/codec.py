@@ -23,6 +23,8 @@ from typing import Any
 import msgpack
 
 from engine.common.codec.markers import MalformedBatch, RowNotPacked, Undecodable
+from engine.common.codec.path_counts import path_counts as path_counts
+from engine.common.codec.path_counts import reset_path_counts as reset_path_counts
 from engine.messages import tuple_pb2
 
 #: False here, True in the compiled twin: which one a caller holds.
@@ -34,16 +36,6 @@ _pack = msgpack.Packer(use_bin_type=True, autoreset=True).pack
 _crc32 = zlib.crc32
 _new = tuple.__new__
 _monotonic = time.monotonic
-
-
-def path_counts() -> dict[str, tuple[int, int]]:
-    """The compiled twin's ``{function: (calls handled compiled, calls handed to this
-    twin)}``; empty here, where nothing runs compiled (so callers iterate either)."""
-    return {}
-
-
-def reset_path_counts() -> None:
-    """The compiled twin's counts start over; nothing to do here."""
 
 
 def pack_row(values: Sequence[Any]) -> bytes:

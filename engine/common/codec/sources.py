@@ -12,20 +12,27 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+#: The counters every compiled module includes (``path_counts()``,
+#: ``reset_path_counts()``): one of each module's files, so changing them makes every
+#: build stale.
+PATH_COUNTS = "common/codec/_path_counts.pxi"
+
 #: Each compiled module, as imported, and the files it is compiled from (relative to the
 #: ``engine`` package's directory: each sits with the role it serves); each embeds the
 #: hash of its own files, so a change to any of them makes that build stale (and a
 #: rebuild regenerates exactly the modules whose files changed).
 EXTENSIONS: dict[str, tuple[str, ...]] = {
     "engine.common.codec._codec": ("common/codec/_codec.pyx", "common/codec/_encode.pxi",
-                                   "common/codec/_codec.pxd", "common/codec/_scratch.pxd"),
+                                   "common/codec/_codec.pxd", "common/codec/_scratch.pxd",
+                                   PATH_COUNTS),
     "engine.stmgr._routing": ("stmgr/_routing.pyx", "stmgr/_routing.pxd",
-                              "common/codec/_scratch.pxd", "common/codec/_wire.pxd"),
-    "engine.stmgr._xor": ("stmgr/_xor.pyx", "stmgr/_xor.pxd"),
+                              "common/codec/_scratch.pxd", "common/codec/_wire.pxd",
+                              PATH_COUNTS),
+    "engine.stmgr._xor": ("stmgr/_xor.pyx", "stmgr/_xor.pxd", PATH_COUNTS),
     "engine.stmgr._acking": ("stmgr/_acking.pyx", "stmgr/_routing.pxd", "stmgr/_xor.pxd",
-                             "common/codec/_scratch.pxd"),
+                             "common/codec/_scratch.pxd", PATH_COUNTS),
     "engine.instance._api": ("instance/_api.pyx", "common/codec/_codec.pxd",
-                             "common/codec/_wire.pxd"),
+                             "common/codec/_wire.pxd", PATH_COUNTS),
 }
 
 #: Each compiled module's pure-Python twin: the reference and the fallback.
