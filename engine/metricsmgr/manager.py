@@ -14,7 +14,7 @@ import logging
 import os
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +43,7 @@ from engine.common.security.access_token import (
 from engine.common.security.guard import SocketSecurity
 from engine.messages import common_pb2, metrics_pb2, tmanager_pb2
 from engine.metricsmgr.prometheus import LatestMetricsCollector, PrometheusEndpoint
+from engine.spi.statemgr import StateManager
 
 log = logging.getLogger("heron.metricsmgr")
 
@@ -98,7 +99,7 @@ def endpoint_token(working_dir: str | Path) -> str | None:
 
 
 class MetricsManager:
-    def __init__(self, spec: LaunchSpec, container: int, state: Any) -> None:
+    def __init__(self, spec: LaunchSpec, container: int, state: StateManager) -> None:
         self.spec = spec
         self.container = container
         self.id = metricsmgr_id(container)
@@ -141,7 +142,7 @@ class MetricsManager:
             component = publisher.component_name if publisher is not None else component_of(sender)
             yield component, sender.decode(errors="replace"), dict(values)
 
-    def serve(self, running: Any) -> None:
+    def serve(self, running: Callable[[], bool]) -> None:
         next_forward = time.monotonic() + FORWARD_SECS
         while running():
             if self.sock.poll(STOP_POLL_MS):

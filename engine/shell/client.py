@@ -9,10 +9,13 @@ registered yet (or a local topology, whose files are on this machine) has none.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
+
+from google.protobuf.message import Message
 
 from engine.common.network import request
 from engine.common.network.sockets import RequestTimeout
+from engine.common.security.guard import SocketSecurity
 from engine.messages import common_pb2, shell_pb2
 from engine.shell.logfiles import MAX_READ_BYTES
 
@@ -33,7 +36,14 @@ class RemoteLogFile:
     mtime: float
 
 
-def container_shells(state: Any, name: str) -> dict[int, str]:
+class NodeReader(Protocol):
+    """What ``container_shells`` reads: a state manager's ``get`` (or the tracker's cache
+    of one topology's nodes)."""
+
+    def get(self, kind: str, name: str) -> Any: ...
+
+
+def container_shells(state: NodeReader, name: str) -> dict[int, str]:
     """``{container: shell endpoint}`` of ``name``'s running containers, from the state."""
     shells: dict[int, str] = {}
     tm = state.get("tmanagers", name)
@@ -50,7 +60,8 @@ def container_shells(state: Any, name: str) -> dict[int, str]:
 class ShellClient:
     """Requests to one container's shell, with the topology's keys."""
 
-    def __init__(self, container: int, endpoint: str, topology_id: str, security: Any,
+    def __init__(self, container: int, endpoint: str, topology_id: str,
+                 security: SocketSecurity | None,
                  timeout: float = SHELL_TIMEOUT_SECS) -> None:
         self.container = container
         self.endpoint = endpoint
@@ -58,7 +69,7 @@ class ShellClient:
         self.security = security
         self.timeout = timeout
 
-    def _ask(self, message: Any) -> Any:
+    def _ask(self, message: Message) -> Any:
         try:
             response = request(self.endpoint, message, self.timeout, security=self.security)
         except RequestTimeout as exc:

@@ -22,10 +22,11 @@ import os
 import socket
 import threading
 from pathlib import Path
-from typing import Any
 
 import zmq
+from google.protobuf.message import Message
 
+from engine.common.launch import LaunchSpec
 from engine.common.network.codec import MalformedMessage, decode, encode
 from engine.common.network.sockets import bind_router
 from engine.common.process.stopping import STOP_POLL_MS
@@ -77,7 +78,7 @@ class ContainerShell:
                                         daemon=True)
 
     @classmethod
-    def for_launch(cls, spec: Any, container: int, ctx: zmq.Context,
+    def for_launch(cls, spec: LaunchSpec, container: int, ctx: zmq.Context,
                    guard: ConnectionGuard) -> ContainerShell:
         """The shell of ``container`` started from its launch spec, serving."""
         shell = cls(spec.topology_name, spec.topology_id, container, Path(spec.working_dir),
@@ -120,7 +121,7 @@ class ContainerShell:
         finally:
             self._sock.close(linger=0)
 
-    def answer(self, message: Any) -> Any:
+    def answer(self, message: Message) -> Message:
         """The response to one request (also what the tests call directly)."""
         if isinstance(message, shell_pb2.ListLogsRequest):
             refusal = self._refusal(message.topology_id)

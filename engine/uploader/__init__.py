@@ -10,9 +10,9 @@ knows both schemes.
 
 from __future__ import annotations
 
-from typing import Any
-
+from engine.common.cluster.config import ClusterConfig
 from engine.common.cluster.package import PackageError
+from engine.common.launch import LaunchSpec
 from engine.spi import Uploader
 from engine.uploader.fetch import TRANSFER_TIMEOUT_SECS, fetch
 from engine.uploader.http import HttpUploader
@@ -22,7 +22,7 @@ from engine.uploader.localfs import LocalFsUploader
 UPLOADERS: dict[str, type[Uploader]] = {"localfs": LocalFsUploader, "http": HttpUploader}
 
 
-def uploader_for(cluster: Any) -> Uploader:
+def uploader_for(cluster: ClusterConfig) -> Uploader:
     """The uploader a cluster configuration names (engine.common.cluster.config)."""
     if cluster.uploader == "localfs":
         return LocalFsUploader(cluster.require("heron.uploader.localfs.file.system.directory",
@@ -32,7 +32,7 @@ def uploader_for(cluster: Any) -> Uploader:
     raise PackageError(f"cluster {cluster.name!r} has no uploader (heron.class.uploader)")
 
 
-def delete_package(spec: Any) -> None:
+def delete_package(spec: LaunchSpec) -> None:
     """Remove a topology's uploaded package (``heron kill``), with the uploader its cluster
     named when it was submitted (kept in the launch spec's scheduler config)."""
     if not spec.package_url:

@@ -27,6 +27,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
+from engine.common.launch import StateManagerSpec
 from engine.common.security.access_token import default_home, load_or_create
 from engine.tmanager.client import TManagerUnavailable
 from engine.tools.tracker import routes
@@ -63,7 +64,7 @@ def describe_validation(errors: list[dict[str, Any]]) -> str:
     return "; ".join(parts) or "invalid request"
 
 
-def create_app(state_spec: Any, settings: TrackerSettings | None = None, *,
+def create_app(state_spec: StateManagerSpec, settings: TrackerSettings | None = None, *,
                ui: bool = True, tracker: Tracker | None = None,
                token: str | None = None) -> FastAPI:
     """The tracker app over the state manager ``state_spec`` (an

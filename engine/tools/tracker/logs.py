@@ -16,10 +16,10 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from engine.messages import physical_plan_pb2, scheduler_pb2
 from engine.shell import logfiles
-from engine.shell.client import ShellError
+from engine.shell.client import ShellClient, ShellError
 from engine.shell.logfiles import (
     LOG_NAME,
     MAX_LINES,
@@ -35,7 +35,8 @@ __all__ = ["LOG_NAME", "MAX_LINES", "LogFile", "ServedLog", "find_log", "find_se
            "list_logs", "read_tail", "served_logs", "tail", "working_dir"]
 
 
-def working_dir(name: str, scheduler: Any, pplan: Any, home: Path | None) -> Path | None:
+def working_dir(name: str, scheduler: scheduler_pb2.SchedulerLocation | None,
+                pplan: physical_plan_pb2.PhysicalPlan | None, home: Path | None) -> Path | None:
     """Where a topology runs, from what the state says (see the module docstring)."""
     if scheduler is not None:
         for link in scheduler.job_page_link:
@@ -74,11 +75,11 @@ class ServedLog:
     container: int | None
     host: str | None = None
     path: Path | None = None
-    client: Any = None
+    client: ShellClient | None = None
 
 
 def served_logs(directory: Path | None, shells: dict[int, str],
-                client_for: Callable[[int, str], Any]) -> list[ServedLog]:
+                client_for: Callable[[int, str], ShellClient]) -> list[ServedLog]:
     """This machine's files in ``directory/logs`` and, for each ``{container: shell
     endpoint}``, that container's files (asked in parallel, so one node that does not
     answer costs one timeout, not one per container). A container that does not answer
