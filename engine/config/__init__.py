@@ -6,5 +6,8 @@ from here as frozen, typed values, parsed once with one-line errors naming the k
 ``reliability``, ``checkpointing``, ``ConfigError``), so the user API no longer parses
 runtime keys and the engine no longer reads its own configuration through the user API.
 Modules: ``keys`` (names and defaults), ``errors``, ``values`` (shared checks),
-``reliability`` (acking, timeouts, ticks), ``checkpointing`` (stateful topologies).
+``reliability`` (acking, timeouts, ticks), ``checkpointing`` (stateful topologies),
+``execution`` (spout wait, receive buffer, tasks, workers, serializer, debug),
+``multilang`` (the shell bridge's timeouts and pending bound), ``task_logs`` (pystorm's
+per-task log settings).
 """

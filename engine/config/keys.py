@@ -56,6 +56,14 @@ DEBUG_KEY = "topology.debug"
 #: ours: how tuple values are serialized ("msgpack", the safe default, or "pickle")
 SERIALIZER_KEY = "topology.tuple.serializer"
 
+#: pystorm's task log settings (a streamparse project's config.json ``log`` section)
+LOG_PATH_KEY = "pystorm.log.path"
+LOG_FILE_KEY = "pystorm.log.file"
+LOG_LEVEL_KEY = "pystorm.log.level"
+LOG_FORMAT_KEY = "pystorm.log.format"
+LOG_MAX_BYTES_KEY = "pystorm.log.max_bytes"
+LOG_BACKUP_COUNT_KEY = "pystorm.log.backup_count"
+
 #: Storm's multi-lang bridge: how long a subprocess may stay silent (its own key, else the
 #: worker timeout) and how many tuples a shell bolt may have queued for its subprocess
 SUBPROCESS_TIMEOUT_KEY = "topology.subprocess.timeout.secs"

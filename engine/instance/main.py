@@ -200,11 +200,9 @@ def _run_task(spec: LaunchSpec, loaded: Any, plan: Any, comp: Any, task: TaskInf
         if out.captured:
             captured_fields[stream.name] = out.fields
     # Component log lines go to the process's own log file unless the user chose a file.
-    log_conf = dict(conf)
-    if not log_conf.get("pystorm.log.file"):
-        container = args_container(pplan, task)
-        log_conf["pystorm.log.file"] = f"{instance_id(container, comp.name, task.task_id)}.log"
-    logger = task_logger(log_conf, spec.log_dir, plan.name, comp.name, task.task_id)
+    own_file = f"{instance_id(args_container(pplan, task), comp.name, task.task_id)}.log"
+    logger = task_logger(conf, spec.log_dir, plan.name, comp.name, task.task_id,
+                         default_file=own_file)
     capture = None
     if captured_fields:
         capture = InstanceCapture(spec.capture_dir, comp.name, task.task_id, captured_fields,

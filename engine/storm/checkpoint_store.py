@@ -18,6 +18,7 @@ from typing import Any
 from compat.storm_api.state import HashMapState, State
 from engine.common.runtime.crash_points import crash
 from engine.common.runtime.errors import LocalEngineError
+from engine.config.keys import START_CLEAN_KEY
 from engine.spi.statefulstorage import CheckpointUnreadable, StatefulStorage
 from engine.statefulstorage.codec import decode_state
 from engine.statefulstorage.keyed import Chains, KeyedStateStore
@@ -92,7 +93,7 @@ def load_newest(storage: StatefulStorage, consistent: list[str],
                         raise LocalEngineError(
                             f"{exc} (checkpoint {cid} holds {len(stored)} task(s), this "
                             f"run has {len(tasks)}; start clean with "
-                            "topology.stateful.start.clean: true)") from exc
+                            f"{START_CLEAN_KEY}: true)") from exc
                 keyed = KeyedStateStore(storage, serializer, comp, key_groups)
                 # by position: task ids shift when another component's count changes
                 for index, task in enumerate(tasks):

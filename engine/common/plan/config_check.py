@@ -30,6 +30,7 @@ from engine.config.execution import debug, receive_buffer_size, spout_wait_secs,
 from engine.config.keys import with_defaults
 from engine.config.multilang import shellbolt_max_pending, subprocess_timeout
 from engine.config.reliability import reliability, tick_frequency
+from engine.config.task_logs import task_logs
 
 #: what each parser raises for a value it cannot use (its message names the key)
 _CONFIG_ERRORS = (ConfigError, KeyGroupError, CreditConfigError, InflightConfigError,
@@ -75,8 +76,9 @@ def _shell_bridge(conf: Mapping[str, Any]) -> None:
 
 def _executors(conf: Mapping[str, Any]) -> None:
     """The keys read as plain numbers or switches (containers, inbox bound, spout sleep,
-    debug logs): the readers the roles call, so submit refuses what a role would."""
+    debug and task logs): the readers the roles call, so submit refuses what a role would."""
     workers(conf)
     receive_buffer_size(conf)
     spout_wait_secs(conf)
     debug(conf)
+    task_logs(conf)
