@@ -9,6 +9,7 @@ produce the same :class:`PackingPlan`, which converts to and from Heron's
 from collections.abc import Mapping
 from typing import Any
 
+from engine.common.plan.logical import LogicalPlan
 from engine.packing.ffd import FirstFitDecreasingPacking, pack_first_fit_decreasing
 from engine.packing.round_robin import RoundRobinPacking, pack_round_robin
 from engine.spi import Packing
@@ -33,7 +34,7 @@ def packing_for(config: Mapping[str, Any]) -> Packing:
     return packing()
 
 
-def pack(plan: Any) -> PackingPlan:
+def pack(plan: LogicalPlan) -> PackingPlan:
     """The packing plan of ``plan`` under its own config."""
     return packing_for(plan.config).pack(plan, dict(plan.config))
 

@@ -13,6 +13,7 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
+from engine.common.plan.logical import LogicalPlan
 from engine.packing.tasks import assign_task_ids
 from engine.spi import Packing
 from engine.spi.packing_errors import PackingError
@@ -38,7 +39,8 @@ def max_container(conf: Mapping[str, Any]) -> Resource:
                      INSTANCES_PER_CONTAINER * DEFAULT_INSTANCE_DISK)))
 
 
-def pack_first_fit_decreasing(plan: Any, conf: Mapping[str, Any] | None = None) -> PackingPlan:
+def pack_first_fit_decreasing(plan: LogicalPlan,
+                              conf: Mapping[str, Any] | None = None) -> PackingPlan:
     conf = dict(plan.config) if conf is None else conf
     task_ids = assign_task_ids(plan)
     resources = component_resources(conf, task_ids)
@@ -77,5 +79,5 @@ def _describe(r: Resource) -> str:
 class FirstFitDecreasingPacking(Packing):
     """The :class:`~engine.spi.Packing` plug-in ``first_fit_decreasing``."""
 
-    def pack(self, plan: Any, conf: Mapping[str, Any]) -> PackingPlan:
+    def pack(self, plan: LogicalPlan, conf: Mapping[str, Any]) -> PackingPlan:
         return pack_first_fit_decreasing(plan, conf)

@@ -12,6 +12,7 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
+from engine.common.plan.logical import LogicalPlan
 from engine.packing.tasks import assign_task_ids
 from engine.spi import Packing
 from engine.spi.packing_errors import PackingError
@@ -39,7 +40,7 @@ def padding(conf: Mapping[str, Any]) -> Resource:
                     int(conf.get("topology.container.padding.disk", DEFAULT_PADDING.disk)))
 
 
-def pack_round_robin(plan: Any, conf: Mapping[str, Any] | None = None) -> PackingPlan:
+def pack_round_robin(plan: LogicalPlan, conf: Mapping[str, Any] | None = None) -> PackingPlan:
     conf = dict(plan.config) if conf is None else conf
     task_ids = assign_task_ids(plan)
     resources = component_resources(conf, task_ids)
@@ -64,5 +65,5 @@ def pack_round_robin(plan: Any, conf: Mapping[str, Any] | None = None) -> Packin
 class RoundRobinPacking(Packing):
     """The :class:`~engine.spi.Packing` plug-in ``round_robin`` (Heron's default)."""
 
-    def pack(self, plan: Any, conf: Mapping[str, Any]) -> PackingPlan:
+    def pack(self, plan: LogicalPlan, conf: Mapping[str, Any]) -> PackingPlan:
         return pack_round_robin(plan, conf)

@@ -4,10 +4,10 @@ task ids are the same on both engines whenever acking is off."""
 
 from __future__ import annotations
 
-from typing import Any
+from engine.common.plan.logical import LogicalPlan
 
 
-def assign_task_ids(plan: Any) -> dict[str, list[int]]:
+def assign_task_ids(plan: LogicalPlan) -> dict[str, list[int]]:
     out: dict[str, list[int]] = {}
     next_id = 1
     for name in sorted(plan.components):

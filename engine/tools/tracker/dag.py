@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.common.plan.logical import LogicalPlan
+
 NODE_WIDTH = 190
 NODE_HEIGHT = 66
 GAP_X = 120
@@ -59,7 +61,7 @@ def _grouping_label(grouping: str, fields: tuple[str, ...]) -> str:
     return f"{grouping}({', '.join(fields)})" if fields else grouping
 
 
-def layout_plan(plan: Any) -> Layout:
+def layout_plan(plan: LogicalPlan) -> Layout:
     """The layout of ``plan`` (an ``engine.common.plan.logical.LogicalPlan``)."""
     order = list(plan.components)
     nodes = {name: Node(name, c.kind, c.parallelism) for name, c in plan.components.items()}
