@@ -41,9 +41,9 @@ from compat.storm_api.hosting import host_component
 from engine.common.codec.selection import PURE_ENV, TuplePathError, select
 from engine.common.launch import Submission
 from engine.common.local_run import HeronLocalRun
-from engine.common.network.watermarks import watermarks
 from engine.common.runtime.layout import assign_tasks, build_context
 from engine.common.submission import load_topology
+from engine.config.backpressure import watermarks
 from engine.storm import LocalCluster, OutputCapture
 
 # -- the runs ------------------------------------------------------------------------------

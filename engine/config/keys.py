@@ -56,6 +56,13 @@ DEBUG_KEY = "topology.debug"
 #: ours: how tuple values are serialized ("msgpack", the safe default, or "pickle")
 SERIALIZER_KEY = "topology.tuple.serializer"
 
+#: Heron's Stream Manager backpressure watermarks: bytes queued for one destination, and
+#: (when set) how long its oldest message may wait, before the spouts pause
+HIGH_KEY = "heron.streammgr.network.backpressure.highwatermark.mb"
+LOW_KEY = "heron.streammgr.network.backpressure.lowwatermark.mb"
+HIGH_MS_KEY = "heron.streammgr.network.backpressure.highwatermark.ms"
+LOW_MS_KEY = "heron.streammgr.network.backpressure.lowwatermark.ms"
+
 #: pystorm's task log settings (a streamparse project's config.json ``log`` section)
 LOG_PATH_KEY = "pystorm.log.path"
 LOG_FILE_KEY = "pystorm.log.file"

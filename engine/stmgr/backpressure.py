@@ -18,8 +18,8 @@ the low watermark in bytes *and* its oldest message has waited less than
 ``lowwatermark.ms`` (a fifth of the high one unless set). A flood then parks at most
 about that long in a Stream Manager, whatever the bolts' rate (see
 engine.common.network.inflight for the other hops). The watermarks' keys and their checks are
-in engine.common.network.watermarks, below this module, because the submitter reads them too.
-By default the time watermark is 40 ms (engine.common.network.watermarks): with byte
+in engine.config.backpressure, below this module, because the submitter reads them too.
+By default the time watermark is 40 ms (engine.config.backpressure): with byte
 credits between a Stream Manager and its instances (engine.common.network.credits) a word waits
 almost only in these queues, so it bounds a flooded word's wait. It pauses spouts only:
 an instance is blamed (``InstanceBackpressure``, which the Health Manager reads) by bytes

@@ -29,8 +29,8 @@ from engine.common.network.credits import (
     decode_credit,
     give_back_at,
 )
-from engine.common.network.watermarks import blame_wait_watermarks, wait_watermarks, watermarks
 from engine.common.security.guard import ConnectionGuard
+from engine.config.backpressure import blame_wait_watermarks, wait_watermarks, watermarks
 from engine.config.checkpointing import checkpointing
 from engine.config.keys import with_defaults
 from engine.config.reliability import reliability

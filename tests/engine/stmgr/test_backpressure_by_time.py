@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 import zmq
 
-from engine.common.network.watermarks import (
+from engine.config.backpressure import (
     HIGH_MS_KEY,
     LOW_MS_KEY,
     BackpressureConfigError,

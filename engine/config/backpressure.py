@@ -4,9 +4,9 @@ config: how many bytes (``heron.streammgr.network.backpressure.highwatermark.mb`
 messages may wait for one destination before the spouts pause.
 
 What the watermarks do is the Stream Manager's (engine.stmgr.backpressure); they are read
-here, below it, because the submitter checks them before any Stream Manager runs, as it
-checks the in-flight bounds (engine.common.network.inflight), so a bad value fails the submit
-naming the key.
+here, in the engine's config, because the submitter checks them before any Stream Manager
+runs, as it checks the in-flight bounds (engine.common.network.inflight), so a bad value
+fails the submit naming the key.
 """
 
 from __future__ import annotations
@@ -14,10 +14,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-HIGH_KEY = "heron.streammgr.network.backpressure.highwatermark.mb"
-LOW_KEY = "heron.streammgr.network.backpressure.lowwatermark.mb"
-HIGH_MS_KEY = "heron.streammgr.network.backpressure.highwatermark.ms"
-LOW_MS_KEY = "heron.streammgr.network.backpressure.lowwatermark.ms"
+from engine.config.errors import ConfigError
+from engine.config.keys import HIGH_KEY, HIGH_MS_KEY, LOW_KEY, LOW_MS_KEY
+
+__all__ = ["HIGH_KEY", "LOW_KEY", "HIGH_MS_KEY", "LOW_MS_KEY", "BackpressureConfigError",
+           "watermarks", "wait_watermarks", "blame_wait_watermarks"]
+
 DEFAULT_HIGH_MB = 8.0
 DEFAULT_LOW_MB = 4.0
 #: the high time watermark when unset: with byte credits between Stream Managers and
@@ -29,7 +31,7 @@ DEFAULT_HIGH_MS = 40.0
 DEFAULT_LOW_SHARE = 0.2
 
 
-class BackpressureConfigError(ValueError):
+class BackpressureConfigError(ConfigError):
     """A watermark key with a value the Stream Manager cannot use; the message names it."""
 
 
