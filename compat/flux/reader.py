@@ -14,30 +14,15 @@ from .errors import FluxError, Where
 from .includes import include_path, merge_include
 from .model import FluxComponent, FluxStream, StreamDef, TopologyDef
 from .parser import load_yaml
+from .paths import shell_dir_of
 from .properties import read_properties
 from .schema import read_definitions
 from .substitution import Substituted, substitute
 from .topology import FluxTopology
 
-__all__ = ["FLUX_SUFFIXES", "is_flux_file", "read_flux", "shell_dir_of"]
+__all__ = ["read_flux"]
 
 log = logging.getLogger("heron.flux")
-
-FLUX_SUFFIXES = (".yaml", ".yml")
-
-
-def is_flux_file(path: Path | str) -> bool:
-    """Whether ``path`` names a Flux topology (by its suffix: .yaml or .yml)."""
-    return Path(path).suffix.lower() in FLUX_SUFFIXES
-
-
-def shell_dir_of(flux_file: Path | str) -> Path:
-    """Where a Flux topology's shell components start: ``resources/`` beside the file
-    when it exists (Storm runs them from the jar's ``resources/``), else the file's
-    directory."""
-    directory = Path(flux_file).resolve().parent
-    resources = directory / "resources"
-    return resources if resources.is_dir() else directory
 
 
 def read_flux(path: Path | str, *, filter_file: Path | str | None = None,

@@ -6,13 +6,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from compat.flux import FluxTopology, is_flux_file, read_flux
+from compat.flux.paths import is_flux_file
+from compat.flux.paths import shell_dir_of as flux_shell_dir
 from compat.storm_api.project import Project, load_project, resolve_options
 from engine.common.plan.compiler import compile_topology
 from engine.common.plan.config_check import check_runtime_config
 from engine.common.plan.discovery import load_topology_class
+
+if TYPE_CHECKING:
+    from compat.flux.topology import FluxTopology
 
 
 @dataclass
@@ -42,9 +46,7 @@ def shell_dir_of(project: Path | str) -> Path:
     project directory, a topology file inside one, or a Flux file), for the processes
     that have the submission but not the loaded topology (a cluster node)."""
     path = Path(project)
-    if path.suffix.lower() in (".yaml", ".yml"):
-        from compat.flux import shell_dir_of as flux_shell_dir
-
+    if is_flux_file(path):
         return flux_shell_dir(path)
     root = path.parent.parent if path.suffix == ".py" else path
     return root / "src"
@@ -117,6 +119,9 @@ def _load_flux(path: Path, *, name: str | None, env: str | None,
     """A Flux file: its ``config`` stands where a Topology's ``config`` does (options
     merge env options < the Flux config < the command line), and its project is its
     directory (a ``config.json``/``heron.yaml`` there is read as a project's)."""
+    # the Flux reader is imported only for a Flux file (see compat/flux/__init__.py)
+    from compat.flux.reader import read_flux
+
     flux = read_flux(path, filter_file=filter_file, env_filter=env_filter,
                      values=flux_values, cwd=flux_cwd)
     project = load_project(path, config_file)

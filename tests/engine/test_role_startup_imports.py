@@ -46,11 +46,13 @@ def test_the_executor_spawns_but_does_not_compile():
 
 
 def test_a_submission_still_rebuilds_the_topology_on_demand(tmp_path):
-    """The compiler loads when an instance asks for the topology, not before."""
+    """The compiler loads when an instance asks for the topology, not before; the Flux
+    reader only for a Flux file."""
     code = ("import sys; from engine.common.launch import Submission; "
             "assert 'engine.common.submission' not in sys.modules; "
             f"s = Submission(project={str(REPO / 'examples' / 'wordcount')!r}, "
             "name='wordcount'); loaded = s.load(); "
+            "assert 'compat.flux.reader' not in sys.modules; "
             "print(sorted(loaded.plan.components))")
     out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
                          text=True, timeout=60)
