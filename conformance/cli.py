@@ -28,9 +28,10 @@ import shlex
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 from rich.console import Console
@@ -63,7 +64,11 @@ def main() -> None:
     2 a harness error."""
 
 
-def _common(fn: Any) -> Any:
+#: a click command function, as the option decorators take and return it
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _common(fn: F) -> F:
     for option in reversed([
         click.option("--report", "report_dir", type=click.Path(path_type=Path),
                      default=Path("conformance-report"), show_default=True,
@@ -83,7 +88,7 @@ def _common(fn: Any) -> Any:
     return fn
 
 
-def _comparison_options(fn: Any) -> Any:
+def _comparison_options(fn: F) -> F:
     for option in reversed([
         click.option("--stream", "streams", multiple=True, metavar="COMPONENT[/STREAM]",
                      help="Compare only these streams (repeatable; default: every stream, "

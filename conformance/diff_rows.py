@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from conformance.canonical import (
@@ -109,7 +109,7 @@ def key_entries(partition: int, lines: Iterable[str], *, source: int,
         yield bad_row(where), (_BAD, (where, 0, 0), n)
 
 
-def combine_with(how: str) -> Any:
+def combine_with(how: str) -> Callable[[tuple, tuple], tuple]:
     """The ``reduceByKey`` function for reduction ``how``."""
     def reduce_entries(a: tuple, b: tuple) -> tuple:
         return combine(a, b, how)

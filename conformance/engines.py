@@ -43,7 +43,8 @@ from conformance.kill_wrapper import (
 )
 from engine.common.launch import Submission
 from engine.common.local_run import HeronLocalRun
-from engine.common.submission import load_topology
+from engine.common.plan.logical import LogicalPlan
+from engine.common.submission import LoadedTopology, load_topology
 from engine.instance.capture import JsonlCapture
 from engine.storm import LocalCluster, OutputCapture
 
@@ -173,7 +174,7 @@ class EngineAdapter(abc.ABC):
         :class:`EngineOutput` saying so."""
 
     # -- shared ---------------------------------------------------------------------
-    def _load(self, case: Case) -> Any:
+    def _load(self, case: Case) -> LoadedTopology:
         try:
             return load_topology(case.project, name=case.topology, env=case.env,
                                  cli_options=case_options(case), workers=case.workers)
@@ -191,7 +192,7 @@ class EngineAdapter(abc.ABC):
                 f"FIXTURE or the project's own options (-o); logs in {log_dir}")
 
 
-def _first_bolt(plan: Any) -> str:
+def _first_bolt(plan: LogicalPlan) -> str:
     for comp in plan.components.values():
         if comp.kind == "bolt":
             return comp.name
@@ -252,7 +253,7 @@ class StormAdapter(EngineAdapter):
         return EngineOutput(self.name, reason, Path(capture_path), writer.count, elapsed,
                             log_dir=log_dir, error=error, metadata=metadata)
 
-    def _arm_kill(self, cluster: Any, kill: Kill, plan: Any) -> _StormKill:
+    def _arm_kill(self, cluster: LocalCluster, kill: Kill, plan: LogicalPlan) -> _StormKill:
         component = kill.component or _first_bolt(plan)
         tasks = sorted((t for t in cluster.tasks if t.component == component),
                        key=lambda t: t.task)
@@ -417,7 +418,7 @@ class HeronAdapter(EngineAdapter):
                             elapsed, log_dir=result.log_dir, error=error, metadata=metadata)
 
 
-def _not_killable(case: Case, loaded: Any, component: str) -> str | None:
+def _not_killable(case: Case, loaded: LoadedTopology, component: str) -> str | None:
     """Why bolt ``component`` cannot be killed at a tuple on heron (None: it can)."""
     comp = loaded.plan.components.get(component)
     if comp is None or comp.kind != "bolt":
@@ -447,7 +448,7 @@ class _HeronKill:
         self.restart: str | None = None
 
     @classmethod
-    def prepare(cls, case: Case, kill: Kill, loaded: Any, work_dir: Path) -> _HeronKill:
+    def prepare(cls, case: Case, kill: Kill, loaded: LoadedTopology, work_dir: Path) -> _HeronKill:
 
         plan = loaded.plan
         component = kill.component or _first_bolt(plan)

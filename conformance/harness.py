@@ -14,7 +14,7 @@ import os
 import shlex
 import sys
 import traceback
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -59,7 +59,8 @@ def logging_to(report_dir: Path, debug: bool) -> Iterator[None]:
 def execute_suite(*, cases: list[Case], adapters: list[EngineAdapter], report_dir: Path,
              repeat: int, inject_failures: bool, time_limit: float | None, spark_master: str,
              as_json: bool, pairs: list[tuple[str, str]] | None = None,
-             command_for: Any = None, kafka: str | None = None) -> int:
+             command_for: Callable[[Case, str, bool], str] | None = None,
+             kafka: str | None = None) -> int:
     """Run, write the report, print the summary; returns the exit code."""
     console = stderr_console()
     command = " ".join(shlex.quote(a) for a in ["heron-conformance", *sys.argv[1:]])
@@ -103,7 +104,7 @@ def spark_sessions(spark_master: str) -> Iterator[Any]:
                 log.warning("stopping Spark failed: %s", exc)
 
 
-def guard(debug: bool, body: Any) -> None:
+def guard(debug: bool, body: Callable[[], int]) -> None:
     """Run a command body; harness problems become one line and exit 2."""
     try:
         code = body()

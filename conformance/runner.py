@@ -511,7 +511,8 @@ class Runner:
         return pair
 
 
-def _apply_known_failure(case: Case, result: Any, engines: Sequence[str]) -> None:
+def _apply_known_failure(case: Case, result: EngineRun | PairResult,
+                         engines: Sequence[str]) -> None:
     """A failure on an engine the case lists as a known gap becomes KNOWN_FAILURE with the
     documented reason first; a pass there says the entry is stale."""
     reasons = [(e, why) for e in engines if (why := case.known_failure(e))]

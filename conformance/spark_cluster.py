@@ -25,6 +25,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -134,7 +135,7 @@ class StandaloneCluster:
                 return str(worker["id"])
         return None
 
-    def _wait(self, ready: Any, timeout: float, what: str) -> None:
+    def _wait(self, ready: Callable[[dict[str, Any]], bool], timeout: float, what: str) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             for proc in self.processes:

@@ -8,6 +8,8 @@ import json
 import re
 from typing import Any
 
+from conformance.model import DiffResult
+
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
 #: characters XML 1.0 cannot hold (tab, newline and carriage return are fine)
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff\ufffe\uffff]")
@@ -36,7 +38,7 @@ def _size(n: float) -> str:
     return str(n)
 
 
-def describe_inputs(diff: Any) -> str:
+def describe_inputs(diff: DiffResult) -> str:
     """One line: each side's rows (and files and bytes, when read from files) and the
     Spark job's time."""
     parts = []
