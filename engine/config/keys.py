@@ -63,6 +63,16 @@ LOW_KEY = "heron.streammgr.network.backpressure.lowwatermark.mb"
 HIGH_MS_KEY = "heron.streammgr.network.backpressure.highwatermark.ms"
 LOW_MS_KEY = "heron.streammgr.network.backpressure.lowwatermark.ms"
 
+#: Byte credits between a Stream Manager and its local instances (tuple batches in flight
+#: each way; engine.common.network.credits has the mechanism)
+BOLT_READ_KEY = "heron.instance.internal.bolt.read.queue.capacity.bytes"
+SPOUT_WRITE_KEY = "heron.instance.internal.spout.write.queue.capacity.bytes"
+BOLT_WRITE_KEY = "heron.instance.internal.bolt.write.queue.capacity.bytes"
+#: Heron's message-count keys: read for nothing here (capacities are in bytes)
+HERON_COUNT_KEYS = tuple(f"heron.instance.internal.{kind}.{way}.queue.capacity"
+                         for kind in ("bolt", "spout") for way in ("read", "write"))
+
+
 #: pystorm's task log settings (a streamparse project's config.json ``log`` section)
 LOG_PATH_KEY = "pystorm.log.path"
 LOG_FILE_KEY = "pystorm.log.file"

@@ -25,13 +25,13 @@ from engine.common.network import (
 from engine.common.network.credits import (
     CREDIT,
     CreditLedger,
-    capacities,
     decode_credit,
     give_back_at,
 )
 from engine.common.security.guard import ConnectionGuard
 from engine.config.backpressure import blame_wait_watermarks, wait_watermarks, watermarks
 from engine.config.checkpointing import checkpointing
+from engine.config.credits import capacities
 from engine.config.keys import with_defaults
 from engine.config.reliability import reliability
 from engine.messages import common_pb2, metrics_pb2, stmgr_pb2, tmanager_pb2, tuple_pb2

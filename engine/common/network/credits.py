@@ -35,78 +35,26 @@ restarted Stream Manager will never return credit for what its predecessor read)
 late return from before a reset is clamped: the count never goes below zero, so at worst
 one capacity too much is granted, until the path next runs dry.
 
-docs/decisions.md ("In-flight bounds") has the figures.
+docs/decisions.md ("In-flight bounds") has the figures; the capacities' keys, defaults and
+checks are engine.config.credits.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Hashable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable, Hashable
 
 from engine.common.network.codec import type_frame
 from engine.messages import stmgr_pb2
 
 log = logging.getLogger("heron.network")
 
-BOLT_READ_KEY = "heron.instance.internal.bolt.read.queue.capacity.bytes"
-SPOUT_WRITE_KEY = "heron.instance.internal.spout.write.queue.capacity.bytes"
-BOLT_WRITE_KEY = "heron.instance.internal.bolt.write.queue.capacity.bytes"
-#: Heron's message-count keys: read for nothing here (capacities are in bytes)
-HERON_COUNT_KEYS = tuple(f"heron.instance.internal.{kind}.{way}.queue.capacity"
-                         for kind in ("bolt", "spout") for way in ("read", "write"))
-
-#: two batches of the default 32 KiB (``heron.instance.emit.batch.size.bytes``), several
-#: of the half batches a Stream Manager splits a spout's into: enough that a bolt rarely
-#: waits for its credit to come back (a round trip through two threads and the Stream
-#: Manager's loop), and tens of milliseconds of a Python word count's work (about 2 MB/s)
-DEFAULT_BOLT_READ_BYTES = 64 * 1024
-#: one batch: while its Stream Manager reads, a spout has one on its way as it fills the
-#: next; while it does not (backpressure), only this waits
-DEFAULT_SPOUT_WRITE_BYTES = 32 * 1024
-#: a bolt's Stream Manager always reads it (it never stops reading bolts), so this bounds
-#: only what waits while that process is short of CPU
-DEFAULT_BOLT_WRITE_BYTES = 128 * 1024
-
 CREDIT = type_frame(stmgr_pb2.InstanceCredit)
 
 #: credit is given back once this share of the capacity is owed (and a bolt gives back
 #: all it owes before it waits for input): see ``give_back_at``
 GIVE_BACK_SHARE = 4
-
-
-class CreditConfigError(ValueError):
-    """A credit key with a value the engine cannot use; the message names the key."""
-
-
-@dataclass(frozen=True)
-class Capacities:
-    """Bytes of tuple batches that may be in flight between a Stream Manager and an
-    instance, each way."""
-
-    bolt_read: int
-    spout_write: int
-    bolt_write: int
-
-    def write(self, kind: str) -> int:
-        return self.spout_write if kind == "spout" else self.bolt_write
-
-
-def capacities(config: Mapping[str, Any]) -> Capacities:
-    """The credit capacities of a topology's config, checked (a bad value names its key)."""
-    return Capacities(bolt_read=_bytes(config, BOLT_READ_KEY, DEFAULT_BOLT_READ_BYTES),
-                      spout_write=_bytes(config, SPOUT_WRITE_KEY, DEFAULT_SPOUT_WRITE_BYTES),
-                      bolt_write=_bytes(config, BOLT_WRITE_KEY, DEFAULT_BOLT_WRITE_BYTES))
-
-
-def _bytes(config: Mapping[str, Any], key: str, default: int) -> int:
-    value = config.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise CreditConfigError(f"topology config {key} must be a positive integer number "
-                                f"of bytes, got {value!r}")
-    return value
 
 
 def give_back_at(capacity: int) -> int:

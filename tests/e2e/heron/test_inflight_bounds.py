@@ -19,8 +19,8 @@ import time
 
 import pytest
 
-from engine.common.network.credits import BOLT_READ_KEY, SPOUT_WRITE_KEY
 from engine.common.network.inflight import BATCH_BYTES_KEY
+from engine.config.credits import BOLT_READ_KEY, SPOUT_WRITE_KEY
 from tests.e2e.heron.helpers import PROJECTS, HeronRun
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]

@@ -14,23 +14,25 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.common.network.credits import (
+    CREDIT,
+    CreditLedger,
+    WriteCredit,
+    decode_credit,
+    encode_credit,
+)
+from engine.common.plan.config_check import check_runtime_config
+from engine.common.plan.errors import InvalidConfigError
+from engine.config.credits import (
     BOLT_READ_KEY,
     BOLT_WRITE_KEY,
-    CREDIT,
     DEFAULT_BOLT_READ_BYTES,
     DEFAULT_BOLT_WRITE_BYTES,
     DEFAULT_SPOUT_WRITE_BYTES,
     SPOUT_WRITE_KEY,
     Capacities,
     CreditConfigError,
-    CreditLedger,
-    WriteCredit,
     capacities,
-    decode_credit,
-    encode_credit,
 )
-from engine.common.plan.config_check import check_runtime_config
-from engine.common.plan.errors import InvalidConfigError
 from engine.messages import stmgr_pb2
 from engine.stmgr.outbox import Outbox
 from tests.zmq_pairs import router_and_dealer
