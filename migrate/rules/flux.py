@@ -25,16 +25,20 @@ from __future__ import annotations
 import json
 import keyword
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import yaml
 
 from migrate.files import iter_project_files
 from migrate.findings import Finding, Level
 from migrate.outcome import FileOutcome, Status
+
+if TYPE_CHECKING:  # types only: the Flux reader loads when a Flux file is migrated
+    from compat.flux.model import FluxComponent
+    from compat.flux.topology import FluxTopology
 
 FLUX_SUFFIXES = (".yaml", ".yml")
 _TOP_NAME = re.compile(r"^name\s*:", re.MULTILINE)
@@ -354,7 +358,7 @@ def _read(path: Path) -> str | None:
         return None
 
 
-def render(flux: Any, display: str, base: Path, target_display: str,
+def render(flux: FluxTopology, display: str, base: Path, target_display: str,
            filter_file: Path | None) -> Generated:
     """The Python topology file for a read FluxTopology, and its findings."""
     from compat.flux.builder import shell_command  # the engine's own split of a command
@@ -435,13 +439,13 @@ def render(flux: Any, display: str, base: Path, target_display: str,
     return Generated("\n".join(lines) + "\n", findings)
 
 
-def _definition_order(flux: Any) -> list[Any] | None:
+def _definition_order(flux: FluxTopology) -> list[FluxComponent] | None:
     """Components in an order where every bolt comes after its inputs (spouts first,
     then file order where possible); None when the streams form a cycle."""
     sources: dict[str, set[str]] = {b.id: set() for b in flux.bolts}
     for stream in flux.streams:
         sources[stream.target].add(stream.source)
-    done: list[Any] = list(flux.spouts)
+    done: list[FluxComponent] = list(flux.spouts)
     placed = {c.id for c in done}
     pending = list(flux.bolts)
     while pending:
@@ -455,8 +459,9 @@ def _definition_order(flux: Any) -> list[Any] | None:
     return done
 
 
-def _spec_lines(component: Any, attr: str, inputs: list[str] | None,
-                direct: set[tuple[str, str]], shell_command: Any
+def _spec_lines(component: FluxComponent, attr: str, inputs: list[str] | None,
+                direct: set[tuple[str, str]],
+                shell_command: Callable[[list[str]], tuple[str, str]]
                 ) -> tuple[list[str], list[tuple[str, str]]]:
     """The class-body lines declaring one component, and the ``(module, name)`` it uses."""
     args: list[str] = [f"name={literal(component.id)}"]
@@ -496,7 +501,8 @@ def _spec_lines(component: Any, attr: str, inputs: list[str] | None,
     return lines, uses
 
 
-def _check_python_module(component: Any, base: Path, note: Any) -> None:
+def _check_python_module(component: FluxComponent, base: Path,
+                         note: Callable[[int, Level, str, str], None]) -> None:
     """A ``module:Class`` component is imported from the project's ``src/`` by the
     topology file: say so when its module is not there."""
     module = (component.class_path or "").partition(":")[0]
