@@ -8,6 +8,9 @@ errors the engine owns (``engine/config/``, ``engine/common/runtime/errors.py``)
 imports from ``compat/`` only the user API's own types (an explicit list below), never
 its configuration, and never a name the API only re-exports from the engine. Nothing in
 ``engine/`` imports ``conformance/``, and no two modules import each other in a circle.
+``heronpy/`` (Heron's Python API, a layer over ``compat.storm_api``) is layered inside as
+Heron's is: ``api`` lowest, the Streamlet API on it, its connectors on that; the
+Streamlet API's stages never import the operators that make them.
 The graph is read from the source with ``ast``; nothing is imported.
 """
 
@@ -18,7 +21,7 @@ from collections import defaultdict
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-PACKAGES = ("compat", "engine", "conformance", "migrate")
+PACKAGES = ("compat", "engine", "conformance", "migrate", "heronpy")
 
 #: The only modules of ``compat`` allowed to import an engine: Summingbird's platform
 #: that plans a job into a topology and runs it on either engine.
@@ -270,8 +273,60 @@ def test_the_walker_sees_a_circle_and_an_import_that_runs_back_up():
     """The checks above would pass on an empty graph: prove the walker reads real edges."""
     edges = _edges()
     assert any(a.startswith("engine.") and b.startswith("compat.storm_api") for a, b, _ in edges)
+    assert any(a.startswith("heronpy.streamlet.") and b.startswith("heronpy.api.")
+               for a, b, _ in edges)
     assert _circles([("a", "b", "x"), ("b", "c", "y"), ("c", "a", "z"), ("c", "d", "w")]) == [
         ["a", "b", "c"]]
+
+
+#: heronpy's packages, lowest first (Heron's own order): the API of spouts, bolts and
+#: topologies; the Streamlet API planned onto it; the Streamlet API's connectors. A package
+#: imports only itself and the packages below it.
+HERONPY_LAYERS = ("heronpy.api", "heronpy.streamlet", "heronpy.connectors")
+
+#: The Streamlet API's stages and their spouts and bolts (``heronpy.streamlet.impl``) sit
+#: below the operators that make them (``Streamlet``) and the planning that walks them
+#: (``Builder``, ``Runner``): the graph's node they know is ``impl.stage.StreamletNode``.
+STREAMLET_STAGES = ("heronpy.streamlet.impl",)
+STREAMLET_ABOVE_THE_STAGES = ("heronpy.streamlet.streamlet", "heronpy.streamlet.builder",
+                              "heronpy.streamlet.runner")
+
+
+def _heronpy_layer(module: str) -> int | None:
+    for rank, package in enumerate(HERONPY_LAYERS):
+        if _within(module, (package,)):
+            return rank
+    return None
+
+
+def test_heronpys_packages_import_only_their_own_layer_and_below():
+    """``heronpy.api`` imports neither the Streamlet API nor its connectors, and the
+    Streamlet API does not import its connectors: each layer is usable without those above."""
+    wrong = []
+    for importer, imported, where in _edges():
+        low, high = _heronpy_layer(imported), _heronpy_layer(importer)
+        if low is not None and high is not None and low > high:
+            wrong.append(f"{where}: {importer} imports {imported} ({HERONPY_LAYERS[low]} is "
+                         f"above {HERONPY_LAYERS[high]}: HERONPY_LAYERS in tests/test_layers.py)")
+    assert not wrong, "heronpy's packages import upwards:\n" + "\n".join(wrong)
+
+
+def test_the_streamlet_stages_never_import_the_operators_that_make_them():
+    wrong = sorted({f"{where}: {importer} imports {imported} (a stage knows its parents as "
+                    "heronpy.streamlet.impl.stage.StreamletNode)"
+                    for importer, imported, where in _edges()
+                    if _within(importer, STREAMLET_STAGES)
+                    and _within(imported, STREAMLET_ABOVE_THE_STAGES)})
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_heronpy_layer_checks_see_heronpys_edges():
+    """The two checks above would pass on a graph without heronpy: prove it is read, and
+    that each layer really stands on the one below."""
+    pairs = {(_heronpy_layer(a), _heronpy_layer(b)) for a, b, _ in _edges()}
+    assert {(1, 0), (2, 1)} <= pairs
+    assert any(_within(a, STREAMLET_ABOVE_THE_STAGES) and _within(b, STREAMLET_STAGES)
+               for a, b, _ in _edges())
 
 
 #: The groups of ``engine/`` whose folders are each a role of their own: the tools

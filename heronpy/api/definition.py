@@ -9,9 +9,12 @@ module defines as a reference to its import path (as Heron's class path) and car
 class the main defines itself (``__main__``) by value. The CLI adds where the code is
 (``sys_path``: the pex, or a ``.py`` file's import roots) and the file submitted
 (``source``, what ``get_topology_pex_path()`` answers), a pex's copy named relative to
-the definition's directory, so that directory is all a cluster's node needs; :func:`read_definition`
-rebuilds
-the topology class from it in the CLI and in every instance.
+the definition's directory, so that directory is all a cluster's node needs;
+:func:`read_definition` rebuilds the topology class from it in the CLI and in every instance.
+
+Writing sits below, in heronpy/api/definition_writer.py (``Topology.write()`` calls it);
+reading sits here, above the ``Topology`` class it rebuilds, so neither imports the other's
+module back.
 """
 
 from __future__ import annotations
@@ -21,59 +24,21 @@ import json
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Protocol, cast
+from typing import Any
 
 import cloudpickle
 
-from heronpy.api import heron_options
 from heronpy.api.component.context import TOPOLOGY_FILE_KEY
+from heronpy.api.definition_writer import FORMAT, SUFFIX
+from heronpy.api.topology import Topology, TopologyType
 
-FORMAT = "heronpy-definition/1"
-SUFFIX = ".defn"
+#: SUFFIX too: the CLI finds a definition by it (engine/tools/cli/heronpy_files.py)
+__all__ = ["FORMAT", "SUFFIX", "DefinitionError", "load_document", "read_definition",
+           "save_document"]
 
 
 class DefinitionError(Exception):
     """A definition file that cannot be read or rebuilt (one line, naming the file)."""
-
-
-class _Defined(Protocol):
-    """What a heronpy Topology class carries for its definition (TopologyType sets it)."""
-
-    @property
-    def topology_name(self) -> str: ...
-
-    @property
-    def _topo_config(self) -> dict[str, Any]: ...
-
-    @property
-    def _heron_specs(self) -> list[Any]: ...
-
-
-def write_definition(topo_cls: type, options: Mapping[str, str]) -> Path:
-    """Write ``topo_cls`` to ``NAME.defn`` in the directory ``options`` names; NAME is
-    ``cmdline.topology.name`` when given, else the class's name (as in heronpy)."""
-    # a heronpy Topology class (heronpy.api.topology, which imports this module, so it
-    # cannot be named here): its metaclass set these
-    defined = cast(_Defined, topo_cls)
-    directory = options.get(heron_options.TMPDIR_KEY)
-    if not directory:
-        raise RuntimeError("Topology definition temp directory not specified "
-                           f"({heron_options.TMPDIR_KEY} in {heron_options.ENV_VAR})")
-    name = options.get(heron_options.NAME_KEY) or defined.topology_name
-    config = {k: v for k, v in dict(defined._topo_config).items() if k != TOPOLOGY_FILE_KEY}
-    document: dict[str, Any] = {
-        "format": FORMAT,
-        "name": name,
-        "class_name": topo_cls.__name__,
-        "initial_state": options.get(heron_options.INITIAL_STATE_KEY, "RUNNING"),
-        "config": config,
-        "specs": base64.b64encode(cloudpickle.dumps(list(defined._heron_specs))).decode(),
-        "sys_path": [],
-        "source": "",
-    }
-    path = Path(directory) / f"{name}{SUFFIX}"
-    path.write_text(json.dumps(document, indent=1), encoding="utf-8")
-    return path
 
 
 def load_document(path: Path) -> dict[str, Any]:
@@ -97,8 +62,6 @@ def read_definition(path: Path | str) -> type:
     """The topology class a definition describes, its code's locations put on
     ``sys.path`` first (after this project's own ``heronpy``, already imported here,
     so a pex that bundles another ``heronpy`` cannot replace it)."""
-    from heronpy.api.topology import Topology, TopologyType
-
     path = Path(path)
     document = load_document(path)
     for entry in document.get("sys_path") or []:

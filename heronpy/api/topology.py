@@ -8,7 +8,7 @@ every other command take it like a streamparse topology.
 
 ``TopologyBuilder.build_and_submit()`` builds the same class and writes it. Heron's CLI
 runs a topology file's main with ``HERON_OPTIONS`` set and the main writes the topology's
-definition through ``Topology.write()`` (heronpy/api/definition.py) into the directory
+definition through ``Topology.write()`` (heronpy/api/definition_writer.py) into the directory
 ``HERON_OPTIONS`` names; ``heron run|submit FILE.pex|FILE.py - ARGS`` does that here
 (engine/tools/cli/heronpy_files.py). ``heron run FILE.py`` without ``-`` runs the file's main
 inside :func:`capture_submissions`, which takes the built class instead.
@@ -30,6 +30,8 @@ from heronpy.api.bolt.base_bolt import BaseBolt
 from heronpy.api.component.component_spec import HeronComponentSpec
 from heronpy.api.component.context import TOPOLOGY_FILE_KEY
 from heronpy.api.component.translate import storm_spec, typed_config
+from heronpy.api.definition_writer import write_definition
+from heronpy.api.heron_options import options_from_env
 from heronpy.api.spout.base_spout import BaseSpout
 
 #: classes built by build_and_submit() while a CLI loads a topology file (else None)
@@ -147,9 +149,6 @@ class Topology(metaclass=TopologyType):
         ``HERON_OPTIONS`` names; meant for the CLI, as in heronpy."""
         if cls.__name__ == "Topology":
             raise ValueError("The base Topology class cannot be writable")
-        from heronpy.api.definition import write_definition
-        from heronpy.api.heron_options import options_from_env
-
         write_definition(cls, options_from_env())
 
 

@@ -7,8 +7,8 @@ from collections.abc import Callable
 from typing import Any
 
 from heronpy.streamlet.generator import Generator
-from heronpy.streamlet.impl.generatorspout import GeneratorStreamlet
-from heronpy.streamlet.impl.supplierspout import SupplierStreamlet
+from heronpy.streamlet.impl.generatorspout import GeneratorStage
+from heronpy.streamlet.impl.supplierspout import SupplierStage
 from heronpy.streamlet.streamlet import Streamlet
 
 
@@ -21,9 +21,9 @@ class Builder:
     def new_source(self, source: Generator | Callable[[], Any]) -> Streamlet:
         """A source streamlet from a ``Generator`` or a callable (called for each element)."""
         if isinstance(source, Generator):
-            streamlet: Streamlet = GeneratorStreamlet(source)
+            streamlet = Streamlet(GeneratorStage(source))
         elif callable(source):
-            streamlet = SupplierStreamlet(source)
+            streamlet = Streamlet(SupplierStage(source))
         else:
             raise RuntimeError("Builder's new source has to be either a Generator or a function")
         self._sources.append(streamlet)

@@ -10,7 +10,8 @@ import base64
 from heronpy.api import heron_options
 from heronpy.api.bolt.bolt import Bolt
 from heronpy.api.custom_grouping import ICustomGrouping
-from heronpy.api.definition import load_document, read_definition, write_definition
+from heronpy.api.definition import load_document, read_definition
+from heronpy.api.definition_writer import write_definition
 from heronpy.api.spout.spout import Spout
 from heronpy.api.stream import Grouping
 from heronpy.api.topology import Topology

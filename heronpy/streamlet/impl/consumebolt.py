@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from compat.storm_api.tuple import Tuple
-from heronpy.streamlet.impl.elementbolt import ElementBolt, ElementStreamlet
+from heronpy.streamlet.impl.elementbolt import ElementBolt, ElementStage
 
 
 class ConsumeBolt(ElementBolt):
@@ -17,5 +17,5 @@ class ConsumeBolt(ElementBolt):
         self.function(element)
 
 
-class ConsumeStreamlet(ElementStreamlet):
+class ConsumeStage(ElementStage):
     PREFIX, BOLT, WHAT = "consume", ConsumeBolt, "Consume"

@@ -1,7 +1,7 @@
 """The shape shared by the one-element-at-a-time operators (map, flat_map, filter,
 repartition, union, transform, log, consume): a bolt that handles each input element and
 acks its tuple, anchoring what it emits to it (so ATLEAST_ONCE tracks the whole tree), and
-the single-parent streamlet that plans it."""
+the single-parent stage that plans it."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 from compat.storm_api.tuple import Tuple
 from heronpy.api.bolt.bolt import Bolt
 from heronpy.api.stream import Grouping
+from heronpy.streamlet.impl.stage import Stage, StreamletNode, check_callable, check_streamlet
 from heronpy.streamlet.impl.streamletboltbase import StreamletBoltBase, ToPack, user_object
-from heronpy.streamlet.streamlet import Streamlet, check_callable, check_streamlet
 
 if TYPE_CHECKING:
     from heronpy.api.topology import TopologyBuilder
@@ -48,7 +48,7 @@ class ElementBolt(StreamletBoltBase, Bolt):
         self.emitted += 1
 
 
-class ElementStreamlet(Streamlet):
+class ElementStage(Stage):
     """A stage with one parent (shuffled in) and, optionally, a user function."""
 
     PREFIX = "element"
@@ -57,14 +57,14 @@ class ElementStreamlet(Streamlet):
     BOLT: type[ElementBolt] = ElementBolt  # type: ignore[type-abstract]
     WHAT = "Element"
 
-    def __init__(self, function: Any, parent: Streamlet, needs_function: bool = True) -> None:
-        super().__init__()
+    def __init__(self, function: Any, parent: StreamletNode,
+                 needs_function: bool = True) -> None:
         if needs_function:
             check_callable(function, self.WHAT)
         check_streamlet(parent, self.WHAT)
         self._function = function
         self._parent = parent
-        self.set_num_partitions(parent.get_num_partitions())
+        self.num_partitions = parent.get_num_partitions()
 
     def _grouping(self) -> Any:
         return Grouping.SHUFFLE
@@ -74,7 +74,8 @@ class ElementStreamlet(Streamlet):
             return {}
         return {self.BOLT.FUNCTION: ToPack(self._function)}
 
-    def _build_this(self, builder: TopologyBuilder, stage_names: set[str]) -> bool:
-        return self._add_bolt_stage(builder, stage_names, self.PREFIX, self.BOLT,
+    def build(self, node: StreamletNode, builder: TopologyBuilder,
+              stage_names: set[str]) -> bool:
+        return node._add_bolt_stage(builder, stage_names, self.PREFIX, self.BOLT,
                                     self._parent._input_of(self._grouping()),
                                     self._component_config())

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from compat.storm_api.tuple import Tuple
-from heronpy.streamlet.impl.elementbolt import ElementBolt, ElementStreamlet
+from heronpy.streamlet.impl.elementbolt import ElementBolt, ElementStage
 
 
 class FilterBolt(ElementBolt):
@@ -16,5 +16,5 @@ class FilterBolt(ElementBolt):
             self.emit_element(element, tup)
 
 
-class FilterStreamlet(ElementStreamlet):
+class FilterStage(ElementStage):
     PREFIX, BOLT, WHAT = "filter", FilterBolt, "Filter"

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from compat.storm_api.tuple import Tuple
-from heronpy.streamlet.impl.elementbolt import ElementBolt, ElementStreamlet
+from heronpy.streamlet.impl.elementbolt import ElementBolt, ElementStage
 
 
 class FlatMapBolt(ElementBolt):
@@ -21,5 +21,5 @@ class FlatMapBolt(ElementBolt):
             self.emit_element(result, tup)
 
 
-class FlatMapStreamlet(ElementStreamlet):
+class FlatMapStage(ElementStage):
     PREFIX, BOLT, WHAT = "flatmap", FlatMapBolt, "FlatMap"

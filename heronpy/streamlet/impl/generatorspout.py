@@ -8,9 +8,9 @@ from heronpy.api.spout.spout import Spout
 from heronpy.api.state.stateful_component import StatefulComponent
 from heronpy.streamlet.generator import Generator
 from heronpy.streamlet.impl.contextimpl import ContextImpl
+from heronpy.streamlet.impl.stage import Stage, StreamletNode
 from heronpy.streamlet.impl.streamletboltbase import ToPack, user_object
 from heronpy.streamlet.impl.streamletspoutbase import StreamletSpoutBase
-from heronpy.streamlet.streamlet import Streamlet
 
 if TYPE_CHECKING:
     from heronpy.api.topology import TopologyBuilder
@@ -46,15 +46,15 @@ class GeneratorSpout(StreamletSpoutBase, Spout, StatefulComponent):
         self.emitted += 1
 
 
-class GeneratorStreamlet(Streamlet):
+class GeneratorStage(Stage):
     """A source stage (one partition unless set)."""
 
     def __init__(self, generator: Generator) -> None:
-        super().__init__()
         if not isinstance(generator, Generator):
             raise RuntimeError("Generator has to be of type Generator")
         self._generator = generator
 
-    def _build_this(self, builder: TopologyBuilder, stage_names: set[str]) -> bool:
-        return self._add_spout_stage(builder, stage_names, "generator", GeneratorSpout,
+    def build(self, node: StreamletNode, builder: TopologyBuilder,
+              stage_names: set[str]) -> bool:
+        return node._add_spout_stage(builder, stage_names, "generator", GeneratorSpout,
                                      {GeneratorSpout.GENERATOR: ToPack(self._generator)})

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from heronpy.streamlet.impl.stage import Stage, StreamletNode, check_callable
 from heronpy.streamlet.impl.streamletboltbase import ToPack, key_grouping
 from heronpy.streamlet.impl.windowbolt import (
     SLIDEINTERVAL,
@@ -15,7 +16,6 @@ from heronpy.streamlet.impl.windowbolt import (
     pairs,
 )
 from heronpy.streamlet.keyedwindow import KeyedWindow
-from heronpy.streamlet.streamlet import Streamlet, check_callable
 from heronpy.streamlet.window import Window
 from heronpy.streamlet.windowconfig import WindowConfig
 
@@ -70,18 +70,17 @@ JOIN_TYPES = {1: JoinBolt.INNER, 2: JoinBolt.OUTER_LEFT, 3: JoinBolt.OUTER_RIGHT
               4: JoinBolt.OUTER}
 
 
-class JoinStreamlet(Streamlet):
+class JoinStage(Stage):
     """Built once both sides are; partitions: the left side's."""
 
     def __init__(self, join_type: int, window_config: WindowConfig, join_function: Any,
-                 left: Streamlet, right: Streamlet) -> None:
-        super().__init__()
+                 left: StreamletNode, right: StreamletNode) -> None:
         if join_type not in JOIN_TYPES.values():
             raise RuntimeError("join type has to be of one of inner, outer, left, right")
         if not isinstance(window_config, WindowConfig):
             raise RuntimeError("window config has to be of type WindowConfig")
         check_callable(join_function, "Join")
-        if not isinstance(left, Streamlet) or not isinstance(right, Streamlet):
+        if not isinstance(left, StreamletNode) or not isinstance(right, StreamletNode):
             raise RuntimeError("Parent of Join has to be a Streamlet")
         if left is right:
             raise RuntimeError("Join of a streamlet with itself is not supported; clone it")
@@ -90,17 +89,18 @@ class JoinStreamlet(Streamlet):
         self._join_function = join_function
         self._left = left
         self._right = right
-        self.set_num_partitions(left.get_num_partitions())
+        self.num_partitions = left.get_num_partitions()
 
-    def _keyed_parents(self) -> list[Streamlet]:
+    def keyed_parents(self) -> list[StreamletNode]:
         return [self._left, self._right]
 
-    def _build_this(self, builder: TopologyBuilder, stage_names: set[str]) -> bool:
+    def build(self, node: StreamletNode, builder: TopologyBuilder,
+              stage_names: set[str]) -> bool:
         if not (self._left._built and self._right._built):
             return False
         duration, slide = self._window_config._seconds()
         inputs = {**self._left._input_of(key_grouping()), **self._right._input_of(key_grouping())}
-        return self._add_bolt_stage(
+        return node._add_bolt_stage(
             builder, stage_names, "join", JoinBolt, inputs,
             {JoinBolt.FUNCTION: ToPack(self._join_function), WINDOWDURATION: duration,
              SLIDEINTERVAL: slide, JoinBolt.JOINEDCOMPONENT: self._right.get_name(),

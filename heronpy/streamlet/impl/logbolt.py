@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from compat.storm_api.tuple import Tuple
-from heronpy.streamlet.impl.elementbolt import ElementBolt, ElementStreamlet
+from heronpy.streamlet.impl.elementbolt import ElementBolt, ElementStage
 
 
 class LogBolt(ElementBolt):
@@ -17,7 +17,7 @@ class LogBolt(ElementBolt):
         self.logger.info(str(element))
 
 
-class LogStreamlet(ElementStreamlet):
+class LogStage(ElementStage):
     PREFIX, BOLT, WHAT = "log", LogBolt, "Log"
 
     def __init__(self, parent: Any) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from compat.storm_api.tuple import Tuple
-from heronpy.streamlet.impl.elementbolt import ElementBolt, ElementStreamlet
+from heronpy.streamlet.impl.elementbolt import ElementBolt, ElementStage
 
 
 class MapBolt(ElementBolt):
@@ -15,5 +15,5 @@ class MapBolt(ElementBolt):
         self.emit_element(self.function(element), tup)
 
 
-class MapStreamlet(ElementStreamlet):
+class MapStage(ElementStage):
     PREFIX, BOLT, WHAT = "map", MapBolt, "Map"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from heronpy.streamlet.impl.stage import Stage, StreamletNode, check_callable, check_streamlet
 from heronpy.streamlet.impl.streamletboltbase import ToPack, key_grouping
 from heronpy.streamlet.impl.windowbolt import (
     SLIDEINTERVAL,
@@ -15,7 +16,6 @@ from heronpy.streamlet.impl.windowbolt import (
     pairs,
 )
 from heronpy.streamlet.keyedwindow import KeyedWindow
-from heronpy.streamlet.streamlet import Streamlet, check_callable, check_streamlet
 from heronpy.streamlet.window import Window
 from heronpy.streamlet.windowconfig import WindowConfig
 
@@ -39,12 +39,11 @@ class ReduceByKeyAndWindowBolt(StreamletWindowBolt):
             self.emit_output((KeyedWindow(key, window), result))
 
 
-class ReduceByKeyAndWindowStreamlet(Streamlet):
+class ReduceByKeyAndWindowStage(Stage):
     """Subscribed by key; one partition unless set (as heronpy's)."""
 
     def __init__(self, window_config: WindowConfig, reduce_function: Any,
-                 parent: Streamlet) -> None:
-        super().__init__()
+                 parent: StreamletNode) -> None:
         if not isinstance(window_config, WindowConfig):
             raise RuntimeError("window config has to be a WindowConfig")
         check_callable(reduce_function, "ReduceByKeyAndWindow")
@@ -53,12 +52,13 @@ class ReduceByKeyAndWindowStreamlet(Streamlet):
         self._reduce_function = reduce_function
         self._parent = parent
 
-    def _keyed_parents(self) -> list[Streamlet]:
+    def keyed_parents(self) -> list[StreamletNode]:
         return [self._parent]
 
-    def _build_this(self, builder: TopologyBuilder, stage_names: set[str]) -> bool:
+    def build(self, node: StreamletNode, builder: TopologyBuilder,
+              stage_names: set[str]) -> bool:
         duration, slide = self._window_config._seconds()
-        return self._add_bolt_stage(
+        return node._add_bolt_stage(
             builder, stage_names, "reducebykeyandwindow", ReduceByKeyAndWindowBolt,
             self._parent._input_of(key_grouping()),
             {ReduceByKeyAndWindowBolt.FUNCTION: ToPack(self._reduce_function),

@@ -10,9 +10,9 @@ from functools import reduce
 from typing import TYPE_CHECKING, Any
 
 from heronpy.api.stream import Grouping
+from heronpy.streamlet.impl.stage import Stage, StreamletNode, check_callable, check_streamlet
 from heronpy.streamlet.impl.streamletboltbase import ToPack
 from heronpy.streamlet.impl.windowbolt import SLIDEINTERVAL, WINDOWDURATION, StreamletWindowBolt
-from heronpy.streamlet.streamlet import Streamlet, check_callable, check_streamlet
 from heronpy.streamlet.window import Window
 from heronpy.streamlet.windowconfig import WindowConfig
 
@@ -30,12 +30,11 @@ class ReduceByWindowBolt(StreamletWindowBolt):
         self.emit_output((Window(window_config.start, window_config.end), result))
 
 
-class ReduceByWindowStreamlet(Streamlet):
+class ReduceByWindowStage(Stage):
     """One partition, subscribed with LOWEST (all elements to its task)."""
 
     def __init__(self, window_config: WindowConfig, reduce_function: Any,
-                 parent: Streamlet) -> None:
-        super().__init__()
+                 parent: StreamletNode) -> None:
         if not isinstance(window_config, WindowConfig):
             raise RuntimeError("window config has to be of type WindowConfig")
         check_callable(reduce_function, "ReduceByWindow")
@@ -44,9 +43,10 @@ class ReduceByWindowStreamlet(Streamlet):
         self._window_config = window_config
         self._reduce_function = reduce_function
 
-    def _build_this(self, builder: TopologyBuilder, stage_names: set[str]) -> bool:
+    def build(self, node: StreamletNode, builder: TopologyBuilder,
+              stage_names: set[str]) -> bool:
         duration, slide = self._window_config._seconds()
-        return self._add_bolt_stage(
+        return node._add_bolt_stage(
             builder, stage_names, "reducebywindow", ReduceByWindowBolt,
             self._parent._input_of(Grouping.LOWEST),
             {ReduceByWindowBolt.FUNCTION: ToPack(self._reduce_function),

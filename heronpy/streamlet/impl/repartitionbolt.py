@@ -14,7 +14,7 @@ from typing import Any
 from compat.storm_api.tuple import Tuple
 from heronpy.api.custom_grouping import ICustomGrouping
 from heronpy.api.stream import Grouping
-from heronpy.streamlet.impl.elementbolt import ElementBolt, ElementStreamlet
+from heronpy.streamlet.impl.elementbolt import ElementBolt, ElementStage
 
 
 class RepartitionCustomGrouping(ICustomGrouping):
@@ -44,13 +44,13 @@ class RepartitionBolt(ElementBolt):
         self.emit_element(element, tup)
 
 
-class RepartitionStreamlet(ElementStreamlet):
+class RepartitionStage(ElementStage):
     PREFIX, BOLT, WHAT = "repartition", RepartitionBolt, "Repartition"
 
     def __init__(self, num_partitions: int, repartition_function: Any, parent: Any) -> None:
         super().__init__(repartition_function, parent,
                          needs_function=repartition_function is not None)
-        self.set_num_partitions(num_partitions)
+        self.num_partitions = num_partitions  # checked by the streamlet made around it
 
     def _grouping(self) -> Any:
         if self._function is None:

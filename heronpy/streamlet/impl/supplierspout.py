@@ -6,9 +6,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from heronpy.api.spout.spout import Spout
+from heronpy.streamlet.impl.stage import Stage, StreamletNode, check_callable
 from heronpy.streamlet.impl.streamletboltbase import ToPack, user_object
 from heronpy.streamlet.impl.streamletspoutbase import StreamletSpoutBase
-from heronpy.streamlet.streamlet import Streamlet, check_callable
 
 if TYPE_CHECKING:
     from heronpy.api.topology import TopologyBuilder
@@ -29,14 +29,14 @@ class SupplierSpout(StreamletSpoutBase, Spout):
         self.emitted += 1
 
 
-class SupplierStreamlet(Streamlet):
+class SupplierStage(Stage):
     """A source stage from a callable."""
 
     def __init__(self, supplier_function: Callable[[], Any]) -> None:
-        super().__init__()
         check_callable(supplier_function, "Supplier")
         self._supplier_function = supplier_function
 
-    def _build_this(self, builder: TopologyBuilder, stage_names: set[str]) -> bool:
-        return self._add_spout_stage(builder, stage_names, "supplier", SupplierSpout,
+    def build(self, node: StreamletNode, builder: TopologyBuilder,
+              stage_names: set[str]) -> bool:
+        return node._add_spout_stage(builder, stage_names, "supplier", SupplierSpout,
                                      {SupplierSpout.FUNCTION: ToPack(self._supplier_function)})

@@ -8,7 +8,7 @@ from typing import Any
 from compat.storm_api.tuple import Tuple
 from heronpy.api.state.stateful_component import StatefulComponent
 from heronpy.streamlet.impl.contextimpl import ContextImpl
-from heronpy.streamlet.impl.elementbolt import ElementBolt, ElementStreamlet
+from heronpy.streamlet.impl.elementbolt import ElementBolt, ElementStage
 from heronpy.streamlet.transformoperator import TransformOperator
 
 
@@ -40,7 +40,7 @@ class TransformBolt(ElementBolt, StatefulComponent):
         self.emitted += 1
 
 
-class TransformStreamlet(ElementStreamlet):
+class TransformStage(ElementStage):
     PREFIX, BOLT, WHAT = "transform", TransformBolt, "Transform"
 
     def __init__(self, transform_operator: Any, parent: Any) -> None:

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from compat.storm_api.tuple import Tuple
 from heronpy.streamlet.impl.elementbolt import ElementBolt
-from heronpy.streamlet.streamlet import Streamlet
+from heronpy.streamlet.impl.stage import Stage, StreamletNode
 
 if TYPE_CHECKING:
     from heronpy.api.topology import TopologyBuilder
@@ -21,21 +21,21 @@ class UnionBolt(ElementBolt):
         self.emit_element(element, tup)
 
 
-class UnionStreamlet(Streamlet):
+class UnionStage(Stage):
     """Subscribes to both parents (shuffle); partitions: the left parent's."""
 
-    def __init__(self, left: Streamlet, right: Streamlet) -> None:
-        super().__init__()
-        if not isinstance(left, Streamlet):
+    def __init__(self, left: StreamletNode, right: StreamletNode) -> None:
+        if not isinstance(left, StreamletNode):
             raise RuntimeError("Left of Union Streamlet has to be a Streamlet")
-        if not isinstance(right, Streamlet):
+        if not isinstance(right, StreamletNode):
             raise RuntimeError("Right of Union Streamlet has to be a Streamlet")
         self._left = left
         self._right = right
-        self.set_num_partitions(left.get_num_partitions())
+        self.num_partitions = left.get_num_partitions()
 
-    def _build_this(self, builder: TopologyBuilder, stage_names: set[str]) -> bool:
+    def build(self, node: StreamletNode, builder: TopologyBuilder,
+              stage_names: set[str]) -> bool:
         if not (self._left._built and self._right._built):
             return False
         inputs = {**self._left._input_of(), **self._right._input_of()}
-        return self._add_bolt_stage(builder, stage_names, "union", UnionBolt, inputs)
+        return node._add_bolt_stage(builder, stage_names, "union", UnionBolt, inputs)
