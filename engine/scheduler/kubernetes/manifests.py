@@ -76,7 +76,7 @@ from typing import Any
 import jinja2
 import yaml
 
-from engine.packing import PackingPlan, Resource
+from engine.packing import ContainerPlan, PackingPlan, Resource
 from engine.scheduler.kubernetes import names
 from engine.scheduler.kubernetes.errors import KubernetesConfigError
 from engine.scheduler.kubernetes.quantities import bytes_quantity, cpu_quantity
@@ -183,7 +183,7 @@ def tmanager_resource(config: Mapping[str, Any]) -> Resource:
                     disk=int(_number(config, TMANAGER_DISK_KEY, d.disk)))
 
 
-def container_size(container: Any) -> Resource:
+def container_size(container: ContainerPlan) -> Resource:
     """A container's size: its ``required`` resources, or its instances' when unset."""
     required = container.required
     return required if required != Resource() else container.used

@@ -38,7 +38,7 @@ from typing import Any
 
 from engine.packing import PackingPlan
 from engine.scheduler.kubernetes import manifests, names
-from engine.scheduler.kubernetes.client import KubernetesClient
+from engine.scheduler.kubernetes.client import KubernetesApi, KubernetesClient
 from engine.scheduler.kubernetes.errors import (
     KubernetesApiError,
     KubernetesClientMissing,
@@ -77,7 +77,7 @@ class KubernetesScheduler(Scheduler):
     ``submission``: what a ``launch()`` without arguments submits.
     """
 
-    def __init__(self, config: Mapping[str, Any], *, client: Any | None = None,
+    def __init__(self, config: Mapping[str, Any], *, client: KubernetesApi | None = None,
                  submission: KubernetesLaunch | None = None) -> None:
         self.submission = submission
         self.config = dict(config)
@@ -91,7 +91,7 @@ class KubernetesScheduler(Scheduler):
 
     # -- helpers --------------------------------------------------------------------------
     @property
-    def client(self) -> Any:
+    def client(self) -> KubernetesApi:
         if self._client is None:
             self._client = KubernetesClient(self.namespace, self.context)
         return self._client
