@@ -73,6 +73,14 @@ HERON_COUNT_KEYS = tuple(f"heron.instance.internal.{kind}.{way}.queue.capacity"
                          for kind in ("bolt", "spout") for way in ("read", "write"))
 
 
+#: When an instance sends its open batch (Heron's keys; the old bytes key still read)
+BATCH_TIME_KEY = "heron.instance.emit.batch.time.ms"
+BATCH_BYTES_KEY = "heron.instance.emit.batch.size.bytes"
+BATCH_ROWS_KEY = "heron.instance.batch.size"
+#: the name this engine used before it took Heron's (still read, with a warning)
+OLD_BATCH_BYTES_KEY = "heron.instance.batch.bytes"
+
+
 #: pystorm's task log settings (a streamparse project's config.json ``log`` section)
 LOG_PATH_KEY = "pystorm.log.path"
 LOG_FILE_KEY = "pystorm.log.file"

@@ -24,18 +24,16 @@ from typing import TYPE_CHECKING, Any
 
 from engine.common.codec import selected_module, tuple_codec
 from engine.common.grouping import GroupingError
-from engine.common.network import inflight, type_frame
+from engine.common.network import type_frame
 from engine.common.runtime.errors import AckingError, EmitError
 from engine.common.runtime.stats import TaskStats
 from engine.common.serialization import MsgpackSerializer, SerializationError
+from engine.config.batching import DEFAULT_BATCH_BYTES
 from engine.messages import tuple_pb2
 
 _LOG_LEVELS = {0: 5, 1: logging.DEBUG, 2: logging.INFO, 3: logging.WARNING, 4: logging.ERROR}
 TUPLE_BATCH = type_frame(tuple_pb2.TupleBatch)
 CONTROL_BATCH = type_frame(tuple_pb2.ControlBatch)
-#: bytes of serialized rows per batch before a flush (``heron.instance.emit.batch.size.bytes``;
-#: engine.common.network.inflight reads the topology's value)
-DEFAULT_BATCH_BYTES = inflight.DEFAULT_BATCH_BYTES
 ACK, FAIL = tuple_pb2.ACK, tuple_pb2.FAIL
 #: an input registered under acking that belongs to no tuple tree
 UNTRACKED = None

@@ -21,10 +21,10 @@ import zmq
 
 from engine.common.network import encode, type_frame
 from engine.common.network.credits import WriteCredit, encode_credit, give_back_at
-from engine.common.network.inflight import DEFAULT_BATCH_TIME_MS
 from engine.common.process.progress import mark_progress
 from engine.common.process.restart_policy import CRASH_LOOPING_METRIC, RestartPolicy, RestartTracker
 from engine.common.runtime.errors import ComponentFailure
+from engine.config.batching import DEFAULT_BATCH_TIME_MS
 from engine.instance.gateway import GATEWAY_FAILED, STOP, TO_METRICS, TO_STMGR
 from engine.instance.stateful import KINDS as STATEFUL_KINDS
 from engine.messages import ckptmgr_pb2, metrics_pb2, stmgr_pb2, topology_pb2, tuple_pb2
@@ -39,7 +39,7 @@ PUBLISH = type_frame(metrics_pb2.MetricPublisherPublishMessage)
 #: how often counters go to the Metrics Manager
 METRICS_INTERVAL = 1.0
 #: most time a row waits in an open batch before it is sent, unless the topology sets
-#: ``heron.instance.emit.batch.time.ms`` (engine.common.network.inflight)
+#: ``heron.instance.emit.batch.time.ms`` (engine.config.batching)
 FLUSH_INTERVAL = DEFAULT_BATCH_TIME_MS / 1000.0
 
 

@@ -35,7 +35,6 @@ from engine.common.launch import (
 from engine.common.multilang import host_shell_component
 from engine.common.network import ipc_endpoint
 from engine.common.network.credits import WriteCredit
-from engine.common.network.inflight import batching
 from engine.common.process.profiling import profiled
 from engine.common.process.restart_policy import RestartPolicy
 from engine.common.runtime.errors import ComponentFailure
@@ -44,6 +43,7 @@ from engine.common.runtime.logs import task_logger
 from engine.common.runtime.stats import TaskStats
 from engine.common.serialization import serializer_for_config
 from engine.common.startup import launch_parser, start
+from engine.config.batching import batching
 from engine.config.checkpointing import checkpointing
 from engine.config.credits import capacities
 from engine.config.execution import spout_wait_secs

@@ -28,30 +28,16 @@ bounded in bytes, and the open batch also in time:
 
 :func:`hop_cap_bytes` is that documented cap for one hop; the Stream Manager reports
 its largest queue (``__largest-queue-bytes-max``) against it. docs/decisions.md
-("In-flight bounds") gives the figures.
+("In-flight bounds") gives the figures; the batching keys, defaults and checks are
+engine.config.batching.
 """
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
-log = logging.getLogger("heron.network")
-
-BATCH_TIME_KEY = "heron.instance.emit.batch.time.ms"
-BATCH_BYTES_KEY = "heron.instance.emit.batch.size.bytes"
-BATCH_ROWS_KEY = "heron.instance.batch.size"
-#: the name this engine used before it took Heron's (still read, with a warning)
-OLD_BATCH_BYTES_KEY = "heron.instance.batch.bytes"
-
-#: Heron's default is 16 ms for its Java instances; a Python instance's batches fill
-#: more slowly, and 5 ms keeps a word's wait per hop well under the latency goal
-DEFAULT_BATCH_TIME_MS = 5.0
-#: Heron's default: a few thousand words, enough that per-message costs vanish
-DEFAULT_BATCH_BYTES = 32 * 1024
-DEFAULT_BATCH_ROWS = 1024
+from engine.config.batching import batching
 
 #: messages a data socket holds each way (see engine.common.network.sockets)
 DATA_HWM = 16
@@ -60,41 +46,6 @@ DATA_HWM = 16
 SOCKET_BUFFER_BYTES: int | None = None
 
 
-class InflightConfigError(ValueError):
-    """A batching key with a value the engine cannot use."""
-
-
-@dataclass(frozen=True)
-class Batching:
-    """When an instance sends its open batch."""
-
-    rows: int
-    bytes: int
-    secs: float
-
-
-def batching(config: Mapping[str, Any]) -> Batching:
-    """The batching settings of a topology's config, checked (a bad value names its key)."""
-    nbytes_key = BATCH_BYTES_KEY
-    if BATCH_BYTES_KEY not in config and OLD_BATCH_BYTES_KEY in config:
-        log.warning("%s is now %s (Heron's name); please rename it", OLD_BATCH_BYTES_KEY,
-                    BATCH_BYTES_KEY)
-        nbytes_key = OLD_BATCH_BYTES_KEY
-    rows = _positive(config, BATCH_ROWS_KEY, DEFAULT_BATCH_ROWS, integer=True)
-    nbytes = _positive(config, nbytes_key, DEFAULT_BATCH_BYTES, integer=True)
-    millis = _positive(config, BATCH_TIME_KEY, DEFAULT_BATCH_TIME_MS, integer=False)
-    return Batching(rows=int(rows), bytes=int(nbytes), secs=float(millis) / 1000.0)
-
-
 def hop_cap_bytes(config: Mapping[str, Any]) -> int:
     """The most bytes one zmq queue of a data hop can hold: ``DATA_HWM`` batches."""
     return DATA_HWM * batching(config).bytes
-
-
-def _positive(config: Mapping[str, Any], key: str, default: float, *, integer: bool) -> float:
-    value = config.get(key, default)
-    kinds = (int,) if integer else (int, float)
-    if isinstance(value, bool) or not isinstance(value, kinds) or value <= 0:
-        what = "a positive integer" if integer else "a positive number"
-        raise InflightConfigError(f"topology config {key} must be {what}, got {value!r}")
-    return value

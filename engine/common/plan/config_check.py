@@ -17,12 +17,12 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from engine.common.grouping.key_groups import KeyGroupError, key_groups
-from engine.common.network.inflight import InflightConfigError, batching
 from engine.common.plan.errors import InvalidConfigError
 from engine.common.plan.topology_config import HEALTHMGR_MODE, HealthModeError, healthmgr_mode_on
 from engine.common.process.restart_policy import RestartPolicy, RestartPolicyError
 from engine.common.serialization import SerializationError, serializer_for_config
 from engine.config.backpressure import wait_watermarks, watermarks
+from engine.config.batching import batching
 from engine.config.checkpointing import checkpointing
 from engine.config.credits import capacities
 from engine.config.errors import ConfigError
@@ -33,7 +33,7 @@ from engine.config.reliability import reliability, tick_frequency
 from engine.config.task_logs import task_logs
 
 #: what each parser raises for a value it cannot use (its message names the key)
-_CONFIG_ERRORS = (ConfigError, KeyGroupError, InflightConfigError,
+_CONFIG_ERRORS = (ConfigError, KeyGroupError,
                   RestartPolicyError, SerializationError)
 
 def check_runtime_config(config: Mapping[str, Any],

@@ -19,7 +19,7 @@ import time
 
 import pytest
 
-from engine.common.network.inflight import BATCH_BYTES_KEY
+from engine.config.batching import BATCH_BYTES_KEY
 from engine.config.credits import BOLT_READ_KEY, SPOUT_WRITE_KEY
 from tests.e2e.heron.helpers import PROJECTS, HeronRun
 

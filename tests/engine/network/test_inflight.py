@@ -11,17 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from engine.common.network.inflight import (
+from engine.common.network.inflight import DATA_HWM, hop_cap_bytes
+from engine.config.batching import (
     BATCH_BYTES_KEY,
     BATCH_TIME_KEY,
-    DATA_HWM,
     DEFAULT_BATCH_BYTES,
     DEFAULT_BATCH_TIME_MS,
     OLD_BATCH_BYTES_KEY,
     Batching,
     InflightConfigError,
     batching,
-    hop_cap_bytes,
 )
 
 REPO = Path(__file__).resolve().parents[3]
