@@ -9,5 +9,7 @@ Modules: ``keys`` (names and defaults), ``errors``, ``values`` (shared checks),
 ``reliability`` (acking, timeouts, ticks), ``checkpointing`` (stateful topologies),
 ``execution`` (spout wait, receive buffer, tasks, workers, serializer, debug),
 ``multilang`` (the shell bridge's timeouts and pending bound), ``task_logs`` (pystorm's
-per-task log settings).
+per-task log settings), ``batching`` (when an instance sends its open batch), ``credits``
+(bytes in flight between a Stream Manager and its instances), ``backpressure`` (the Stream
+Manager's watermarks).
 """
