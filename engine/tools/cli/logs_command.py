@@ -80,7 +80,7 @@ class LocalLogs:
 class ShellLogs:
     """One remote container's files, through its shell."""
 
-    def __init__(self, client: Any, host: str, files: list[LogEntry]) -> None:
+    def __init__(self, client: ShellClient, host: str, files: list[LogEntry]) -> None:
         self.client = client
         self.where = f"container {client.container} on {host}"
         self._files = files

@@ -16,6 +16,7 @@ import socket
 import sys
 import threading
 import webbrowser
+from types import FrameType
 from typing import Any
 
 import click
@@ -161,7 +162,7 @@ def serve(app: Any, sock: socket.socket, *, open_url: str | None = None) -> None
     # uvicorn stops gracefully on SIGINT/SIGTERM, then raises the signal again once its
     # own handlers are gone; these handlers take that second delivery, so a requested stop
     # ends the command normally (exit 0) instead of by the signal or a KeyboardInterrupt.
-    def stop(signum: int, frame: Any) -> None:
+    def stop(signum: int, frame: FrameType | None) -> None:
         server.should_exit = True
 
     watched = (signal.SIGINT, signal.SIGTERM)

@@ -6,13 +6,16 @@ command prints the page's link with it, which sets the browser's cookie once."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
 from engine.common.security.private import private_dir
 from engine.tools.cli import env as cli_env
 from engine.tools.cli.env import ZK_AUTH_HELP
+
+if TYPE_CHECKING:  # types only: deferred at run time for the CLI's start-up time
+    from engine.common.launch import StateManagerSpec
 from engine.tools.cli.serving import (
     DEFAULT_TRACKER_PORT,
     BadInput,
@@ -117,7 +120,7 @@ def _tracker(*, port: int, host: str, allow_remote: bool, home: Path, state_root
 
 
 def _state_spec(home: Path, state_kind: str | None, zk_hosts: str | None, zk_root: str,
-                zk_auth: Path | None, state_root: Path | None) -> Any:
+                zk_auth: Path | None, state_root: Path | None) -> StateManagerSpec:
     """The state manager the options name: ZooKeeper with --zk, else the local tree."""
     from engine.common.launch import StateManagerSpec  # deferred: CLI start-up time
 
@@ -140,7 +143,7 @@ def _state_spec(home: Path, state_kind: str | None, zk_hosts: str | None, zk_roo
 
 
 def _cluster_state_spec(home: Path, cluster: str, state_kind: str | None,
-                        zk_hosts: str | None, state_root: Path | None) -> Any:
+                        zk_hosts: str | None, state_root: Path | None) -> StateManagerSpec:
     """The state manager of ``cluster`` (HOME/conf/CLUSTER/statemgr.yaml); ``local``
     without a directory is this machine's tree."""
     # deferred: CLI start-up time

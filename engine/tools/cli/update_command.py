@@ -5,13 +5,16 @@ Manager policy without restarting anything."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 from rich.table import Table
 
 from engine.tools.cli.display import make_console
 from engine.tools.cli.env import BadInput, Env, common_options, topology_security
+
+if TYPE_CHECKING:  # types only: deferred at run time for the CLI's start-up time
+    from engine.submitter.update import UpdatePlan
 
 UPDATE_TIMEOUT_SECS = 30.0
 
@@ -60,7 +63,7 @@ def update_command(name: str, parallelism: tuple[str, ...], container_number: in
     click.echo(f"updated {name!r}: {answer}")
 
 
-def _print_plan(name: str, plan: Any) -> None:
+def _print_plan(name: str, plan: UpdatePlan) -> None:
     console = make_console()
     table = Table(title=f"{name}: proposed packing plan {plan.proposed.id}",
                   title_justify="left")

@@ -14,9 +14,9 @@ passed through like any other answer.
 
 from __future__ import annotations
 
+import email.message
 import urllib.error
 import urllib.request
-from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
@@ -54,7 +54,7 @@ class TrackerProxy:
                                 status_code=502)
 
     @staticmethod
-    def _response(status: int, headers: Any, body: bytes) -> Response:
+    def _response(status: int, headers: email.message.Message, body: bytes) -> Response:
         passed = {k: v for k, v in headers.items() if k.lower() in _PASSED}
         return Response(body, status_code=status, headers=passed)
 

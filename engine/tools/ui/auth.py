@@ -22,6 +22,8 @@ from http.cookies import SimpleCookie
 from typing import Any
 from urllib.parse import parse_qsl, quote, urlencode
 
+from starlette.applications import Starlette
+
 from engine.common.security.access_token import COOKIE, QUERY, bearer, matches
 
 log = logging.getLogger("heron.tracker")
@@ -125,7 +127,7 @@ def _cookie(header: str | None, name: str) -> str | None:
     return morsel.value if morsel is not None else None
 
 
-def require_token(app: Any, token: str) -> Refusals:
+def require_token(app: Starlette, token: str) -> Refusals:
     """Put ``app`` (a Starlette/FastAPI app) behind the token check, outside every route
     and mount; returns its count of refusals, also ``app.state.refusals``."""
     refusals = Refusals()
