@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from heronpy.api.topology import TopologyBuilder
 from heronpy.streamlet.generator import Generator
 from heronpy.streamlet.impl.generatorspout import GeneratorStage
 from heronpy.streamlet.impl.supplierspout import SupplierStage
@@ -34,7 +35,6 @@ class Builder:
         ``streamlet`` when not given) and return it. A graph may be built more than once
         (each build plans it afresh)."""
         if bldr is None:
-            from heronpy.api.topology import TopologyBuilder
             bldr = TopologyBuilder(name="streamlet")
         for source in self._sources:
             source._unbuild()
