@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Final
 
 from engine.healthmgr.records import HealthEvent
 from engine.healthmgr.state import LoopState
@@ -25,7 +25,7 @@ from engine.spi.statemgr import StateManager
 
 log = logging.getLogger(__name__)
 
-KIND = "healthmgr"
+KIND: Final = "healthmgr"
 #: records kept in the node, newest last (about 300 bytes each)
 KEEP_RECORDS = 500
 

@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from google.protobuf.message import Message
 
@@ -48,7 +48,7 @@ from engine.statefulstorage.savepoints import (
 
 log = logging.getLogger("heron.tmanager")
 
-KIND = "statefulcheckpoints"
+KIND: Final = "statefulcheckpoints"
 
 
 @dataclass
