@@ -8,9 +8,10 @@ errors the engine owns (``engine/config/``, ``engine/common/runtime/errors.py``)
 imports from ``compat/`` only the user API's own types (an explicit list below), never
 its configuration, and never a name the API only re-exports from the engine. Nothing in
 ``engine/`` imports ``conformance/``, and no two modules import each other in a circle.
-``heronpy/`` (Heron's Python API, a layer over ``compat.storm_api``) is layered inside as
-Heron's is: ``api`` lowest, the Streamlet API on it, its connectors on that; the
-Streamlet API's stages never import the operators that make them.
+``heronpy/`` (Heron's Python API, a layer over ``compat.storm_api``) imports only that and
+the engine's protobufs, ``compat/`` never imports it, and it is layered inside as Heron's
+is: ``api`` lowest, the Streamlet API on it, its connectors on that; the Streamlet API's
+stages never import the operators that make them.
 The graph is read from the source with ``ast``; nothing is imported.
 """
 
@@ -320,11 +321,31 @@ def test_the_streamlet_stages_never_import_the_operators_that_make_them():
     assert not wrong, "\n".join(wrong)
 
 
+#: What heronpy stands on outside itself: the Storm API it is a thin layer over, and the
+#: engine's protobufs (``HeronComponentSpec.get_protobuf()`` answers Heron's
+#: ``topology_pb2`` messages, as Heron's heronpy imports Heron's proto).
+HERONPY_STANDS_ON = ("compat", "engine.messages")
+
+
+def test_heronpy_stands_on_the_storm_api_and_the_api_never_on_heronpy():
+    """heronpy is an API as ``compat/`` is: it imports no engine's runtime, suite or
+    migrator (only the protobufs), and the Storm API under it never imports it back."""
+    wrong = sorted({f"{where}: {importer} imports {imported}"
+                    for importer, imported, where in _edges()
+                    if (_layer(importer) == "heronpy" and _layer(imported) != "heronpy"
+                        and not _within(imported, HERONPY_STANDS_ON))
+                    or (_layer(importer) == "compat" and _layer(imported) == "heronpy")})
+    assert not wrong, ("heronpy reaches past the Storm API and the protobufs, or the "
+                       "Storm API imports heronpy:\n" + "\n".join(wrong))
+
+
 def test_the_heronpy_layer_checks_see_heronpys_edges():
     """The two checks above would pass on a graph without heronpy: prove it is read, and
     that each layer really stands on the one below."""
     pairs = {(_heronpy_layer(a), _heronpy_layer(b)) for a, b, _ in _edges()}
     assert {(1, 0), (2, 1)} <= pairs
+    assert any(_layer(a) == "heronpy" and _within(b, ("engine.messages",))
+               for a, b, _ in _edges())
     assert any(_within(a, STREAMLET_ABOVE_THE_STAGES) and _within(b, STREAMLET_STAGES)
                for a, b, _ in _edges())
 
