@@ -18,6 +18,7 @@ and ``<task>.refs``.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -143,7 +144,7 @@ class KeyedStateStore:
         return out
 
     def _write(self, checkpoint_id: str, group: int, kind: str, keys: list[Any],
-               keyed: KeyedState, deleted: Any) -> tuple[int, int]:
+               keyed: KeyedState, deleted: Iterable[Any]) -> tuple[int, int]:
         """(bytes the storage wrote, bytes of the group's data: what a restore reads)."""
         try:
             data = self.serializer.dumps([keys, [keyed[k] for k in keys], list(deleted)])

@@ -34,7 +34,7 @@ class RescaleRefused(ValueError):
     """Per-task state that cannot be shared out; the message names the component."""
 
 
-def keyed_by_input(component_class: Any, input_groupings: list[str]) -> bool:
+def keyed_by_input(component_class: type | None, input_groupings: list[str]) -> bool:
     """Whether a component's per-task state may move by key: its class says its state is
     keyed by input and every subscription it has is a fields grouping."""
     return (bool(getattr(component_class, BY_KEY_ATTRIBUTE, False)) and bool(input_groupings)
@@ -89,11 +89,11 @@ def _by_key(component: str, states: list[Any], new_parallelism: int,
     return out
 
 
-def can_rescale(component_class: Any, shape: str) -> bool:
+def can_rescale(component_class: type | None, shape: str) -> bool:
     return getattr(component_class, "rescale_state", None) is not None or shape != OTHER
 
 
-def rescale_task_states(component_class: Any, component: str, states: list[Any],
+def rescale_task_states(component_class: type | None, component: str, states: list[Any],
                         new_parallelism: int, *, key_groups: int | None = None
                         ) -> list[HashMapState]:
     """The new tasks' per-task states, in task order, from the old tasks' (task order).
