@@ -49,6 +49,8 @@ from typing import Any
 
 import yaml
 
+from engine.config.keys import RETENTION_KEY, STORAGE_CLASS_KEY, STORAGE_ROOT_KEY
+
 CONF_FILES = ("scheduler.yaml", "statemgr.yaml", "uploader.yaml", "stateful.yaml",
               "defaults.yaml")
 DEFAULTS_FILE = "defaults.yaml"
@@ -69,9 +71,7 @@ _CLUSTER_KEY_FILES = (("heron.class.scheduler", "scheduler.yaml"),
                       ("heron.uploader.", "uploader.yaml"),
                       ("heron.statefulstorage.", "stateful.yaml"))
 #: the keys of ``stateful.yaml`` (those of engine.config.checkpointing)
-STATEFUL_STORAGE_KEYS = ("heron.statefulstorage.classname",
-                         "heron.statefulstorage.localfs.root.path",
-                         "heron.statefulstorage.localfs.max.checkpoints")
+STATEFUL_STORAGE_KEYS = (STORAGE_CLASS_KEY, STORAGE_ROOT_KEY, RETENTION_KEY)
 #: where Heron's stateful.yaml nests the storage's own keys
 _HERON_STORAGE_CONFIG = "heron.statefulstorage.config"
 LOCAL = "local"
@@ -178,9 +178,9 @@ class ClusterConfig:
         none of their own."""
         out = {key: self.values[key] for key in STATEFUL_STORAGE_KEYS
                if self.values.get(key) not in (None, "")}
-        if "heron.statefulstorage.classname" in out:
-            out["heron.statefulstorage.classname"] = _choice(
-                out, "heron.statefulstorage.classname", STATE_STORAGES, None,
+        if STORAGE_CLASS_KEY in out:
+            out[STORAGE_CLASS_KEY] = _choice(
+                out, STORAGE_CLASS_KEY, STATE_STORAGES, None,
                 self._file("stateful.yaml"))
         return out
 
@@ -332,18 +332,18 @@ def _check_stateful(config: ClusterConfig) -> None:
     first checkpoint on some node."""
     where = config._file("stateful.yaml")
     _ = config.stateful_storage  # read for its check: the class name, one of STATE_STORAGES
-    root = config.values.get("heron.statefulstorage.localfs.root.path")
+    root = config.values.get(STORAGE_ROOT_KEY)
     if root not in (None, ""):
         if not isinstance(root, str):
-            raise ClusterConfigError(f"{where}: heron.statefulstorage.localfs.root.path must "
+            raise ClusterConfigError(f"{where}: {STORAGE_ROOT_KEY} must "
                                      f"be a directory path, got {root!r}")
         if not (root.startswith("/") or root.startswith("~")):
-            raise ClusterConfigError(f"{where}: heron.statefulstorage.localfs.root.path must "
+            raise ClusterConfigError(f"{where}: {STORAGE_ROOT_KEY} must "
                                      f"be an absolute path (every container resolves it on "
                                      f"its own node), got {root!r}")
-    kept = config.values.get("heron.statefulstorage.localfs.max.checkpoints")
+    kept = config.values.get(RETENTION_KEY)
     if kept is not None and (isinstance(kept, bool) or not isinstance(kept, int) or kept < 1):
-        raise ClusterConfigError(f"{where}: heron.statefulstorage.localfs.max.checkpoints "
+        raise ClusterConfigError(f"{where}: {RETENTION_KEY} "
                                  f"must be a positive integer, got {kept!r}")
 
 
