@@ -27,14 +27,14 @@ if TYPE_CHECKING:  # types only: the launch spec sits above the interfaces
 
 @runtime_checkable
 class Scheduler(Protocol):
-    def launch(self) -> Any:
-        """Start every container of the topology."""
+    def launch(self) -> object:
+        """Start every container of the topology (what it returns is the plug-in's)."""
 
     def restart(self, container: int = -1) -> None:
         """Restart ``container`` (-1: every container)."""
 
-    def update(self, proposed: PackingPlan) -> Any:
-        """Move to the proposed packing plan."""
+    def update(self, proposed: PackingPlan) -> object:
+        """Move to the proposed packing plan (what it returns is the plug-in's)."""
 
     def kill(self) -> None:
         """Stop every container and remove the topology's traces; idempotent."""
@@ -46,6 +46,12 @@ class Scheduler(Protocol):
 @runtime_checkable
 class ServiceScheduler(Scheduler, Protocol):
     """A scheduler the scheduler service runs (``python -m engine.scheduler``)."""
+
+    def launch(self) -> list[int]:
+        """Start every container; the containers started."""
+
+    def update(self, proposed: PackingPlan) -> tuple[list[int], list[int]]:
+        """Move to the proposed packing plan; the containers (added, removed)."""
 
     def stop(self) -> None:
         """Stop every container; the stored state is left alone."""
