@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn, ParamSpec, TypeVar
 
 import click
 from google.protobuf.message import Message
@@ -30,6 +30,9 @@ if TYPE_CHECKING:  # types only: deferred at run time for the CLI's start-up tim
     from engine.common.launch import StateManagerSpec
     from engine.common.security.guard import SocketSecurity
     from engine.spi.statemgr import StateManager
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 DEFAULT_HOME = "~/.heron"
 #: how long a request to the Topology Master may take
@@ -168,7 +171,7 @@ def common_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-def run_reporting_errors(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+def run_reporting_errors(fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
     # deferred: CLI start-up time (every command module loads for `heron --help`)
     from engine.common.network.sockets import RequestTimeout
     from engine.packing import PackingError
@@ -187,7 +190,7 @@ def run_reporting_errors(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> A
         fail(cli_errors.one_line(exc), 1)
 
 
-def fail(message: str, code: int) -> None:
+def fail(message: str, code: int) -> NoReturn:
     click.echo(f"heron: error: {message}", err=True)
     sys.exit(code)
 

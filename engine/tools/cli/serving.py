@@ -16,12 +16,19 @@ import socket
 import sys
 import threading
 import webbrowser
+from collections.abc import Callable
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, NoReturn, ParamSpec, TypeVar
 
 import click
 
 from engine.common.security.private import UnsafePathError
+
+if TYPE_CHECKING:  # types only: the web stack loads only when a server runs
+    from starlette.applications import Starlette
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 DEFAULT_TRACKER_PORT = 8888
 DEFAULT_UI_PORT = 8889
@@ -36,7 +43,7 @@ class BadInput(CommandError):
     code = 2
 
 
-def fail(message: str, code: int) -> None:
+def fail(message: str, code: int) -> NoReturn:
     click.echo(f"heron: error: {message}", err=True)
     sys.exit(code)
 
@@ -142,7 +149,7 @@ def configure_logging() -> None:
     logger.propagate = False
 
 
-def serve(app: Any, sock: socket.socket, *, open_url: str | None = None) -> None:
+def serve(app: Starlette, sock: socket.socket, *, open_url: str | None = None) -> None:
     """Run ``app`` on ``sock`` with uvicorn until Ctrl-C or SIGTERM (graceful shutdown)."""
     import uvicorn  # deferred: CLI start-up time (the server loads only when one runs)
 
@@ -175,7 +182,7 @@ def serve(app: Any, sock: socket.socket, *, open_url: str | None = None) -> None
             signal.signal(signum, handler)
 
 
-def run_reporting_errors(fn: Any, *args: Any, **kwargs: Any) -> Any:
+def run_reporting_errors(fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
     try:
         return fn(*args, **kwargs)
     except CommandError as exc:
