@@ -42,6 +42,7 @@ from compat.summingbird import (
     SummerParallelism,
 )
 from compat.summingbird.monoids import Semigroup
+from compat.summingbird.platforms.base import Platform
 from compat.summingbird.platforms.streaming import StreamingPlatform
 from compat.summingbird.producer import NodeKind, Producer
 from compat.summingbird.testing import CATALOGUE, CatalogueJob, Outcome, without_zeros
@@ -162,7 +163,7 @@ class PlatformRun:
 
 
 def _platform(name: str, spark: SparkSession | None, options: Mapping[str, Any] | None,
-              time_limit: float) -> Any:
+              time_limit: float) -> Platform[Any]:
     if name == "memory":
         return MemoryPlatform()
     if name == "batch":
