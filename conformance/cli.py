@@ -38,6 +38,7 @@ from rich.console import Console
 from rich.table import Table
 
 from compat.summingbird.testing import CATALOGUE as JOBS
+from compat.summingbird.testing import CatalogueJob
 from conformance.arguments import (
     UsageProblem,
     parse_comparison,
@@ -47,7 +48,7 @@ from conformance.arguments import (
     user_command,
 )
 from conformance.catalogue import CATALOGUE, HERONPY_CASES, Case, Kill, select_cases
-from conformance.catalogue.summingbird import PLATFORMS, run_summingbird_case
+from conformance.catalogue.summingbird import PLATFORMS, PlatformRun, run_summingbird_case
 from conformance.engines import EngineAdapter, adapter_for
 from conformance.harness import EXIT_OK, execute_suite, guard, logging_to, spark_sessions
 from conformance.model import CaseResult, SuiteResult
@@ -301,7 +302,7 @@ def summingbird_command(platforms: str, pattern: str | None, seed: int, size: in
                 RichProgress(console, 1) as progress:
             progress.suite_started(len(chosen) * len(names))
             for job in chosen:
-                def finished(run: Any, job: Any = job) -> None:
+                def finished(run: PlatformRun, job: CatalogueJob = job) -> None:
                     progress.run_finished(job.name, run.platform, 0,
                                           "error" if run.error else "ok", run.elapsed)
                     if run.platform != names[-1]:

@@ -53,7 +53,8 @@ from conformance.model import Comparison, DiffCounts, DiffResult, DiffRow, Seman
 from conformance.spark_progress import stage_progress
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
-    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql import Column, DataFrame, SparkSession
+    from pyspark.sql.types import StructType
 
 __all__ = ["CaptureSource", "classify_counts", "diff_captures", "diff_outputs"]
 
@@ -76,7 +77,7 @@ def classify_counts(counts: DiffCounts) -> SemanticClass:
     return SemanticClass.EXACT
 
 
-def _schema() -> Any:
+def _schema() -> StructType:
     from pyspark.sql.types import LongType, StringType, StructField, StructType
 
     return StructType([StructField("row", StringType(), False),
@@ -189,10 +190,10 @@ def _compare(spark: SparkSession, a: DataFrame, b: DataFrame, *, left: str, righ
                       F.coalesce(F.col("r"), F.lit(0)).cast("long").alias("r")))
     left_n, right_n = F.col("l"), F.col("r")
 
-    def total(expr: Any) -> Any:
+    def total(expr: Column) -> Column:
         return F.coalesce(F.sum(expr), F.lit(0)).cast("long")
 
-    def number(cond: Any) -> Any:
+    def number(cond: Column) -> Column:
         return F.coalesce(F.sum(F.when(cond, 1).otherwise(0)), F.lit(0)).cast("long")
 
     joined = joined.persist(StorageLevel.MEMORY_AND_DISK)

@@ -16,7 +16,7 @@ import sys
 import traceback
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -27,6 +27,9 @@ from conformance.engines import EngineAdapter, HarnessError
 from conformance.report import write_report
 from conformance.runner import Runner
 from conformance.terminal import RichProgress, finish, stderr_console
+
+if TYPE_CHECKING:  # types only: pyspark is optional and slow to import
+    from pyspark.sql import SparkSession
 
 EXIT_OK, EXIT_FAIL, EXIT_HARNESS = 0, 1, 2
 
@@ -77,14 +80,14 @@ def execute_suite(*, cases: list[Case], adapters: list[EngineAdapter], report_di
 
 
 @contextlib.contextmanager
-def spark_sessions(spark_master: str) -> Iterator[Any]:
+def spark_sessions(spark_master: str) -> Iterator[Callable[[], SparkSession]]:
     """A function returning the Spark session for the diffs, started on first use.
 
     A session this process already runs (an embedding program, tests) is used and left
     running; one started here is stopped at the end."""
-    started: list[Any] = []
+    started: list[SparkSession] = []
 
-    def spark() -> Any:
+    def spark() -> SparkSession:
         from pyspark.sql import SparkSession  # deferred: pyspark is optional and slow to import
 
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")

@@ -11,9 +11,10 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from pyspark import StatusTracker
     from pyspark.sql import SparkSession
 
 __all__ = ["describe_stages", "stage_progress"]
@@ -21,7 +22,7 @@ __all__ = ["describe_stages", "stage_progress"]
 POLL_SECONDS = 0.5
 
 
-def describe_stages(tracker: Any) -> str:
+def describe_stages(tracker: StatusTracker) -> str:
     """One line for the active stages of a status tracker (empty when none runs)."""
     parts = []
     for stage_id in sorted(tracker.getActiveStageIds()):
