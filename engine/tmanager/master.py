@@ -62,6 +62,9 @@ TMANAGER_COMPONENT = "__tmanager__"
 class TopologyMaster:
     #: the reason of a packing plan change (heron update) until its plan is built
     _update_reason: str | None = None
+    #: the stored topology and its packing plan, read by load()
+    topology: topology_pb2.Topology
+    packing: packing_plan_pb2.PackingPlan
 
     def __init__(self, spec: LaunchSpec, state: StateManager, *, shell_endpoint: str = "") -> None:
         self.spec = spec
@@ -77,8 +80,6 @@ class TopologyMaster:
         self.controller, self.controller_endpoint = bind_router(
             self.ctx, f"tcp://{spec.bind_host}:0", mandatory=False, guard=self.guard,
             kind="controller")
-        self.topology: Any = None
-        self.packing: Any = None
         self.absent: set[str] = set()
         #: stmgr id -> (StMgr record, [Instance]), for registered Stream Managers
         self.stmgrs: dict[str, tuple[physical_plan_pb2.StMgr,
@@ -108,14 +109,15 @@ class TopologyMaster:
         """Read the topology and packing plan (retrying: the submitter may still be writing)."""
         deadline = time.monotonic() + wait
         while True:
-            self.topology = self.state.get("topologies", self.name)
-            self.packing = self.state.get("packingplans", self.name)
-            if self.topology is not None and self.packing is not None:
+            topology = self.state.get("topologies", self.name)
+            packing = self.state.get("packingplans", self.name)
+            if topology is not None and packing is not None:
                 break
             if time.monotonic() > deadline:
                 raise SystemExit(f"topology {self.name!r} or its packing plan is missing from "
                                  f"{self.spec.state.describe()}")
             time.sleep(0.5)
+        self.topology, self.packing = topology, packing
         if self.topology.id != self.spec.topology_id:
             raise SystemExit(f"the stored topology {self.name!r} has id {self.topology.id}, "
                              f"not {self.spec.topology_id}: a stale launch file?")
