@@ -219,7 +219,7 @@ def savepoint_summary(path: Path, manifest: dict[str, Any]) -> str:
             f"{manifest.get('checkpoint_id', '?')}; state of {held}")
 
 
-def _tasks(count: Any) -> str:
+def _tasks(count: object) -> str:
     return f"{count} task{'' if count == 1 else 's'}" if isinstance(count, int) else "? tasks"
 
 
