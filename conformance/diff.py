@@ -53,10 +53,10 @@ from conformance.model import Comparison, DiffCounts, DiffResult, DiffRow, Seman
 from conformance.spark_progress import stage_progress
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
-    from pyspark.sql import Column, DataFrame, SparkSession
+    from pyspark.sql import Column, DataFrame, Row, SparkSession
     from pyspark.sql.types import StructType
 
-__all__ = ["CaptureSource", "classify_counts", "diff_captures", "diff_outputs"]
+__all__ = ["CaptureSource", "classify_counts", "diff_captures", "diff_many", "diff_outputs"]
 
 #: one side of a diff: capture files, or records in memory
 CaptureSource = Sequence[Path | str] | Iterable[Mapping[str, Any]]
@@ -173,22 +173,14 @@ def _record_line(record: Mapping[str, Any]) -> str:
 
 
 # -- the comparison -------------------------------------------------------------------------
-def _compare(spark: SparkSession, a: DataFrame, b: DataFrame, *, left: str, right: str,
-             comparison: str, sample_limit: int, notes: list[str],
-             sides: tuple[_Side | None, _Side | None] = (None, None),
-             progress: Callable[[str], None] | None = None) -> DiffResult:
-    """The join of two ``(row, stream, n)`` tables, its summary and samples."""
-    from pyspark import StorageLevel
-    from pyspark.sql import Window
-    from pyspark.sql import functions as F
+#: what each pair's summary counts, per stream (the fields of DiffCounts, in its order)
+_METRICS = ("rows_left", "rows_right", "distinct_left", "distinct_right", "missing",
+            "duplicate_extras", "novel_extras", "differing")
 
-    began = time.monotonic()
-    joined = (a.withColumnRenamed("n", "l").join(b.withColumnRenamed("n", "r"),
-                                                 on=["row", "stream"], how="full_outer")
-              .select("row", "stream",
-                      F.coalesce(F.col("l"), F.lit(0)).cast("long").alias("l"),
-                      F.coalesce(F.col("r"), F.lit(0)).cast("long").alias("r")))
-    left_n, right_n = F.col("l"), F.col("r")
+
+def _pair_metrics(left_n: Column, right_n: Column, prefix: str) -> list[Column]:
+    """One pair's eight summary columns over the joined table (named ``prefix`` + metric)."""
+    from pyspark.sql import functions as F
 
     def total(expr: Column) -> Column:
         return F.coalesce(F.sum(expr), F.lit(0)).cast("long")
@@ -196,67 +188,118 @@ def _compare(spark: SparkSession, a: DataFrame, b: DataFrame, *, left: str, righ
     def number(cond: Column) -> Column:
         return F.coalesce(F.sum(F.when(cond, 1).otherwise(0)), F.lit(0)).cast("long")
 
+    values = (total(left_n), total(right_n), number(left_n > 0), number(right_n > 0),
+              total(F.when(left_n > right_n, left_n - right_n).otherwise(0)),
+              total(F.when((left_n > 0) & (right_n > left_n), right_n - left_n).otherwise(0)),
+              total(F.when(left_n == 0, right_n).otherwise(0)),
+              number(left_n != right_n))
+    return [value.alias(prefix + name) for value, name in zip(values, _METRICS)]
+
+
+def _compare(spark: SparkSession, frames: Mapping[str, DataFrame],
+             pairs: Sequence[tuple[str, str]], *, comparison: str, sample_limit: int,
+             notes: list[str], sides: Mapping[str, _Side] | None = None,
+             progress: Callable[[str], None] | None = None
+             ) -> dict[tuple[str, str], DiffResult]:
+    """The join of every side's ``(row, stream, n)`` table, in one pass: each pair's
+    summary and samples from the same joined table (a case's expected rows and every
+    engine's capture are read once, not once per pair)."""
+    from pyspark import StorageLevel
+    from pyspark.sql import functions as F
+
+    began = time.monotonic()
+    names = list(frames)
+    column = {name: f"n{i}" for i, name in enumerate(names)}
+    joined: DataFrame | None = None
+    for name in names:
+        frame = frames[name].withColumnRenamed("n", column[name])
+        joined = frame if joined is None else joined.join(frame, on=["row", "stream"],
+                                                          how="full_outer")
+    assert joined is not None, "a comparison has at least two sides"
+    joined = joined.select("row", "stream", *(F.coalesce(F.col(c), F.lit(0)).cast("long")
+                                              .alias(c) for c in column.values()))
     joined = joined.persist(StorageLevel.MEMORY_AND_DISK)
+    sides = sides or {}
+    results: dict[tuple[str, str], DiffResult] = {}
     try:
-        with stage_progress(spark, progress, f"{right} vs {left}"):
-            per_stream = joined.groupBy("stream").agg(
-                total(left_n).alias("rows_left"),
-                total(right_n).alias("rows_right"),
-                number(left_n > 0).alias("distinct_left"),
-                number(right_n > 0).alias("distinct_right"),
-                total(F.when(left_n > right_n, left_n - right_n).otherwise(0)).alias("missing"),
-                total(F.when((left_n > 0) & (right_n > left_n), right_n - left_n).otherwise(0))
-                .alias("duplicate_extras"),
-                total(F.when(left_n == 0, right_n).otherwise(0)).alias("novel_extras"),
-                number(left_n != right_n).alias("differing"),
-            ).collect()
-            bad = [row for row in per_stream if row["stream"] == diff_rows.BAD_STREAM]
-            streams = [row for row in per_stream if row["stream"] != diff_rows.BAD_STREAM]
-            dropped = _check_unreadable(joined, bad, sides)
-            counts = DiffCounts()
-            for row in streams:
-                for name, value in row.asDict().items():
-                    if name != "stream":
-                        setattr(counts, name, getattr(counts, name) + int(value))
-            by_stream: list[tuple[str, DiffRow]] = []
-            if counts.differing and sample_limit > 0:
-                rank = Window.partitionBy("stream").orderBy("row")
-                differs = (left_n != right_n) & (F.col("stream") != diff_rows.BAD_STREAM)
-                first = (joined.where(differs)
-                         .withColumn("rank", F.row_number().over(rank))
-                         .where(F.col("rank") <= sample_limit)
-                         .orderBy("row").collect())
-                by_stream = [(x["stream"], DiffRow(row=decode_row(x["row"]),
-                                                   left=int(x["l"]), right=int(x["r"])))
-                             for x in first]
+        label = ", ".join(f"{right} vs {left}" for left, right in pairs)
+        with stage_progress(spark, progress, label):
+            summary = joined.groupBy("stream").agg(*(
+                metric for i, (left, right) in enumerate(pairs)
+                for metric in _pair_metrics(F.col(column[left]), F.col(column[right]),
+                                            f"p{i}_"))).collect()
+            for i, (left, right) in enumerate(pairs):
+                results[(left, right)] = _pair_result(
+                    joined, summary, f"p{i}_", (column[left], column[right]),
+                    left=left, right=right, comparison=comparison,
+                    sample_limit=sample_limit, notes=notes,
+                    sides=(sides.get(left), sides.get(right)))
     finally:
         joined.unpersist()
+    elapsed = round(time.monotonic() - began, 3)
+    for result in results.values():
+        result.spark_seconds = elapsed
+    return results
+
+
+def _pair_result(joined: DataFrame, summary: list[Row], prefix: str,
+                 columns: tuple[str, str], *, left: str, right: str, comparison: str,
+                 sample_limit: int, notes: list[str],
+                 sides: tuple[_Side | None, _Side | None]) -> DiffResult:
+    """One pair's DiffResult from the shared summary rows (and, when rows differ, one
+    query for its first ``sample_limit`` differing rows per stream)."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    per_stream = [{"stream": row["stream"],
+                   **{name: int(row[prefix + name]) for name in _METRICS}}
+                  for row in summary]
+    bad = [row for row in per_stream if row["stream"] == diff_rows.BAD_STREAM]
+    # a stream only the other pairs' sides hold is not one this pair compared
+    streams = [row for row in per_stream if row["stream"] != diff_rows.BAD_STREAM
+               and (row["rows_left"] or row["rows_right"])]
+    dropped = _check_unreadable(joined, bad, sides, columns)
+    counts = DiffCounts()
+    for row in streams:
+        for name in _METRICS:
+            setattr(counts, name, getattr(counts, name) + row[name])
+    left_n, right_n = F.col(columns[0]), F.col(columns[1])
+    by_stream: list[tuple[str, DiffRow]] = []
+    if counts.differing and sample_limit > 0:
+        rank = Window.partitionBy("stream").orderBy("row")
+        differs = (left_n != right_n) & (F.col("stream") != diff_rows.BAD_STREAM)
+        first = (joined.where(differs)
+                 .withColumn("rank", F.row_number().over(rank))
+                 .where(F.col("rank") <= sample_limit)
+                 .orderBy("row").collect())
+        by_stream = [(x["stream"], DiffRow(row=decode_row(x["row"]),
+                                           left=int(x[columns[0]]), right=int(x[columns[1]])))
+                     for x in first]
     inputs: dict[str, Any] = {}
     for label, side in zip((left, right), sides):
         if side is not None:
             inputs[label] = {"files": len(side.files), "bytes": side.bytes}
     for label, side_rows in ((left, counts.rows_left), (right, counts.rows_right)):
         inputs.setdefault(label, {})["rows"] = side_rows
-    notes = list(notes) + dropped
     samples = [row for _, row in by_stream[:sample_limit]]
     stream_counts = []
     if len(streams) > 1:
-        for row in sorted(streams, key=lambda x: x["stream"]):
-            data = row.asDict()
-            key = data.pop("stream")
+        for data in sorted(streams, key=lambda x: x["stream"]):
+            key = data["stream"]
             component, stream = decode_row(key)
             mine = [{"row": x.row, "left": x.left, "right": x.right}
                     for k, x in by_stream if k == key]
             stream_counts.append({"component": component, "stream": stream,
-                                  **{k: int(v) for k, v in data.items()}, "samples": mine})
+                                  **{k: data[k] for k in _METRICS}, "samples": mine})
     return DiffResult(left=left, right=right, observed=classify_counts(counts),
-                      counts=counts, samples=samples, comparison=comparison, notes=notes,
-                      inputs=inputs, spark_seconds=round(time.monotonic() - began, 3),
+                      counts=counts, samples=samples, comparison=comparison,
+                      notes=list(notes) + dropped, inputs=inputs, spark_seconds=0.0,
                       streams=stream_counts)
 
 
-def _check_unreadable(joined: DataFrame, bad: list[Any],
-                      sides: tuple[_Side | None, _Side | None]) -> list[str]:
+def _check_unreadable(joined: DataFrame, bad: list[dict[str, int | str]],
+                      sides: tuple[_Side | None, _Side | None],
+                      columns: tuple[str, str]) -> list[str]:
     """Notes on dropped lines; a :class:`CaptureFormatError` naming the file and line when
     a file holds an unreadable line other than the one cut-short last line (no newline
     after it) a killed writer can leave."""
@@ -266,7 +309,7 @@ def _check_unreadable(joined: DataFrame, bad: list[Any],
     notes = []
     for row in rows:
         source = int(row["row"].rsplit("/", 1)[1])
-        for side, n in ((sides[0], int(row["l"])), (sides[1], int(row["r"]))):
+        for side, n in ((sides[0], int(row[columns[0]])), (sides[1], int(row[columns[1]]))):
             if side is None or not n:
                 continue
             where = side.describe(source)
@@ -299,14 +342,38 @@ def diff_captures(spark: SparkSession, left_source: CaptureSource,
     those ``[component, stream, *key, value]`` rows. ``progress`` gets a line of Spark's
     stage progress about twice a second while the job runs.
     """
-    a_side = _Side(spark, left_source, left)
-    b_side = _Side(spark, right_source, right)
-    with _shuffle_partitions(spark, a_side, b_side):
-        return _compare(spark, a_side.counted(spark, comparison),
-                        b_side.counted(spark, comparison), left=left, right=right,
-                        comparison=comparison.kind, sample_limit=sample_limit,
-                        notes=describe_comparison(comparison), sides=(a_side, b_side),
-                        progress=progress)
+    if left == right:
+        raise ValueError(f"both sides of a diff are named {left!r}")
+    return diff_many(spark, {left: left_source, right: right_source}, [(left, right)],
+                     comparison, sample_limit=sample_limit, progress=progress)[(left, right)]
+
+
+def diff_many(spark: SparkSession, sources: Mapping[str, CaptureSource],
+              pairs: Sequence[tuple[str, str]], comparison: Comparison, *,
+              sample_limit: int = 20,
+              progress: Callable[[str], None] | None = None
+              ) -> dict[tuple[str, str], DiffResult]:
+    """:func:`diff_captures` for several pairs over the same sides at once: each side is
+    read and counted once, all of them joined in one table, and every pair's summary
+    computed in one Spark job (a conformance case compares its expected rows with each
+    engine, and the engines with each other: one pass instead of one per pair). Each
+    result is what :func:`diff_captures` returns for that pair; their ``spark_seconds``
+    is the shared pass's. A side no pair names is not read."""
+    if not pairs:
+        return {}
+    for pair in pairs:
+        for name in pair:
+            if name not in sources:
+                raise KeyError(f"the pair {pair} names {name!r}, which is not a side")
+        if pair[0] == pair[1]:
+            raise ValueError(f"the pair {pair} compares a side with itself")
+    names = [name for name in sources if any(name in pair for pair in pairs)]
+    sides = {name: _Side(spark, sources[name], name) for name in names}
+    with _shuffle_partitions(spark, *sides.values()):
+        frames = {name: side.counted(spark, comparison) for name, side in sides.items()}
+        return _compare(spark, frames, pairs, comparison=comparison.kind,
+                        sample_limit=sample_limit, notes=describe_comparison(comparison),
+                        sides=sides, progress=progress)
 
 
 def diff_outputs(spark: SparkSession, left_rows: CaptureSource, right_rows: CaptureSource,

@@ -31,7 +31,7 @@ from compat.storm_api.config import reliability, with_defaults
 from compat.storm_api.project import load_project
 from conformance.capture import CAPTURE_SUFFIX, read_capture, write_records
 from conformance.catalogue.case import Case, CaseError, Kill
-from conformance.diff import diff_captures
+from conformance.diff import diff_captures, diff_many
 from conformance.engines import EngineAdapter, EngineOutput, HarnessError, isolated_imports
 from conformance.fixture_spout import read_fixture, wrap_project
 from conformance.kafka_input import KafkaInputError, kafka_options, load_topic
@@ -198,6 +198,10 @@ class _Run:
     files: list[str] = field(default_factory=list)
 
 
+#: the name the expected rows go by in a diff
+EXPECTED = "expected"
+
+
 class Runner:
     """Runs cases on engine adapters and judges them.
 
@@ -239,6 +243,8 @@ class Runner:
         self.command_for = command_for or _catalogue_command
         #: the broker Kafka cases load their fixtures into (``--kafka``); None skips them
         self.kafka = kafka
+        #: the case being judged: its diffs, computed together (see _diff_case)
+        self._case_diffs: dict[tuple[str, str], DiffResult] = {}
 
     # -- spark ------------------------------------------------------------------------
     @property
@@ -249,6 +255,9 @@ class Runner:
 
     def _diff(self, left: Path, right: Path, comparison: Comparison,
               left_name: str, right_name: str) -> DiffResult:
+        done = self._case_diffs.pop((left_name, right_name), None)
+        if done is not None:
+            return done
         return diff_captures(self.spark, [left], [right], comparison, left=left_name,
                              right=right_name, sample_limit=self.sample_limit,
                              progress=getattr(self.progress, "spark_progress", None))
@@ -420,17 +429,45 @@ class Runner:
                 expected_file = self._relative(path)
             except (CaseError, OSError) as exc:
                 expected_error = f"case {case.name}: the expected rows cannot be computed: {exc}"
+        pairs = self.pairs if pairs is None else pairs
+        self._case_diffs = self._diff_case(case, runs, expected if not expected_error
+                                           else None, pairs)
         engine_runs: list[EngineRun] = []
         for run in runs.values():
             engine_runs.append(self._engine_verdict(case, run, rep, shared, allowed, expected,
                                                     expected_file, expected_error))
         pair_results = [self._pair_verdict(case, runs[left], runs[right], allowed, injected)
-                        for left, right in (self.pairs if pairs is None else pairs)]
+                        for left, right in pairs]
+        self._case_diffs = {}
         tags = list(case.tags) + (["injected-failure"] if injected else [])
         result = CaseResult(case=case.name, description=case.description, allowed=allowed,
                             tags=tags, runs=engine_runs, pairs=pair_results, repeat=rep)
         self.progress.case_finished(result)
         return result
+
+    def _diff_case(self, case: Case, runs: Mapping[str, _Run], expected: Path | None,
+                   pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], DiffResult]:
+        """Every diff the case's verdicts need (the expected rows against each engine's
+        capture, the engines against each other), in one Spark pass that reads each
+        capture once. When that pass fails, nothing: each verdict then runs its own diff,
+        so the failure is reported against the run it concerns, as before."""
+        captures = {name: run.capture for name, run in runs.items() if run.capture is not None}
+        if EXPECTED in captures:  # an engine named like the expected rows: diff one by one
+            return {}
+        wanted = [(EXPECTED, name) for name in captures] if expected is not None else []
+        wanted += [(left, right) for left, right in pairs
+                   if left in captures and right in captures]
+        if len(wanted) < 2:
+            return {}
+        sources: dict[str, list[Path]] = {name: [path] for name, path in captures.items()}
+        if expected is not None:
+            sources[EXPECTED] = [expected]
+        try:
+            return diff_many(self.spark, sources, wanted, case.comparison,
+                             sample_limit=self.sample_limit,
+                             progress=getattr(self.progress, "spark_progress", None))
+        except Exception:  # each verdict's own diff then reports it
+            return {}
 
     def _engine_verdict(self, case: Case, run: _Run, rep: int, shared: bool,
                         allowed: SemanticClass, expected: Path | None,
@@ -468,7 +505,7 @@ class Runner:
             return result
         assert run.capture is not None  # a run with no verdict yet wrote its capture
         try:
-            diff = self._diff(expected, run.capture, case.comparison, "expected",
+            diff = self._diff(expected, run.capture, case.comparison, EXPECTED,
                               run.engine)
         except Exception as exc:  # a record the comparison cannot read, Spark failing
             result.verdict = Verdict.ERROR
