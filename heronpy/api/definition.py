@@ -29,12 +29,10 @@ from typing import Any
 import cloudpickle
 
 from heronpy.api.component.context import TOPOLOGY_FILE_KEY
-from heronpy.api.definition_writer import FORMAT, SUFFIX
+from heronpy.api.definition_writer import FORMAT
 from heronpy.api.topology import Topology, TopologyType
 
-#: SUFFIX too: the CLI finds a definition by it (engine/tools/cli/heronpy_files.py)
-__all__ = ["FORMAT", "SUFFIX", "DefinitionError", "load_document", "read_definition",
-           "save_document"]
+__all__ = ["DefinitionError", "load_document", "read_definition", "save_document"]
 
 
 class DefinitionError(Exception):

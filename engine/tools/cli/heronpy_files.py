@@ -31,7 +31,8 @@ from compat.storm_api.project import ProjectError
 from engine.common.security.private import private_dir
 from engine.tools.cli.topology_args import MainForm
 from heronpy.api import heron_options
-from heronpy.api.definition import SUFFIX, load_document, save_document
+from heronpy.api.definition import load_document, save_document
+from heronpy.api.definition_writer import SUFFIX
 
 #: how long a topology's main may take to write its definition
 MAIN_TIMEOUT_SECS = 120.0
