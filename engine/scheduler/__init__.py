@@ -6,8 +6,7 @@ local.py), ``slurm`` one Slurm job per container (slurm/), ``kubernetes`` two St
 (kubernetes/). The local and Slurm schedulers run as a service detached from the CLI
 (``python -m engine.scheduler``, service.py); the Kubernetes one runs in the CLI process,
 as Heron's does. ``heron.class.scheduler`` picks one (registry.py).
+
+This file imports none of them: each is imported from its own module, so loading one
+(or the CLI naming a plug-in's errors) loads no other.
 """
-
-from engine.scheduler.local import EXECUTOR_STOP_GRACE_SECS, LocalScheduler
-
-__all__ = ["EXECUTOR_STOP_GRACE_SECS", "LocalScheduler"]

@@ -43,6 +43,7 @@ from typing import Any
 from compat.storm_api.state import State, StatefulComponent
 from engine.common.runtime.checkpoint_stats import CheckpointStats, RestoreRecord
 from engine.common.runtime.crash_points import crash
+from engine.common.runtime.errors import FatalRunError
 from engine.config.checkpointing import Checkpointing
 from engine.spi.statefulstorage import StatefulStorage
 from engine.statefulstorage.codec import StateNotSerializable, encode_state
@@ -53,7 +54,7 @@ from engine.storm.checkpoint_store import (
     load_newest,
     stored_consistent,
 )
-from engine.storm.executors import FatalRunError, HostedTask, SpoutExecutor
+from engine.storm.executors import HostedTask, SpoutExecutor
 from engine.storm.runtime import PARK, PARK_SLOT, Runtime
 
 log = logging.getLogger("heron.storm")

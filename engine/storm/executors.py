@@ -29,7 +29,7 @@ from typing import Any, cast
 
 from compat.storm_api.state import HashMapState
 from engine.common.process.restart_policy import RestartPolicy, RestartTracker
-from engine.common.runtime.errors import ComponentFailure
+from engine.common.runtime.errors import ComponentFailure, FatalRunError
 from engine.common.runtime.stats import TaskStats
 from engine.config.execution import spout_wait_secs
 from engine.storm.collector import InputRecord, TaskCollector
@@ -37,10 +37,6 @@ from engine.storm.rotating_map import RotatingMap
 from engine.storm.runtime import PARK, PARK_SLOT, POLL, TUPLE, Runtime
 
 log = logging.getLogger("heron.storm")
-
-
-class FatalRunError(Exception):
-    """An executor cannot go on (an engine error); the run stops."""
 
 
 class HostedTask:

@@ -25,8 +25,10 @@ COMPILING_ONLY = ("engine.common.submission", "engine.common.plan.compiler",
 SPAWNING_ONLY = ("engine.common.process.supervisor", "engine.common.process.spawn", "psutil")
 
 
-def loaded_after_import(module: str) -> set[str]:
-    code = f"import sys, json; import {module}; print(json.dumps(sorted(sys.modules)))"
+def loaded_after_import(module: str, then: str = "") -> set[str]:
+    """The modules a fresh interpreter holds after importing ``module`` (and running
+    ``then``)."""
+    code = f"import sys, json\nimport {module}\n{then}\nprint(json.dumps(sorted(sys.modules)))"
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
                          text=True, timeout=60, check=True)
     return set(json.loads(out.stdout))
@@ -63,8 +65,22 @@ def test_a_submission_still_rebuilds_the_topology_on_demand(tmp_path):
 def test_the_local_scheduler_service_loads_no_cluster_plug_in():
     """Every local topology starts the scheduler service: Slurm's packaging and uploader
     and Kubernetes' manifests load only for a topology submitted to them."""
-    loaded = loaded_after_import("engine.scheduler.service")
+    loaded = loaded_after_import(
+        "engine.scheduler.service",
+        "from engine.scheduler.registry import scheduler_class; scheduler_class('local')")
     assert "engine.scheduler.local" in loaded
     assert not {m for m in loaded if m.startswith(("engine.scheduler.slurm",
                                                    "engine.scheduler.kubernetes",
                                                    "engine.uploader"))}
+
+
+def test_a_command_that_reads_state_loads_no_submitter_or_scheduler():
+    """``heron list``, ``metrics``, ``logs``... load their own module only: the submitter,
+    packing and the scheduler plug-ins are ``heron submit``'s."""
+    loaded = loaded_after_import("engine.tools.cli.main, engine.tools.cli.list_command")
+    assert "engine.tools.cli.list_command" in loaded
+    assert "engine.tools.cli.submit_command" not in loaded
+    # (the error classes the CLI names are light modules of their own)
+    assert not {m for m in loaded if m.startswith((
+        "engine.submitter.submitter", "engine.scheduler.local", "engine.scheduler.slurm",
+        "engine.scheduler.kubernetes.manifests", "engine.packing", "engine.storm", "jinja2"))}

@@ -44,6 +44,11 @@ class LocalEngineError(StormApiError):
     """The run could not start or had to stop."""
 
 
+class FatalRunError(Exception):
+    """An executor of the storm engine cannot go on (an engine error); the run stops.
+    Here rather than with the executors so the CLI can name it without loading them."""
+
+
 class EmitError(StormApiError):
     """An emit that Storm would reject (undeclared stream, wrong field count, bad direct emit)."""
 

@@ -5,20 +5,47 @@ with the topology's keys, rendered from Jinja2 templates users can override.
 The ``kubernetes`` client package is optional and imported only when the API is called
 (``pip install 'heron-storm-compat[kubernetes]'``); rendering and ``dry_run`` need only
 Jinja2 and PyYAML. See docs/kubernetes.md.
+
+The names below load on first use (PEP 562): the CLI names this scheduler's errors for
+every command, and the manifests' Jinja2 templates and the scheduler would otherwise be
+loaded by ``heron list`` too.
 """
 
-from engine.scheduler.kubernetes.errors import (
-                                                KubernetesApiError,
-                                                KubernetesClientMissing,
-                                                KubernetesConfigError,
-                                                KubernetesConnectionError,
-                                                KubernetesSchedulerError,
-)
-from engine.scheduler.kubernetes.manifests import redact, render_manifests, to_yaml
-from engine.scheduler.kubernetes.names import kubernetes_name
-from engine.scheduler.kubernetes.scheduler import KubernetesScheduler
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from engine.scheduler.kubernetes.errors import (
+        KubernetesApiError,
+        KubernetesClientMissing,
+        KubernetesConfigError,
+        KubernetesConnectionError,
+        KubernetesSchedulerError,
+    )
+    from engine.scheduler.kubernetes.manifests import redact, render_manifests, to_yaml
+    from engine.scheduler.kubernetes.names import kubernetes_name
+    from engine.scheduler.kubernetes.scheduler import KubernetesScheduler
+
+#: each public name -> the submodule that defines it
+_HOMES = {
+    "KubernetesApiError": "errors", "KubernetesClientMissing": "errors",
+    "KubernetesConfigError": "errors", "KubernetesConnectionError": "errors",
+    "KubernetesSchedulerError": "errors",
+    "redact": "manifests", "render_manifests": "manifests", "to_yaml": "manifests",
+    "kubernetes_name": "names", "KubernetesScheduler": "scheduler",
+}
 
 __all__ = ["KubernetesApiError", "KubernetesClientMissing", "KubernetesConfigError",
-           "KubernetesConnectionError",
-           "KubernetesScheduler", "KubernetesSchedulerError", "kubernetes_name", "redact",
-           "render_manifests", "to_yaml"]
+           "KubernetesConnectionError", "KubernetesScheduler", "KubernetesSchedulerError",
+           "kubernetes_name", "redact", "render_manifests", "to_yaml"]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value

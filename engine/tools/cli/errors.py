@@ -7,7 +7,7 @@ from compat.storm_api.project import ProjectError
 from engine.common.cluster.config import ClusterConfigError
 from engine.common.cluster.package import PackageError
 from engine.common.plan.errors import PlanningError
-from engine.common.runtime.errors import LocalEngineError
+from engine.common.runtime.errors import FatalRunError, LocalEngineError
 from engine.common.security.private import UnsafePathError
 from engine.common.serialization import SerializationError
 from engine.config.errors import ConfigError
@@ -16,7 +16,6 @@ from engine.scheduler.kubernetes.errors import (
     KubernetesConfigError,
     KubernetesSchedulerError,
 )
-from engine.storm.executors import FatalRunError
 
 #: Bad input: the project, the topology definition, the options, and a directory or file
 #: another user owns or can write (the heron home, a state root, the runtime root, a

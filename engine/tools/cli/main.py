@@ -2,40 +2,44 @@
 
 Exit codes: 0 success; 1 the topology failed while running; 2 bad input (project,
 topology definition, options). Errors print as one line; ``--traceback`` shows more.
+
+Each command lives in its own module (``engine/tools/cli/<name>_command.py``), imported
+when that command runs (or when help lists them): ``heron list`` does not load what
+``heron submit`` needs (the submitter, packing, every scheduler plug-in), so a command
+that only reads a topology's state answers in a fraction of the start-up time.
 """
 
 from __future__ import annotations
 
+import importlib
+
 import click
 
-from engine.tools.cli.activate_command import activate_command
-from engine.tools.cli.deactivate_command import deactivate_command
-from engine.tools.cli.health_command import health_command
-from engine.tools.cli.kill_command import kill_command
-from engine.tools.cli.list_command import list_command
-from engine.tools.cli.logs_command import logs_command
-from engine.tools.cli.metrics_command import metrics_command
-from engine.tools.cli.open_command import open_command
-from engine.tools.cli.restart_command import restart_command
-from engine.tools.cli.run_command import run_command
-from engine.tools.cli.savepoint_command import savepoint_command
-from engine.tools.cli.submit_command import submit_command
-from engine.tools.cli.tracker_command import tracker_command
-from engine.tools.cli.ui_command import ui_command
-from engine.tools.cli.update_command import update_command
+#: command name -> the module holding its click command (``<module>.<name>_command``)
+COMMANDS = {name: f"engine.tools.cli.{name}_command" for name in (
+    "run", "submit", "kill", "activate", "deactivate", "restart", "list", "logs", "metrics",
+    "update", "health", "tracker", "ui", "open", "savepoint")}
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class CommandsOnDemand(click.Group):
+    """A click group whose commands load from :data:`COMMANDS` when asked for."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        module = COMMANDS.get(cmd_name)
+        if module is None:
+            return None
+        command: click.Command = getattr(importlib.import_module(module),
+                                         f"{cmd_name}_command")
+        return command
+
+
+@click.group(cls=CommandsOnDemand, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="heron-storm-compat", prog_name="heron")
 def main() -> None:
     """Run Storm/streamparse topologies on the storm or heron engine."""
-
-
-# one module per command (Heron's tools/cli)
-for _command in (run_command, submit_command, kill_command, activate_command, deactivate_command,
-                 restart_command, list_command, logs_command, metrics_command, update_command,
-                 health_command, tracker_command, ui_command, open_command, savepoint_command):
-    main.add_command(_command)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -7,7 +7,7 @@ import time
 import psutil
 import pytest
 
-from engine.scheduler import LocalScheduler
+from engine.scheduler.local import LocalScheduler
 from engine.statemgr import LocalFileSystemStateManager
 
 pytestmark = pytest.mark.timeout(90)
