@@ -12,6 +12,7 @@ that only reads a topology's state answers in a fraction of the start-up time.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterator, MutableMapping
 
 import click
 
@@ -21,22 +22,36 @@ COMMANDS = {name: f"engine.tools.cli.{name}_command" for name in (
     "update", "health", "tracker", "ui", "open", "savepoint")}
 
 
-class CommandsOnDemand(click.Group):
-    """A click group whose commands load from :data:`COMMANDS` when asked for."""
+class CommandsOnDemand(MutableMapping[str, click.Command]):
+    """The group's commands: every name known up front (help, completion and
+    ``main.commands`` see them all), each command imported the first time it is read."""
 
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(COMMANDS)
+    def __init__(self) -> None:
+        self._loaded: dict[str, click.Command] = {}
 
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        module = COMMANDS.get(cmd_name)
-        if module is None:
-            return None
-        command: click.Command = getattr(importlib.import_module(module),
-                                         f"{cmd_name}_command")
-        return command
+    def __getitem__(self, name: str) -> click.Command:
+        if name not in self._loaded:
+            if name not in COMMANDS:
+                raise KeyError(name)
+            module = importlib.import_module(COMMANDS[name])
+            self._loaded[name] = getattr(module, f"{name}_command")
+        return self._loaded[name]
+
+    def __setitem__(self, name: str, command: click.Command) -> None:
+        self._loaded[name] = command
+
+    def __delitem__(self, name: str) -> None:
+        raise TypeError(f"heron's commands are fixed: cannot remove {name!r}")
+
+    def __iter__(self) -> Iterator[str]:
+        return iter({**dict.fromkeys(COMMANDS), **dict.fromkeys(self._loaded)})
+
+    def __len__(self) -> int:
+        return len(set(COMMANDS) | set(self._loaded))
 
 
-@click.group(cls=CommandsOnDemand, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(commands=CommandsOnDemand(),
+             context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="heron-storm-compat", prog_name="heron")
 def main() -> None:
     """Run Storm/streamparse topologies on the storm or heron engine."""
