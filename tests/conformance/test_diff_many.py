@@ -37,8 +37,10 @@ def without_timing(result):
     return dataclasses.replace(result, spark_seconds=0.0)
 
 
-@pytest.mark.parametrize("comparison", [Comparison(), Comparison(kind="per_key", key_columns=(0,), value_column=1)],
-                         ids=["rows", "per_key"])
+PER_KEY = Comparison(kind="per_key", key_columns=(0,), value_column=1)
+
+
+@pytest.mark.parametrize("comparison", [Comparison(), PER_KEY], ids=["rows", "per_key"])
 def test_each_pair_of_one_pass_is_what_its_own_diff_says(spark, tmp_path, comparison):
     sides = {"expected": [write(tmp_path / "e.jsonl", EXPECTED, "expected")],
              "storm": [write(tmp_path / "s.jsonl", DOUBLED, "storm")],
