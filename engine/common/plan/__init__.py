@@ -14,8 +14,9 @@ such process's start-up).
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from engine.common.lazy_names import names_on_first_use
 
 if TYPE_CHECKING:
     from engine.common.plan.compiler import CompiledTopology, compile_topology
@@ -35,11 +36,4 @@ _HOMES = {
 __all__ = ["CompiledTopology", "ComponentDef", "InputDef", "LogicalPlan", "PlanningError",
            "StreamDef", "compile_topology", "is_topology_class", "load_topology_class"]
 
-
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = names_on_first_use(__name__, _HOMES)

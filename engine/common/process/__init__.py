@@ -11,8 +11,9 @@ time it never uses.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from engine.common.lazy_names import names_on_first_use
 
 if TYPE_CHECKING:
     from engine.common.process.parent import PARENT_PID_ENV, die_with_parent
@@ -40,11 +41,4 @@ __all__ = ["PARENT_PID_ENV", "ProcessSpec", "RestartPolicy", "RestartRecord", "R
            "Supervisor", "SupervisorEvent", "die_with_parent", "read_pid_file", "spawn",
            "stop_groups", "write_pid_file"]
 
-
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = names_on_first_use(__name__, _HOMES)

@@ -13,8 +13,9 @@ loaded by ``heron list`` too.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from engine.common.lazy_names import names_on_first_use
 
 if TYPE_CHECKING:
     from engine.scheduler.kubernetes.errors import (
@@ -41,11 +42,4 @@ __all__ = ["KubernetesApiError", "KubernetesClientMissing", "KubernetesConfigErr
            "KubernetesConnectionError", "KubernetesScheduler", "KubernetesSchedulerError",
            "kubernetes_name", "redact", "render_manifests", "to_yaml"]
 
-
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = names_on_first_use(__name__, _HOMES)

@@ -1,0 +1,31 @@
+"""Package ``__init__`` files whose names load on first use (PEP 562).
+
+A topology starts a dozen role processes, and each restart starts one more; a package
+that gathers its submodules' names for its users would make every process that imports
+one of them pay for all of them. Such a package lists where each name lives and sets
+``__getattr__ = names_on_first_use(__name__, homes)``; a ``TYPE_CHECKING`` block imports
+the same names for type checkers and readers.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Callable, Mapping
+from typing import Any
+
+
+def names_on_first_use(package: str, homes: Mapping[str, str]) -> Callable[[str], Any]:
+    """A module ``__getattr__`` for ``package``: ``homes`` maps each public name to the
+    submodule that defines it, imported when the name is first read (then kept on the
+    package, so later reads are plain attribute reads)."""
+
+    def load(name: str) -> Any:
+        home = homes.get(name)
+        if home is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(f"{package}.{home}"), name)
+        setattr(sys.modules[package], name, value)
+        return value
+
+    return load
