@@ -110,6 +110,8 @@ RETENTION_KEY = "heron.statefulstorage.localfs.max.checkpoints"
 SAVEPOINTS_KEY = "heron.statefulstorage.savepoints.path"
 #: ours: the savepoint a topology starts from (``heron submit --from-savepoint``)
 FROM_SAVEPOINT_KEY = "heron.stateful.from.savepoint"
+#: ours (Flink's maximum parallelism): how many key groups keyed state is split into
+KEY_GROUPS_KEY = "topology.stateful.key.groups"
 
 
 def with_defaults(conf: Mapping[str, Any]) -> dict[str, Any]:

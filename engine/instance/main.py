@@ -24,7 +24,6 @@ from compat.storm_api.hosting import handle_component_exception, host_component
 from compat.storm_api.state import StatefulComponent
 from compat.storm_api.updatable import Updatable
 from engine.common.grouping import build_grouping
-from engine.common.grouping.key_groups import key_groups
 from engine.common.launch import (
     LaunchSpec,
     instance_id,
@@ -47,6 +46,7 @@ from engine.config.batching import batching
 from engine.config.checkpointing import checkpointing
 from engine.config.credits import capacities
 from engine.config.execution import spout_wait_secs
+from engine.config.key_groups import key_groups
 from engine.config.keys import NAME_KEY, with_defaults
 from engine.config.reliability import reliability, tick_frequency
 from engine.instance.bolt_loop import BoltLoop

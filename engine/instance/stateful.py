@@ -23,10 +23,10 @@ from traceback import format_exc
 from typing import Any
 
 from compat.storm_api.state import HashMapState, StatefulComponent, checkpoint_order
-from engine.common.grouping.key_groups import DEFAULT_KEY_GROUPS
 from engine.common.network import encode, type_frame
 from engine.common.runtime.crash_points import crash
 from engine.common.runtime.errors import ComponentFailure
+from engine.config.key_groups import DEFAULT_KEY_GROUPS
 from engine.messages import ckptmgr_pb2, common_pb2
 from engine.spi.statefulstorage import CheckpointUnreadable
 from engine.statefulstorage.codec import decode_state, encode_state

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Any
 import zmq
 
 from engine.common.codec import selected_module
-from engine.common.grouping.key_groups import key_groups
 from engine.common.launch import LaunchSpec, local_socket_name, metrics_socket_name, stmgr_id
 from engine.common.network import (
     DATA_HWM,
@@ -32,6 +31,7 @@ from engine.common.security.guard import ConnectionGuard
 from engine.config.backpressure import blame_wait_watermarks, wait_watermarks, watermarks
 from engine.config.checkpointing import checkpointing
 from engine.config.credits import capacities
+from engine.config.key_groups import key_groups
 from engine.config.keys import with_defaults
 from engine.config.reliability import reliability
 from engine.messages import common_pb2, metrics_pb2, stmgr_pb2, tmanager_pb2, tuple_pb2

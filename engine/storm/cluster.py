@@ -35,7 +35,6 @@ from typing import Any
 
 from compat.storm_api.hosting import host_component
 from compat.storm_api.state import StatefulComponent
-from engine.common.grouping.key_groups import key_groups as key_groups_of
 from engine.common.multilang import host_shell_component
 from engine.common.process.restart_policy import RestartPolicy
 from engine.common.runtime.capture import OutputCapture
@@ -47,6 +46,7 @@ from engine.common.serialization import serializer_for_config
 from engine.config.checkpointing import checkpointing
 from engine.config.errors import ConfigError
 from engine.config.execution import receive_buffer_size, task_count
+from engine.config.key_groups import key_groups as key_groups_of
 from engine.config.keys import NAME_KEY, with_defaults
 from engine.config.reliability import reliability, tick_frequency
 from engine.statefulstorage import open_storage

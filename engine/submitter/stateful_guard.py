@@ -30,11 +30,11 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from engine.common.grouping.key_groups import KEY_GROUPS_KEY, KeyGroupError, key_groups
 from engine.common.plan.constants import RESCALE_CONFIG_KEY, STATEFUL_CONFIG_KEY
 from engine.common.plan.topology_config import topology_config
 from engine.config.errors import ConfigError
-from engine.config.keys import RELIABILITY_MODE_KEY
+from engine.config.key_groups import KeyGroupError, key_groups
+from engine.config.keys import KEY_GROUPS_KEY, RELIABILITY_MODE_KEY
 from engine.config.reliability import reliability
 from engine.messages import ckptmgr_pb2, topology_pb2
 from engine.spi.packing_plan import PackingPlan

@@ -19,9 +19,10 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from engine.common.grouping.key_groups import key_groups, moves
+from engine.common.grouping.key_groups import moves
 from engine.common.plan.topology_config import topology_config
 from engine.common.plan.validation import PARALLELISM_CONFIG_KEY
+from engine.config.key_groups import key_groups
 from engine.messages import ckptmgr_pb2, topology_pb2
 from engine.packing import PackingError
 from engine.packing.repack import moved_tasks, repack

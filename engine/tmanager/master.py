@@ -10,7 +10,6 @@ from typing import Any
 import zmq
 from google.protobuf.message import Message
 
-from engine.common.grouping.key_groups import key_groups
 from engine.common.launch import (
     SUPERSEDED,
     TMANAGER,
@@ -25,6 +24,7 @@ from engine.common.process.progress import mark_progress
 from engine.common.process.stopping import STOP_POLL_MS
 from engine.common.security.guard import ConnectionGuard
 from engine.config.checkpointing import checkpointing
+from engine.config.key_groups import key_groups
 from engine.config.keys import with_defaults
 from engine.config.reliability import reliability
 from engine.messages import (

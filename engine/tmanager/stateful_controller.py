@@ -32,9 +32,10 @@ from typing import Any, Final
 from google.protobuf.message import Message
 
 from compat.storm_api.state import checkpoint_order
-from engine.common.grouping.key_groups import DEFAULT_KEY_GROUPS, moves
+from engine.common.grouping.key_groups import moves
 from engine.common.runtime.crash_points import crash
 from engine.config.checkpointing import Checkpointing
+from engine.config.key_groups import DEFAULT_KEY_GROUPS
 from engine.messages import ckptmgr_pb2, common_pb2, physical_plan_pb2
 from engine.spi.statemgr import StateManager
 from engine.statefulstorage.rescale import combine_shapes

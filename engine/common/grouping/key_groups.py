@@ -1,7 +1,8 @@
 """Key groups: how keyed state and the fields grouping agree on who owns a key, for any
 parallelism (Flink's key groups; Heron has none and drops state on rescale).
 
-A topology has a fixed number of key groups ``G`` (``topology.stateful.key.groups``). A
+A topology has a fixed number of key groups ``G`` (``topology.stateful.key.groups``,
+read by engine/config/key_groups.py). A
 key's group is its fields-grouping hash modulo ``G``, and a component with ``n`` tasks
 gives task index ``i`` the contiguous range of groups ``g`` with ``g * n // G == i``.
 Under EFFECTIVELY_ONCE a fields grouping routes a tuple to the owner of its key's
@@ -16,10 +17,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine.common.codec import tuple_codec
-
-#: Flink's default maximum parallelism; enough for a 2-core machine and far beyond
-DEFAULT_KEY_GROUPS = 128
-KEY_GROUPS_KEY = "topology.stateful.key.groups"
+from engine.config.key_groups import KeyGroupError
+from engine.config.keys import KEY_GROUPS_KEY
 
 #: The fields grouping's hash of a key: the grouping field's value, or the tuple of the
 #: grouping fields' values (msgpack packs a tuple as the list the grouping hashes); the
@@ -53,18 +52,6 @@ def moves(old_parallelism: int, new_parallelism: int,
     return [(g, owner_index(g, groups, old_parallelism), owner_index(g, groups, new_parallelism))
             for g in range(groups)
             if owner_index(g, groups, old_parallelism) != owner_index(g, groups, new_parallelism)]
-
-
-class KeyGroupError(ValueError):
-    """A key-group setting or a parallelism it cannot serve; the message names it."""
-
-
-def key_groups(conf: dict[str, Any]) -> int:
-    value = conf.get(KEY_GROUPS_KEY, DEFAULT_KEY_GROUPS)
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 65536:
-        raise KeyGroupError(f"{KEY_GROUPS_KEY} must be a whole number from 1 to 65536, "
-                            f"got {value!r}")
-    return value
 
 
 def check_parallelism(component: str, parallelism: int, groups: int) -> None:

@@ -16,7 +16,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from engine.common.grouping.key_groups import KeyGroupError, key_groups
 from engine.common.plan.errors import InvalidConfigError
 from engine.common.plan.topology_config import HEALTHMGR_MODE, HealthModeError, healthmgr_mode_on
 from engine.common.process.restart_policy import RestartPolicy, RestartPolicyError
@@ -27,14 +26,16 @@ from engine.config.checkpointing import checkpointing
 from engine.config.credits import capacities
 from engine.config.errors import ConfigError
 from engine.config.execution import debug, receive_buffer_size, spout_wait_secs, workers
+from engine.config.key_groups import key_groups
 from engine.config.keys import with_defaults
 from engine.config.multilang import shellbolt_max_pending, subprocess_timeout
 from engine.config.reliability import reliability, tick_frequency
 from engine.config.task_logs import task_logs
 
-#: what each parser raises for a value it cannot use (its message names the key)
-_CONFIG_ERRORS = (ConfigError, KeyGroupError,
-                  RestartPolicyError, SerializationError)
+#: what each parser raises for a value it cannot use (its message names the key; the
+#: key-group error is a ConfigError)
+_CONFIG_ERRORS = (ConfigError, RestartPolicyError, SerializationError)
+
 
 def check_runtime_config(config: Mapping[str, Any],
                          components: Mapping[str, Mapping[str, Any]] | None = None) -> None:

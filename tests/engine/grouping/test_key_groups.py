@@ -10,16 +10,15 @@ from hypothesis import strategies as st
 
 from engine.common.grouping import fields_key_hash
 from engine.common.grouping.key_groups import (
-    KeyGroupError,
     check_parallelism,
     groups_of,
     key_group,
-    key_groups,
     key_hash,
     moves,
     owner_index,
     routing_table,
 )
+from engine.config.key_groups import KeyGroupError, key_groups
 
 parallelisms = st.integers(min_value=1, max_value=64)
 group_counts = st.integers(min_value=1, max_value=512)
