@@ -113,6 +113,16 @@ FROM_SAVEPOINT_KEY = "heron.stateful.from.savepoint"
 #: ours (Flink's maximum parallelism): how many key groups keyed state is split into
 KEY_GROUPS_KEY = "topology.stateful.key.groups"
 
+#: Heron's container sizing: room beside the instances for the Stream Manager and the
+#: Metrics Manager, and the first-fit packing's largest container and its headroom
+PADDING_RAM_KEY = "topology.container.padding.ram"
+PADDING_CPU_KEY = "topology.container.padding.cpu"
+PADDING_DISK_KEY = "topology.container.padding.disk"
+PADDING_PERCENTAGE_KEY = "topology.container.padding.percentage"
+MAX_RAM_HINT_KEY = "topology.container.max.ram.hint"
+MAX_CPU_HINT_KEY = "topology.container.max.cpu.hint"
+MAX_DISK_HINT_KEY = "topology.container.max.disk.hint"
+
 
 def with_defaults(conf: Mapping[str, Any]) -> dict[str, Any]:
     """Storm's defaults overlaid with ``conf``."""

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.common.plan.logical import LogicalPlan
+from engine.config.containers import max_container_hints, padding_percentage
 from engine.packing.tasks import assign_task_ids
 from engine.spi import Packing
 from engine.spi.packing_errors import PackingError
@@ -30,13 +31,13 @@ INSTANCES_PER_CONTAINER = 4
 
 
 def max_container(conf: Mapping[str, Any]) -> Resource:
+    """The largest container: its hints, else four default instances (Heron's density)."""
+    hints = max_container_hints(conf)
     return Resource(
-        int(conf.get("topology.container.max.ram.hint",
-                     INSTANCES_PER_CONTAINER * DEFAULT_INSTANCE_RAM)),
-        float(conf.get("topology.container.max.cpu.hint",
-                       INSTANCES_PER_CONTAINER * DEFAULT_INSTANCE_CPU)),
-        int(conf.get("topology.container.max.disk.hint",
-                     INSTANCES_PER_CONTAINER * DEFAULT_INSTANCE_DISK)))
+        hints.ram if hints.ram is not None else INSTANCES_PER_CONTAINER * DEFAULT_INSTANCE_RAM,
+        hints.cpu if hints.cpu is not None else INSTANCES_PER_CONTAINER * DEFAULT_INSTANCE_CPU,
+        hints.disk if hints.disk is not None else
+        INSTANCES_PER_CONTAINER * DEFAULT_INSTANCE_DISK)
 
 
 def pack_first_fit_decreasing(plan: LogicalPlan,
@@ -44,10 +45,7 @@ def pack_first_fit_decreasing(plan: LogicalPlan,
     conf = dict(plan.config) if conf is None else conf
     task_ids = assign_task_ids(plan)
     resources = component_resources(conf, task_ids)
-    pad = float(conf.get("topology.container.padding.percentage", 10))
-    if not 0 <= pad < 100:
-        raise PackingError("topology.container.padding.percentage must be in [0, 100), "
-                           f"got {pad!r}")
+    pad = padding_percentage(conf)
     limit = max_container(conf)
     capacity = limit.scaled(1 - pad / 100)
     instances = [InstancePlan(component, task, index, resources[component])

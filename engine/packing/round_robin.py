@@ -13,14 +13,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.common.plan.logical import LogicalPlan
+from engine.config.containers import padding as container_padding
 from engine.packing.tasks import assign_task_ids
 from engine.spi import Packing
 from engine.spi.packing_errors import PackingError
 from engine.spi.packing_plan import ContainerPlan, InstancePlan, PackingPlan
-from engine.spi.resources import GIB, Resource, component_resources
-
-#: Heron's default per-container padding (room for the Stream Manager and Metrics Manager).
-DEFAULT_PADDING = Resource(ram=2 * GIB, cpu=1.0, disk=12 * GIB)
+from engine.spi.resources import Resource, component_resources
 
 
 def container_count(conf: Mapping[str, Any], instances: int) -> int:
@@ -35,9 +33,9 @@ def container_count(conf: Mapping[str, Any], instances: int) -> int:
 
 
 def padding(conf: Mapping[str, Any]) -> Resource:
-    return Resource(int(conf.get("topology.container.padding.ram", DEFAULT_PADDING.ram)),
-                    float(conf.get("topology.container.padding.cpu", DEFAULT_PADDING.cpu)),
-                    int(conf.get("topology.container.padding.disk", DEFAULT_PADDING.disk)))
+    """Room beside the instances for the Stream Manager and the Metrics Manager."""
+    pad = container_padding(conf)
+    return Resource(ram=pad.ram, cpu=pad.cpu, disk=pad.disk)
 
 
 def pack_round_robin(plan: LogicalPlan, conf: Mapping[str, Any] | None = None) -> PackingPlan:

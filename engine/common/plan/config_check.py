@@ -23,6 +23,7 @@ from engine.common.serialization import SerializationError, serializer_for_confi
 from engine.config.backpressure import wait_watermarks, watermarks
 from engine.config.batching import batching
 from engine.config.checkpointing import checkpointing
+from engine.config.containers import check_container_sizing
 from engine.config.credits import capacities
 from engine.config.errors import ConfigError
 from engine.config.execution import debug, receive_buffer_size, spout_wait_secs, workers
@@ -54,7 +55,7 @@ def _check(conf: dict[str, Any], component: str | None) -> None:
     checks: list[Callable[[dict[str, Any]], Any]] = [
         reliability, checkpointing, key_groups, tick_frequency, serializer_for_config,
         RestartPolicy.from_config, batching, watermarks, wait_watermarks, capacities,
-        _health_mode, _shell_bridge, _executors]
+        _health_mode, _shell_bridge, _executors, check_container_sizing]
     for check in checks:
         try:
             check(conf)

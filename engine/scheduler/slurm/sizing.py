@@ -11,6 +11,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from engine.config.containers import padding
 from engine.spi.packing_plan import PackingPlan
 from engine.spi.resources import Resource
 
@@ -21,9 +22,6 @@ SIZING_KEYS = ("heron.resources.instance.ram", "heron.resources.instance.cpu",
 #: defaults of the two Slurm minimums (scheduler.yaml)
 DEFAULT_MIN_CPUS = 1
 DEFAULT_MIN_MEMORY_MB = 256
-#: the padding's defaults when the topology sets none (engine/packing/round_robin.py)
-DEFAULT_PADDING_RAM = 2 << 30
-DEFAULT_PADDING_CPU = 1.0
 
 
 def container_resources(packing: PackingPlan | None, container: int,
@@ -47,10 +45,8 @@ def _required(packing: PackingPlan | None, container: int,
         for plan in packing.containers:
             if plan.id == container:
                 return plan.required
-    return Resource(ram=int(topology_config.get("topology.container.padding.ram",
-                                                DEFAULT_PADDING_RAM)),
-                    cpu=float(topology_config.get("topology.container.padding.cpu",
-                                                  DEFAULT_PADDING_CPU)))
+    pad = padding(topology_config)
+    return Resource(ram=pad.ram, cpu=pad.cpu)
 
 
 def grew(before: tuple[int, int], after: tuple[int, int]) -> bool:
