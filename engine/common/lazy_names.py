@@ -18,7 +18,13 @@ from typing import Any
 def names_on_first_use(package: str, homes: Mapping[str, str]) -> Callable[[str], Any]:
     """A module ``__getattr__`` for ``package``: ``homes`` maps each public name to the
     submodule that defines it, imported when the name is first read (then kept on the
-    package, so later reads are plain attribute reads)."""
+    package, so later reads are plain attribute reads). A name may not be one of the
+    submodules': importing that submodule from anywhere binds the module to the name on
+    the package, and the name would then be the module, not what it exports."""
+    shadowed = sorted(set(homes) & set(homes.values()))
+    if shadowed:
+        raise ValueError(f"{package}: {', '.join(shadowed)} would be shadowed by the "
+                         "submodule of the same name; import it from the submodule")
 
     def load(name: str) -> Any:
         home = homes.get(name)

@@ -6,7 +6,9 @@ monitor).
 The names below load on first use (PEP 562): every role reads its restart policy from
 here, but only the executors and schedulers spawn and supervise, and the spawner's psutil
 and the supervisor's threads would otherwise cost each instance and Stream Manager start-up
-time it never uses.
+time it never uses. The function that starts a child is
+``engine.common.process.spawn.spawn``: a name shared with its module cannot load lazily
+(importing the module binds the module to that name on the package).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ if TYPE_CHECKING:
         RestartRecord,
         RestartTracker,
     )
-    from engine.common.process.spawn import read_pid_file, spawn, stop_groups, write_pid_file
+    from engine.common.process.spawn import read_pid_file, stop_groups, write_pid_file
     from engine.common.process.spec import ProcessSpec
     from engine.common.process.supervisor import Supervisor, SupervisorEvent
 
@@ -31,14 +33,14 @@ _HOMES = {
     "PARENT_PID_ENV": "parent", "die_with_parent": "parent",
     "RestartPolicy": "restart_policy", "RestartRecord": "restart_policy",
     "RestartTracker": "restart_policy",
-    "read_pid_file": "spawn", "spawn": "spawn", "stop_groups": "spawn",
+    "read_pid_file": "spawn", "stop_groups": "spawn",
     "write_pid_file": "spawn",
     "ProcessSpec": "spec",
     "Supervisor": "supervisor", "SupervisorEvent": "supervisor",
 }
 
 __all__ = ["PARENT_PID_ENV", "ProcessSpec", "RestartPolicy", "RestartRecord", "RestartTracker",
-           "Supervisor", "SupervisorEvent", "die_with_parent", "read_pid_file", "spawn",
-           "stop_groups", "write_pid_file"]
+           "Supervisor", "SupervisorEvent", "die_with_parent", "read_pid_file", "stop_groups",
+           "write_pid_file"]
 
 __getattr__ = names_on_first_use(__name__, _HOMES)

@@ -23,15 +23,18 @@ def _is_tuple_path_error(exc: BaseException) -> bool:
 
 
 def main() -> None:
+    # a command's module loads when the command runs (engine/tools/cli/main.py), so the
+    # refusal can come from the import or from the command's first use of the tuple path
     try:
         from engine.tools.cli.main import main as heron
+
+        heron()
     except RuntimeError as exc:
         if not _is_tuple_path_error(exc):
             raise
         print(f"heron: error: {exc} (or unset HERON_REQUIRE_COMPILED to run the pure-Python "
               "tuple path)", file=sys.stderr)
         sys.exit(1)
-    heron()
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 
 import engine
-from engine.common.process import ProcessSpec, spawn
+from engine.common.process import ProcessSpec
+from engine.common.process.spawn import spawn
 
 
 def test_a_child_finds_the_engine_without_an_installed_copy(tmp_path):

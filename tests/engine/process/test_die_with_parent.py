@@ -18,7 +18,8 @@ pytestmark = pytest.mark.timeout(60)
 PARENT = """
 import sys, time
 from pathlib import Path
-from engine.common.process import ProcessSpec, spawn
+from engine.common.process import ProcessSpec
+from engine.common.process.spawn import spawn
 child = spawn(ProcessSpec("child", [sys.executable, "-c",
     "from engine.common.process import die_with_parent; die_with_parent(); "
     "import time; time.sleep(60)"],
