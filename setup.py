@@ -74,7 +74,8 @@ def _extensions() -> list:
 
     # one extension per compiled module, each embedding the hash of its own sources
     # (a .pxd or .pxi among a module's files is cimported or included by its .pyx, such
-    # as the shared counters, common/codec/_path_counts.pxi: not compiled on its own)
+    # as the shared counters and build identity, common/codec/_path_counts.pxi and
+    # _build_identity.pxi: not compiled on its own)
     exts = [Extension(module, [str((ENGINE / name).relative_to(ROOT)) for name in names
                                if name.endswith(".pyx")],
                       define_macros=[("HERON_SOURCES_HASH",

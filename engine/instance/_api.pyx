@@ -33,14 +33,6 @@ from engine.common.codec.markers import RowNotPacked
 from engine.instance.api import CollectorCore as _PureCore, _loads
 from engine.common.codec.codec import values_of as _values_of
 
-cdef extern from *:
-    """
-    #ifndef HERON_SOURCES_HASH
-    #define HERON_SOURCES_HASH ""
-    #endif
-    """
-    const char* HERON_SOURCES_HASH
-
 cdef extern from "Python.h":
     Py_ssize_t PyDict_GET_SIZE(object d)
     object PyType_GenericAlloc(PyTypeObject* t, Py_ssize_t n)
@@ -56,10 +48,7 @@ cdef extern from "<time.h>" nogil:
     int clock_gettime(clockid_t clk, timespec* tp)
     clockid_t CLOCK_MONOTONIC
 
-#: True here, False in the pure twin: which one a caller holds.
-COMPILED = True
-#: The hash of the sources this module was built from (setup.py passes it in).
-SOURCES_HASH = HERON_SOURCES_HASH.decode("ascii")
+include "../common/codec/_build_identity.pxi"
 
 #: ControlBatch's ACK kind (tuple.proto), as the collector sends it
 ACK = 1

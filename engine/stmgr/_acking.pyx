@@ -31,19 +31,7 @@ from random import randbytes as _randbytes
 from engine.stmgr import acking as _pure
 from engine.stmgr.routing import check_control, check_routing, check_tracked
 
-cdef extern from *:
-    """
-    #ifndef HERON_SOURCES_HASH
-    #define HERON_SOURCES_HASH ""
-    #endif
-    """
-    const char* HERON_SOURCES_HASH
-
-#: True here, False in the pure twin: which one a caller holds.
-COMPILED = True
-#: The hash of the sources this module was built from (setup.py passes it in); compared
-#: with the sources in the tree at import by ``engine.common.codec.selection``.
-SOURCES_HASH = HERON_SOURCES_HASH.decode("ascii")
+include "../common/codec/_build_identity.pxi"
 
 ACK, FAIL, EMIT = _pure.ACK, _pure.FAIL, _pure.EMIT
 cdef int _ACK = ACK

@@ -31,19 +31,7 @@ from engine.common.codec._wire cimport read_varint
 
 from engine.stmgr import routing as _pure
 
-cdef extern from *:
-    """
-    #ifndef HERON_SOURCES_HASH
-    #define HERON_SOURCES_HASH ""
-    #endif
-    """
-    const char* HERON_SOURCES_HASH
-
-#: True here, False in the pure twin: which one a caller holds.
-COMPILED = True
-#: The hash of the sources this module was built from (setup.py passes it in); compared
-#: with the sources in the tree at import by ``engine.common.codec.selection``.
-SOURCES_HASH = HERON_SOURCES_HASH.decode("ascii")
+include "../common/codec/_build_identity.pxi"
 
 SHUFFLE, FIELDS, ALL, LOWEST, DIRECT = _pure.SHUFFLE, _pure.FIELDS, _pure.ALL, _pure.LOWEST, _pure.DIRECT
 check_routing = _pure.check_routing

@@ -14,19 +14,7 @@ from libc.stdint cimport uint64_t
 
 import time
 
-cdef extern from *:
-    """
-    #ifndef HERON_SOURCES_HASH
-    #define HERON_SOURCES_HASH ""
-    #endif
-    """
-    const char* HERON_SOURCES_HASH
-
-#: True here, False in the pure twin: which one a caller holds.
-COMPILED = True
-#: The hash of the sources this module was built from (setup.py passes it in); compared
-#: with the sources in the tree at import by ``engine.common.codec.selection``.
-SOURCES_HASH = HERON_SOURCES_HASH.decode("ascii")
+include "../common/codec/_build_identity.pxi"
 
 # -- which calls ran here ----------------------------------------------------------------
 cdef enum:

@@ -31,14 +31,6 @@ import zlib
 from engine.common.codec import codec as _pure
 from engine.common.codec.markers import MalformedBatch, RowNotPacked, Undecodable
 
-cdef extern from *:
-    """
-    #ifndef HERON_SOURCES_HASH
-    #define HERON_SOURCES_HASH ""
-    #endif
-    """
-    const char* HERON_SOURCES_HASH
-
 cdef extern from "Python.h":
     const char* PyUnicode_AsUTF8AndSize(object o, Py_ssize_t* size) except NULL
     int PyDict_Next(object d, Py_ssize_t* pos, PyObject** key, PyObject** value)
@@ -54,11 +46,7 @@ cdef extern from "Python.h":
     bint PyType_IsSubtype(PyTypeObject* a, PyTypeObject* b)
     PyTypeObject PyTuple_Type
 
-#: True here, False in the pure twin: which one a caller holds.
-COMPILED = True
-#: The hash of the sources this module was built from (setup.py passes it in); compared
-#: with the sources in the tree at import by ``engine.common.codec.selection``.
-SOURCES_HASH = HERON_SOURCES_HASH.decode("ascii")
+include "_build_identity.pxi"
 
 # -- the output buffer (engine/common/codec/_scratch.pxd), reused from call to call ------
 cdef enum:

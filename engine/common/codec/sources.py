@@ -15,7 +15,10 @@ from pathlib import Path
 #: The counters every compiled module includes (``path_counts()``,
 #: ``reset_path_counts()``): one of each module's files, so changing them makes every
 #: build stale.
+#: what every compiled module includes: its build identity and its path counters
+BUILD_IDENTITY = "common/codec/_build_identity.pxi"
 PATH_COUNTS = "common/codec/_path_counts.pxi"
+SHARED_PXI = (BUILD_IDENTITY, PATH_COUNTS)
 
 #: Each compiled module, as imported, and the files it is compiled from (relative to the
 #: ``engine`` package's directory: each sits with the role it serves); each embeds the
@@ -24,15 +27,15 @@ PATH_COUNTS = "common/codec/_path_counts.pxi"
 EXTENSIONS: dict[str, tuple[str, ...]] = {
     "engine.common.codec._codec": ("common/codec/_codec.pyx", "common/codec/_encode.pxi",
                                    "common/codec/_codec.pxd", "common/codec/_scratch.pxd",
-                                   PATH_COUNTS),
+                                   *SHARED_PXI),
     "engine.stmgr._routing": ("stmgr/_routing.pyx", "stmgr/_routing.pxd",
                               "common/codec/_scratch.pxd", "common/codec/_wire.pxd",
-                              PATH_COUNTS),
-    "engine.stmgr._xor": ("stmgr/_xor.pyx", "stmgr/_xor.pxd", PATH_COUNTS),
+                              *SHARED_PXI),
+    "engine.stmgr._xor": ("stmgr/_xor.pyx", "stmgr/_xor.pxd", *SHARED_PXI),
     "engine.stmgr._acking": ("stmgr/_acking.pyx", "stmgr/_routing.pxd", "stmgr/_xor.pxd",
-                             "common/codec/_scratch.pxd", PATH_COUNTS),
+                             "common/codec/_scratch.pxd", *SHARED_PXI),
     "engine.instance._api": ("instance/_api.pyx", "common/codec/_codec.pxd",
-                             "common/codec/_wire.pxd", PATH_COUNTS),
+                             "common/codec/_wire.pxd", *SHARED_PXI),
 }
 
 #: Each compiled module's pure-Python twin: the reference and the fallback.

@@ -17,7 +17,13 @@ from pathlib import Path, PurePosixPath
 import pytest
 
 from engine.common.codec import path_counts as pure_counts
-from engine.common.codec.sources import ENGINE_DIR, EXTENSIONS, PATH_COUNTS, PURE_TWINS
+from engine.common.codec.sources import (
+    BUILD_IDENTITY,
+    ENGINE_DIR,
+    EXTENSIONS,
+    PATH_COUNTS,
+    PURE_TWINS,
+)
 
 REPO = ENGINE_DIR.parent
 INCLUDE = re.compile(r'^\s*include\s+"([^"]+)"', re.M)
@@ -73,6 +79,15 @@ def test_each_compiled_module_includes_the_one_copy_of_the_counters(module: str)
     assert PATH_COUNTS in files_read(pyx)
     text = (ENGINE_DIR / pyx).read_text()
     assert "def path_counts" not in text and "def reset_path_counts" not in text
+
+
+@pytest.mark.parametrize("module", sorted(EXTENSIONS))
+def test_each_compiled_module_includes_the_one_build_identity(module: str) -> None:
+    assert BUILD_IDENTITY in EXTENSIONS[module]
+    (pyx,) = [name for name in EXTENSIONS[module] if name.endswith(".pyx")]
+    assert BUILD_IDENTITY in files_read(pyx)
+    text = (ENGINE_DIR / pyx).read_text()
+    assert "HERON_SOURCES_HASH" not in text and "COMPILED = " not in text
 
 
 @pytest.mark.parametrize("twin", sorted(set(PURE_TWINS.values())))
