@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from compat.storm_api.state import KeyedState
-from engine.common.grouping.key_groups import DEFAULT_KEY_GROUPS, groups_of, key_group
+from engine.common.grouping.key_groups import groups_of, key_group
 from engine.common.serialization import serializer_for_config
+from engine.config.key_groups import DEFAULT_KEY_GROUPS
 from engine.statefulstorage import LocalFileSystemStorage
 from engine.statefulstorage.keyed import KeyedStateStore
 
